@@ -1,0 +1,25 @@
+// Content hashes (SHA-256, via OpenSSL's libcrypto) and hex/base64url codecs.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace folio {
+
+using Sha256Digest = std::array<uint8_t, 32>;
+
+Sha256Digest Sha256(std::string_view data);
+// Lower-case hex of SHA-256(data): 64 characters.
+std::string Sha256Hex(std::string_view data);
+std::string HexEncode(const uint8_t* data, size_t n);
+// RFC 4648 base64url, no padding (NATS-key safe: [A-Za-z0-9_-]).
+std::string Base64UrlEncode(std::string_view data);
+// Returns false on a character outside the alphabet.
+bool Base64UrlDecode(std::string_view in, std::string* out);
+// Standard base64 (with padding) decode, for attachment payloads.
+bool Base64Decode(std::string_view in, std::string* out);
+
+}  // namespace folio

@@ -1,0 +1,79 @@
+// Status and Result<T>: how every fallible folio call reports failure.
+//
+// A Status is a code plus a message a user can act on ("note 'a/b.md': path
+// contains '..'"). Codes are protocol-neutral; each service maps them to its
+// wire (HTTP status, CLI exit code) in one place. Status and Result are plain
+// values: copy them, return them, never throw them across an event loop.
+// Thread-safety: none needed; values are not shared.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace folio {
+
+enum class Code {
+  kOk = 0,
+  kInvalidArgument,   // the caller sent something malformed
+  kUnauthenticated,   // missing or wrong credentials
+  kPermissionDenied,  // credentials valid, action not allowed
+  kNotFound,
+  kTooLarge,          // a size or count limit was exceeded
+  kConflict,
+  kUnavailable,       // a dependency (NATS, disk) is down; retry later
+  kDeadlineExceeded,
+  kInternal,          // a bug or an unexpected system error
+};
+
+// The name of a code, e.g. "invalid_argument"; stable, used in JSON errors.
+std::string_view CodeName(Code code);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status Ok() { return Status(); }
+  static Status Invalid(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }
+  static Status NotFound(std::string m) { return {Code::kNotFound, std::move(m)}; }
+  static Status TooLarge(std::string m) { return {Code::kTooLarge, std::move(m)}; }
+  static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
+  static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  static Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "invalid_argument: <message>"
+  std::string ToString() const;
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+// Either a value or a non-OK Status.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}                  // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {}          // NOLINT: implicit by design
+
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  // REQUIRES: ok()
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace folio

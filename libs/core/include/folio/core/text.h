@@ -1,0 +1,36 @@
+// Text utilities shared by every lib: UTF-8 validation, vault path checks,
+// percent-encoding, ASCII case helpers. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "folio/core/status.h"
+
+namespace folio {
+
+// True if `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+
+// Checks a vault-relative path as sent by a client ("Folder/Note name.md"):
+// non-empty, at most 1024 bytes, valid UTF-8, no NUL or control characters,
+// not absolute ("/x", "C:\x"), no backslashes, no empty, "." or ".." segments.
+// The message names the problem, not the path; callers add the path.
+Status CheckVaultPath(std::string_view path);
+
+// Percent-decodes `in` (for URL paths: '+' stays '+'). Returns false on a
+// malformed escape. The result may contain any byte; validate it after.
+bool PercentDecode(std::string_view in, std::string* out);
+// Percent-encodes everything but unreserved characters and '/'.
+std::string PercentEncodePath(std::string_view in);
+
+std::string AsciiLower(std::string_view s);
+bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
+bool EndsWith(std::string_view s, std::string_view suffix);
+bool StartsWith(std::string_view s, std::string_view prefix);
+
+// Escapes &, <, >, ", ' for HTML text and attribute values; appends to *out.
+void AppendHtmlEscaped(std::string_view in, std::string* out);
+std::string HtmlEscape(std::string_view in);
+
+}  // namespace folio

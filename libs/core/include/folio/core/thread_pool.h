@@ -1,0 +1,41 @@
+// ThreadPool: a fixed set of worker threads for CPU work (rendering, hashing).
+//
+// Owner: the service's main. Submit() and ParallelFor() may be called from
+// any thread except a pool worker (ParallelFor from a worker would deadlock
+// once every worker waits). The destructor drains queued work and joins.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace folio {
+
+class ThreadPool {
+ public:
+  // threads == 0 means std::thread::hardware_concurrency().
+  explicit ThreadPool(size_t threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void Submit(std::function<void()> fn);
+  // Runs fn(i) for i in [0, n) across the workers and the calling thread;
+  // returns when all are done. fn must not throw.
+  void ParallelFor(size_t n, const std::function<void(size_t)>& fn);
+  size_t size() const { return workers_.size(); }
+
+ private:
+  void Run();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;  // GUARDED_BY(mu_)
+  bool stop_ = false;                        // GUARDED_BY(mu_)
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace folio

@@ -1,0 +1,152 @@
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "folio/core/config.h"
+#include "folio/core/gzip.h"
+#include "folio/core/hash.h"
+#include "folio/core/json.h"
+#include "folio/core/text.h"
+#include "folio/core/thread_pool.h"
+#include "folio/core/time.h"
+
+using namespace folio;
+
+TEST_CASE("flags: command line beats environment beats default") {
+  Flags f("t", "test");
+  f.Add("listen", "127.0.0.1:8080", "where");
+  f.Add("token", "", "secret");
+  f.AddBool("dry-run", false, "d");
+  setenv("FOLIO_TOKEN", "from-env", 1);
+  setenv("FOLIO_LISTEN", "1.2.3.4:1", 1);
+  const char* argv[] = {"t", "push", "--listen=:9", "--dry-run", "dir"};
+  REQUIRE(f.Parse(5, argv).ok());
+  CHECK(f.Get("listen") == ":9");
+  CHECK(f.Get("token") == "from-env");
+  CHECK(f.GetBool("dry-run"));
+  CHECK(f.positional() == std::vector<std::string>{"push", "dir"});
+  unsetenv("FOLIO_TOKEN");
+  unsetenv("FOLIO_LISTEN");
+}
+
+TEST_CASE("flags: unknown flag and bad numbers are errors") {
+  Flags f("t", "test");
+  f.Add("max-body", "32MiB", "limit");
+  f.Add("timeout", "5s", "t");
+  const char* bad[] = {"t", "--nope"};
+  CHECK(f.Parse(2, bad).code() == Code::kInvalidArgument);
+  Flags g("t", "test");
+  g.Add("max-body", "32MiB", "limit");
+  g.Add("timeout", "250ms", "t");
+  const char* ok[] = {"t"};
+  REQUIRE(g.Parse(1, ok).ok());
+  CHECK(g.GetBytes("max-body").value() == 32 * 1024 * 1024);
+  CHECK(g.GetDurationMs("timeout").value() == 250);
+  Flags h("t", "test");
+  h.Add("n", "12x", "n");
+  REQUIRE(h.Parse(1, ok).ok());
+  CHECK(!h.GetInt("n").ok());
+}
+
+TEST_CASE("host:port parsing") {
+  std::string h;
+  int p;
+  REQUIRE(ParseHostPort("127.0.0.1:8080", &h, &p).ok());
+  CHECK(h == "127.0.0.1");
+  CHECK(p == 8080);
+  REQUIRE(ParseHostPort(":80", &h, &p).ok());
+  CHECK(h == "0.0.0.0");
+  REQUIRE(ParseHostPort("[::1]:81", &h, &p).ok());
+  CHECK(h == "::1");
+  CHECK(!ParseHostPort("nohost", &h, &p).ok());
+  CHECK(!ParseHostPort("a:70000", &h, &p).ok());
+}
+
+TEST_CASE("sha256 and base64url") {
+  CHECK(Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  std::string d;
+  for (std::string s : {"", "a", "ab", "abc", "hello/world?\xff"}) {
+    std::string enc = Base64UrlEncode(s);
+    REQUIRE(Base64UrlDecode(enc, &d));
+    CHECK(d == s);
+    CHECK(enc.find_first_of("+/=") == std::string::npos);
+  }
+  REQUIRE(Base64Decode("aGVsbG8=", &d));
+  CHECK(d == "hello");
+  CHECK(!Base64Decode("a*b", &d));
+}
+
+TEST_CASE("utf-8 validation") {
+  CHECK(IsValidUtf8("plain"));
+  CHECK(IsValidUtf8("Заметка 笔记 🎉"));
+  CHECK(!IsValidUtf8("\xff"));
+  CHECK(!IsValidUtf8("\xc0\xaf"));          // overlong '/'
+  CHECK(!IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  CHECK(!IsValidUtf8("\xe2\x82"));          // truncated
+}
+
+TEST_CASE("vault paths") {
+  CHECK(CheckVaultPath("Folder/Note name.md").ok());
+  CHECK(CheckVaultPath("Заметки/моя.md").ok());
+  CHECK(CheckVaultPath("a/../b.md").message().find("..") != std::string::npos);
+  CHECK(!CheckVaultPath("/etc/passwd.md").ok());
+  CHECK(!CheckVaultPath("C:/x.md").ok());
+  CHECK(!CheckVaultPath("a//b.md").ok());
+  CHECK(!CheckVaultPath("a\\b.md").ok());
+  CHECK(!CheckVaultPath("./a.md").ok());
+  CHECK(!CheckVaultPath("").ok());
+  CHECK(!CheckVaultPath(std::string("a\0b.md", 6)).ok());
+  CHECK(!CheckVaultPath("\xff.md").ok());
+}
+
+TEST_CASE("percent coding and html escaping") {
+  std::string out;
+  REQUIRE(PercentDecode("/a%20b/%D0%B7", &out));
+  CHECK(out == "/a b/з");
+  CHECK(!PercentDecode("%2", &out));
+  CHECK(!PercentDecode("%zz", &out));
+  CHECK(PercentEncodePath("/a b/з") == "/a%20b/%D0%B7");
+  CHECK(HtmlEscape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+TEST_CASE("json writer escapes and nests") {
+  JsonWriter w;
+  w.BeginObject().Key("a").Int(1).Key("s").String("q\"\n\x01").Key("l").BeginArray().Bool(true).Null().EndArray().EndObject();
+  CHECK(w.str() == "{\"a\":1,\"s\":\"q\\\"\\n\\u0001\",\"l\":[true,null]}");
+  CHECK(JsonError("too_large", "x") == "{\"error\":{\"code\":\"too_large\",\"message\":\"x\"}}");
+  std::string s;
+  AppendJsonString("\xff", &s);
+  CHECK(s == "\"\\ufffd\"");
+}
+
+TEST_CASE("gzip round trip, reuse, corruption and bomb limit") {
+  GzipCompressor c;
+  std::string in(100000, 'x'), z, back;
+  for (int i = 0; i < 3; ++i) {
+    c.Compress(in, &z);
+    REQUIRE(GzipDecompress(z, &back).ok());
+    CHECK(back == in);
+  }
+  CHECK(z.size() < 1000);
+  CHECK(GzipDecompress(z, &back, 1000).code() == Code::kTooLarge);
+  CHECK(!GzipDecompress(z.substr(0, z.size() / 2), &back).ok());
+  CHECK(!GzipDecompress("not gzip", &back).ok());
+}
+
+TEST_CASE("http date") {
+  CHECK(HttpDate(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT");
+  CHECK(Iso8601Ms(784111777123) == "1994-11-06T08:49:37.123Z");
+}
+
+TEST_CASE("thread pool runs every item exactly once") {
+  ThreadPool pool(2);
+  for (size_t n : {0u, 1u, 2u, 3u, 1000u}) {
+    std::vector<std::atomic<int>> hits(n);
+    pool.ParallelFor(n, [&](size_t i) { hits[i]++; });
+    for (auto& h : hits) CHECK(h.load() == 1);
+  }
+  std::atomic<int> ran{0};
+  { ThreadPool p2(1); for (int i = 0; i < 10; ++i) p2.Submit([&] { ran++; }); }
+  CHECK(ran.load() == 10);
+}

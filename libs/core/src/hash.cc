@@ -1,0 +1,84 @@
+#include "folio/core/hash.h"
+
+#include <openssl/evp.h>
+
+namespace folio {
+
+Sha256Digest Sha256(std::string_view data) {
+  Sha256Digest d{};
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), d.data(), &len, EVP_sha256(), nullptr);
+  return d;
+}
+
+std::string HexEncode(const uint8_t* data, size_t n) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s(n * 2, '0');
+  for (size_t i = 0; i < n; ++i) {
+    s[2 * i] = kHex[data[i] >> 4];
+    s[2 * i + 1] = kHex[data[i] & 15];
+  }
+  return s;
+}
+
+std::string Sha256Hex(std::string_view data) {
+  auto d = Sha256(data);
+  return HexEncode(d.data(), d.size());
+}
+
+namespace {
+constexpr char kUrl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int DecodeChar(char c, bool url) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == (url ? '-' : '+')) return 62;
+  if (c == (url ? '_' : '/')) return 63;
+  return -1;
+}
+
+bool Decode(std::string_view in, std::string* out, bool url) {
+  out->clear();
+  out->reserve(in.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t pad = 0;
+  for (char c : in) {
+    if (c == '=' && !url) { ++pad; continue; }
+    if (!url && (c == '\n' || c == '\r')) continue;
+    if (pad) return false;  // data after padding
+    int v = DecodeChar(c, url);
+    if (v < 0) return false;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return pad <= 2;
+}
+}  // namespace
+
+std::string Base64UrlEncode(std::string_view data) {
+  std::string s;
+  s.reserve((data.size() + 2) / 3 * 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : data) {
+    acc = (acc << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      s += kUrl[(acc >> bits) & 63];
+    }
+  }
+  if (bits > 0) s += kUrl[(acc << (6 - bits)) & 63];
+  return s;
+}
+
+bool Base64UrlDecode(std::string_view in, std::string* out) { return Decode(in, out, true); }
+bool Base64Decode(std::string_view in, std::string* out) { return Decode(in, out, false); }
+
+}  // namespace folio

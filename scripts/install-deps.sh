@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs folio's build, test and run dependencies from Debian 12 packages.
+# Idempotent: installs only what is missing; safe to run on every `make`.
+set -euo pipefail
+PKGS=(
+  build-essential cmake pkg-config ca-certificates
+  libuv1-dev libnats-dev nats-server libsqlite3-dev libmd4c-dev zlib1g-dev
+  libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
+  libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl
+)
+# Benchmarks only (make bench): load generator and the nginx anchor.
+if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light); fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
