@@ -1,0 +1,103 @@
+// folio: the command-line client. Parses flags (and FOLIO_<NAME> env vars)
+// and dispatches; the work lives in push.cc and its helpers.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "folio/core/config.h"
+#include "push.h"
+
+namespace {
+
+constexpr std::string_view kVersion = "0.1.0";
+
+constexpr std::string_view kCommands =
+    "folio publishes a vault of markdown notes through a folio-ingest server.\n"
+    "\n"
+    "commands:\n"
+    "  folio push DIR   send the notes in DIR that the server lacks or holds in\n"
+    "                   another version; delete from the server the notes gone from DIR\n"
+    "  folio version    print the version\n"
+    "  folio help       print this help\n"
+    "\n";
+
+void DeclareFlags(folio::Flags* flags) {
+  flags->Add("server", "http://127.0.0.1:8080", "base URL of the folio-ingest server");
+  flags->Add("token", "", "API token, sent as 'Authorization: Bearer TOKEN'");
+  flags->AddBool("dry-run", false, "print what would be sent and deleted; send nothing");
+  flags->Add("batch-notes", "500", "most notes (plus deletions) per request");
+  flags->Add("batch-bytes", "8MiB", "most note content per request; a larger note travels alone");
+  flags->Add("max-note-bytes", "4MiB", "larger notes are left out with a warning (the server's limit)");
+  flags->Add("timeout", "120s", "time limit of each request");
+  flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
+}
+
+int Usage(const folio::Flags& flags, std::FILE* out, int code) {
+  std::fprintf(out, "%.*s%s", static_cast<int>(kCommands.size()), kCommands.data(),
+               flags.Usage().c_str());
+  return code;
+}
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "folio: %s (see folio --help)\n", message.c_str());
+  return folio::cli::kExitUsage;
+}
+
+// Fills *out from the flags; returns "" or the problem.
+std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* out) {
+  out->dir = flags.positional()[1];
+  out->server.url = flags.Get("server");
+  while (out->server.url.ends_with('/')) out->server.url.pop_back();
+  if (!out->server.url.starts_with("http://") && !out->server.url.starts_with("https://")) {
+    return "--server must be an http:// or https:// URL, not '" + flags.Get("server") + "'";
+  }
+  out->server.token = flags.Get("token");
+  out->dry_run = flags.GetBool("dry-run");
+  out->allow_delete_all = flags.GetBool("allow-delete-all");
+  auto notes = flags.GetInt("batch-notes");
+  auto bytes = flags.GetBytes("batch-bytes");
+  auto max_note = flags.GetBytes("max-note-bytes");
+  auto timeout = flags.GetDurationMs("timeout");
+  for (const folio::Status* st : {&notes.status(), &bytes.status(), &max_note.status(), &timeout.status()}) {
+    if (!st->ok()) return st->message();
+  }
+  if (*notes < 1 || *bytes < 1 || *max_note < 1 || *timeout < 1) {
+    return "--batch-notes, --batch-bytes, --max-note-bytes and --timeout must be positive";
+  }
+  out->limits = {*notes, *bytes};
+  out->max_note_bytes = *max_note;
+  out->server.timeout_ms = *timeout;
+  const char* term = std::getenv("TERM");
+  out->progress = isatty(STDERR_FILENO) && !(term && std::string_view(term) == "dumb");
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  folio::Flags flags("folio push DIR", "Sends a vault's changed notes to a folio-ingest server.");
+  DeclareFlags(&flags);
+  folio::Status st = flags.Parse(argc, argv);
+  if (st.code() == folio::Code::kNotFound) return Usage(flags, stdout, 0);  // --help
+  if (!st.ok()) {  // Flags' message already points at --help
+    std::fprintf(stderr, "folio: %s\n", st.message().c_str());
+    return folio::cli::kExitUsage;
+  }
+  const auto& args = flags.positional();
+  if (args.empty()) return Usage(flags, stderr, folio::cli::kExitUsage);
+  if (args[0] == "help") return Usage(flags, stdout, 0);
+  if (args[0] == "version") {
+    std::printf("folio %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
+    return 0;
+  }
+  if (args[0] != "push") return UsageError("unknown command '" + args[0] + "'");
+  if (args.size() != 2) return UsageError("push takes exactly one DIR");
+  folio::cli::PushOptions options;
+  if (std::string problem = LoadPushOptions(flags, &options); !problem.empty()) {
+    return UsageError(problem);
+  }
+  return folio::cli::RunPush(options);
+}

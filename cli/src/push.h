@@ -1,0 +1,44 @@
+// `folio push DIR`: sends the notes of a local vault that the server lacks or
+// holds in another version, and deletes from the server the notes gone locally.
+//
+// Output contract (integration tests rely on it):
+//   stdout  with --dry-run: one "would send PATH (new|changed, N bytes)" or
+//           "would delete PATH" line per item, then DryRunSummaryLine;
+//           otherwise one SummaryLine.
+//   stderr  "warning: PATH: REASON" per local file left out and per server
+//           warning ("warning: Folder/Note.md: dangling link [[X]]"); on
+//           failure one "folio: MESSAGE" line; the progress bar if enabled.
+//   exit    kExitOk, kExitFailed (nothing or only part was pushed),
+//           kExitSkipped (pushed, but some local files were left out).
+// Thread-safety: call from main().
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+#include "api.h"
+#include "plan.h"
+#include "vault.h"
+
+namespace folio::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;   // server unreachable, rejected, malformed answer, bad DIR
+inline constexpr int kExitUsage = 2;    // bad command line (main.cc)
+inline constexpr int kExitSkipped = 3;  // the push succeeded but some local files were left out
+
+struct PushOptions {
+  std::filesystem::path dir;                      // the vault root
+  ServerOptions server;
+  BatchLimits limits;                             // defaults: 500 notes, 8 MiB
+  int64_t max_note_bytes = kDefaultMaxNoteBytes;  // default 4 MiB
+  bool dry_run = false;                           // list, send nothing
+  bool allow_delete_all = false;                  // an empty vault may delete every note
+  bool progress = false;                          // draw a progress bar on stderr
+};
+
+// Runs the push and returns the process exit code.
+// REQUIRES: options.limits has max_notes >= 1 and max_bytes >= 1.
+int RunPush(const PushOptions& options);
+
+}  // namespace folio::cli

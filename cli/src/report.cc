@@ -1,0 +1,93 @@
+#include "report.h"
+
+#include <cinttypes>
+
+namespace folio::cli {
+namespace {
+
+std::string Plural(int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string FormatBytes(int64_t n) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = static_cast<double>(n);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  if (v == static_cast<double>(static_cast<int64_t>(v)) || v >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  }
+  return buf;
+}
+
+std::string SummaryLine(const PushTotals& t) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f s", t.seconds);
+  std::string s = "folio: " + Plural(t.sent, "note", "notes") + " sent, " +
+                  std::to_string(t.changed) + " changed, " + std::to_string(t.rendered) +
+                  " rendered, " + std::to_string(t.deleted) + " deleted, " +
+                  std::to_string(t.unchanged) + " unchanged skipped; version " +
+                  std::to_string(t.version) + "; " + secs;
+  if (t.skipped > 0) s += "; " + Plural(t.skipped, "file", "files") + " skipped";
+  return s;
+}
+
+std::string DryRunSendLine(const LocalNote& note, bool is_new) {
+  return "would send " + note.path + " (" + (is_new ? "new" : "changed") + ", " +
+         Plural(note.size, "byte", "bytes") + ")";
+}
+
+std::string DryRunDeleteLine(const std::string& path) { return "would delete " + path; }
+
+std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
+                              int64_t skipped) {
+  int64_t bytes = 0;
+  for (const LocalNote& n : plan.to_send) bytes += n.size;
+  std::string s = "folio: dry run: " +
+                  Plural(static_cast<int64_t>(plan.to_send.size()), "note", "notes") +
+                  " to send (" + std::to_string(plan.new_count) + " new, " +
+                  std::to_string(plan.changed_count) + " changed, " + FormatBytes(bytes) +
+                  ") in " + Plural(static_cast<int64_t>(batches), "batch", "batches") + ", " +
+                  std::to_string(plan.to_delete.size()) + " to delete, " +
+                  std::to_string(plan.unchanged) + " unchanged; version " +
+                  std::to_string(version) + "; nothing sent";
+  if (skipped > 0) s += "; " + Plural(skipped, "file", "files") + " skipped";
+  return s;
+}
+
+std::string ProgressLine(size_t notes_done, size_t notes_total, int64_t bytes_done,
+                         int64_t bytes_total) {
+  constexpr size_t kWidth = 24;
+  size_t filled = notes_total == 0 ? kWidth : kWidth * notes_done / notes_total;
+  if (filled > kWidth) filled = kWidth;
+  std::string bar = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] ";
+  return bar + std::to_string(notes_done) + "/" + std::to_string(notes_total) + " notes  " +
+         FormatBytes(bytes_done) + "/" + FormatBytes(bytes_total);
+}
+
+void ProgressBar::Update(size_t notes_done, size_t notes_total, int64_t bytes_done,
+                         int64_t bytes_total) {
+  if (!enabled_) return;
+  std::string line = ProgressLine(notes_done, notes_total, bytes_done, bytes_total);
+  std::fprintf(out_, "\r%s\033[K", line.c_str());
+  std::fflush(out_);
+  drawn_ = true;
+}
+
+void ProgressBar::Clear() {
+  if (!drawn_) return;
+  std::fputs("\r\033[K", out_);
+  std::fflush(out_);
+  drawn_ = false;
+}
+
+}  // namespace folio::cli

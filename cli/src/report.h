@@ -1,0 +1,65 @@
+// What `folio push` tells the user: byte counts, the one-line summary, the
+// dry-run listing and the progress bar on a terminal.
+//
+// Formatting functions are pure and thread-safe. A ProgressBar writes to the
+// FILE it is given and belongs to one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "plan.h"
+
+namespace folio::cli {
+
+// "812 B", "3.4 KiB", "8 MiB", "1.5 GiB" (binary units, one decimal when useful).
+std::string FormatBytes(int64_t n);
+
+struct PushTotals {
+  int64_t sent = 0;       // notes sent (sum of "received")
+  int64_t changed = 0;    // notes the server found changed
+  int64_t rendered = 0;   // pages the server rendered (changed notes and their dependents)
+  int64_t deleted = 0;    // notes the server deleted
+  int64_t unchanged = 0;  // notes not sent: same hash as the manifest
+  int64_t version = 0;    // the vault version after the push
+  int64_t skipped = 0;    // local files left out with an error
+  double seconds = 0;
+};
+
+// "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped;
+//  version 7; 0.42 s" (one line), plus "; 2 files skipped" when skipped > 0.
+std::string SummaryLine(const PushTotals& t);
+
+// "would send Folder/Note.md (new, 1234 bytes)" / "would delete Old.md".
+std::string DryRunSendLine(const LocalNote& note, bool is_new);
+std::string DryRunDeleteLine(const std::string& path);
+// "folio: dry run: 3 notes to send (1 new, 2 changed, 4.1 KiB) in 1 batch, 1 to
+//  delete, 10 unchanged; version 7; nothing sent" (one line).
+std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
+                              int64_t skipped);
+
+// "[#########...........] 120/500 notes  1.2 MiB/4.8 MiB"
+std::string ProgressLine(size_t notes_done, size_t notes_total, int64_t bytes_done,
+                         int64_t bytes_total);
+
+// Redraws one line in place on `out` (a terminal); does nothing if disabled.
+class ProgressBar {
+ public:
+  ProgressBar(std::FILE* out, bool enabled) : out_(out), enabled_(enabled) {}
+  ~ProgressBar() { Clear(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void Update(size_t notes_done, size_t notes_total, int64_t bytes_done, int64_t bytes_total);
+  // Erases the bar so that following output starts on a clean line.
+  void Clear();
+
+ private:
+  std::FILE* out_;
+  bool enabled_;
+  bool drawn_ = false;
+};
+
+}  // namespace folio::cli

@@ -1,0 +1,162 @@
+#include "vault.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+#include <utility>
+
+#include "folio/core/hash.h"
+#include "folio/core/text.h"
+#include "report.h"
+
+namespace folio::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reads at most max_bytes of `file`; stats first so a huge file is never read.
+Status ReadBounded(const fs::path& file, int64_t max_bytes, std::string* out) {
+  std::error_code ec;
+  auto size = fs::file_size(file, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) return Status::NotFound("file is gone");
+    return Status::Internal("cannot read: " + ec.message());
+  }
+  auto too_large = [&](int64_t n) {
+    return Status::TooLarge("note is " + std::to_string(n) + " bytes, over the " +
+                            FormatBytes(max_bytes) + " limit per note");
+  };
+  if (static_cast<int64_t>(size) > max_bytes) return too_large(static_cast<int64_t>(size));
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (f == nullptr) return Status::Internal(std::string("cannot read: ") + std::strerror(errno));
+  out->clear();
+  out->reserve(size);
+  char buf[64 * 1024];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    if (static_cast<int64_t>(out->size() + n) > max_bytes) {
+      std::fclose(f);
+      return too_large(static_cast<int64_t>(out->size() + n));  // grew while we read it
+    }
+    out->append(buf, n);
+  }
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  return failed ? Status::Internal("cannot read: I/O error") : Status::Ok();
+}
+
+bool IsWithin(const fs::path& canonical, const fs::path& canonical_root) {
+  auto [r, c] = std::mismatch(canonical_root.begin(), canonical_root.end(), canonical.begin(),
+                              canonical.end());
+  return r == canonical_root.end();
+}
+
+class Walker {
+ public:
+  Walker(fs::path canonical_root, const WalkOptions& options, Vault* out)
+      : canonical_root_(std::move(canonical_root)), options_(options), out_(out) {}
+
+  // Iterative, so a deep tree cannot overflow the stack. Directory symlinks are
+  // never descended (std::filesystem does not follow them unless asked).
+  void Walk(const fs::path& root) {
+    std::vector<std::pair<fs::path, std::string>> pending{{root, ""}};
+    while (!pending.empty()) {
+      auto [dir, prefix] = std::move(pending.back());
+      pending.pop_back();
+      std::error_code ec;
+      fs::directory_iterator it(dir, ec), end;
+      if (ec) {
+        Skip(prefix, "cannot list directory: " + ec.message(), true);
+        continue;
+      }
+      for (; it != end; it.increment(ec)) {
+        if (ec) break;
+        OnEntry(*it, prefix, &pending);
+      }
+      if (ec) Skip(prefix, "cannot list directory: " + ec.message(), true);
+    }
+  }
+
+ private:
+  void OnEntry(const fs::directory_entry& entry, const std::string& prefix,
+               std::vector<std::pair<fs::path, std::string>>* pending) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || name.front() == '.') return;  // .obsidian, .git, .trash, dot files
+    std::string rel = prefix + name;
+    std::error_code ec;
+    if (entry.is_symlink(ec)) return OnSymlink(entry.path(), rel);
+    if (entry.is_directory(ec)) {
+      pending->emplace_back(entry.path(), rel + "/");
+      return;
+    }
+    if (EndsWith(name, ".md") && entry.is_regular_file(ec)) AddNote(entry.path(), rel);
+  }
+
+  void OnSymlink(const fs::path& link, const std::string& rel) {
+    std::error_code ec;
+    fs::file_status target = fs::status(link, ec);
+    if (fs::is_directory(target)) return Skip(rel, "symbolic link to a directory; not followed", false);
+    if (!EndsWith(rel, ".md")) return;
+    fs::path canonical = fs::canonical(link, ec);
+    if (ec || !fs::exists(target)) return Skip(rel, "dangling symbolic link; not sent", false);
+    if (!IsWithin(canonical, canonical_root_)) {
+      return Skip(rel, "symbolic link leads outside the vault; not followed", false);
+    }
+    if (!fs::is_regular_file(target)) return Skip(rel, "not a regular file; not sent", false);
+    AddNote(link, rel);
+  }
+
+  void AddNote(const fs::path& file, const std::string& rel) {
+    if (Status st = CheckVaultPath(rel); !st.ok()) return Skip(rel, st.message() + "; not sent", true);
+    std::string content;
+    if (Status st = ReadBounded(file, options_.max_note_bytes, &content); !st.ok()) {
+      return Skip(rel, st.message() + "; not sent", true);
+    }
+    if (!IsValidUtf8(content)) return Skip(rel, "content is not valid UTF-8; not sent", true);
+    out_->notes.push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size())});
+  }
+
+  void Skip(std::string rel, std::string reason, bool is_error) {
+    out_->skipped.push_back({rel.empty() ? "." : std::move(rel), std::move(reason), is_error});
+  }
+
+  fs::path canonical_root_;
+  const WalkOptions& options_;
+  Vault* out_;
+};
+
+}  // namespace
+
+Result<Vault> WalkVault(const fs::path& root, const WalkOptions& options) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    return Status::NotFound(root.string() + ": no such directory");
+  }
+  fs::path canonical_root = fs::canonical(root, ec);
+  if (ec) return Status::Internal(root.string() + ": " + ec.message());
+  Vault vault;
+  Walker(canonical_root, options, &vault).Walk(root);
+  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+  std::sort(vault.notes.begin(), vault.notes.end(), by_path);
+  std::sort(vault.skipped.begin(), vault.skipped.end(), by_path);
+  return vault;
+}
+
+Result<std::string> ReadNote(const fs::path& root, std::string_view rel, int64_t max_note_bytes) {
+  fs::path file = root / fs::path(rel);
+  std::error_code ec, root_ec;
+  fs::path canonical = fs::canonical(file, ec);
+  if (ec) return Status::NotFound("file is gone");
+  // A symlink may have been re-pointed since the walk: still never read outside.
+  if (!IsWithin(canonical, fs::canonical(root, root_ec)) || root_ec) {
+    return Status::Invalid("symbolic link now leads outside the vault");
+  }
+  std::string content;
+  if (Status st = ReadBounded(file, max_note_bytes, &content); !st.ok()) return st;
+  if (!IsValidUtf8(content)) return Status::Invalid("content is not valid UTF-8");
+  return content;
+}
+
+}  // namespace folio::cli

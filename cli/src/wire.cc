@@ -1,0 +1,152 @@
+#include "wire.h"
+
+#include <simdjson.h>
+
+#include "folio/core/json.h"
+
+namespace folio::cli {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// simdjson's exceptions stay inside this file: every parser below catches them
+// and returns a Status.
+std::vector<std::string> ParseStrings(od::value v) {
+  std::vector<std::string> out;
+  for (std::string_view s : v.get_array()) out.emplace_back(s);
+  return out;
+}
+
+RemoteNote ParseRemoteNote(od::object obj) {
+  RemoteNote n;
+  for (od::field f : obj) {
+    std::string_view key = f.unescaped_key();
+    if (key == "path") n.path = std::string_view(f.value());
+    else if (key == "sha256") n.sha256 = std::string_view(f.value());
+    else if (key == "url") n.url = std::string_view(f.value());
+  }
+  return n;
+}
+
+NoteReport ParseNoteReport(od::object obj) {
+  NoteReport n;
+  for (od::field f : obj) {
+    std::string_view key = f.unescaped_key();
+    if (key == "path") n.path = std::string_view(f.value());
+    else if (key == "url") n.url = std::string_view(f.value());
+    else if (key == "warnings") n.warnings = ParseStrings(f.value());
+  }
+  return n;
+}
+
+// Single-line, bounded: the message ends up in a one-line CLI error.
+std::string OneLine(std::string_view s) {
+  std::string out(s.substr(0, 500));
+  for (char& c : out) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Manifest> ParseManifest(std::string_view json) {
+  try {
+    simdjson::padded_string padded(json);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    Manifest m;
+    bool has_notes = false;
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "version") {
+        m.version = f.value().get_int64();
+      } else if (key == "notes") {
+        has_notes = true;
+        for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteNote(note));
+      }
+    }
+    if (!has_notes) return Status::Invalid("manifest has no \"notes\"");
+    for (const RemoteNote& n : m.notes) {
+      if (n.path.empty()) return Status::Invalid("manifest lists a note without a path");
+    }
+    return m;
+  } catch (const simdjson::simdjson_error& e) {
+    return Status::Invalid(std::string("manifest is not the expected JSON: ") + e.what());
+  }
+}
+
+Result<PushReply> ParsePushReply(std::string_view json) {
+  try {
+    simdjson::padded_string padded(json);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    PushReply r;
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "version") r.version = f.value().get_int64();
+      else if (key == "received") r.received = f.value().get_int64();
+      else if (key == "changed") r.changed = f.value().get_int64();
+      else if (key == "rendered") r.rendered = f.value().get_int64();
+      else if (key == "deleted") r.deleted = f.value().get_int64();
+      else if (key == "took_ms") r.took_ms = f.value().get_int64();
+      else if (key == "notes") {
+        for (od::object note : f.value().get_array()) r.notes.push_back(ParseNoteReport(note));
+      }
+    }
+    return r;
+  } catch (const simdjson::simdjson_error& e) {
+    return Status::Invalid(std::string("push reply is not the expected JSON: ") + e.what());
+  }
+}
+
+std::string BuildPushBody(std::span<const OutgoingNote> notes, std::span<const std::string> deletes) {
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  for (const OutgoingNote& n : notes) {
+    w.BeginObject().Key("path").String(n.path).Key("content").String(n.content).EndObject();
+  }
+  w.EndArray().Key("delete").BeginArray();
+  for (const std::string& d : deletes) w.String(d);
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+std::string ErrorMessage(std::string_view body) {
+  try {
+    simdjson::padded_string padded(body);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    std::string_view message = doc["error"]["message"];
+    return OneLine(message);
+  } catch (const simdjson::simdjson_error&) {
+    return "";
+  }
+}
+
+Status ErrorForResponse(std::string_view server, std::string_view what, int http_status,
+                        std::string_view body) {
+  std::string message = ErrorMessage(body);
+  std::string detail = message.empty() ? "" : ": " + message;
+  std::string request = std::string(server) + std::string(what);
+  std::string code = " (HTTP " + std::to_string(http_status) + ")";
+  switch (http_status) {
+    case 401:
+      return Status::Unauthenticated("the server rejected the token (check --token / FOLIO_TOKEN)");
+    case 403:
+      return Status(Code::kPermissionDenied, "the server refused " + request + code + detail);
+    case 404:
+      return Status::NotFound(request + " not found (HTTP 404): is --server a folio-ingest server?");
+    case 413:
+      return Status::TooLarge("the server refused a request as too large" + detail +
+                              " (lower --batch-bytes / --batch-notes)");
+    default:
+      break;
+  }
+  if (http_status >= 400 && http_status < 500) {
+    return Status::Invalid("the server rejected " + request + code + detail);
+  }
+  return Status::Unavailable("the server failed on " + request + code + detail);
+}
+
+}  // namespace folio::cli

@@ -1,0 +1,58 @@
+// The folio-ingest push API as the CLI speaks it: request bodies, response
+// parsing (simdjson), and the mapping of HTTP failures to one-line errors.
+//
+//   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}]}
+//   POST /api/v1/push      {"notes":[{"path","content"}],"delete":["path"]}
+//                          -> {"version","received","changed","rendered","deleted",
+//                              "took_ms","notes":[{"path","url","warnings":[..]}]}
+//   errors: 4xx/5xx        {"error":{"code":"...","message":"..."}}
+//
+// Pure functions; thread-safe. Unknown JSON fields are ignored.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/core/status.h"
+#include "plan.h"
+
+namespace folio::cli {
+
+inline constexpr std::string_view kManifestPath = "/api/v1/manifest";
+inline constexpr std::string_view kPushPath = "/api/v1/push";
+
+struct NoteReport {
+  std::string path, url;
+  std::vector<std::string> warnings;  // "dangling link [[X]]"
+};
+
+struct PushReply {
+  int64_t version = 0, received = 0, changed = 0, rendered = 0, deleted = 0, took_ms = 0;
+  std::vector<NoteReport> notes;
+};
+
+struct OutgoingNote {
+  std::string path;     // vault-relative
+  std::string content;  // REQUIRES: valid UTF-8
+};
+
+// Fails with kInvalidArgument naming what is malformed.
+Result<Manifest> ParseManifest(std::string_view json);
+Result<PushReply> ParsePushReply(std::string_view json);
+
+// The POST /api/v1/push body. "notes" and "delete" are always present.
+std::string BuildPushBody(std::span<const OutgoingNote> notes, std::span<const std::string> deletes);
+
+// The error for a non-200 answer to `what` ("manifest", "push") from `server`,
+// e.g. kUnauthenticated "the server rejected the token (check --token /
+// FOLIO_TOKEN)". Uses the server's {"error":{"message"}} when present.
+Status ErrorForResponse(std::string_view server, std::string_view what, int http_status,
+                        std::string_view body);
+
+// The "message" of an {"error":{...}} body, or "" if the body is not one.
+std::string ErrorMessage(std::string_view body);
+
+}  // namespace folio::cli

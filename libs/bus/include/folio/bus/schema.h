@@ -1,0 +1,70 @@
+// Every subject, bucket, key and payload that crosses NATS, defined once.
+//
+//   KV bucket "pages"  key   = PageKey(site, url_path)
+//                      value = EncodePageRecord(PageRecord)    (binary, schema 1)
+//   stream   "notes"   subject = NotesSubject(site) = "notes.<site>"
+//                      data    = EncodeNoteEvent(NoteEvent)    (JSON, schema 1)
+//
+// Site names are [a-z0-9-]{1,63}. URL paths are the decoded path a reader
+// asks for ("/folder/my-note", "/" for home). Keys use base64url so any
+// Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9].
+// Pure functions; thread-safe. See libs/bus/README.md for the byte layout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/core/status.h"
+
+namespace folio::bus {
+
+inline constexpr std::string_view kPagesBucket = "pages";
+inline constexpr std::string_view kNotesStream = "notes";
+inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
+inline constexpr uint8_t kPageRecordSchema = 1;
+inline constexpr int kNoteEventSchema = 1;
+
+// True for [a-z0-9-]{1,63} not starting with '-'.
+bool IsValidSiteName(std::string_view site);
+
+// "<site>.<base64url(url_path)>"; REQUIRES: IsValidSiteName(site).
+std::string PageKey(std::string_view site, std::string_view url_path);
+// Inverse of PageKey; false for keys folio did not write.
+bool ParsePageKey(std::string_view key, std::string* site, std::string* url_path);
+// "notes.<site>"
+std::string NotesSubject(std::string_view site);
+
+// One servable page as ingest publishes it and the edge serves it.
+struct PageRecord {
+  uint16_t status = 200;             // 200 page, 301 redirect, 404 the site's not-found page
+  std::string content_type;          // "text/html; charset=utf-8"
+  std::string cache_control;         // "" = edge default
+  std::string location;              // for 301: the target URL path
+  std::string etag;                  // quoted strong ETag of the identity body: "\"ab12...\""
+  int64_t last_modified_s = 0;       // unix seconds
+  int64_t version = 0;               // ingest's push version that last changed it
+  std::string body_gzip;             // the body, gzip-compressed once by ingest
+};
+
+std::string EncodePageRecord(const PageRecord& r);
+// kInvalidArgument on truncation, trailing bytes or an unknown schema byte.
+Status DecodePageRecord(std::string_view data, PageRecord* out);
+
+// One changed or deleted note, for search and other consumers of "notes".
+struct NoteEvent {
+  std::string site;
+  std::string path;        // vault path, "Folder/Note.md"
+  std::string url;         // canonical URL path
+  int64_t version = 0;     // push version
+  bool deleted = false;
+  std::string title;
+  std::vector<std::string> tags;
+  std::string text;        // plain text of the note (no markup)
+};
+
+std::string EncodeNoteEvent(const NoteEvent& e);
+Status DecodeNoteEvent(std::string_view json, NoteEvent* out);
+
+}  // namespace folio::bus

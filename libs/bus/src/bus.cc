@@ -1,0 +1,363 @@
+#include "folio/bus/bus.h"
+
+#include <set>
+
+#include "bus_internal.h"
+#include "folio/bus/schema.h"
+#include "folio/core/log.h"
+
+namespace folio::bus {
+
+namespace {
+
+constexpr int64_t kNanosPerMs = 1'000'000;
+constexpr int64_t kNotesDuplicateWindowNs = 2 * 60 * 1000 * kNanosPerMs;
+// HPUB framing: "NATS/1.0\r\n" ... "\r\n", plus "Name: value\r\n" per header.
+constexpr size_t kHeaderFraming = 12;
+
+Code CodeFor(natsStatus s) {
+  switch (s) {
+    case NATS_INVALID_ARG:
+    case NATS_INVALID_SUBJECT: return Code::kInvalidArgument;
+    case NATS_NOT_FOUND: return Code::kNotFound;
+    case NATS_MAX_PAYLOAD: return Code::kTooLarge;
+    case NATS_TIMEOUT: return Code::kDeadlineExceeded;
+    case NATS_NO_MEMORY: return Code::kInternal;
+    default: return Code::kUnavailable;  // the server or the network
+  }
+}
+
+// NATS.c may run a callback after its Bus is gone: a late ack, a publish
+// timer, a queued connection event. So callbacks get the Impl* only as a
+// key, and touch it only while it is registered here; ~Impl unregisters
+// before it destroys the NATS.c handles.
+std::mutex& CallbackMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<Bus::Impl*>& LiveImpls() {  // GUARDED_BY(CallbackMutex())
+  static std::set<Bus::Impl*> live;
+  return live;
+}
+Bus::Impl* FindLive(void* closure) {  // REQUIRES: CallbackMutex() held
+  auto it = LiveImpls().find(static_cast<Bus::Impl*>(closure));
+  return it == LiveImpls().end() ? nullptr : *it;
+}
+
+// NATS.c reports every failed reconnect attempt; log the transitions only.
+void OnDisconnected(natsConnection*, void* closure) {
+  std::lock_guard<std::mutex> lock(CallbackMutex());
+  Bus::Impl* impl = FindLive(closure);
+  if (impl == nullptr || impl->disconnected) return;
+  impl->disconnected = true;
+  log::Warn("nats disconnected; reconnecting", {{"url", impl->options.url}});
+}
+void OnReconnected(natsConnection*, void* closure) {
+  std::lock_guard<std::mutex> lock(CallbackMutex());
+  Bus::Impl* impl = FindLive(closure);
+  if (impl == nullptr) return;
+  impl->disconnected = false;
+  log::Info("nats reconnected", {{"url", impl->options.url}});
+}
+void OnAsyncError(natsConnection*, natsSubscription*, natsStatus err, void*) {
+  log::Warn("nats async error", {{"error", natsStatus_GetText(err)}});
+}
+void OnPublishAckError(jsCtx*, jsPubAckErr* pae, void* closure) {
+  std::lock_guard<std::mutex> lock(CallbackMutex());
+  Bus::Impl* impl = FindLive(closure);
+  if (impl == nullptr) return;
+  ++impl->ack_failures;
+  if (impl->first_ack_error.empty()) {
+    impl->first_ack_error = natsStatus_GetText(pae->Err);
+    if (pae->ErrText != nullptr && *pae->ErrText != '\0') {
+      impl->first_ack_error += ": ";
+      impl->first_ack_error += pae->ErrText;
+    }
+  }
+}
+
+natsStatus SetOptions(natsOptions* o, const BusOptions& b, void* closure) {
+  natsStatus s = natsOptions_SetURL(o, b.url.c_str());
+  if (s == NATS_OK) s = natsOptions_SetName(o, b.name.c_str());
+  // Without send-ASAP NATS.c's flusher delays each publish by up to ~1 ms.
+  if (s == NATS_OK) s = natsOptions_SetSendAsap(o, true);
+  if (s == NATS_OK) s = natsOptions_SetTimeout(o, b.connect_timeout_ms);
+  if (s == NATS_OK) s = natsOptions_SetMaxReconnect(o, -1);
+  if (s == NATS_OK) s = natsOptions_SetReconnectWait(o, b.reconnect_wait_ms);
+  if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(o, false, nullptr, nullptr);
+  if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(o, OnDisconnected, closure);
+  if (s == NATS_OK) s = natsOptions_SetReconnectedCB(o, OnReconnected, closure);
+  if (s == NATS_OK) s = natsOptions_SetErrorHandler(o, OnAsyncError, nullptr);
+  return s;
+}
+
+}  // namespace
+
+Status NatsError(natsStatus s, std::string_view what) {
+  std::string msg(what);
+  msg += ": ";
+  msg += natsStatus_GetText(s);
+  natsStatus last = NATS_OK;
+  const char* detail = nats_GetLastError(&last);
+  if (detail != nullptr && *detail != '\0' && last == s) {
+    msg += " (";
+    msg += detail;
+    msg += ")";
+  }
+  return Status(CodeFor(s), std::move(msg));
+}
+
+bool IsValidKvKey(std::string_view key) {
+  if (key.empty() || key.front() == '.' || key.back() == '.') return false;
+  char prev = 0;
+  for (char c : key) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '/' || c == '_' || c == '=' || c == '.';
+    if (!ok || (c == '.' && prev == '.')) return false;
+    prev = c;
+  }
+  return true;
+}
+
+bool IsValidBucketName(std::string_view bucket) {
+  if (bucket.empty()) return false;
+  for (char c : bucket) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// ---- Bus::Impl
+
+Bus::Impl::Impl() {
+  std::lock_guard<std::mutex> lock(CallbackMutex());
+  LiveImpls().insert(this);
+}
+
+Bus::Impl::~Impl() {
+  {
+    std::lock_guard<std::mutex> lock(CallbackMutex());
+    LiveImpls().erase(this);
+  }
+  for (auto& [name, kv] : kv_stores) kvStore_Destroy(kv);
+  if (js != nullptr) jsCtx_Destroy(js);
+  if (nc != nullptr) {
+    natsConnection_Close(nc);
+    natsConnection_Destroy(nc);
+  }
+}
+
+Result<kvStore*> Bus::Impl::Kv(std::string_view bucket) {
+  if (!IsValidBucketName(bucket)) return Status::Invalid("invalid KV bucket name");
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = kv_stores.find(bucket); it != kv_stores.end()) return it->second;
+  std::string name(bucket);
+  kvStore* kv = nullptr;
+  natsStatus s = js_KeyValue(&kv, js, name.c_str());
+  if (s == NATS_NOT_FOUND) return Status::NotFound("KV bucket '" + name + "' does not exist");
+  if (s != NATS_OK) return NatsError(s, "bind KV bucket '" + name + "'");
+  kv_stores.emplace(std::move(name), kv);
+  return kv;
+}
+
+Status Bus::Impl::Publish(std::string_view subject, std::string_view data,
+                          std::string_view msg_id, bool kv_delete) {
+  std::string subj(subject);
+  if (subj.empty() || subj.find_first_of(" \t\r\n") != std::string::npos) {
+    return Status::Invalid("invalid NATS subject");
+  }
+  size_t headers = 0;
+  if (!msg_id.empty()) headers += sizeof("Nats-Msg-Id: \r\n") - 1 + msg_id.size();
+  if (kv_delete) headers += sizeof("KV-Operation: DEL\r\n") - 1;
+  if (headers > 0) headers += kHeaderFraming;
+  int64_t max_payload = natsConnection_GetMaxPayload(nc);
+  if (max_payload > 0 && static_cast<int64_t>(data.size() + headers) > max_payload) {
+    return Status::TooLarge("publish to '" + subj + "': " + std::to_string(data.size()) +
+                            " bytes exceed the NATS server's max payload of " +
+                            std::to_string(max_payload) + " bytes");
+  }
+  natsMsg* msg = nullptr;
+  natsStatus s = natsMsg_Create(&msg, subj.c_str(), nullptr, data.data(), static_cast<int>(data.size()));
+  if (s == NATS_OK && kv_delete) s = natsMsgHeader_Set(msg, "KV-Operation", "DEL");
+  std::string id(msg_id);
+  jsPubOptions po;
+  jsPubOptions_Init(&po);
+  po.MsgId = id.empty() ? nullptr : id.c_str();
+  // A per-message deadline makes a publish lost in a server restart surface
+  // as a failure in WaitForAcks instead of pending forever.
+  po.MaxWait = options.publish_timeout_ms;
+  if (s == NATS_OK) s = js_PublishMsgAsync(js, &msg, &po);
+  natsMsg_Destroy(msg);  // no-op if NATS.c took ownership
+  if (s != NATS_OK) return NatsError(s, "publish to '" + subj + "'");
+  return Status::Ok();
+}
+
+// ---- Bus
+
+Bus::Bus(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Bus::~Bus() = default;
+
+Result<std::unique_ptr<Bus>> Bus::Connect(const BusOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  natsOptions* opts = nullptr;
+  natsStatus s = natsOptions_Create(&opts);
+  if (s == NATS_OK) s = SetOptions(opts, options, impl.get());
+  if (s != NATS_OK) {
+    natsOptions_Destroy(opts);
+    return NatsError(s, "NATS options");
+  }
+  s = natsConnection_Connect(&impl->nc, opts);
+  natsOptions_Destroy(opts);
+  if (s != NATS_OK) {
+    Status st = NatsError(s, "connect to " + options.url);
+    return Status::Unavailable(st.message());
+  }
+  jsOptions jo;
+  jsOptions_Init(&jo);
+  jo.PublishAsync.MaxPending = options.max_pending_publishes;
+  jo.PublishAsync.ErrHandler = OnPublishAckError;
+  jo.PublishAsync.ErrHandlerClosure = impl.get();
+  // "Blocks" per the header: wait this long for room before failing a publish.
+  jo.PublishAsync.StallWait = options.publish_timeout_ms;
+  s = natsConnection_JetStream(&impl->js, impl->nc, &jo);
+  if (s != NATS_OK) return NatsError(s, "JetStream context");
+  return std::unique_ptr<Bus>(new Bus(std::move(impl)));
+}
+
+Status Bus::EnsureSchema() {
+  std::string bucket(kPagesBucket);
+  kvConfig kc;
+  kvConfig_Init(&kc);
+  kc.Bucket = bucket.c_str();
+  kc.History = 1;
+  kc.StorageType = js_FileStorage;
+  kvStore* kv = nullptr;
+  natsStatus s = js_CreateKeyValue(&kv, impl_->js, &kc);
+  if (s == NATS_OK) {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    auto [it, inserted] = impl_->kv_stores.emplace(bucket, kv);
+    if (!inserted) kvStore_Destroy(kv);
+  } else {
+    // Exists with another config (e.g. made by hand): use it as it is.
+    Result<kvStore*> existing = impl_->Kv(bucket);
+    if (!existing.ok()) return NatsError(s, "create KV bucket '" + bucket + "'");
+  }
+
+  std::string stream(kNotesStream), subject = std::string(kNotesSubjectPrefix) + ">";
+  const char* subjects[] = {subject.c_str()};
+  jsStreamConfig sc;
+  jsStreamConfig_Init(&sc);
+  sc.Name = stream.c_str();
+  sc.Subjects = subjects;
+  sc.SubjectsLen = 1;
+  sc.Storage = js_FileStorage;
+  sc.Duplicates = kNotesDuplicateWindowNs;
+  jsStreamInfo* si = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  s = js_AddStream(&si, impl_->js, &sc, nullptr, &jerr);
+  jsStreamInfo_Destroy(si);
+  if (s != NATS_OK && jerr == JSStreamNameExistErr) {
+    log::Warn("stream exists with a different config; using it", {{"stream", stream}});
+    return Status::Ok();
+  }
+  if (s != NATS_OK) return NatsError(s, "create stream '" + stream + "'");
+  return Status::Ok();
+}
+
+Status Bus::PublishAsync(std::string_view subject, std::string_view data, std::string_view msg_id) {
+  return impl_->Publish(subject, data, msg_id, false);
+}
+
+static std::string KvSubject(std::string_view bucket, std::string_view key) {
+  std::string subject = "$KV.";
+  subject.append(bucket).push_back('.');
+  subject.append(key);
+  return subject;
+}
+
+Status Bus::KvPutAsync(std::string_view bucket, std::string_view key, std::string_view value) {
+  if (!IsValidBucketName(bucket)) return Status::Invalid("invalid KV bucket name");
+  if (!IsValidKvKey(key)) return Status::Invalid("invalid KV key '" + std::string(key) + "'");
+  return impl_->Publish(KvSubject(bucket, key), value, {}, false);
+}
+
+Status Bus::KvDeleteAsync(std::string_view bucket, std::string_view key) {
+  if (!IsValidBucketName(bucket)) return Status::Invalid("invalid KV bucket name");
+  if (!IsValidKvKey(key)) return Status::Invalid("invalid KV key '" + std::string(key) + "'");
+  return impl_->Publish(KvSubject(bucket, key), {}, {}, true);
+}
+
+Status Bus::WaitForAcks(int64_t timeout_ms) {
+  jsPubOptions po;
+  jsPubOptions_Init(&po);
+  po.MaxWait = timeout_ms > 0 ? timeout_ms : 1;
+  natsStatus s = js_PublishAsyncComplete(impl_->js, &po);
+  uint64_t unacked = 0;
+  if (s == NATS_TIMEOUT) {
+    // Forget them so the next batch starts clean; callers republish
+    // (with msg ids, duplicates are dropped by the server).
+    natsMsgList pending;
+    if (js_PublishAsyncGetPendingList(&pending, impl_->js) == NATS_OK) {
+      unacked = static_cast<uint64_t>(pending.Count);
+      natsMsgList_Destroy(&pending);
+    }
+  }
+  uint64_t failed = 0;
+  std::string first_error;
+  {
+    std::lock_guard<std::mutex> lock(CallbackMutex());
+    failed = impl_->ack_failures;
+    impl_->ack_failures = 0;
+    first_error.swap(impl_->first_ack_error);
+  }
+  if (s != NATS_OK && s != NATS_TIMEOUT) return NatsError(s, "wait for publish acks");
+  if (failed == 0 && unacked == 0 && s == NATS_OK) return Status::Ok();
+  std::string msg = std::to_string(failed) + " publishes failed";
+  if (!first_error.empty()) msg += " (first: " + first_error + ")";
+  if (s == NATS_TIMEOUT) {
+    msg += ", " + std::to_string(unacked) + " not acknowledged within " +
+           std::to_string(timeout_ms) + " ms";
+  }
+  return Status::Unavailable(std::move(msg));
+}
+
+Result<std::string> Bus::KvGet(std::string_view bucket, std::string_view key) {
+  if (!IsValidKvKey(key)) return Status::Invalid("invalid KV key '" + std::string(key) + "'");
+  Result<kvStore*> kv = impl_->Kv(bucket);
+  if (!kv.ok()) return kv.status();
+  std::string k(key);
+  kvEntry* e = nullptr;
+  natsStatus s = kvStore_Get(&e, *kv, k.c_str());
+  if (s == NATS_NOT_FOUND) return Status::NotFound("key '" + k + "' not in bucket '" + std::string(bucket) + "'");
+  if (s != NATS_OK) return NatsError(s, "get '" + k + "'");
+  std::string value;
+  if (kvEntry_ValueLen(e) > 0) {
+    value.assign(static_cast<const char*>(kvEntry_Value(e)), static_cast<size_t>(kvEntry_ValueLen(e)));
+  }
+  kvEntry_Destroy(e);
+  return value;
+}
+
+Result<uint64_t> Bus::StreamMessageCount(std::string_view stream) {
+  std::string name(stream);
+  jsStreamInfo* si = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_GetStreamInfo(&si, impl_->js, name.c_str(), nullptr, &jerr);
+  if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) {
+    jsStreamInfo_Destroy(si);
+    return Status::NotFound("stream '" + name + "' does not exist");
+  }
+  if (s != NATS_OK) return NatsError(s, "stream info '" + name + "'");
+  uint64_t n = si->State.Msgs;
+  jsStreamInfo_Destroy(si);
+  return n;
+}
+
+bool Bus::connected() const {
+  return natsConnection_Status(impl_->nc) == NATS_CONN_STATUS_CONNECTED;
+}
+
+}  // namespace folio::bus

@@ -1,0 +1,116 @@
+#include "folio/bus/bus.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include "folio/bus/schema.h"
+#include "folio/testing/testing.h"
+
+namespace folio::bus {
+namespace {
+
+std::unique_ptr<Bus> ConnectTo(const testing::NatsServer& server) {
+  BusOptions o;
+  o.url = server.url();
+  o.name = "bus_test";
+  o.reconnect_wait_ms = 50;
+  Result<std::unique_ptr<Bus>> bus = Bus::Connect(o);
+  REQUIRE_MESSAGE(bus.ok(), bus.status().ToString());
+  return std::move(bus).value();
+}
+
+}  // namespace
+
+TEST_CASE("Connect to a dead port fails quickly with kUnavailable") {
+  BusOptions o;
+  o.url = "nats://127.0.0.1:" + std::to_string(testing::FreePort());
+  auto start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<Bus>> bus = Bus::Connect(o);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  REQUIRE(!bus.ok());
+  CHECK(bus.status().code() == Code::kUnavailable);
+  CHECK(elapsed < std::chrono::milliseconds(o.connect_timeout_ms));
+}
+
+TEST_CASE("KV put, get and delete against a real nats-server") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  CHECK(bus->connected());
+  REQUIRE(bus->EnsureSchema().ok());
+  REQUIRE(bus->EnsureSchema().ok());  // idempotent
+
+  std::string key = PageKey("docs", "/caf\xc3\xa9/note");
+  PageRecord r;
+  r.content_type = "text/html";
+  r.body_gzip = std::string("\0\1\2", 3);
+  REQUIRE(bus->KvPutAsync(kPagesBucket, key, EncodePageRecord(r)).ok());
+  REQUIRE(bus->KvPutAsync(kPagesBucket, PageKey("docs", "/other"), "v").ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+
+  Result<std::string> got = bus->KvGet(kPagesBucket, key);
+  REQUIRE_MESSAGE(got.ok(), got.status().ToString());
+  PageRecord back;
+  REQUIRE(DecodePageRecord(*got, &back).ok());
+  CHECK(back.body_gzip == r.body_gzip);
+
+  REQUIRE(bus->KvDeleteAsync(kPagesBucket, key).ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+  CHECK(bus->KvGet(kPagesBucket, key).status().code() == Code::kNotFound);
+  CHECK(bus->KvGet(kPagesBucket, PageKey("docs", "/never")).status().code() == Code::kNotFound);
+  CHECK(bus->KvGet(kPagesBucket, PageKey("docs", "/other")).ok());
+
+  CHECK(bus->KvPutAsync(kPagesBucket, "bad key", "v").code() == Code::kInvalidArgument);
+  CHECK(bus->KvPutAsync(kPagesBucket, "a..b", "v").code() == Code::kInvalidArgument);
+  CHECK(bus->KvGet("no-such-bucket", "k").status().code() == Code::kNotFound);
+}
+
+TEST_CASE("the notes stream deduplicates by message id") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  REQUIRE(bus->EnsureSchema().ok());
+  NoteEvent e;
+  e.site = "docs";
+  e.path = "A.md";
+  e.version = 7;
+  std::string data = EncodeNoteEvent(e);
+  REQUIRE(bus->PublishAsync(NotesSubject("docs"), data, "docs/A.md@7").ok());
+  REQUIRE(bus->PublishAsync(NotesSubject("docs"), data, "docs/A.md@7").ok());
+  REQUIRE(bus->PublishAsync(NotesSubject("docs"), data, "docs/A.md@8").ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+  Result<uint64_t> n = bus->StreamMessageCount(kNotesStream);
+  REQUIRE(n.ok());
+  CHECK(*n == 2);
+  CHECK(bus->StreamMessageCount("nope").status().code() == Code::kNotFound);
+}
+
+TEST_CASE("publishes past the server's max payload are kTooLarge") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  REQUIRE(bus->EnsureSchema().ok());
+  std::string big(1024 * 1024 + 1, 'x');
+  Status st = bus->KvPutAsync(kPagesBucket, PageKey("docs", "/big"), big);
+  CHECK(st.code() == Code::kTooLarge);
+  CHECK(st.message().find("max payload") != std::string::npos);
+  CHECK(bus->PublishAsync(NotesSubject("docs"), big).code() == Code::kTooLarge);
+  // Under the limit, but the header pushes it over.
+  std::string edge(1024 * 1024 - 4, 'x');
+  CHECK(bus->KvDeleteAsync(kPagesBucket, PageKey("docs", "/big")).ok());
+  CHECK(bus->PublishAsync(NotesSubject("docs"), edge, "some-message-id").code() == Code::kTooLarge);
+  CHECK(bus->WaitForAcks(5000).ok());
+}
+
+TEST_CASE("WaitForAcks reports failed publishes once") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  REQUIRE(bus->EnsureSchema().ok());
+  // No stream listens on "orphan.x": JetStream answers "no responders".
+  REQUIRE(bus->PublishAsync("orphan.x", "data").ok());
+  REQUIRE(bus->PublishAsync(NotesSubject("docs"), "{}").ok());
+  Status st = bus->WaitForAcks(5000);
+  CHECK(st.code() == Code::kUnavailable);
+  CHECK_MESSAGE(st.message().find("1 publishes failed") != std::string::npos, st.message());
+  CHECK(bus->WaitForAcks(5000).ok());  // the failure was reported; counter reset
+}
+
+}  // namespace folio::bus

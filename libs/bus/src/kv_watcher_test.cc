@@ -1,0 +1,144 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/testing/testing.h"
+
+namespace folio::bus {
+namespace {
+
+// Collects what a watcher delivers, from its thread, for the test thread.
+class Recorder {
+ public:
+  KvWatcher::OnEntry OnEntry() {
+    return [this](KvEntry&& e) {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_.push_back((e.deleted ? "del " : "put ") + e.key + (e.deleted ? "" : "=" + e.value));
+      if (!replayed_) ++initial_;
+      cv_.notify_all();
+    };
+  }
+  KvWatcher::OnReplayed OnReplayed() {
+    return [this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      log_.push_back("replayed");
+      replayed_ = true;
+      cv_.notify_all();
+    };
+  }
+  // Waits until `line` has been recorded.
+  bool WaitFor(const std::string& line, int timeout_ms = 5000) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+      return std::find(log_.begin(), log_.end(), line) != log_.end();
+    });
+  }
+  std::vector<std::string> log() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> log_;  // GUARDED_BY(mu_)
+  bool replayed_ = false;         // GUARDED_BY(mu_)
+  int initial_ = 0;               // GUARDED_BY(mu_)
+};
+
+std::unique_ptr<Bus> ConnectTo(const testing::NatsServer& server) {
+  BusOptions o;
+  o.url = server.url();
+  o.reconnect_wait_ms = 50;
+  Result<std::unique_ptr<Bus>> bus = Bus::Connect(o);
+  REQUIRE_MESSAGE(bus.ok(), bus.status().ToString());
+  REQUIRE(bus.value()->EnsureSchema().ok());
+  return std::move(bus).value();
+}
+
+void Put(Bus* bus, const std::string& key, const std::string& value) {
+  REQUIRE(bus->KvPutAsync(kPagesBucket, key, value).ok());
+  Status st = bus->WaitForAcks(5000);
+  REQUIRE_MESSAGE(st.ok(), st.ToString());
+}
+
+void Delete(Bus* bus, const std::string& key) {
+  REQUIRE(bus->KvDeleteAsync(kPagesBucket, key).ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+}
+
+std::unique_ptr<KvWatcher> Watch(Bus* bus, Recorder* rec) {
+  Result<std::unique_ptr<KvWatcher>> w = KvWatcher::Start(bus, kPagesBucket, rec->OnEntry(), rec->OnReplayed());
+  REQUIRE_MESSAGE(w.ok(), w.status().ToString());
+  return std::move(w).value();
+}
+
+}  // namespace
+
+TEST_CASE("watcher delivers current values, then replayed, then live changes") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.a", "1");
+  Put(bus.get(), "docs.a", "2");  // history 1: only the latest is replayed
+  Put(bus.get(), "docs.b", "x");
+  Put(bus.get(), "docs.c", "y");
+  Delete(bus.get(), "docs.c");
+
+  Recorder rec;
+  auto watcher = Watch(bus.get(), &rec);
+  REQUIRE(rec.WaitFor("replayed"));
+  Put(bus.get(), "docs.d", "new");
+  Delete(bus.get(), "docs.a");
+  REQUIRE(rec.WaitFor("del docs.a"));
+  std::vector<std::string> want = {"put docs.a=2", "put docs.b=x", "del docs.c", "replayed",
+                                   "put docs.d=new", "del docs.a"};
+  CHECK(rec.log() == want);
+}
+
+TEST_CASE("watcher on an empty bucket still reports replayed") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Recorder rec;
+  auto watcher = Watch(bus.get(), &rec);
+  REQUIRE(rec.WaitFor("replayed"));
+  Put(bus.get(), "docs.a", "1");
+  REQUIRE(rec.WaitFor("put docs.a=1"));
+  CHECK(rec.log() == std::vector<std::string>{"replayed", "put docs.a=1"});
+}
+
+TEST_CASE("watcher on a missing bucket fails with kNotFound") {
+  testing::NatsServer server;
+  BusOptions o;
+  o.url = server.url();
+  auto bus = Bus::Connect(o);
+  REQUIRE(bus.ok());
+  Recorder rec;
+  auto w = KvWatcher::Start(bus.value().get(), kPagesBucket, rec.OnEntry(), rec.OnReplayed());
+  CHECK(w.status().code() == Code::kNotFound);
+}
+
+TEST_CASE("watcher survives a nats-server restart") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.before", "1");
+  Recorder rec;
+  auto watcher = Watch(bus.get(), &rec);
+  REQUIRE(rec.WaitFor("replayed"));
+
+  server.Restart();
+  for (int i = 0; i < 200 && !bus->connected(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(bus->connected());
+  Put(bus.get(), "docs.after", "2");
+  CHECK(bus->KvGet(kPagesBucket, "docs.before").ok());  // the store survived
+  REQUIRE(rec.WaitFor("put docs.after=2", 10000));
+  CHECK(rec.log() == std::vector<std::string>{"put docs.before=1", "replayed", "put docs.after=2"});
+}
+
+}  // namespace folio::bus

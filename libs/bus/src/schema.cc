@@ -1,0 +1,259 @@
+#include "folio/bus/schema.h"
+
+#include <simdjson.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "folio/core/hash.h"
+#include "folio/core/json.h"
+#include "schema_format.h"
+
+namespace folio::bus {
+
+bool IsValidSiteName(std::string_view site) {
+  if (site.empty() || site.size() > format::kMaxSiteNameSize || site[0] == '-') return false;
+  for (char c : site) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+std::string PageKey(std::string_view site, std::string_view url_path) {
+  std::string key;
+  key.reserve(site.size() + 1 + (url_path.size() + 2) / 3 * 4);
+  key.append(site);
+  key.push_back('.');
+  key.append(Base64UrlEncode(url_path));
+  return key;
+}
+
+bool ParsePageKey(std::string_view key, std::string* site, std::string* url_path) {
+  size_t dot = key.find('.');
+  if (dot == std::string_view::npos) return false;
+  std::string_view s = key.substr(0, dot), encoded = key.substr(dot + 1);
+  if (!IsValidSiteName(s) || encoded.empty()) return false;
+  std::string path;
+  if (!Base64UrlDecode(encoded, &path)) return false;
+  // Reject non-canonical encodings (stray trailing bits): folio never wrote them.
+  if (Base64UrlEncode(path) != encoded) return false;
+  site->assign(s);
+  *url_path = std::move(path);
+  return true;
+}
+
+std::string NotesSubject(std::string_view site) {
+  std::string subject(kNotesSubjectPrefix);
+  subject.append(site);
+  return subject;
+}
+
+// ---- Page record: binary, little-endian; see README.md and schema_format.h.
+
+namespace {
+
+template <typename T>
+void PutLe(T v, std::string* out) {
+  auto u = static_cast<std::make_unsigned_t<T>>(v);
+  for (size_t i = 0; i < sizeof(T); ++i) out->push_back(static_cast<char>((u >> (8 * i)) & 0xFF));
+}
+
+void PutField16(std::string_view field, const char* name, std::string* out) {
+  if (field.size() > format::kMaxShortField) {
+    // A header value this long is a bug in the caller, not bad input.
+    std::fprintf(stderr, "EncodePageRecord: %s is %zu bytes (max 65535)\n", name, field.size());
+    std::abort();
+  }
+  PutLe<uint16_t>(static_cast<uint16_t>(field.size()), out);
+  out->append(field);
+}
+
+// Reads fields off the front of `in_`; any short read sets failed().
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <typename T>
+  T Le() {
+    if (in_.size() < sizeof(T)) { failed_ = true; in_ = {}; return 0; }
+    std::make_unsigned_t<T> u = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      u |= static_cast<std::make_unsigned_t<T>>(static_cast<uint8_t>(in_[i])) << (8 * i);
+    }
+    in_.remove_prefix(sizeof(T));
+    return static_cast<T>(u);
+  }
+  template <typename LenT>
+  void Bytes(std::string* out) {
+    size_t n = Le<LenT>();
+    if (failed_ || in_.size() < n) { failed_ = true; in_ = {}; return; }
+    out->assign(in_.data(), n);
+    in_.remove_prefix(n);
+  }
+  bool failed() const { return failed_; }
+  size_t remaining() const { return in_.size(); }
+
+ private:
+  std::string_view in_;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+std::string EncodePageRecord(const PageRecord& r) {
+  if (r.body_gzip.size() > format::kMaxBodySize) {
+    std::fprintf(stderr, "EncodePageRecord: body is %zu bytes (max 4 GiB)\n", r.body_gzip.size());
+    std::abort();
+  }
+  std::string out;
+  out.reserve(format::kPageRecordMinSize + r.content_type.size() + r.cache_control.size() +
+              r.location.size() + r.etag.size() + r.body_gzip.size());
+  out.push_back(static_cast<char>(kPageRecordSchema));
+  PutLe<uint16_t>(r.status, &out);
+  PutLe<int64_t>(r.last_modified_s, &out);
+  PutLe<int64_t>(r.version, &out);
+  PutField16(r.content_type, "content_type", &out);
+  PutField16(r.cache_control, "cache_control", &out);
+  PutField16(r.location, "location", &out);
+  PutField16(r.etag, "etag", &out);
+  PutLe<uint32_t>(static_cast<uint32_t>(r.body_gzip.size()), &out);
+  out.append(r.body_gzip);
+  return out;
+}
+
+Status DecodePageRecord(std::string_view data, PageRecord* out) {
+  if (data.empty()) return Status::Invalid("page record: empty");
+  uint8_t schema = static_cast<uint8_t>(data[0]);
+  if (schema != kPageRecordSchema) {
+    return Status::Invalid("page record: unknown schema " + std::to_string(schema));
+  }
+  Reader rd(data.substr(1));
+  PageRecord r;
+  r.status = rd.Le<uint16_t>();
+  r.last_modified_s = rd.Le<int64_t>();
+  r.version = rd.Le<int64_t>();
+  rd.Bytes<uint16_t>(&r.content_type);
+  rd.Bytes<uint16_t>(&r.cache_control);
+  rd.Bytes<uint16_t>(&r.location);
+  rd.Bytes<uint16_t>(&r.etag);
+  rd.Bytes<uint32_t>(&r.body_gzip);
+  if (rd.failed()) return Status::Invalid("page record: truncated");
+  if (rd.remaining() != 0) {
+    return Status::Invalid("page record: " + std::to_string(rd.remaining()) + " trailing bytes");
+  }
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+// ---- Note event: JSON.
+
+std::string EncodeNoteEvent(const NoteEvent& e) {
+  JsonWriter w;
+  w.BeginObject()
+      .Key("schema").Int(kNoteEventSchema)
+      .Key("site").String(e.site)
+      .Key("path").String(e.path)
+      .Key("url").String(e.url)
+      .Key("version").Int(e.version)
+      .Key("deleted").Bool(e.deleted)
+      .Key("title").String(e.title)
+      .Key("tags").BeginArray();
+  for (const std::string& t : e.tags) w.String(t);
+  w.EndArray().Key("text").String(e.text).EndObject();
+  return w.Take();
+}
+
+namespace {
+
+enum NoteField : unsigned {
+  kSchema = 1 << 0, kSite = 1 << 1, kPath = 1 << 2, kUrl = 1 << 3, kVersion = 1 << 4,
+  kDeleted = 1 << 5, kTitle = 1 << 6, kTags = 1 << 7, kText = 1 << 8,
+};
+constexpr unsigned kAllNoteFields = (1u << 9) - 1;
+constexpr const char* kNoteFieldNames[] = {"schema", "site",  "path", "url", "version",
+                                           "deleted", "title", "tags", "text"};
+
+Status FieldError(std::string_view key, const char* want) {
+  return Status::Invalid("note event: field \"" + std::string(key) + "\" must be " + want);
+}
+
+bool GetString(simdjson::dom::element v, std::string* out) {
+  std::string_view s;
+  if (v.get_string().get(s)) return false;
+  out->assign(s);
+  return true;
+}
+
+bool GetTags(simdjson::dom::element v, std::vector<std::string>* out) {
+  simdjson::dom::array arr;
+  if (v.get_array().get(arr)) return false;
+  out->clear();
+  for (simdjson::dom::element item : arr) {
+    std::string_view s;
+    if (item.get_string().get(s)) return false;
+    out->emplace_back(s);
+  }
+  return true;
+}
+
+// Parses one known field into *e; unknown keys are skipped (forward compatible).
+Status ParseNoteField(std::string_view key, simdjson::dom::element v, NoteEvent* e,
+                      unsigned* seen) {
+  if (key == "schema") {
+    int64_t schema = 0;
+    if (v.get_int64().get(schema)) return FieldError(key, "an integer");
+    if (schema != kNoteEventSchema) {
+      return Status::Invalid("note event: unknown schema " + std::to_string(schema));
+    }
+    *seen |= kSchema;
+  } else if (key == "site" || key == "path" || key == "url" || key == "title" || key == "text") {
+    std::string* dst = key == "site" ? &e->site : key == "path" ? &e->path
+                     : key == "url"  ? &e->url  : key == "title" ? &e->title : &e->text;
+    if (!GetString(v, dst)) return FieldError(key, "a string");
+    *seen |= key == "site" ? kSite : key == "path" ? kPath : key == "url" ? kUrl
+           : key == "title" ? kTitle : kText;
+  } else if (key == "version") {
+    if (v.get_int64().get(e->version)) return FieldError(key, "an integer");
+    *seen |= kVersion;
+  } else if (key == "deleted") {
+    if (v.get_bool().get(e->deleted)) return FieldError(key, "a boolean");
+    *seen |= kDeleted;
+  } else if (key == "tags") {
+    if (!GetTags(v, &e->tags)) return FieldError(key, "an array of strings");
+    *seen |= kTags;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
+  // The DOM parser, not On-Demand: it validates the whole document (trailing
+  // content, malformed values under unknown keys), which On-Demand in
+  // simdjson 3.0 cannot report. Events are small; the parser is reused.
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::dom::object obj;
+  if (parser.parse(json.data(), json.size()).get(root)) {
+    return Status::Invalid("note event: malformed JSON");
+  }
+  if (root.get_object().get(obj)) return Status::Invalid("note event: not a JSON object");
+  NoteEvent e;
+  unsigned seen = 0;
+  for (simdjson::dom::key_value_pair field : obj) {
+    Status st = ParseNoteField(field.key, field.value, &e, &seen);
+    if (!st.ok()) return st;
+  }
+  if (seen != kAllNoteFields) {
+    for (unsigned i = 0; i < 9; ++i) {
+      if (!(seen & (1u << i))) {
+        return Status::Invalid(std::string("note event: missing field \"") + kNoteFieldNames[i] + "\"");
+      }
+    }
+  }
+  if (!IsValidSiteName(e.site)) return Status::Invalid("note event: invalid site name");
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+}  // namespace folio::bus

@@ -1,0 +1,28 @@
+// Constants of the wire formats in schema.h; the prose spec is
+// libs/bus/README.md. Change both together.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace folio::bus::format {
+
+// Page record (KV "pages" value), little-endian:
+//   u8  schema            = kPageRecordSchema
+//   u16 status
+//   i64 last_modified_s
+//   i64 version
+//   u16 len, bytes        content_type
+//   u16 len, bytes        cache_control
+//   u16 len, bytes        location
+//   u16 len, bytes        etag
+//   u32 len, bytes        body_gzip
+inline constexpr size_t kPageRecordFixedSize = 1 + 2 + 8 + 8;
+inline constexpr size_t kPageRecordMinSize = kPageRecordFixedSize + 4 * 2 + 4;
+inline constexpr size_t kMaxShortField = 0xFFFF;      // u16-prefixed strings
+inline constexpr size_t kMaxBodySize = 0xFFFFFFFFu;   // u32-prefixed body
+
+// Site names: [a-z0-9-]{1,63}, not starting with '-'.
+inline constexpr size_t kMaxSiteNameSize = 63;
+
+}  // namespace folio::bus::format

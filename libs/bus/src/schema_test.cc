@@ -1,0 +1,196 @@
+#include "folio/bus/schema.h"
+
+#include <doctest/doctest.h>
+
+namespace folio::bus {
+namespace {
+
+bool IsNatsKeyChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '/' || c == '_' || c == '=' || c == '.';
+}
+
+PageRecord SampleRecord() {
+  PageRecord r;
+  r.status = 301;
+  r.content_type = "text/html; charset=utf-8";
+  r.cache_control = "max-age=60";
+  r.location = "/caf\xc3\xa9/new";
+  r.etag = "\"ab12\"";
+  r.last_modified_s = -5;  // signed fields survive the round trip
+  r.version = 1234567890123;
+  r.body_gzip = std::string("\x1f\x8b\0\0binary\xff", 11);
+  return r;
+}
+
+NoteEvent SampleEvent() {
+  NoteEvent e;
+  e.site = "docs";
+  e.path = "Folder/Caf\xc3\xa9 \"quoted\".md";
+  e.url = "/folder/cafe-quoted";
+  e.version = 42;
+  e.deleted = false;
+  e.title = "Caf\xc3\xa9 \\ \"quoted\"\n";
+  e.tags = {"a", "b/c", "\xe6\x97\xa5\xe6\x9c\xac"};
+  e.text = "line one\nline two\ttab";
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("site names are [a-z0-9-]{1,63} not starting with '-'") {
+  for (const char* ok : {"docs", "a", "0", "my-site-2", "a-"}) CHECK_MESSAGE(IsValidSiteName(ok), ok);
+  CHECK(IsValidSiteName(std::string(63, 'x')));
+  for (const char* bad : {"", "-docs", "Docs", "a_b", "a.b", "a b", "caf\xc3\xa9", "a/b", "*", ">"}) {
+    CHECK_MESSAGE(!IsValidSiteName(bad), bad);
+  }
+  CHECK(!IsValidSiteName(std::string(64, 'x')));
+}
+
+TEST_CASE("page keys round-trip and use only NATS key characters") {
+  const char* paths[] = {"/", "/folder/my-note", "/caf\xc3\xa9/\xe6\x97\xa5\xe6\x9c\xac note",
+                         "/a b?c#d%20", "/\xf0\x9f\x98\x80", "/..", "/x.y.z"};
+  for (const char* path : paths) {
+    std::string key = PageKey("docs", path);
+    CHECK(key.rfind("docs.", 0) == 0);
+    for (char c : key) CHECK_MESSAGE(IsNatsKeyChar(c), key);
+    CHECK(key.back() != '.');
+    CHECK(key.find("..") == std::string::npos);
+    std::string site, url_path;
+    REQUIRE(ParsePageKey(key, &site, &url_path));
+    CHECK(site == "docs");
+    CHECK(url_path == path);
+  }
+}
+
+TEST_CASE("ParsePageKey rejects keys folio did not write") {
+  std::string site, path;
+  for (const char* bad : {"", "nodot", "Docs.Lw", ".Lw", "docs.", "docs.!!", "docs.L", "docs.Lx", "-x.Lw"}) {
+    CHECK_MESSAGE(!ParsePageKey(bad, &site, &path), bad);
+  }
+}
+
+TEST_CASE("notes subject") {
+  CHECK(NotesSubject("docs") == "notes.docs");
+  CHECK(NotesSubject("docs").rfind(kNotesSubjectPrefix, 0) == 0);
+}
+
+TEST_CASE("page record round trip") {
+  PageRecord in = SampleRecord(), out;
+  REQUIRE(DecodePageRecord(EncodePageRecord(in), &out).ok());
+  CHECK(out.status == in.status);
+  CHECK(out.content_type == in.content_type);
+  CHECK(out.cache_control == in.cache_control);
+  CHECK(out.location == in.location);
+  CHECK(out.etag == in.etag);
+  CHECK(out.last_modified_s == in.last_modified_s);
+  CHECK(out.version == in.version);
+  CHECK(out.body_gzip == in.body_gzip);
+
+  PageRecord empty, out2;
+  REQUIRE(DecodePageRecord(EncodePageRecord(empty), &out2).ok());
+  CHECK(out2.status == 200);
+  CHECK(out2.body_gzip.empty());
+}
+
+TEST_CASE("page record byte layout matches README.md") {
+  PageRecord r;
+  r.status = 0x0102;
+  r.last_modified_s = 0x0304;
+  r.version = 0x05;
+  r.content_type = "t";
+  r.etag = "e";
+  r.body_gzip = "zz";
+  std::string want("\x01"                              // schema
+                   "\x02\x01"                          // status
+                   "\x04\x03\0\0\0\0\0\0"              // last_modified_s
+                   "\x05\0\0\0\0\0\0\0"                // version
+                   "\x01\0t"                           // content_type
+                   "\0\0"                              // cache_control
+                   "\0\0"                              // location
+                   "\x01\0e"                           // etag
+                   "\x02\0\0\0zz",                     // body_gzip
+                   1 + 2 + 8 + 8 + 3 + 2 + 2 + 3 + 6);
+  CHECK(EncodePageRecord(r) == want);
+}
+
+TEST_CASE("page record decoding is strict") {
+  std::string data = EncodePageRecord(SampleRecord());
+  PageRecord out;
+  for (size_t n = 0; n < data.size(); ++n) {
+    Status st = DecodePageRecord(std::string_view(data).substr(0, n), &out);
+    CHECK_MESSAGE(st.code() == Code::kInvalidArgument, "length ", n);
+  }
+  Status trailing = DecodePageRecord(data + "x", &out);
+  CHECK(trailing.code() == Code::kInvalidArgument);
+  CHECK(trailing.message().find("trailing") != std::string::npos);
+  std::string other = data;
+  other[0] = 2;
+  Status schema = DecodePageRecord(other, &out);
+  CHECK(schema.code() == Code::kInvalidArgument);
+  CHECK(schema.message().find("schema") != std::string::npos);
+}
+
+TEST_CASE("note event round trip") {
+  NoteEvent in = SampleEvent(), out;
+  std::string json = EncodeNoteEvent(in);
+  CHECK(json.find("\"schema\":1") != std::string::npos);
+  REQUIRE(DecodeNoteEvent(json, &out).ok());
+  CHECK(out.site == in.site);
+  CHECK(out.path == in.path);
+  CHECK(out.url == in.url);
+  CHECK(out.version == in.version);
+  CHECK(out.deleted == in.deleted);
+  CHECK(out.title == in.title);
+  CHECK(out.tags == in.tags);
+  CHECK(out.text == in.text);
+
+  NoteEvent del;
+  del.site = "docs";
+  del.path = "Gone.md";
+  del.deleted = true;
+  REQUIRE(DecodeNoteEvent(EncodeNoteEvent(del), &out).ok());
+  CHECK(out.deleted);
+  CHECK(out.tags.empty());
+}
+
+TEST_CASE("note event decoding rejects bad input with a clear message") {
+  NoteEvent out;
+  auto message = [&](std::string_view json) {
+    Status st = DecodeNoteEvent(json, &out);
+    CHECK(st.code() == Code::kInvalidArgument);
+    return st.message();
+  };
+  std::string good = EncodeNoteEvent(SampleEvent());
+  std::string wrong_schema = good;
+  wrong_schema.replace(wrong_schema.find("\"schema\":1"), 10, "\"schema\":2");
+  CHECK(message(wrong_schema).find("schema 2") != std::string::npos);
+
+  std::string no_url = good;
+  size_t at = no_url.find("\"url\":");
+  no_url.erase(at, no_url.find(',', at) - at + 1);
+  CHECK(message(no_url).find("missing field \"url\"") != std::string::npos);
+
+  CHECK(message("{\"schema\":1}").find("missing field") != std::string::npos);
+  std::string bad_type = good;
+  bad_type.replace(bad_type.find("\"version\":42"), 12, "\"version\":\"42\"");
+  CHECK(message(bad_type).find("\"version\"") != std::string::npos);
+  std::string bad_site = good;
+  bad_site.replace(bad_site.find("\"docs\""), 6, "\"Docs!\"");
+  CHECK(message(bad_site).find("site") != std::string::npos);
+  message("");
+  message("[]");
+  message("not json");
+  message(good.substr(0, good.size() - 1));
+  message(good + " {}");
+}
+
+TEST_CASE("note event decoding ignores unknown fields") {
+  std::string json = EncodeNoteEvent(SampleEvent());
+  json.insert(1, "\"future\":{\"x\":[1,2]},");
+  NoteEvent out;
+  CHECK(DecodeNoteEvent(json, &out).ok());
+  CHECK(out.version == 42);
+}
+
+}  // namespace folio::bus

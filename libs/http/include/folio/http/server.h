@@ -1,0 +1,176 @@
+// HTTP/1.1 server on a Loop (libuv), parsing with the http-parser library.
+//
+// Supports keep-alive, pipelining (requests on one connection are answered
+// strictly in order; the server stops parsing while a request is in flight
+// and resumes once it is answered), HEAD (the server drops the body, keeps
+// Content-Length), request limits and timeouts with the proper status codes:
+//   400 malformed request, 404 no route (JSON), 405 method not allowed (with
+//   Allow), 408 header or body timeout, 413 body too large, 414 URL too long,
+//   431 headers too large or too many.
+// Error answers are JSON: {"error":{"code":"...","message":"..."}} and close
+// the connection when the request stream can no longer be trusted.
+//
+// Threading: a Server belongs to one Loop; all its methods, its handlers and
+// every Responder run on that loop's thread. To serve from N threads, make N
+// Loops each with a Server listening on the same port with reuse_port=true.
+//
+// Memory: request views (Request) point into the connection's input buffer
+// and stay valid until the response is sent. A PreparedResponse is written
+// straight from the caller's bytes (no copy); `keep` pins them until written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "folio/core/status.h"
+#include "folio/http/loop.h"
+
+namespace folio::http {
+
+struct Header {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct Request {
+  std::string_view method;   // "GET", "POST", ...
+  std::string_view target;   // as sent: "/a%20b?x=1"
+  std::string_view path;     // target up to '?', still percent-encoded
+  std::string_view query;    // after '?', without it; "" if none
+  std::string_view body;     // complete body (Content-Length or chunked)
+  std::span<const Header> headers;
+  bool keep_alive = true;
+  bool is_head = false;      // HEAD: handlers answer as for GET
+  std::string_view peer;     // "127.0.0.1"
+
+  // First header with this name (ASCII case-insensitive), or "" if absent.
+  std::string_view GetHeader(std::string_view name) const;
+  // Value of query parameter `key`, percent-decoded ('+' as space); "" if absent.
+  std::string QueryParam(std::string_view key) const;
+};
+
+// A response built by value: for APIs and anything not on a hot path.
+struct Response {
+  int status = 200;
+  // Extra headers. The server adds Content-Length, Date and Connection.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  static Response Json(int status, std::string body);
+  static Response Text(int status, std::string body);
+};
+
+// A response whose bytes the caller already holds (e.g. a cached page).
+struct PreparedResponse {
+  // Status line and headers, each line ending "\r\n", including
+  // Content-Length, WITHOUT the final blank line. The server appends Date,
+  // Connection: close (when closing) and the blank line.
+  std::string_view head;
+  std::string_view body;               // not sent for HEAD
+  std::shared_ptr<const void> keep;    // owns head/body until written
+};
+
+class Connection;
+
+// The right to answer one request. Move-only; loop thread only.
+// Exactly one Send*() per request; dropping a Responder unanswered sends 500.
+// If the client has gone, Send*() is a no-op (connection_open() is false).
+class Responder {
+ public:
+  Responder() = default;
+  explicit Responder(Connection* c);
+  Responder(Responder&& o) noexcept;
+  Responder& operator=(Responder&& o) noexcept;
+  Responder(const Responder&) = delete;
+  ~Responder();
+
+  void Send(Response r);
+  void SendPrepared(const PreparedResponse& r);
+  // JSON error body {"error":{"code":code,"message":message}}.
+  void SendError(int status, std::string_view code, std::string_view message);
+  bool connection_open() const;
+
+ private:
+  Connection* conn_ = nullptr;
+};
+
+using Handler = std::function<void(const Request&, Responder)>;
+
+// Maps method + path to handlers. Configure before serving; then read-only.
+class Router {
+ public:
+  // Exact path match ("/api/v1/push").
+  void Handle(std::string_view method, std::string path, Handler h);
+  // Paths that start with `prefix`; the longest prefix wins.
+  void HandlePrefix(std::string_view method, std::string prefix, Handler h);
+  // Anything unmatched (else 404 JSON). Called for every method.
+  void Fallback(Handler h);
+
+  // Dispatch (used by Server). GET routes also answer HEAD.
+  void Dispatch(const Request& req, Responder r) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::string path;
+    bool prefix;
+    Handler handler;
+  };
+  std::vector<Route> routes_;
+  Handler fallback_;
+};
+
+struct ServerOptions {
+  size_t max_header_bytes = 16 * 1024;     // request line + headers; past it 431
+  size_t max_headers = 100;                // header count; past it 431
+  size_t max_url_bytes = 8 * 1024;         // request target; past it 414
+  size_t max_body_bytes = 1024 * 1024;     // past it 413 (checked on Content-Length first)
+  uint64_t max_requests_per_connection = 0;  // 0 = unlimited; then Connection: close
+  uint64_t header_timeout_ms = 10'000;     // first byte to end of headers; 408
+  uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408
+  uint64_t idle_timeout_ms = 60'000;       // keep-alive wait for the next request; silent close
+  size_t max_connections = 10'000;         // further accepts are closed at once
+};
+
+class Server {
+ public:
+  Server(Loop* loop, const Router* router, ServerOptions options = {});
+  ~Server();  // REQUIRES: called on the loop thread, or after the loop stopped
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens. port 0 picks a free port (see port()). With
+  // reuse_port, several Servers (on several Loops) can share one port.
+  Status Listen(const std::string& host, int port, bool reuse_port = false);
+  // Listens on an already-bound socket (systemd socket activation).
+  Status ListenFd(int fd);
+  int port() const;
+
+  // Stops accepting, lets in-flight requests finish, closes idle
+  // connections, then calls done (on the loop thread).
+  void Shutdown(std::function<void()> done);
+
+  size_t open_connections() const;
+  uint64_t requests_served() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Sockets passed by systemd (LISTEN_PID == getpid(), LISTEN_FDS > 0):
+// fds 3 .. 3+LISTEN_FDS-1; empty otherwise.
+std::vector<int> SystemdListenFds();
+
+// "OK", "Not Found", ... for a status code.
+std::string_view ReasonPhrase(int status);
+
+}  // namespace folio::http

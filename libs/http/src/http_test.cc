@@ -1,0 +1,669 @@
+// Tests of libs/http against the real thing: a Server on a Loop thread on
+// 127.0.0.1 (port 0), spoken to over raw TCP sockets and the libcurl client.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "folio/core/text.h"
+#include "folio/http/client.h"
+#include "folio/http/loop.h"
+#include "folio/http/server.h"
+
+using namespace folio;
+using namespace folio::http;
+using namespace std::chrono_literals;
+
+// Counts heap allocations per thread, to check the prepared path makes none.
+// (GCC flags free() of operator new's memory, not knowing both are ours.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+thread_local uint64_t t_allocations = 0;
+void* operator new(size_t n) {
+  ++t_allocations;
+  if (void* p = malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+#pragma GCC diagnostic pop
+
+namespace {
+
+// Runs fn on the loop thread and returns its result.
+template <typename F>
+auto OnLoop(Loop& loop, F fn) -> decltype(fn()) {
+  auto task = std::make_shared<std::packaged_task<decltype(fn())()>>(std::move(fn));
+  auto result = task->get_future();
+  loop.Post([task] { (*task)(); });
+  return result.get();
+}
+
+// A Server on its own loop thread. Add routes, then Start().
+struct TestServer {
+  Loop loop;
+  Router router;
+  std::unique_ptr<Server> server;
+  std::thread thread;
+
+  void Start(ServerOptions options = {}) {
+    server = std::make_unique<Server>(&loop, &router, options);
+    REQUIRE(server->Listen("127.0.0.1", 0).ok());
+    REQUIRE(server->port() > 0);
+    thread = std::thread([this] { loop.Run(); });
+  }
+  ~TestServer() {
+    loop.Stop();
+    if (thread.joinable()) thread.join();
+    server.reset();
+  }
+  int port() const { return server->port(); }
+  std::string Url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port()) + path;
+  }
+};
+
+// A raw client socket with a read-ahead buffer.
+struct RawConn {
+  int fd = -1;
+  std::string pending;
+
+  explicit RawConn(int port) {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~RawConn() { Close(); }
+  void Close() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+  bool connected = false;
+
+  void Send(std::string_view s) {
+    while (!s.empty()) {
+      ssize_t n = send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      s.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  // Reads more into pending; false on EOF, error or timeout.
+  bool Fill() {
+    char b[65536];
+    ssize_t n = recv(fd, b, sizeof(b), 0);
+    if (n <= 0) return false;
+    pending.append(b, static_cast<size_t>(n));
+    return true;
+  }
+  // One response: head and (unless head_only or bodiless) Content-Length body.
+  std::string ReadResponse(bool head_only = false) {
+    size_t end;
+    while ((end = pending.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return std::exchange(pending, "");
+    }
+    std::string head = pending.substr(0, end + 4);
+    size_t body_len = 0;
+    int status = atoi(head.c_str() + 9);
+    std::string lower = AsciiLower(head);
+    size_t cl = lower.find("\r\ncontent-length:");
+    if (!head_only && status >= 200 && status != 204 && status != 304 && cl != std::string::npos) {
+      body_len = static_cast<size_t>(atol(head.c_str() + cl + 17));
+    }
+    while (pending.size() < end + 4 + body_len) {
+      if (!Fill()) break;
+    }
+    std::string out = pending.substr(0, end + 4 + body_len);
+    pending.erase(0, out.size());
+    return out;
+  }
+  // Everything until the peer closes (or 3 s pass).
+  std::string ReadToClose() {
+    while (Fill()) {
+    }
+    return std::exchange(pending, "");
+  }
+  // True if the peer closed the connection (EOF) rather than timing out.
+  bool PeerClosed() {
+    char b[256];
+    ssize_t n;
+    while ((n = recv(fd, b, sizeof(b), 0)) > 0) {
+    }
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+};
+
+int StatusOf(const std::string& resp) { return resp.size() > 12 ? atoi(resp.c_str() + 9) : 0; }
+
+std::string HeaderOf(const std::string& resp, const std::string& name) {
+  std::string lower = AsciiLower(resp);
+  size_t at = lower.find("\r\n" + AsciiLower(name) + ":");
+  if (at == std::string::npos) return "";
+  size_t from = at + 3 + name.size();
+  while (from < resp.size() && resp[from] == ' ') ++from;
+  return resp.substr(from, resp.find("\r\n", from) - from);
+}
+
+std::string BodyOf(const std::string& resp) {
+  size_t end = resp.find("\r\n\r\n");
+  return end == std::string::npos ? "" : resp.substr(end + 4);
+}
+
+const char kGetHello[] = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+
+void AddRoutes(Router& r) {
+  r.Handle("GET", "/hello", [](const Request&, Responder res) {
+    res.Send(Response::Text(200, "hello world"));
+  });
+  r.Handle("POST", "/echo", [](const Request& req, Responder res) {
+    res.Send(Response::Text(200, std::string(req.body)));
+  });
+  r.HandlePrefix("GET", "/p/", [](const Request& req, Responder res) {
+    res.Send(Response::Text(200, std::string(req.path)));
+  });
+  r.Handle("GET", "/header", [](const Request& req, Responder res) {
+    res.Send(Response::Text(200, std::string(req.GetHeader("x-long"))));
+  });
+  r.Handle("GET", "/drop", [](const Request&, Responder) {});
+}
+
+}  // namespace
+
+TEST_CASE("request: QueryParam decodes, GetHeader ignores case") {
+  Header hs[] = {{"Content-Type", "text/plain"}, {"X-A", "1"}, {"x-a", "2"}};
+  Request req;
+  req.headers = hs;
+  req.query = "q=hello+big%20world&empty=&flag&a%2Bb=plus%2B&bad=%zz&q=second";
+  CHECK(req.GetHeader("content-type") == "text/plain");
+  CHECK(req.GetHeader("X-a") == "1");
+  CHECK(req.GetHeader("missing").empty());
+  CHECK(req.QueryParam("q") == "hello big world");
+  CHECK(req.QueryParam("empty").empty());
+  CHECK(req.QueryParam("flag").empty());
+  CHECK(req.QueryParam("a+b") == "plus+");
+  CHECK(req.QueryParam("bad") == "%zz");
+  CHECK(req.QueryParam("nope").empty());
+}
+
+TEST_CASE("router: exact beats prefix, longest prefix wins, GET answers HEAD") {
+  Router r;
+  std::string hit;
+  r.HandlePrefix("GET", "/", [&](const Request&, Responder) { hit = "root"; });
+  r.HandlePrefix("GET", "/a/", [&](const Request&, Responder) { hit = "a"; });
+  r.HandlePrefix("GET", "/a/b/", [&](const Request&, Responder) { hit = "ab"; });
+  r.Handle("GET", "/a/b/c", [&](const Request&, Responder) { hit = "exact"; });
+  auto dispatch = [&](std::string_view method, std::string_view path) {
+    hit.clear();
+    Request req;
+    req.method = method;
+    req.path = path;
+    r.Dispatch(req, Responder());
+    return hit;
+  };
+  CHECK(dispatch("GET", "/x") == "root");
+  CHECK(dispatch("GET", "/a/x") == "a");
+  CHECK(dispatch("GET", "/a/b/x") == "ab");
+  CHECK(dispatch("GET", "/a/b/c") == "exact");
+  CHECK(dispatch("HEAD", "/a/b/c") == "exact");
+  CHECK(dispatch("POST", "/a/b/c").empty());  // 405, handled by nobody
+}
+
+TEST_CASE("loop: Post from threads, After, Every, CancelTimer, OnSignal") {
+  Loop loop;
+  std::atomic<int> every{0};
+  std::promise<void> after_fired, signalled;
+  std::vector<int> order;
+  loop.OnSignal(SIGUSR2, [&] { signalled.set_value(); });
+  std::thread t([&] { loop.Run(); });
+  uint64_t id = OnLoop(loop, [&] {
+    loop.After(10, [&] { after_fired.set_value(); });
+    return loop.Every(5, [&] { ++every; });
+  });
+  for (int i = 0; i < 100; ++i) loop.Post([&order, i] { order.push_back(i); });
+  after_fired.get_future().wait();
+  while (every.load() < 3) std::this_thread::sleep_for(1ms);
+  OnLoop(loop, [&] { loop.CancelTimer(id); });
+  int seen = OnLoop(loop, [&] { return every.load(); });
+  std::this_thread::sleep_for(30ms);
+  CHECK(every.load() == seen);
+  kill(getpid(), SIGUSR2);
+  CHECK(signalled.get_future().wait_for(2s) == std::future_status::ready);
+  CHECK(OnLoop(loop, [&] { return loop.NowMs(); }) > 0);
+  loop.Stop();
+  t.join();
+  REQUIRE(order.size() == 100);
+  for (int i = 0; i < 100; ++i) CHECK(order[static_cast<size_t>(i)] == i);
+}
+
+TEST_CASE("server: GET 200 with Date and Content-Length (client)") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ts.Start();
+  auto r = Get(ts.Url("/hello"), {{"X-Test", "1"}});
+  REQUIRE(r.ok());
+  CHECK(r->status == 200);
+  CHECK(r->body == "hello world");
+  CHECK(r->Header("content-length") == "11");
+  CHECK(r->Header("Date").size() == 29);
+  CHECK(r->Header("Content-Type") == "text/plain; charset=utf-8");
+  CHECK(r->headers.front().first == "Content-Type");  // in order received
+
+  ClientRequest post;
+  post.method = "POST";
+  post.url = ts.Url("/echo");
+  post.body = std::string(5000, 'x');
+  auto p = Fetch(post);
+  REQUIRE(p.ok());
+  CHECK(p->body == post.body);
+
+  ClientRequest head;
+  head.method = "HEAD";
+  head.url = ts.Url("/hello");
+  auto h = Fetch(head);
+  REQUIRE(h.ok());
+  CHECK(h->status == 200);
+  CHECK(h->Header("Content-Length") == "11");
+  CHECK(h->body.empty());
+  CHECK(OnLoop(ts.loop, [&] { return ts.server->requests_served(); }) == 3);
+}
+
+TEST_CASE("client: unreachable server is kUnavailable") {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);  // nothing listens there now
+  auto r = Get("http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/");
+  REQUIRE(!r.ok());
+  CHECK(r.status().code() == Code::kUnavailable);
+}
+
+TEST_CASE("server: keep-alive, pipelining in order, HEAD without body") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send(kGetHello);
+  std::string a = c.ReadResponse();
+  CHECK(StatusOf(a) == 200);
+  CHECK(BodyOf(a) == "hello world");
+  CHECK(HeaderOf(a, "Connection").empty());
+  c.Send(kGetHello);
+  CHECK(BodyOf(c.ReadResponse()) == "hello world");
+
+  c.Send("GET /p/1 HTTP/1.1\r\nHost: t\r\n\r\nGET /p/2 HTTP/1.1\r\nHost: t\r\n\r\n"
+         "GET /p/3?x=1 HTTP/1.1\r\nHost: t\r\n\r\n");
+  CHECK(BodyOf(c.ReadResponse()) == "/p/1");
+  CHECK(BodyOf(c.ReadResponse()) == "/p/2");
+  CHECK(BodyOf(c.ReadResponse()) == "/p/3");
+
+  // If HEAD sent a body, it would show up as the start of the next response.
+  c.Send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string h = c.ReadResponse(/*head_only=*/true);
+  CHECK(StatusOf(h) == 200);
+  CHECK(HeaderOf(h, "Content-Length") == "11");
+  std::string g = c.ReadResponse();
+  CHECK(StatusOf(g) == 200);
+  CHECK(BodyOf(g) == "hello world");
+  CHECK(OnLoop(ts.loop, [&] { return ts.server->open_connections(); }) == 1);
+}
+
+TEST_CASE("server: HTTP/1.0 closes unless keep-alive; request cap closes") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ServerOptions o;
+  o.max_requests_per_connection = 2;
+  ts.Start(o);
+  RawConn c10(ts.port());
+  c10.Send("GET /hello HTTP/1.0\r\n\r\n");
+  std::string r = c10.ReadToClose();
+  CHECK(StatusOf(r) == 200);
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(BodyOf(r) == "hello world");
+
+  RawConn ka(ts.port());
+  ka.Send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  CHECK(HeaderOf(ka.ReadResponse(), "Connection") == "keep-alive");
+  ka.Send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  std::string second = ka.ReadResponse();
+  CHECK(HeaderOf(second, "Connection") == "close");  // max_requests_per_connection
+  CHECK(ka.PeerClosed());
+}
+
+TEST_CASE("server: 404 JSON, 405 with Allow, 500 when a Responder is dropped") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /nope HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string nf = c.ReadResponse();
+  CHECK(StatusOf(nf) == 404);
+  CHECK(HeaderOf(nf, "Content-Type") == "application/json");
+  CHECK(BodyOf(nf) == R"({"error":{"code":"not_found","message":"no route for this path"}})");
+  c.Send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string na = c.ReadResponse();
+  CHECK(StatusOf(na) == 405);
+  CHECK(HeaderOf(na, "Allow") == "GET, HEAD");
+  c.Send("GET /drop HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string dropped = c.ReadResponse();
+  CHECK(StatusOf(dropped) == 500);
+  CHECK(BodyOf(dropped).find("\"internal\"") != std::string::npos);
+  c.Send(kGetHello);  // the connection is still good
+  CHECK(StatusOf(c.ReadResponse()) == 200);
+}
+
+TEST_CASE("server: malformed and oversized requests get 400/413/414/431 and close") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ServerOptions o;
+  o.max_body_bytes = 64;
+  ts.Start(o);
+  auto send_and_close = [&](const std::string& req) {
+    RawConn c(ts.port());
+    c.Send(req);
+    std::string r = c.ReadToClose();
+    CHECK(HeaderOf(r, "Connection") == "close");
+    CHECK(BodyOf(r).rfind("{\"error\":{\"code\":", 0) == 0);
+    return StatusOf(r);
+  };
+  CHECK(send_and_close("\x01\x02 garbage\r\n\r\n") == 400);
+  CHECK(send_and_close("GET / HTTP/9.9\r\n\r\n") == 400);
+  CHECK(send_and_close("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 65\r\n\r\n") == 413);
+  CHECK(send_and_close("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                       "40\r\n" + std::string(64, 'a') + "\r\n1\r\nb\r\n0\r\n\r\n") == 413);
+  CHECK(send_and_close("GET /" + std::string(9000, 'a') + " HTTP/1.1\r\n\r\n") == 414);
+  CHECK(send_and_close("GET / HTTP/1.1\r\nX-Big: " + std::string(17000, 'b') + "\r\n\r\n") == 431);
+  std::string many = "GET / HTTP/1.1\r\n";
+  for (int i = 0; i < 101; ++i) many += "X-H" + std::to_string(i) + ": v\r\n";
+  CHECK(send_and_close(many + "\r\n") == 431);
+}
+
+TEST_CASE("server: header, body and idle timeouts") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ServerOptions o;
+  o.header_timeout_ms = 200;
+  o.body_timeout_ms = 200;
+  o.idle_timeout_ms = 200;
+  ts.Start(o);
+  RawConn slow_head(ts.port());
+  slow_head.Send("GET /hello HTTP/1.1\r\nHost: t\r\n");
+  RawConn slow_body(ts.port());
+  slow_body.Send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc");
+  RawConn idle(ts.port());
+  RawConn after_one(ts.port());
+  after_one.Send(kGetHello);
+  CHECK(StatusOf(after_one.ReadResponse()) == 200);
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::string h = slow_head.ReadToClose();
+  CHECK(StatusOf(h) == 408);
+  CHECK(BodyOf(h).find("deadline_exceeded") != std::string::npos);
+  CHECK(StatusOf(slow_body.ReadToClose()) == 408);
+  CHECK(idle.PeerClosed());
+  CHECK(after_one.PeerClosed());
+  auto waited = std::chrono::steady_clock::now() - t0;
+  CHECK(waited >= 150ms);
+  CHECK(waited < 2s);
+}
+
+TEST_CASE("server: chunked body and requests split into many reads") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+  std::this_thread::sleep_for(20ms);
+  c.Send("lo\r\n6;ext=1\r\n wo");
+  std::this_thread::sleep_for(20ms);
+  c.Send("rld\r\n0\r\n\r\n");
+  std::string r = c.ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(BodyOf(r) == "hello world");
+
+  // One byte per read: names and values split across reads stay contiguous.
+  std::string req = "GET /header HTTP/1.1\r\nHost: t\r\nX-Long: " + std::string(40, 'v') + "\r\n\r\n";
+  for (char ch : req) {
+    c.Send(std::string_view(&ch, 1));
+    std::this_thread::sleep_for(500us);
+  }
+  CHECK(BodyOf(c.ReadResponse()) == std::string(40, 'v'));
+
+  // Expect: 100-continue gets its interim answer before the body is sent.
+  c.Send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+  CHECK(StatusOf(c.ReadResponse()) == 100);
+  c.Send("12345");
+  CHECK(BodyOf(c.ReadResponse()) == "12345");
+}
+
+TEST_CASE("server: async reply posted from another thread") {
+  TestServer ts;
+  std::vector<std::thread> workers;
+  ts.router.Handle("GET", "/async", [&](const Request& req, Responder r) {
+    auto held = std::make_shared<Responder>(std::move(r));
+    std::string q = req.QueryParam("q");  // views die with the answer: copy now
+    workers.emplace_back([&ts, held = std::move(held), q]() mutable {
+      std::this_thread::sleep_for(20ms);
+      ts.loop.Post([held = std::move(held), q] { held->Send(Response::Text(200, "async " + q)); });
+    });
+  });
+  ts.Start();
+  auto r = Get(ts.Url("/async?q=a%20b"));
+  REQUIRE(r.ok());
+  CHECK(r->body == "async a b");
+  OnLoop(ts.loop, [&] {
+    for (auto& w : workers) w.join();
+    return 0;
+  });
+}
+
+TEST_CASE("server: SendPrepared writes the caller's bytes and releases keep") {
+  struct Page {
+    std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 10\r\n";
+    std::string body = "<p>hi</p>\n";
+  };
+  auto page = std::make_shared<Page>();
+  TestServer ts;
+  ts.router.Handle("GET", "/page", [page](const Request&, Responder r) {
+    r.SendPrepared({page->head, page->body, page});
+  });
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /page HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::string r = c.ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(HeaderOf(r, "Date").size() == 29);
+  CHECK(BodyOf(r) == page->body);
+  CHECK(r.rfind(page->head, 0) == 0);
+  c.Send("HEAD /page HTTP/1.1\r\nHost: t\r\n\r\nGET /page HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  CHECK(HeaderOf(c.ReadResponse(true), "Content-Length") == "10");
+  std::string last = c.ReadResponse();
+  CHECK(BodyOf(last) == page->body);
+  CHECK(HeaderOf(last, "Connection") == "close");
+  CHECK(c.PeerClosed());
+  // The router's handler holds one reference; the finished writes hold none.
+  long refs = 0;
+  for (int i = 0; i < 100 && (refs = OnLoop(ts.loop, [&] { return page.use_count(); })) != 2; ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  CHECK(refs == 2);
+}
+
+TEST_CASE("server: the keep-alive prepared path allocates nothing per request") {
+  static const char kHead[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
+  auto keep = std::make_shared<int>(0);
+  std::vector<uint64_t> seen;
+  seen.reserve(16);
+  TestServer ts;
+  ts.router.Handle("GET", "/page", [&](const Request& req, Responder r) {
+    seen.push_back(t_allocations);  // loop thread's count at each request
+    CHECK(req.GetHeader("x-n").size() == 4);
+    r.SendPrepared({kHead, "ok", keep});
+  });
+  ts.Start();
+  RawConn c(ts.port());
+  for (int i = 0; i < 6; ++i) {
+    c.Send("GET /page HTTP/1.1\r\nHost: t\r\nX-N: " + std::to_string(1000 + i) + "\r\n\r\n");
+    CHECK(BodyOf(c.ReadResponse()) == "ok");
+  }
+  // From one request to the next: send, write callback, read, parse, route.
+  // The Date line is rebuilt (allocating) at most once a second: allow one.
+  int zero = 0;
+  for (size_t i = 2; i < seen.size(); ++i) zero += seen[i] == seen[i - 1] ? 1 : 0;
+  CHECK(seen.size() == 6);
+  CHECK(zero >= 3);
+}
+
+TEST_CASE("server: Shutdown closes idle connections and drains in-flight ones") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  std::shared_ptr<Responder> held;
+  std::promise<void> got;
+  ts.router.Handle("GET", "/hold", [&](const Request&, Responder r) {
+    held = std::make_shared<Responder>(std::move(r));
+    got.set_value();
+  });
+  ts.Start();
+  RawConn idle(ts.port());
+  idle.Send(kGetHello);
+  CHECK(StatusOf(idle.ReadResponse()) == 200);
+  RawConn busy(ts.port());
+  busy.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+  got.get_future().wait();
+  std::promise<void> done;
+  auto done_future = done.get_future();
+  ts.loop.Post([&] { ts.server->Shutdown([&] { done.set_value(); }); });
+  CHECK(idle.PeerClosed());
+  RawConn refused(ts.port());
+  CHECK(!refused.connected);
+  CHECK(done_future.wait_for(50ms) == std::future_status::timeout);
+  ts.loop.Post([&] {
+    CHECK(held->connection_open());
+    held->Send(Response::Text(200, "late"));
+    CHECK(!held->connection_open());
+    held.reset();
+  });
+  std::string r = busy.ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(BodyOf(r) == "late");
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(busy.PeerClosed());
+  busy.Close();
+  CHECK(done_future.wait_for(2s) == std::future_status::ready);
+}
+
+TEST_CASE("server: a Responder outliving its connection is harmless") {
+  TestServer ts;
+  std::shared_ptr<Responder> held;
+  std::promise<void> got;
+  ts.router.Handle("GET", "/hold", [&](const Request&, Responder r) {
+    held = std::make_shared<Responder>(std::move(r));
+    got.set_value();
+  });
+  ts.Start();
+  {
+    RawConn c(ts.port());
+    c.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+    got.get_future().wait();
+  }
+  // Closing the server closes the connection under the held Responder.
+  OnLoop(ts.loop, [&] {
+    ts.server.reset();
+    CHECK(!held->connection_open());
+    held->Send(Response::Text(200, "nobody listens"));
+    held.reset();
+    return 0;
+  });
+}
+
+TEST_CASE("server: max_connections closes extra connections at once") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ServerOptions o;
+  o.max_connections = 1;
+  ts.Start(o);
+  RawConn first(ts.port());
+  first.Send(kGetHello);
+  CHECK(StatusOf(first.ReadResponse()) == 200);
+  RawConn second(ts.port());
+  CHECK(second.PeerClosed());
+  first.Send(kGetHello);
+  CHECK(StatusOf(first.ReadResponse()) == 200);
+}
+
+TEST_CASE("server: reuse_port lets two loops share one port") {
+  TestServer a, b;
+  AddRoutes(a.router);
+  AddRoutes(b.router);
+  a.server = std::make_unique<Server>(&a.loop, &a.router);
+  REQUIRE(a.server->Listen("127.0.0.1", 0, /*reuse_port=*/true).ok());
+  b.server = std::make_unique<Server>(&b.loop, &b.router);
+  REQUIRE(b.server->Listen("127.0.0.1", a.server->port(), true).ok());
+  CHECK(b.server->port() == a.server->port());
+  Loop other;
+  Router none;
+  Server plain(&other, &none);
+  CHECK(plain.Listen("127.0.0.1", a.server->port()).code() == Code::kUnavailable);
+  CHECK(plain.Listen("not-an-ip", 0).code() == Code::kInvalidArgument);
+  a.thread = std::thread([&] { a.loop.Run(); });
+  b.thread = std::thread([&] { b.loop.Run(); });
+  for (int i = 0; i < 8; ++i) {
+    auto r = Get(a.Url("/hello"));
+    REQUIRE(r.ok());
+    CHECK(r->status == 200);
+  }
+  uint64_t served = OnLoop(a.loop, [&] { return a.server->requests_served(); }) +
+                    OnLoop(b.loop, [&] { return b.server->requests_served(); });
+  CHECK(served == 8);
+}
+
+TEST_CASE("server: IPv6 literal and systemd fds") {
+  Loop loop;
+  Router router;
+  Server s6(&loop, &router);
+  folio::Status st = s6.Listen("::1", 0);
+  if (st.ok()) CHECK(s6.port() > 0);  // hosts without IPv6 skip this check
+  setenv("LISTEN_PID", std::to_string(getpid()).c_str(), 1);
+  setenv("LISTEN_FDS", "2", 1);
+  CHECK(SystemdListenFds() == std::vector<int>{3, 4});
+  setenv("LISTEN_PID", "1", 1);
+  CHECK(SystemdListenFds().empty());
+  unsetenv("LISTEN_PID");
+  unsetenv("LISTEN_FDS");
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  REQUIRE(listen(fd, 16) == 0);
+  Server from_fd(&loop, &router);
+  REQUIRE(from_fd.ListenFd(fd).ok());
+  CHECK(from_fd.port() > 0);
+  CHECK(ReasonPhrase(404) == "Not Found");
+  CHECK(ReasonPhrase(799) == "Unknown");
+}

@@ -1,0 +1,145 @@
+// The write side: serialising responses, the zero-copy prepared path, and
+// Responder (the handle that lets a handler answer exactly once).
+#include <http_parser.h>
+
+#include <cstring>
+#include <utility>
+
+#include "connection.h"
+#include "folio/core/json.h"
+
+namespace folio::http {
+
+namespace {
+
+constexpr std::string_view kClose = "Connection: close\r\n";
+constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
+
+bool StatusHasBody(int status) { return status >= 200 && status != 204 && status != 304; }
+
+uv_buf_t Buf(std::string_view s) { return uv_buf_init(const_cast<char*>(s.data()), static_cast<unsigned>(s.size())); }
+
+std::string_view ConnectionLine(bool keep_alive, bool http10) {
+  if (!keep_alive) return kClose;
+  return http10 ? kKeepAlive : std::string_view("");  // non-null data: it is memcpy'd
+}
+
+}  // namespace
+
+std::string_view ReasonPhrase(int status) {
+  std::string_view s = http_status_str(static_cast<http_status>(status));
+  return s == "<unknown>" ? std::string_view("Unknown") : s;
+}
+
+Response Response::Json(int status, std::string body) {
+  return Response{status, {{"Content-Type", "application/json"}}, std::move(body)};
+}
+
+Response Response::Text(int status, std::string body) {
+  return Response{status, {{"Content-Type", "text/plain; charset=utf-8"}}, std::move(body)};
+}
+
+void Connection::Send(Response&& r) {
+  if (closed_ || phase_ != Phase::kInFlight) return;
+  if (server_->shutting_down) keep_alive_ = false;
+  bool has_body = StatusHasBody(r.status);
+  std::string_view date = loop_->DateLine();
+  size_t estimate = 64 + date.size() + kKeepAlive.size();
+  for (const auto& [k, v] : r.headers) estimate += k.size() + v.size() + 4;
+  out_.clear();
+  out_.reserve(estimate);
+  out_ += "HTTP/1.1 ";
+  out_ += std::to_string(r.status);
+  out_ += ' ';
+  out_ += ReasonPhrase(r.status);
+  out_ += "\r\n";
+  for (const auto& [k, v] : r.headers) {
+    out_.append(k).append(": ").append(v).append("\r\n");
+  }
+  if (has_body) out_.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+  out_ += date;
+  out_ += ConnectionLine(keep_alive_, http10_);
+  out_ += "\r\n";
+  resp_body_ = std::move(r.body);
+  uv_buf_t bufs[2] = {Buf(out_), Buf(resp_body_)};
+  bool send_body = has_body && !is_head_ && !resp_body_.empty();
+  StartWrite(bufs, send_body ? 2 : 1);
+}
+
+// The hot path: no allocation. The caller's head and body go out as they are;
+// only the Date/Connection tail is copied, into a per-connection array.
+void Connection::SendPrepared(const PreparedResponse& r) {
+  if (closed_ || phase_ != Phase::kInFlight) return;
+  if (server_->shutting_down) keep_alive_ = false;
+  std::string_view date = loop_->DateLine();
+  std::string_view conn = ConnectionLine(keep_alive_, http10_);
+  size_t n = 0;
+  memcpy(tail_ + n, date.data(), date.size());
+  n += date.size();
+  memcpy(tail_ + n, conn.data(), conn.size());
+  n += conn.size();
+  memcpy(tail_ + n, "\r\n", 2);
+  n += 2;
+  keep_ = r.keep;
+  uv_buf_t bufs[3] = {Buf(r.head), Buf({tail_, n}), Buf(r.body)};
+  StartWrite(bufs, !is_head_ && !r.body.empty() ? 3 : 2);
+}
+
+void Connection::StartWrite(uv_buf_t* bufs, unsigned n) {
+  phase_ = Phase::kWriting;
+  ArmTimer(server_->options.idle_timeout_ms);  // a reader that never reads
+  write_req_.data = this;
+  if (uv_write(&write_req_, stream(), bufs, n, OnWritten) != 0) Close();
+}
+
+void Connection::OnWritten(uv_write_t* req, int status) {
+  Connection* c = static_cast<Connection*>(req->data);
+  if (c->closed_ || status < 0) {
+    c->keep_.reset();
+    c->resp_body_ = std::string();
+    c->Close();
+    return;
+  }
+  c->FinishRequest();
+}
+
+Responder::Responder(Connection* c) : conn_(c) {
+  if (conn_ != nullptr) conn_->Ref();
+}
+
+Responder::Responder(Responder&& o) noexcept : conn_(std::exchange(o.conn_, nullptr)) {}
+
+Responder& Responder::operator=(Responder&& o) noexcept {
+  if (this != &o) {
+    if (conn_ != nullptr) SendError(500, "internal", "the handler did not answer");
+    conn_ = std::exchange(o.conn_, nullptr);
+  }
+  return *this;
+}
+
+Responder::~Responder() {
+  if (conn_ != nullptr) SendError(500, "internal", "the handler did not answer");
+}
+
+void Responder::Send(Response r) {
+  Connection* c = std::exchange(conn_, nullptr);
+  if (c == nullptr) return;
+  c->Send(std::move(r));
+  c->Unref();
+}
+
+void Responder::SendPrepared(const PreparedResponse& r) {
+  Connection* c = std::exchange(conn_, nullptr);
+  if (c == nullptr) return;
+  c->SendPrepared(r);
+  c->Unref();
+}
+
+void Responder::SendError(int status, std::string_view code, std::string_view message) {
+  if (conn_ == nullptr) return;
+  Send(Response::Json(status, JsonError(code, message)));
+}
+
+bool Responder::connection_open() const { return conn_ != nullptr && conn_->open(); }
+
+}  // namespace folio::http

@@ -1,0 +1,118 @@
+// Router and the Request helpers.
+//
+// Matching: among routes whose path matches (exact: equal; prefix: starts
+// with) and whose method matches (GET also answers HEAD), an exact route
+// beats a prefix one, a longer prefix beats a shorter one, and the earlier
+// registration wins a tie. If some route's path matched but none its method,
+// the answer is 405 with Allow listing every method those routes accept.
+#include <string>
+#include <utility>
+
+#include "folio/core/json.h"
+#include "folio/core/text.h"
+#include "folio/http/server.h"
+
+namespace folio::http {
+
+namespace {
+
+bool MethodMatches(std::string_view route_method, std::string_view method) {
+  return route_method == method || (method == "HEAD" && route_method == "GET");
+}
+
+void AddAllowed(std::string_view method, std::string* allow) {
+  size_t pos = 0;
+  while (pos < allow->size()) {
+    size_t comma = allow->find(", ", pos);
+    if (comma == std::string::npos) comma = allow->size();
+    if (std::string_view(*allow).substr(pos, comma - pos) == method) return;
+    pos = comma + 2;
+  }
+  if (!allow->empty()) allow->append(", ");
+  allow->append(method);
+}
+
+// '+' is a space in query strings; "%2B" still decodes to '+'. A malformed
+// escape leaves the text as sent rather than dropping it.
+std::string DecodeQueryComponent(std::string_view in) {
+  std::string plus(in);
+  for (char& ch : plus) {
+    if (ch == '+') ch = ' ';
+  }
+  std::string out;
+  return PercentDecode(plus, &out) ? out : plus;
+}
+
+}  // namespace
+
+std::string_view Request::GetHeader(std::string_view name) const {
+  for (const Header& h : headers) {
+    if (EqualsIgnoreAsciiCase(h.name, name)) return h.value;
+  }
+  return {};
+}
+
+std::string Request::QueryParam(std::string_view key) const {
+  std::string_view rest = query;
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    size_t eq = pair.find('=');
+    std::string_view name = pair.substr(0, eq);
+    std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    bool encoded = name.find_first_of("%+") != std::string_view::npos;
+    if (name == key || (encoded && DecodeQueryComponent(name) == key)) {
+      return DecodeQueryComponent(value);
+    }
+  }
+  return {};
+}
+
+void Router::Handle(std::string_view method, std::string path, Handler h) {
+  routes_.push_back({std::string(method), std::move(path), false, std::move(h)});
+}
+
+void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h) {
+  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h)});
+}
+
+void Router::Fallback(Handler h) { fallback_ = std::move(h); }
+
+void Router::Dispatch(const Request& req, Responder r) const {
+  const Route* best = nullptr;
+  bool path_matched = false;
+  for (const Route& route : routes_) {
+    bool match = route.prefix ? StartsWith(req.path, route.path) : req.path == route.path;
+    if (!match) continue;
+    path_matched = true;
+    if (!MethodMatches(route.method, req.method)) continue;
+    bool better = best == nullptr || (best->prefix && !route.prefix) ||
+                  (best->prefix && route.prefix && route.path.size() > best->path.size());
+    if (better) best = &route;
+  }
+  if (best != nullptr) {
+    best->handler(req, std::move(r));
+    return;
+  }
+  if (path_matched) {
+    std::string allow;
+    for (const Route& route : routes_) {
+      bool match = route.prefix ? StartsWith(req.path, route.path) : req.path == route.path;
+      if (!match) continue;
+      AddAllowed(route.method, &allow);
+      if (route.method == "GET") AddAllowed("HEAD", &allow);
+    }
+    Response resp = Response::Json(405, JsonError("method_not_allowed", "method not allowed here"));
+    resp.headers.emplace_back("Allow", std::move(allow));
+    r.Send(std::move(resp));
+    return;
+  }
+  if (fallback_) {
+    fallback_(req, std::move(r));
+    return;
+  }
+  r.SendError(404, "not_found", "no route for this path");
+}
+
+}  // namespace folio::http

@@ -1,0 +1,34 @@
+// YAML frontmatter of a note (between "---" lines at the very top), parsed
+// with yaml-cpp. Pure function; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace folio::markdown {
+
+struct Frontmatter {
+  bool present = false;                // a frontmatter block was found
+  std::string title;
+  std::vector<std::string> aliases;    // aliases / alias (list or single string)
+  std::vector<std::string> tags;       // tags / tag (list or comma/space string), without '#'
+  std::string permalink;               // permalink / slug
+  std::string description;
+  bool publish = true;                 // false when publish: false or draft: true
+  std::vector<std::string> cssclasses; // cssclasses / cssclass
+  std::string date;                    // date / created
+  std::string updated;                 // updated / modified
+  std::string image;                   // image / cover
+  std::string lang;
+  size_t body_offset = 0;              // byte offset where the markdown body starts
+  // Non-empty when the block is unterminated or not valid YAML, e.g.
+  // "frontmatter line 3: bad indentation". The note still renders: on
+  // error, body_offset skips the block if it was terminated, else is 0.
+  std::string error;
+};
+
+Frontmatter ParseFrontmatter(std::string_view doc);
+
+}  // namespace folio::markdown

@@ -1,0 +1,67 @@
+// Renders one Obsidian-flavoured markdown note to an HTML fragment, with
+// md4c's md_parse and our own renderer (md4c-html neither resolves wikilinks
+// nor cleans URLs). Output is safe to embed: raw HTML from the note passes a
+// whitelist sanitiser (see sanitize.h) and link URLs are scheme-checked.
+//
+// Supported: CommonMark, tables, strikethrough, task lists, [[wikilinks]]
+// ([[t]], [[t|alias]], [[t#Heading]], [[folder/t]], [[t.md]]), markdown links
+// to notes ([x](Other%20note.md)), YAML frontmatter, headings with ids.
+// Links that resolve become <a href="URL">; dangling ones become
+// <span class="link-dead" title="...">text</span> plus a warning.
+// External links get rel="noopener". javascript:/data:/vbscript: URLs are
+// dropped (rendered as dead text).
+//
+// Threading: RenderNote is reentrant; the resolver is called on the calling
+// thread only. md.h is included only in src/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/markdown/frontmatter.h"
+
+namespace folio::markdown {
+
+// Given a link target (e.g. "Folder/Note", "Other note.md", already
+// percent-decoded and without "#anchor"), returns the target's URL path
+// ("/folder/note") or nullopt when nothing matches.
+class LinkResolver {
+ public:
+  virtual ~LinkResolver() = default;
+  virtual std::optional<std::string> Resolve(std::string_view target) = 0;
+};
+
+struct LinkRef {
+  std::string target;    // as written, decoded, without anchor/display: "Folder/Note"
+  std::string anchor;    // "Heading" or "^block" or ""
+  bool embed = false;    // ![[...]]
+  bool resolved = false; // the resolver found it
+};
+
+struct Heading {
+  int level = 1;
+  std::string text;  // visible text
+  std::string id;    // HeadingId(text), de-duplicated within the note ("x", "x-1")
+};
+
+struct RenderResult {
+  std::string html;                  // the note body as an HTML fragment
+  std::string title;                 // frontmatter title, else first H1, else file name
+  std::string text;                  // plain text, for search and descriptions
+  Frontmatter frontmatter;
+  std::vector<LinkRef> links;        // links to notes/attachments in document order
+  std::vector<Heading> headings;
+  std::vector<std::string> warnings; // human-readable, e.g. "dangling link [[Missing]]"
+};
+
+struct RenderOptions {
+  LinkResolver* resolver = nullptr;  // null: every internal link is dangling
+};
+
+// `note_path` is the vault path (used for the fallback title and messages).
+RenderResult RenderNote(std::string_view source, std::string_view note_path,
+                        const RenderOptions& options);
+
+}  // namespace folio::markdown

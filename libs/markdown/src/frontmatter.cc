@@ -1,0 +1,148 @@
+#include "folio/markdown/frontmatter.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "folio/core/text.h"
+
+namespace folio::markdown {
+
+namespace {
+
+// Length of the line ending at s[pos] ("\n" or "\r\n"), 0 if none.
+size_t NewlineAt(std::string_view s, size_t pos) {
+  if (pos < s.size() && s[pos] == '\n') return 1;
+  if (pos + 1 < s.size() && s[pos] == '\r' && s[pos + 1] == '\n') return 2;
+  return 0;
+}
+
+// True if `line` (without its newline) closes the block: "---" or "...",
+// optionally followed by spaces or tabs.
+bool IsClosingLine(std::string_view line) {
+  if (line.size() < 3 || (line.substr(0, 3) != "---" && line.substr(0, 3) != "...")) return false;
+  return line.find_first_not_of(" \t\r", 3) == std::string_view::npos;
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+void AddUnique(std::vector<std::string>* list, std::string v) {
+  if (v.empty()) return;
+  if (std::find(list->begin(), list->end(), v) == list->end()) list->push_back(std::move(v));
+}
+
+// Splits a string on commas and whitespace.
+void AddSplit(std::string_view s, bool strip_hash, std::vector<std::string>* out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t e = s.find_first_of(", \t\r\n", i);
+    if (e == std::string_view::npos) e = s.size();
+    std::string_view word = s.substr(i, e - i);
+    while (strip_hash && !word.empty() && word.front() == '#') word.remove_prefix(1);
+    AddUnique(out, std::string(word));
+    i = e + 1;
+  }
+}
+
+// A list field: a YAML sequence of scalars, or one scalar. `split` splits the
+// scalar form (and each item) on commas/spaces, as for tags and cssclasses.
+void ReadList(const YAML::Node& node, bool split, bool strip_hash, std::vector<std::string>* out) {
+  auto add = [&](const std::string& v) {
+    if (split) {
+      AddSplit(v, strip_hash, out);
+    } else {
+      AddUnique(out, Trim(v));
+    }
+  };
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (item.IsScalar()) add(item.Scalar());
+    }
+  } else if (node.IsScalar()) {
+    add(node.Scalar());
+  }
+}
+
+void ReadScalar(const YAML::Node& node, std::string* out) {
+  if (out->empty() && node.IsScalar()) *out = Trim(node.Scalar());
+}
+
+// YAML booleans (true/false/yes/no/on/off); nullopt-like `fallback` otherwise.
+bool ReadBool(const YAML::Node& node, bool fallback) {
+  if (!node.IsScalar()) return fallback;
+  bool v = fallback;
+  return YAML::convert<bool>::decode(node, v) ? v : fallback;
+}
+
+void ReadField(std::string_view key, const YAML::Node& v, Frontmatter* fm) {
+  std::string k = AsciiLower(key);
+  if (k == "title") ReadScalar(v, &fm->title);
+  else if (k == "aliases" || k == "alias") ReadList(v, false, false, &fm->aliases);
+  else if (k == "tags" || k == "tag") ReadList(v, true, true, &fm->tags);
+  else if (k == "permalink" || k == "slug") ReadScalar(v, &fm->permalink);
+  else if (k == "description") ReadScalar(v, &fm->description);
+  else if (k == "publish") fm->publish = fm->publish && ReadBool(v, true);
+  else if (k == "draft") fm->publish = fm->publish && !ReadBool(v, false);
+  else if (k == "cssclasses" || k == "cssclass") ReadList(v, true, false, &fm->cssclasses);
+  else if (k == "date" || k == "created") ReadScalar(v, &fm->date);
+  else if (k == "updated" || k == "modified") ReadScalar(v, &fm->updated);
+  else if (k == "image" || k == "cover") ReadScalar(v, &fm->image);
+  else if (k == "lang") ReadScalar(v, &fm->lang);
+}
+
+// Parses the YAML text (which starts on document line `first_line`).
+void ParseYaml(const std::string& yaml, int first_line, Frontmatter* fm) {
+  try {
+    YAML::Node root = YAML::Load(yaml);
+    if (root.IsNull()) return;
+    if (!root.IsMap()) {
+      fm->error = "frontmatter line " + std::to_string(first_line) + ": expected 'key: value' lines";
+      return;
+    }
+    for (const auto& kv : root) {
+      if (kv.first.IsScalar()) ReadField(kv.first.Scalar(), kv.second, fm);
+    }
+  } catch (const YAML::Exception& e) {
+    fm->error = e.mark.is_null() ? "frontmatter: " + e.msg
+                                 : "frontmatter line " + std::to_string(e.mark.line + first_line) +
+                                       ": " + e.msg;
+  } catch (const std::exception& e) {
+    fm->error = std::string("frontmatter: ") + e.what();
+  }
+}
+
+}  // namespace
+
+Frontmatter ParseFrontmatter(std::string_view doc) {
+  Frontmatter fm;
+  size_t pos = 0;
+  if (doc.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;  // UTF-8 byte order mark
+  if (doc.substr(pos, 3) != "---") return fm;
+  size_t nl = NewlineAt(doc, pos + 3);
+  if (nl == 0) return fm;
+  fm.present = true;
+  size_t yaml_start = pos + 3 + nl;
+  size_t line_start = yaml_start;
+  while (line_start < doc.size()) {
+    size_t eol = doc.find('\n', line_start);
+    size_t line_end = eol == std::string_view::npos ? doc.size() : eol;
+    if (IsClosingLine(doc.substr(line_start, line_end - line_start))) {
+      fm.body_offset = eol == std::string_view::npos ? doc.size() : eol + 1;
+      ParseYaml(std::string(doc.substr(yaml_start, line_start - yaml_start)), 2, &fm);
+      return fm;
+    }
+    line_start = line_end + 1;
+  }
+  fm.present = false;
+  fm.error = "frontmatter line 1: '---' block is not closed (no '---' line after it)";
+  fm.body_offset = 0;
+  return fm;
+}
+
+}  // namespace folio::markdown

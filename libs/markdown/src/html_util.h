@@ -1,0 +1,24 @@
+// Internal HTML helpers for libs/markdown: character references and URL
+// escaping. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace folio::markdown {
+
+// Decodes one character reference such as "&amp;", "&#233;" or "&#xE9;"
+// (with '&' and ';') and appends its UTF-8 text to *out. Returns false, and
+// appends nothing, for a named reference not in our table (we keep a table of
+// the common ones only; callers then keep the reference verbatim).
+bool DecodeEntity(std::string_view ref, std::string* out);
+
+// Decodes every character reference in `s`, as a browser does in attribute
+// values: numeric ones also without ';', named ones with ';'.
+std::string DecodeEntities(std::string_view s);
+
+// Appends `url` for use inside a double-quoted attribute: bytes outside the
+// URL-safe set are percent-encoded, '&' becomes "&amp;".
+void AppendUrlEscaped(std::string_view url, std::string* out);
+
+}  // namespace folio::markdown

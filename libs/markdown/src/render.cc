@@ -1,0 +1,332 @@
+#include "folio/markdown/render.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "folio/core/text.h"
+#include "folio/markdown/slug.h"
+#include "html_util.h"
+#include "renderer.h"
+
+namespace folio::markdown {
+
+namespace {
+
+constexpr unsigned kMdFlags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_TASKLISTS |
+                              MD_FLAG_WIKILINKS | MD_FLAG_LATEXMATHSPANS |
+                              MD_FLAG_PERMISSIVEURLAUTOLINKS | MD_FLAG_PERMISSIVEWWWAUTOLINKS;
+
+// md4c 0.4.8 does not see "[[" right after "!" as a wikilink, so embeds
+// "![[x]]" reach it with the "!" swapped for this byte, and the renderer
+// turns the marker back into "!" wherever it is not an embed.
+constexpr char kEmbedMarker = '\x01';
+
+std::string Trimmed(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1));
+}
+
+const char* AlignAttr(MD_ALIGN a) {
+  switch (a) {
+    case MD_ALIGN_LEFT: return " align=\"left\"";
+    case MD_ALIGN_CENTER: return " align=\"center\"";
+    case MD_ALIGN_RIGHT: return " align=\"right\"";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+Renderer::Renderer(std::string_view note_path, const RenderOptions& options, RenderResult* result)
+    : note_path_(note_path), options_(options), result_(result) {}
+
+void Renderer::Run(std::string body) {
+  body_ = std::move(body);
+  for (size_t i = 0; i + 2 < body_.size(); ++i) {
+    if (body_[i] != '!' || body_[i + 1] != '[' || body_[i + 2] != '[') continue;
+    size_t slashes = 0;
+    while (slashes < i && body_[i - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 0) {
+      body_[i] = kEmbedMarker;
+      bangs_.push_back(i);
+    }
+  }
+  if (body_.size() > std::numeric_limits<MD_SIZE>::max()) {
+    result_->warnings.push_back("note is too large to render");
+    return;
+  }
+  MD_PARSER parser{};
+  parser.flags = kMdFlags;
+  parser.enter_block = &Renderer::OnEnterBlock;
+  parser.leave_block = &Renderer::OnLeaveBlock;
+  parser.enter_span = &Renderer::OnEnterSpan;
+  parser.leave_span = &Renderer::OnLeaveSpan;
+  parser.text = &Renderer::OnText;
+  html().reserve(body_.size() + body_.size() / 4 + 64);
+  if (md_parse(body_.data(), static_cast<MD_SIZE>(body_.size()), &parser, this) != 0) {
+    result_->warnings.push_back("markdown parser failed; the page may be incomplete");
+  }
+  FlushHtml();
+  sanitizer_.CloseAll(&html());
+  text().erase(text().find_last_not_of(" \t\r\n") + 1);
+  if (result_->title.empty()) result_->title = first_h1_;
+}
+
+int Renderer::OnEnterBlock(MD_BLOCKTYPE type, void* detail, void* self) {
+  static_cast<Renderer*>(self)->EnterBlock(type, detail);
+  return 0;
+}
+int Renderer::OnLeaveBlock(MD_BLOCKTYPE type, void* detail, void* self) {
+  static_cast<Renderer*>(self)->LeaveBlock(type, detail);
+  return 0;
+}
+int Renderer::OnEnterSpan(MD_SPANTYPE type, void* detail, void* self) {
+  static_cast<Renderer*>(self)->EnterSpan(type, detail);
+  return 0;
+}
+int Renderer::OnLeaveSpan(MD_SPANTYPE type, void*, void* self) {
+  static_cast<Renderer*>(self)->LeaveSpan(type);
+  return 0;
+}
+int Renderer::OnText(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* self) {
+  auto* r = static_cast<Renderer*>(self);
+  std::string scratch;
+  r->Text(type, r->Restore(text, size, &scratch));
+  return 0;
+}
+
+void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
+  FlushHtml();
+  if (type != MD_BLOCK_DOC && type != MD_BLOCK_HTML) sanitizer_.PushScope();
+  std::string& out = html();
+  switch (type) {
+    case MD_BLOCK_QUOTE: out += "<blockquote>\n"; break;
+    case MD_BLOCK_UL: out += "<ul>\n"; break;
+    case MD_BLOCK_OL: {
+      unsigned start = static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start;
+      out += start == 1 ? "<ol>\n" : "<ol start=\"" + std::to_string(start) + "\">\n";
+      break;
+    }
+    case MD_BLOCK_LI: {
+      auto* li = static_cast<MD_BLOCK_LI_DETAIL*>(detail);
+      if (!li->is_task) {
+        out += "<li>";
+      } else {
+        bool checked = li->task_mark == 'x' || li->task_mark == 'X';
+        out += checked ? "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked> "
+                       : "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> ";
+      }
+      break;
+    }
+    case MD_BLOCK_HR: out += "<hr>\n"; break;
+    case MD_BLOCK_H:
+      heading_html_start_ = out.size();
+      heading_text_start_ = text().size();
+      break;
+    case MD_BLOCK_CODE: {
+      std::string lang = AttrString(static_cast<MD_BLOCK_CODE_DETAIL*>(detail)->lang);
+      out += "<pre><code";
+      if (!lang.empty()) {
+        out += " class=\"language-";
+        AppendHtmlEscaped(lang, &out);
+        out += '"';
+      }
+      out += '>';
+      break;
+    }
+    case MD_BLOCK_P: out += "<p>"; break;
+    case MD_BLOCK_TABLE: out += "<table>\n"; break;
+    case MD_BLOCK_THEAD: out += "<thead>\n"; break;
+    case MD_BLOCK_TBODY: out += "<tbody>\n"; break;
+    case MD_BLOCK_TR: out += "<tr>\n"; break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+      out += type == MD_BLOCK_TH ? "<th" : "<td";
+      out += AlignAttr(static_cast<MD_BLOCK_TD_DETAIL*>(detail)->align);
+      out += '>';
+      break;
+    default: break;  // MD_BLOCK_DOC, MD_BLOCK_HTML
+  }
+}
+
+void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
+  FlushHtml();
+  if (type == MD_BLOCK_DOC) {
+    sanitizer_.CloseAll(&html());
+  } else if (type != MD_BLOCK_HTML) {
+    sanitizer_.PopScope(&html());
+  }
+  std::string& out = html();
+  switch (type) {
+    case MD_BLOCK_QUOTE: out += "</blockquote>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_UL: out += "</ul>\n"; break;
+    case MD_BLOCK_OL: out += "</ol>\n"; break;
+    case MD_BLOCK_LI: out += "</li>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_HR: TextBreak('\n'); break;
+    case MD_BLOCK_H: LeaveHeading(static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level)); break;
+    case MD_BLOCK_CODE: out += "</code></pre>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_HTML: TextBreak('\n'); break;
+    case MD_BLOCK_P: out += "</p>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_TABLE: out += "</table>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_THEAD: out += "</thead>\n"; break;
+    case MD_BLOCK_TBODY: out += "</tbody>\n"; break;
+    case MD_BLOCK_TR: out += "</tr>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_TH: out += "</th>\n"; TextBreak(' '); break;
+    case MD_BLOCK_TD: out += "</td>\n"; TextBreak(' '); break;
+    default: break;
+  }
+}
+
+void Renderer::LeaveHeading(int level) {
+  std::string inner = html().substr(heading_html_start_);
+  html().resize(heading_html_start_);
+  std::string visible = Trimmed(std::string_view(text()).substr(heading_text_start_));
+  std::string base = HeadingId(visible);
+  std::string id = base;
+  for (int n = 1; heading_ids_.count(id) != 0; ++n) id = base + "-" + std::to_string(n);
+  heading_ids_.insert(id);
+  std::string tag = "h" + std::to_string(level);
+  html() += "<" + tag + " id=\"";
+  AppendHtmlEscaped(id, &html());
+  html() += "\">" + inner + "</" + tag + ">\n";
+  if (level == 1 && first_h1_.empty()) first_h1_ = visible;
+  result_->headings.push_back(Heading{level, visible, id});
+  TextBreak('\n');
+}
+
+void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
+  FlushHtml();
+  std::string& out = html();
+  switch (type) {
+    case MD_SPAN_EM: out += "<em>"; break;
+    case MD_SPAN_STRONG: out += "<strong>"; break;
+    case MD_SPAN_U: out += "<u>"; break;
+    case MD_SPAN_DEL: out += "<del>"; break;
+    case MD_SPAN_CODE: out += "<code>"; break;
+    case MD_SPAN_LATEXMATH: out += "<span class=\"math inline\">"; break;
+    case MD_SPAN_LATEXMATH_DISPLAY: out += "<span class=\"math display\">"; break;
+    case MD_SPAN_A: EnterLink(*static_cast<MD_SPAN_A_DETAIL*>(detail)); break;
+    case MD_SPAN_IMG: EnterImage(*static_cast<MD_SPAN_IMG_DETAIL*>(detail)); break;
+    case MD_SPAN_WIKILINK: EnterWikilink(*static_cast<MD_SPAN_WIKILINK_DETAIL*>(detail)); break;
+  }
+}
+
+void Renderer::LeaveSpan(MD_SPANTYPE type) {
+  FlushHtml();
+  std::string& out = html();
+  switch (type) {
+    case MD_SPAN_EM: out += "</em>"; break;
+    case MD_SPAN_STRONG: out += "</strong>"; break;
+    case MD_SPAN_U: out += "</u>"; break;
+    case MD_SPAN_DEL: out += "</del>"; break;
+    case MD_SPAN_CODE: out += "</code>"; break;
+    case MD_SPAN_LATEXMATH:
+    case MD_SPAN_LATEXMATH_DISPLAY: out += "</span>"; break;
+    case MD_SPAN_A:
+    case MD_SPAN_IMG:
+    case MD_SPAN_WIKILINK: {
+      if (spans_.empty()) break;
+      SpanFrame f = std::move(spans_.back());
+      spans_.pop_back();
+      sanitizer_.PopScope(&out);
+      if (f.kind == SpanKind::kLink) LeaveLink(f);
+      else if (f.kind == SpanKind::kImage) LeaveImage(f);
+      else LeaveWikilink(f);
+      break;
+    }
+  }
+}
+
+void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
+  bool trailing_bang = trailing_bang_;
+  trailing_bang_ = false;
+  bang_html_end_ = SIZE_MAX;
+  if (type == MD_TEXT_HTML) {
+    pending_html_.append(s);
+    return;
+  }
+  FlushHtml();
+  std::string& out = html();
+  switch (type) {
+    case MD_TEXT_NULLCHAR:
+      out += "\xEF\xBF\xBD";
+      text() += "\xEF\xBF\xBD";
+      break;
+    case MD_TEXT_BR:
+      out += "<br>\n";
+      text() += '\n';
+      break;
+    case MD_TEXT_SOFTBR:
+      out += '\n';
+      text() += ' ';
+      break;
+    case MD_TEXT_ENTITY: {
+      std::string decoded;
+      if (DecodeEntity(s, &decoded)) {
+        AppendHtmlEscaped(decoded, &out);
+        text() += decoded;
+      } else {  // md4c only reports well-formed "&name;": safe verbatim
+        out.append(s);
+        text().append(s);
+      }
+      break;
+    }
+    default:  // NORMAL, CODE, LATEXMATH
+      AppendHtmlEscaped(s, &out);
+      text().append(s);
+      if (trailing_bang && type == MD_TEXT_NORMAL) bang_html_end_ = out.size();
+      break;
+  }
+}
+
+std::string_view Renderer::Restore(const MD_CHAR* p, size_t n, std::string* scratch) {
+  std::string_view s(p, n);
+  if (bangs_.empty()) return s;
+  auto at = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(body_.data());
+  if (at < base || at + n > base + body_.size()) return s;  // md4c's own buffers
+  size_t off = at - base;
+  auto it = std::lower_bound(bangs_.begin(), bangs_.end(), off);
+  if (it == bangs_.end() || *it >= off + n) return s;
+  scratch->assign(s);
+  for (; it != bangs_.end() && *it < off + n; ++it) {
+    (*scratch)[*it - off] = '!';
+    // A marker ending a text may open an embed: the wikilink that follows at
+    // once removes the '!' again (see EnterWikilink).
+    if (*it == off + n - 1) trailing_bang_ = true;
+  }
+  return *scratch;
+}
+
+void Renderer::FlushHtml() {
+  if (pending_html_.empty()) return;
+  sanitizer_.Feed(pending_html_, &html(), &text());
+  pending_html_.clear();
+}
+
+void Renderer::TextBreak(char c) {
+  std::string& t = text();
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t') && c == '\n') t.pop_back();
+  if (!t.empty() && t.back() != '\n' && t.back() != c) t.push_back(c);
+}
+
+RenderResult RenderNote(std::string_view source, std::string_view note_path,
+                        const RenderOptions& options) {
+  RenderResult result;
+  result.frontmatter = ParseFrontmatter(source);
+  if (!result.frontmatter.error.empty()) result.warnings.push_back(result.frontmatter.error);
+  result.title = Trimmed(result.frontmatter.title);
+  size_t offset = std::min(result.frontmatter.body_offset, source.size());
+  Renderer(note_path, options, &result).Run(std::string(source.substr(offset)));
+  if (result.title.empty()) {
+    std::string_view name = note_path.substr(note_path.rfind('/') + 1);
+    if (name.size() >= 3 && EqualsIgnoreAsciiCase(name.substr(name.size() - 3), ".md")) {
+      name.remove_suffix(3);
+    }
+    result.title = std::string(name);
+  }
+  return result;
+}
+
+}  // namespace folio::markdown

@@ -1,0 +1,39 @@
+// Internal: the stateful sanitiser behind SanitizeHtml, used by the renderer
+// across the many raw-HTML pieces of one note. It remembers which allowed
+// tags the note opened, so a stray "</div>" cannot close the page template's
+// elements and every tag the note opens is closed by the end of its block.
+// One instance per render; not thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace folio::markdown {
+
+class HtmlSanitizer {
+ public:
+  // Sanitises `raw` (whole tags; an unterminated tag at the end is shown as
+  // text), appending HTML to *html and, if `text` is non-null, the visible
+  // text to *text.
+  void Feed(std::string_view raw, std::string* html, std::string* text);
+
+  // Starts a scope (a markdown block): closing tags in raw HTML cannot reach
+  // below it, and PopScope closes whatever was opened inside it.
+  void PushScope();
+  void PopScope(std::string* html);
+  // Closes every tag still open (end of the note).
+  void CloseAll(std::string* html);
+
+ private:
+  void CloseAbove(size_t depth, std::string* html);
+  // Handles a tag starting at raw[i] == '<'; returns the index after it.
+  size_t OnTag(std::string_view raw, size_t i, std::string* html, std::string* text);
+  size_t OnEndTag(std::string_view raw, size_t i, std::string* html, std::string* text);
+
+  std::vector<std::string> open_;  // allowed non-void tags opened by the note
+  size_t floor_ = 0;               // open_ entries below this belong to outer scopes
+  std::vector<size_t> floors_;
+};
+
+}  // namespace folio::markdown

@@ -1,0 +1,286 @@
+// The sanitiser and an XSS corpus run through both SanitizeHtml and RenderNote.
+#include <doctest/doctest.h>
+
+#include <cctype>
+
+#include "folio/core/text.h"
+#include "folio/markdown/render.h"
+#include "folio/markdown/sanitize.h"
+
+using namespace folio::markdown;
+
+namespace {
+
+std::string Sanitize(std::string_view raw) {
+  std::string out;
+  SanitizeHtml(raw, &out);
+  return out;
+}
+
+std::string Lower(std::string_view s) { return folio::AsciiLower(s); }
+
+// A decoded URL as a browser would see it: entities decoded, whitespace and
+// controls removed, lower-cased.
+std::string Squash(std::string_view v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '&') {
+      size_t semi = v.find(';', i);
+      if (semi != std::string_view::npos) {
+        std::string_view ref = v.substr(i, semi + 1 - i);
+        if (ref == "&amp;") out += '&';
+        else if (ref == "&quot;") out += '"';
+        else if (ref == "&#39;") out += '\'';
+        else if (ref == "&lt;") out += '<';
+        else if (ref == "&gt;") out += '>';
+        else out += ref;  // our output only ever contains the five above in attributes
+        i = semi;
+        continue;
+      }
+    }
+    if (static_cast<unsigned char>(v[i]) > 0x20) out += static_cast<char>(std::tolower(v[i]));
+  }
+  return out;
+}
+
+// Scans the real tags of `html` (text was escaped, so every '<' opens a tag)
+// and checks that none can run script.
+void CheckSafe(const std::string& html, const std::string& input) {
+  INFO("input: " << input);
+  INFO("output: " << html);
+  std::string lower = Lower(html);
+  for (const char* bad : {"<script", "<iframe", "<object", "<embed", "<svg", "<style", "<math",
+                          "<base", "<form", "<meta", "<link", "<input type=\"text", "<frame"}) {
+    CHECK(lower.find(bad) == std::string::npos);
+  }
+  size_t i = 0;
+  while ((i = html.find('<', i)) != std::string::npos) {
+    size_t j = i + 1;
+    while (j < html.size() && html[j] != '>' && !std::isspace(static_cast<unsigned char>(html[j]))) ++j;
+    while (j < html.size() && html[j] != '>') {
+      while (j < html.size() && std::isspace(static_cast<unsigned char>(html[j]))) ++j;
+      size_t n = j;
+      while (j < html.size() && html[j] != '=' && html[j] != '>' && !std::isspace(static_cast<unsigned char>(html[j]))) ++j;
+      std::string name = Lower(std::string_view(html).substr(n, j - n));
+      std::string value;
+      if (j < html.size() && html[j] == '=') {
+        ++j;
+        REQUIRE(j < html.size());
+        CHECK(html[j] == '"');  // every attribute value we write is double-quoted
+        size_t close = html.find('"', j + 1);
+        REQUIRE(close != std::string::npos);
+        value = html.substr(j + 1, close - j - 1);
+        j = close + 1;
+      }
+      CHECK_MESSAGE(name.rfind("on", 0) != 0, "event handler attribute " << name);
+      CHECK(name != "style");
+      CHECK(name != "srcdoc");
+      CHECK(name != "formaction");
+      if (name == "href" || name == "src" || name == "action" || name == "xlink:href") {
+        std::string v = Squash(value);
+        CHECK(v.rfind("javascript:", 0) != 0);
+        CHECK(v.rfind("vbscript:", 0) != 0);
+        CHECK(v.rfind("data:", 0) != 0);
+        CHECK(v.rfind("file:", 0) != 0);
+        // Whatever scheme a browser would see must be on the list.
+        size_t k = 0;
+        while (k < v.size() && (std::isalnum(static_cast<unsigned char>(v[k])) || v[k] == '+' ||
+                                v[k] == '-' || v[k] == '.')) {
+          ++k;
+        }
+        if (k > 0 && k < v.size() && v[k] == ':' && std::isalpha(static_cast<unsigned char>(v[0]))) {
+          std::string scheme = v.substr(0, k);
+          CHECK_MESSAGE((scheme == "http" || scheme == "https" || scheme == "mailto"), scheme);
+        }
+      }
+    }
+    i = j;
+  }
+}
+
+const char* const kXss[] = {
+    "<script>alert(1)</script>",
+    "<SCRIPT SRC=//evil.example/x.js></SCRIPT>",
+    "<scr<script>ipt>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<img src=\"x\" onerror=\"alert(1)\">",
+    "<IMG SRC=\"javascript:alert('XSS');\">",
+    "<img src=JaVaScRiPt:alert(1)>",
+    "<img src=\"jav&#x09;ascript:alert(1)\">",
+    "<img src=\"jav\tascript:alert(1)\">",
+    "<img src=\"&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1)\">",
+    "<img src=\"&#x6A&#x61&#x76&#x61&#x73&#x63&#x72&#x69&#x70&#x74&#x3A;alert(1)\">",
+    "<img/src=x/onerror=alert(1)>",
+    "<img src=x\nonerror\n=\nalert(1)>",
+    "<img src=x onerror  =  alert(1) >",
+    "<img \"\"\"><script>alert(1)</script>\">",
+    "<svg onload=alert(1)>",
+    "<svg><script>alert(1)</script></svg>",
+    "<iframe src=\"javascript:alert(1)\"></iframe>",
+    "<iframe srcdoc=\"<script>alert(1)</script>\">",
+    "<object data=\"javascript:alert(1)\"></object>",
+    "<embed src=\"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\">",
+    "<style>body{background:url(javascript:alert(1))}</style>",
+    "<div style=\"background:url(javascript:alert(1))\">x</div>",
+    "<a href=\"javascript:alert(1)\">x</a>",
+    "<a href=\" javascript:alert(1)\">x</a>",
+    "<a href=\"\x01javascript:alert(1)\">x</a>",
+    "<a href=\"java&#x0A;script:alert(1)\">x</a>",
+    "<a href=\"javascript&colon;alert(1)\">x</a>",
+    "<a href=\"vbscript:msgbox(1)\">x</a>",
+    "<a href=\"data:text/html,<script>alert(1)</script>\">x</a>",
+    "<a href=\"file:///etc/passwd\">x</a>",
+    "<a href='javascript:alert(1)' onmouseover='alert(2)'>x</a>",
+    "<a href=javascript:alert(1)>x</a>",
+    "<a\nhref=\"javascript:alert(1)\">x</a>",
+    "<body onload=alert(1)>",
+    "<details open ontoggle=alert(1)>",
+    "<p onclick=\"alert(1)\"/>",
+    "<div/onmouseover='alert(1)'>x",
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+    "<form action=\"javascript:alert(1)\"><input type=submit>",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert(1)\">",
+    "<base href=\"javascript:alert(1)//\">",
+    "<link rel=stylesheet href=\"javascript:alert(1)\">",
+    "<img src=x onerror=alert(1)",
+    "<script",
+    "<!--<script>alert(1)</script>-->",
+    "<!-- --!><script>alert(1)</script> -->",
+    "<![CDATA[<script>alert(1)</script>]]>",
+    "<a href=\"#\" onclick=alert(1)>x</a>",
+    "<textarea><script>alert(1)</script></textarea>",
+    "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+    "<xmp><script>alert(1)</script></xmp>",
+    "<plaintext><script>alert(1)</script>",
+};
+
+const char* const kMarkdownXss[] = {
+    "[x](javascript:alert(1))",
+    "[x](JaVaScRiPt:alert(1))",
+    "[x](jav&#x09;ascript:alert(1))",
+    "[x](&#106;avascript:alert(1))",
+    "[x](javascript&colon;alert(1))",
+    "[x](<javascript:alert(1)>)",
+    "[x](vbscript:msgbox(1))",
+    "[x](data:text/html;base64,PHNjcmlwdD4=)",
+    "[x](file:///etc/passwd)",
+    "[x][r]\n\n[r]: javascript:alert(1)",
+    "![x](javascript:alert(1))",
+    "![x](data:image/svg+xml;base64,PHN2Zz4=)",
+    "<javascript:alert(1)>",
+    "[x](\"onmouseover=alert(1))",
+    "[x](https://ok.example \"\\\" onmouseover=alert(1)\")",
+    "![a\" onerror=\"alert(1)](x.png)",
+    "[[x\" onmouseover=\"alert(1)]]",
+    "[[javascript:alert(1)]]",
+    "![[x\" onerror=\"alert(1).png]]",
+    "```js\" onclick=\"alert(1)\nx\n```",
+    "<div>\n<script>alert(1)</script>\n</div>",
+    "<img src=x\nonerror=alert(1)>",
+    "text <img src=x onerror=alert(1)> text",
+    "$<script>alert(1)</script>$",
+    "`<script>alert(1)</script>`",
+};
+
+}  // namespace
+
+TEST_CASE("IsSafeUrl") {
+  CHECK(IsSafeUrl("https://example.com/x"));
+  CHECK(IsSafeUrl("HTTP://example.com"));
+  CHECK(IsSafeUrl("mailto:a@b.c"));
+  CHECK(IsSafeUrl("/relative/path"));
+  CHECK(IsSafeUrl("relative/path?x=a:b"));
+  CHECK(IsSafeUrl("#frag"));
+  CHECK(IsSafeUrl(""));
+  CHECK(IsSafeUrl("1:2"));  // no scheme: starts with a digit
+  CHECK(!IsSafeUrl("javascript:alert(1)"));
+  CHECK(!IsSafeUrl("  JaVaScRiPt:alert(1)"));
+  CHECK(!IsSafeUrl("\x01\x02javascript:alert(1)"));
+  CHECK(!IsSafeUrl("jav\tascript:alert(1)"));
+  CHECK(!IsSafeUrl("jav&#x09;ascript:alert(1)"));
+  CHECK(!IsSafeUrl("&#106;avascript:alert(1)"));
+  CHECK(!IsSafeUrl("javascript&colon;alert(1)"));
+  CHECK(!IsSafeUrl("vbscript:x"));
+  CHECK(!IsSafeUrl("data:text/html,x"));
+  CHECK(!IsSafeUrl("file:///etc/passwd"));
+  CHECK(!IsSafeUrl("ftp://x"));  // not on the list
+}
+
+TEST_CASE("SanitizeHtml: allowed tags are normalised, others shown as text") {
+  CHECK(Sanitize("<B CLASS=x Title='a\"b'>hi</B>") == "<b class=\"x\" title=\"a&quot;b\">hi</b>");
+  CHECK(Sanitize("<br/><hr><img src=\"a.png\" alt=\"A\" onload=x>") == "<br><hr><img src=\"a.png\" alt=\"A\">");
+  CHECK(Sanitize("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK(Sanitize("a <!-- hidden --> b") == "a  b");
+  CHECK(Sanitize("<details open><summary>S</summary>x</details>") ==
+        "<details open=\"\"><summary>S</summary>x</details>");
+  CHECK(Sanitize("<a href=\"https://e.com\" target=_blank>x</a>") ==
+        "<a href=\"https://e.com\" rel=\"noopener\">x</a>");
+  CHECK(Sanitize("<a href=\"javascript:x\">y</a>") == "<a>y</a>");
+  CHECK(Sanitize("<a href=\"//cdn.example/x\">y</a>") == "<a href=\"//cdn.example/x\" rel=\"noopener\">y</a>");
+  CHECK(Sanitize("<a href=\"/local\">y</a>") == "<a href=\"/local\">y</a>");
+  CHECK(Sanitize("1 < 2 & 3 > 2 &amp; &copy;") == "1 &lt; 2 &amp; 3 &gt; 2 &amp; &copy;");
+  CHECK(Sanitize("<div><b>unclosed") == "<div><b>unclosed</b></div>");
+  CHECK(Sanitize("</div>stray</p>") == "stray");
+  CHECK(Sanitize("<td colspan=2 rowspan=\"3\" align=center>") == "<td colspan=\"2\" rowspan=\"3\" align=\"center\"></td>");
+  CHECK(Sanitize("<img src=x onerror=alert(1)") == "&lt;img src=x onerror=alert(1)");
+  CHECK(Sanitize("<span id=a id=b>") == "<span id=\"a\"></span>");
+}
+
+TEST_CASE("XSS corpus: raw HTML through SanitizeHtml") {
+  int n = 0;
+  for (const char* v : kXss) {
+    CheckSafe(Sanitize(v), v);
+    ++n;
+  }
+  CHECK(n >= 25);
+}
+
+TEST_CASE("XSS corpus: raw HTML and markdown through RenderNote") {
+  RenderOptions opts;
+  for (const char* v : kXss) CheckSafe(RenderNote(v, "x.md", opts).html, v);
+  for (const char* v : kMarkdownXss) CheckSafe(RenderNote(v, "x.md", opts).html, v);
+  // The same with every line inside a list item and a blockquote.
+  for (const char* v : kXss) {
+    CheckSafe(RenderNote(std::string("- ") + v, "x.md", opts).html, v);
+    CheckSafe(RenderNote(std::string("> ") + v, "x.md", opts).html, v);
+  }
+}
+
+TEST_CASE("random markdown/HTML soup renders safely") {
+  static const char* const kTokens[] = {
+      "<", ">", "[[", "]]", "![[", "!", "|", "\\|", "\\", "#", "#^", "`", "```", "*", "_", "~~",
+      "<a href=", "javascript:", "JaVa&#x09;Script:", "\"", "'", "\n", "\n\n", "- ", "> ", "| ",
+      "|---|", "$", "$$", "&#x6a;", "&amp;", "&", "<div>", "</div>", "<script>", "</script>",
+      "<img src=x onerror=alert(1)>", "---\n", "x", "Other note", ".md", ".png", "(", ")", "](",
+      "<!--", "-->", "<b>", "</p>", " onclick=", "=", "%20", "1. ", "- [ ] ", "    ", "\t", "é", "日"};
+  RenderOptions opts;
+  uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  for (int doc = 0; doc < 1500; ++doc) {
+    std::string md;
+    int n = 1 + static_cast<int>(next() % 40);
+    for (int k = 0; k < n; ++k) md += kTokens[next() % (sizeof(kTokens) / sizeof(kTokens[0]))];
+    RenderResult r = RenderNote(md, "Folder/x.md", opts);
+    CheckSafe(r.html, md);
+    std::string s;
+    SanitizeHtml(md, &s);
+    CheckSafe(s, md);
+  }
+}
+
+TEST_CASE("deep nesting does not crash") {
+  RenderOptions opts;
+  std::string quotes(5000, '>');
+  CHECK(!RenderNote(quotes + " x", "x.md", opts).html.empty());
+  std::string tags;
+  for (int i = 0; i < 20000; ++i) tags += "<b>";
+  std::string out;
+  SanitizeHtml(tags, &out);
+  CHECK(out.size() == 20000 * 7);
+  auto fm = RenderNote("---\nx: " + std::string(20000, '[') + "\n---\nbody", "x.md", opts);
+  CHECK(!fm.frontmatter.error.empty());
+  CHECK(fm.html == "<p>body</p>\n");
+}

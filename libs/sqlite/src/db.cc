@@ -1,0 +1,120 @@
+#include "folio/sqlite/db.h"
+
+#include <sqlite3.h>
+
+namespace folio::sqlite {
+namespace {
+Status Error(sqlite3* db, std::string_view what) {
+  std::string m = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+  return Status::Internal(std::move(m));
+}
+}  // namespace
+
+Stmt& Stmt::operator=(Stmt&& o) noexcept {
+  if (this != &o) {
+    if (st_) sqlite3_finalize(st_);
+    db_ = o.db_;
+    st_ = o.st_;
+    o.st_ = nullptr;
+  }
+  return *this;
+}
+
+Stmt::~Stmt() {
+  if (st_) sqlite3_finalize(st_);
+}
+
+Stmt& Stmt::Bind(int i, std::string_view text) {
+  sqlite3_bind_text(st_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Stmt& Stmt::BindBlob(int i, std::string_view bytes) {
+  sqlite3_bind_blob(st_, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Stmt& Stmt::Bind(int i, int64_t v) {
+  sqlite3_bind_int64(st_, i, v);
+  return *this;
+}
+Stmt& Stmt::BindNull(int i) {
+  sqlite3_bind_null(st_, i);
+  return *this;
+}
+
+Result<bool> Stmt::Step() {
+  int rc = sqlite3_step(st_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return Error(db_, std::string("sqlite step of '") + sqlite3_sql(st_) + "'");
+}
+
+Status Stmt::Run() {
+  for (;;) {
+    auto r = Step();
+    if (!r.ok()) {
+      Reset();
+      return r.status();
+    }
+    if (!*r) break;
+  }
+  Reset();
+  return Status::Ok();
+}
+
+void Stmt::Reset() {
+  sqlite3_reset(st_);
+  sqlite3_clear_bindings(st_);
+}
+
+int64_t Stmt::Int(int col) const { return sqlite3_column_int64(st_, col); }
+std::string_view Stmt::Text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));
+  return p ? std::string_view(p, sqlite3_column_bytes(st_, col)) : std::string_view();
+}
+std::string_view Stmt::Blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(st_, col));
+  return p ? std::string_view(p, sqlite3_column_bytes(st_, col)) : std::string_view();
+}
+bool Stmt::IsNull(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string m = "cannot open database " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return Status::Unavailable(m);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  std::unique_ptr<Db> d(new Db(db));
+  Status s = d->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  if (!s.ok()) return s;
+  return d;
+}
+
+Db::~Db() { sqlite3_close_v2(db_); }
+
+Status Db::Exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string m = "sqlite exec failed: " + std::string(err ? err : "?");
+    sqlite3_free(err);
+    return Status::Internal(m);
+  }
+  return Status::Ok();
+}
+
+Result<Stmt> Db::Prepare(std::string_view sql) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr) != SQLITE_OK) {
+    return Error(db_, "sqlite prepare of '" + std::string(sql) + "'");
+  }
+  return Stmt(db_, st);
+}
+
+void Db::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
+int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int Db::Changes() const { return sqlite3_changes(db_); }
+
+}  // namespace folio::sqlite

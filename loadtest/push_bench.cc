@@ -1,0 +1,140 @@
+// push-bench: reproduces the anchor's import/sync benchmark against a real
+// nats-server, folio-ingest and folio-edge, the services pinned to one core.
+//
+//   push-bench [--sizes 10,100,1000,10000] [--cpu 0] [--csv FILE]
+//
+// For each N: notes bench/note_{i}.md (~400 bytes: frontmatter title, H1,
+// "Revision R.", a paragraph with [[bench/note_0]], a three-item list, a
+// small js fence, a closing paragraph). Scenarios: all N in one push (first
+// import); one note changed (median of 3); N/10 changed in one push (median
+// of 3); then RSS of ingest and edge. Each push is timed from request to
+// response (committed and acknowledged by JetStream) and to the moment the
+// edge serves the last changed page.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster.h"
+#include "folio/core/json.h"
+#include "json_util.h"
+
+using namespace folio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string Note(int i, int rev) {
+  std::string s = "---\ntitle: Bench note " + std::to_string(i) + "\n---\n# Bench note " + std::to_string(i) +
+                  "\n\nRevision " + std::to_string(rev) +
+                  ".\n\nThis note links to [[bench/note_0]] and carries a little text so that it looks "
+                  "like a real note.\n\n- first item\n- second item\n- third item\n\n```js\nconst x = " +
+                  std::to_string(i) + ";\nconsole.log(x * 2);\n```\n\nA closing paragraph with a few more words.\n";
+  return s;
+}
+
+std::string Body(const std::vector<int>& ids, int rev) {
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  for (int i : ids) {
+    w.BeginObject().Key("path").String("bench/note_" + std::to_string(i) + ".md").Key("content").String(Note(i, rev)).EndObject();
+  }
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+long RssKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Timing {
+  double push_ms;     // request to response
+  double visible_ms;  // request to the edge serving the new revision
+};
+
+Timing TimedPush(it::Cluster& c, const std::vector<int>& ids, int rev) {
+  std::string body = Body(ids, rev);
+  auto t0 = Clock::now();
+  auto r = c.Push(body);
+  auto t1 = Clock::now();
+  if (r.status != 200) {
+    fprintf(stderr, "push failed: %d %s\n", r.status, r.body.c_str());
+    exit(1);
+  }
+  std::string needle = "Revision " + std::to_string(rev) + ".";
+  c.WaitForPage("/bench/note_" + std::to_string(ids.back()), 200, needle, 60000);
+  auto t2 = Clock::now();
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  return {ms(t1 - t0), ms(t2 - t0)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {10, 100, 1000, 10000};
+  std::string cpu = "0";
+  std::string csv = "loadtest/results/push-bench.csv";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--sizes") {
+      sizes.clear();
+      std::stringstream ss(argv[i + 1]);
+      for (std::string t; std::getline(ss, t, ',');) sizes.push_back(std::stoi(t));
+    } else if (a == "--cpu") {
+      cpu = argv[i + 1];
+    } else if (a == "--csv") {
+      csv = argv[i + 1];
+    }
+  }
+  setenv("FOLIO_PIN_CPU", cpu.c_str(), 1);
+  std::ofstream out(csv);
+  out << "notes,first_import_ms,first_import_visible_ms,one_changed_ms,one_changed_visible_ms,"
+         "tenth_changed_ms,tenth_changed_visible_ms,ingest_rss_mb,edge_rss_mb\n";
+  printf("%8s %14s %14s %14s %14s %14s %14s %10s %10s\n", "notes", "import ms", "(visible)", "1 changed",
+         "(visible)", "N/10 changed", "(visible)", "ingest MB", "edge MB");
+  for (int n : sizes) {
+    it::Cluster c;
+    std::vector<int> all(n);
+    for (int i = 0; i < n; ++i) all[i] = i;
+    Timing first = TimedPush(c, all, 1);
+    std::vector<double> one_p, one_v, tenth_p, tenth_v;
+    int rev = 2;
+    for (int k = 0; k < 3; ++k, ++rev) {
+      Timing t = TimedPush(c, {0}, rev);
+      one_p.push_back(t.push_ms);
+      one_v.push_back(t.visible_ms);
+    }
+    for (int k = 0; k < 3; ++k, ++rev) {
+      std::vector<int> ids;
+      for (int i = 1; i <= std::max(1, n / 10); ++i) ids.push_back(i + (k * 7) % std::max(1, n - n / 10));
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      Timing t = TimedPush(c, ids, rev);
+      tenth_p.push_back(t.push_ms);
+      tenth_v.push_back(t.visible_ms);
+    }
+    double ingest_mb = RssKb(c.ingest_pid()) / 1024.0, edge_mb = RssKb(c.edge_pid()) / 1024.0;
+    printf("%8d %14.1f %14.1f %14.1f %14.1f %14.1f %14.1f %10.1f %10.1f\n", n, first.push_ms, first.visible_ms,
+           Median(one_p), Median(one_v), Median(tenth_p), Median(tenth_v), ingest_mb, edge_mb);
+    fflush(stdout);
+    out << n << "," << first.push_ms << "," << first.visible_ms << "," << Median(one_p) << "," << Median(one_v)
+        << "," << Median(tenth_p) << "," << Median(tenth_v) << "," << ingest_mb << "," << edge_mb << "\n";
+  }
+  printf("anchor (trip2g, N=10000, one core): import 13770 ms, one changed 382 ms, N/10 changed 2303 ms, RSS 1050 MB\n");
+  printf("csv: %s\n", csv.c_str());
+  return 0;
+}

@@ -1,0 +1,185 @@
+// folio-edge: serves every page of a site from memory. Watches the KV
+// bucket "pages", builds each Page once per update, and hands it to every
+// worker's loop; readers are answered with ready bytes.
+//
+// Threads: N workers (each a Loop + Server on the shared port), plus the
+// KV watcher thread. Worker 0 runs on the main thread.
+#include <sched.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/core/config.h"
+#include "folio/core/log.h"
+#include "page_cache.h"
+
+using namespace folio;
+
+namespace {
+int Fail(const Status& s) {
+  log::Error("startup failed", {{"error", s.message()}});
+  return 1;
+}
+
+size_t AvailableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  Flags flags("folio-edge", "Serves a site's pages from memory, fed by NATS JetStream KV.");
+  flags.Add("listen", "127.0.0.1:8081", "HTTP listen address HOST:PORT");
+  flags.Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
+  flags.Add("site", "default", "site id to serve");
+  flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
+  flags.Add("log-format", "text", "text or json");
+  if (Status s = flags.Parse(argc, argv); !s.ok()) {
+    if (s.code() == Code::kNotFound) { fputs(s.message().c_str(), stdout); return 0; }
+    fprintf(stderr, "folio-edge: %s\n", s.message().c_str());
+    return 2;
+  }
+  log::Format fmt;
+  if (!log::ParseFormat(flags.Get("log-format"), &fmt)) return Fail(Status::Invalid("--log-format must be text or json"));
+  log::Configure(log::Level::kInfo, fmt);
+  std::string host;
+  int port;
+  if (Status s = ParseHostPort(flags.Get("listen"), &host, &port); !s.ok()) return Fail(s);
+  auto threads_flag = flags.GetInt("threads");
+  if (!threads_flag.ok()) return Fail(threads_flag.status());
+  size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
+  const std::string site = flags.Get("site");
+
+  metrics::Registry registry;
+  edge::ServeCounters counters{
+      &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "200"}}),
+      &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "304"}}),
+      &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "404"}}),
+      &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "other"}})};
+  auto& pages_gauge = registry.NewGauge("folio_edge_pages", "Pages held in memory");
+  auto& bytes_gauge = registry.NewGauge("folio_edge_page_bytes", "Bytes of page bodies held (both encodings)");
+  auto& updates = registry.NewCounter("folio_edge_updates_total", "Page updates applied");
+  auto& bad_records = registry.NewCounter("folio_edge_bad_records_total", "Undecodable page records skipped");
+
+  std::atomic<bool> ready{false};
+  std::atomic<bool> stopping{false};
+  auto readiness = [&]() -> std::string { return ready ? "" : "replaying the pages bucket"; };
+
+  std::vector<std::unique_ptr<edge::Worker>> workers;
+  for (size_t i = 0; i < nworkers; ++i) workers.push_back(std::make_unique<edge::Worker>(counters, &registry, readiness));
+  auto fds = http::SystemdListenFds();
+  int bound_port = port;
+  for (size_t i = 0; i < nworkers; ++i) {
+    Status s = !fds.empty() ? workers[i]->server().ListenFd(fds[0])
+                            : workers[i]->server().Listen(host, bound_port, /*reuse_port=*/true);
+    if (!s.ok()) return Fail(s);
+    bound_port = workers[i]->server().port();
+  }
+  log::Info("folio-edge listening", {{"addr", host + ":" + std::to_string(bound_port)},
+                                      {"site", site}, {"threads", std::to_string(nworkers)}});
+
+  // Page sizes live on the watcher thread; the gauges are its summary.
+  std::unordered_map<std::string, size_t> sizes;
+  double total_bytes = 0;
+  auto on_entry = [&](bus::KvEntry&& e) {
+    std::string entry_site, url;
+    if (!bus::ParsePageKey(e.key, &entry_site, &url) || entry_site != site) return;
+    std::shared_ptr<const edge::Page> page;
+    if (!e.deleted) {
+      bus::PageRecord rec;
+      Status s = bus::DecodePageRecord(e.value, &rec);
+      auto built = s.ok() ? edge::BuildPage(rec) : Result<std::shared_ptr<const edge::Page>>(s);
+      if (!built.ok()) {
+        bad_records.Increment();
+        log::Warn("skipping bad page record", {{"url", url}, {"error", built.status().message()}});
+        return;
+      }
+      page = std::move(*built);
+    }
+    total_bytes -= static_cast<double>(sizes[url]);
+    if (page) {
+      sizes[url] = page->body.size() + page->body_gzip.size();
+      total_bytes += static_cast<double>(sizes[url]);
+    } else {
+      sizes.erase(url);
+    }
+    pages_gauge.Set(static_cast<double>(sizes.size()));
+    bytes_gauge.Set(total_bytes);
+    updates.Increment();
+    for (auto& w : workers) {
+      edge::Worker* wp = w.get();
+      wp->loop().Post([wp, url, page] {
+        if (page) wp->Put(url, page); else wp->Erase(url);
+      });
+    }
+  };
+  auto on_replayed = [&] {
+    // Ready once every worker has applied everything replayed so far.
+    auto pending = std::make_shared<std::atomic<size_t>>(workers.size());
+    for (auto& w : workers) {
+      w->loop().Post([pending, &ready, n = sizes.size()] {
+        if (--*pending == 0) {
+          ready = true;
+          log::Info("initial replay done; ready", {{"pages", std::to_string(n)}});
+        }
+      });
+    }
+  };
+
+  // Connect and watch on a side thread, retrying until NATS answers.
+  std::unique_ptr<bus::Bus> bus_conn;
+  std::unique_ptr<bus::KvWatcher> watcher;
+  std::thread connector([&] {
+    bus::BusOptions o;
+    o.url = flags.Get("nats");
+    o.name = "folio-edge";
+    while (!stopping) {
+      auto b = bus::Bus::Connect(o);
+      if (b.ok()) {
+        Status s = (*b)->EnsureSchema();
+        if (s.ok()) {
+          auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed);
+          if (w.ok()) {
+            bus_conn = std::move(*b);
+            watcher = std::move(*w);
+            log::Info("watching pages", {{"url", o.url}});
+            return;
+          }
+          s = w.status();
+        }
+        log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
+      } else {
+        log::Warn("NATS not reachable; retrying", {{"url", o.url}, {"error", b.status().message()}});
+      }
+      for (int i = 0; i < 10 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+
+  auto shutdown = [&] {
+    if (stopping.exchange(true)) return;
+    log::Info("shutting down");
+    for (auto& w : workers) {
+      edge::Worker* wp = w.get();
+      wp->loop().Post([wp] { wp->server().Shutdown([wp] { wp->loop().Stop(); }); });
+    }
+  };
+  workers[0]->loop().OnSignal(SIGTERM, shutdown);
+  workers[0]->loop().OnSignal(SIGINT, shutdown);
+
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < nworkers; ++i) threads.emplace_back([&, i] { workers[i]->loop().Run(); });
+  workers[0]->loop().Run();
+  for (auto& t : threads) t.join();
+  connector.join();
+  watcher.reset();
+  bus_conn.reset();
+  log::Info("folio-edge stopped");
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "page.h"
+
+#include "folio/core/gzip.h"
+#include "folio/core/time.h"
+#include "folio/http/server.h"
+
+namespace folio::edge {
+namespace {
+
+std::string StatusLine(int status) {
+  return "HTTP/1.1 " + std::to_string(status) + " " + std::string(http::ReasonPhrase(status)) + "\r\n";
+}
+
+std::string CommonHeaders(const bus::PageRecord& rec, std::string_view etag) {
+  std::string h;
+  h += "ETag: " + std::string(etag) + "\r\n";
+  if (rec.last_modified_s > 0) h += "Last-Modified: " + HttpDate(rec.last_modified_s) + "\r\n";
+  h += "Cache-Control: " + (rec.cache_control.empty() ? std::string("public, max-age=0, must-revalidate") : rec.cache_control) + "\r\n";
+  h += "Vary: Accept-Encoding\r\n";
+  if (!rec.location.empty()) h += "Location: " + rec.location + "\r\n";
+  return h;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec) {
+  auto p = std::make_shared<Page>();
+  p->status = rec.status;
+  if (Status s = GzipDecompress(rec.body_gzip, &p->body); !s.ok()) return s;
+  p->body_gzip = rec.body_gzip;
+  p->etag = rec.etag;
+  p->etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
+  std::string ct = "Content-Type: " + rec.content_type + "\r\n";
+  p->head = StatusLine(rec.status) + ct + "Content-Length: " + std::to_string(p->body.size()) + "\r\n" +
+            CommonHeaders(rec, p->etag);
+  p->head_gzip = StatusLine(rec.status) + ct + "Content-Encoding: gzip\r\nContent-Length: " +
+                 std::to_string(p->body_gzip.size()) + "\r\n" + CommonHeaders(rec, p->etag_gzip);
+  p->head_304 = StatusLine(304) + CommonHeaders(rec, p->etag);
+  p->head_304_gzip = StatusLine(304) + CommonHeaders(rec, p->etag_gzip);
+  return std::shared_ptr<const Page>(std::move(p));
+}
+
+std::shared_ptr<const Page> BuiltinNotFoundPage() {
+  bus::PageRecord rec;
+  rec.status = 404;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.cache_control = "no-store";
+  rec.etag = "\"folio-404\"";
+  rec.body_gzip = GzipCompress(
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Page not found</title></head>"
+      "<body><h1>Page not found</h1><p>There is no page at this address.</p><p><a href=\"/\">Home</a></p>"
+      "</body></html>\n");
+  auto page = BuildPage(rec);
+  return *page;
+}
+
+bool AcceptsGzip(std::string_view ae) {
+  while (!ae.empty()) {
+    size_t comma = ae.find(',');
+    std::string_view item = ae.substr(0, comma);
+    ae = comma == std::string_view::npos ? std::string_view() : ae.substr(comma + 1);
+    size_t semi = item.find(';');
+    std::string_view coding = Trim(item.substr(0, semi));
+    if (!IEquals(coding, "gzip") && coding != "*") continue;
+    if (semi == std::string_view::npos) return true;
+    std::string_view param = Trim(item.substr(semi + 1));
+    if (param.size() >= 2 && (param[0] | 0x20) == 'q' && param[1] == '=') {
+      std::string_view q = Trim(param.substr(2));
+      bool zero = !q.empty() && q[0] == '0';
+      for (size_t i = 1; zero && i < q.size(); ++i) zero = q[i] == '.' || q[i] == '0';
+      if (zero) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool EtagMatches(std::string_view inm, std::string_view etag) {
+  if (etag.empty()) return false;
+  while (!inm.empty()) {
+    size_t comma = inm.find(',');
+    std::string_view tag = Trim(inm.substr(0, comma));
+    inm = comma == std::string_view::npos ? std::string_view() : inm.substr(comma + 1);
+    if (tag == "*") return true;
+    if (tag.size() > 2 && tag[0] == 'W' && tag[1] == '/') tag.remove_prefix(2);
+    if (tag == etag) return true;
+  }
+  return false;
+}
+
+}  // namespace folio::edge

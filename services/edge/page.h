@@ -1,0 +1,40 @@
+// Page: one servable page as the edge holds it, built once when an update
+// arrives (off the request path) so that serving is a lookup plus a write
+// of ready bytes: both encodings, and the full response heads for 200 and
+// 304 in each encoding, are prepared here.
+// Immutable after BuildPage; shared across worker threads by shared_ptr.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "folio/bus/schema.h"
+#include "folio/core/status.h"
+
+namespace folio::edge {
+
+struct Page {
+  uint16_t status = 200;
+  std::string etag;         // identity representation, quoted
+  std::string etag_gzip;    // gzip representation, quoted
+  std::string body;         // identity
+  std::string body_gzip;
+  std::string head;         // full head for the identity response (no final blank line)
+  std::string head_gzip;
+  std::string head_304;     // 304 for the identity representation
+  std::string head_304_gzip;
+};
+
+// Builds a Page from a record (inflates the body once). kInvalidArgument if
+// the gzip body is corrupt.
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec);
+// The edge's own 404 page, used until the site publishes one.
+std::shared_ptr<const Page> BuiltinNotFoundPage();
+
+// True if the Accept-Encoding value admits gzip ("gzip", "*", not q=0).
+bool AcceptsGzip(std::string_view accept_encoding);
+// True if an If-None-Match value matches `etag` (weak comparison, "*").
+bool EtagMatches(std::string_view if_none_match, std::string_view etag);
+
+}  // namespace folio::edge

@@ -1,0 +1,51 @@
+#include "page.h"
+
+#include <doctest/doctest.h>
+
+#include "folio/core/gzip.h"
+
+using namespace folio;
+using namespace folio::edge;
+
+TEST_CASE("accept-encoding: gzip, wildcard and q=0") {
+  CHECK(AcceptsGzip("gzip"));
+  CHECK(AcceptsGzip("gzip, deflate, br"));
+  CHECK(AcceptsGzip("br;q=1.0, GZIP;q=0.5"));
+  CHECK(AcceptsGzip("*"));
+  CHECK(!AcceptsGzip(""));
+  CHECK(!AcceptsGzip("identity"));
+  CHECK(!AcceptsGzip("gzip;q=0"));
+  CHECK(!AcceptsGzip("gzip; q=0.000"));
+  CHECK(!AcceptsGzip("x-gzip-not"));
+}
+
+TEST_CASE("if-none-match: lists, weak tags and star") {
+  CHECK(EtagMatches("\"a\"", "\"a\""));
+  CHECK(EtagMatches("\"x\", W/\"a\"", "\"a\""));
+  CHECK(EtagMatches("*", "\"a\""));
+  CHECK(!EtagMatches("\"b\"", "\"a\""));
+  CHECK(!EtagMatches("", "\"a\""));
+}
+
+TEST_CASE("page: both encodings and heads prepared once") {
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"abc\"";
+  rec.last_modified_s = 784111777;
+  rec.body_gzip = GzipCompress("<p>hello</p>");
+  auto p = BuildPage(rec);
+  REQUIRE(p.ok());
+  const Page& page = **p;
+  CHECK(page.body == "<p>hello</p>");
+  CHECK(page.head.find("HTTP/1.1 200 OK\r\n") == 0);
+  CHECK(page.head.find("Content-Length: 12\r\n") != std::string::npos);
+  CHECK(page.head.find("Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n") != std::string::npos);
+  CHECK(page.head.find("Vary: Accept-Encoding\r\n") != std::string::npos);
+  CHECK(page.head_gzip.find("Content-Encoding: gzip\r\n") != std::string::npos);
+  CHECK(page.head_gzip.find("ETag: \"abc-gz\"\r\n") != std::string::npos);
+  CHECK(page.head_304.find("HTTP/1.1 304") == 0);
+  CHECK(page.head_304.find("Content-Length") == std::string::npos);
+  rec.body_gzip = "broken";
+  CHECK(!BuildPage(rec).ok());
+  CHECK(BuiltinNotFoundPage()->status == 404);
+}

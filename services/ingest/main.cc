@@ -1,0 +1,183 @@
+// folio-ingest: accepts pushes, renders pages, commits them to SQLite and
+// publishes them to NATS JetStream. Wiring only; the work is in SiteWriter,
+// Store and libs/.
+//
+// Threads: the main loop serves HTTP; the writer loop (its own thread) owns
+// the Store and SiteWriter and runs every push, manifest and publish in
+// order; a ThreadPool renders in parallel for the writer.
+#include <sys/random.h>
+
+#include <csignal>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/core/config.h"
+#include "folio/core/hash.h"
+#include "folio/core/json.h"
+#include "folio/core/log.h"
+#include "folio/core/time.h"
+#include "folio/http/server.h"
+#include "folio/metrics/metrics.h"
+#include "handlers.h"
+#include "site_writer.h"
+#include "store.h"
+
+using namespace folio;
+
+namespace {
+
+int Fail(const Status& s) {
+  log::Error("startup failed", {{"error", s.message()}});
+  return 1;
+}
+
+// The API token: --token, else <data>/token, else a new random one saved there.
+Result<std::string> LoadToken(const std::string& flag, const std::string& data_dir) {
+  if (!flag.empty()) return flag;
+  std::string path = data_dir + "/token";
+  std::ifstream in(path);
+  std::string tok;
+  if (in && std::getline(in, tok) && !tok.empty()) return tok;
+  unsigned char raw[24];
+  if (getrandom(raw, sizeof raw, 0) != sizeof raw) return Status::Internal("getrandom failed");
+  tok = HexEncode(raw, sizeof raw);
+  std::ofstream out(path, std::ios::trunc);
+  out << tok << "\n";
+  if (!out) return Status::Unavailable("cannot write " + path);
+  log::Info("generated an API token", {{"file", path}});
+  return tok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags("folio-ingest", "Accepts pushes of markdown notes, renders and publishes pages.");
+  flags.Add("listen", "127.0.0.1:8080", "HTTP listen address HOST:PORT");
+  flags.Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
+  flags.Add("data", "./data/ingest", "directory for the SQLite database");
+  flags.Add("token", "", "API bearer token (default: read or create <data>/token)");
+  flags.Add("site", "default", "site id: namespace of keys and rows, [a-z0-9-]");
+  flags.Add("site-name", "folio", "site title shown on pages");
+  flags.Add("max-body", "64MiB", "largest push body");
+  flags.Add("max-note", "4MiB", "largest single note");
+  flags.Add("max-notes", "20000", "most notes (plus deletions) per push");
+  flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
+  flags.Add("log-format", "text", "text or json");
+  if (Status s = flags.Parse(argc, argv); !s.ok()) {
+    if (s.code() == Code::kNotFound) { fputs(s.message().c_str(), stdout); return 0; }
+    fprintf(stderr, "folio-ingest: %s\n", s.message().c_str());
+    return 2;
+  }
+  log::Format fmt;
+  if (!log::ParseFormat(flags.Get("log-format"), &fmt)) return Fail(Status::Invalid("--log-format must be text or json"));
+  log::Configure(log::Level::kInfo, fmt);
+
+  std::string host;
+  int port;
+  if (Status s = ParseHostPort(flags.Get("listen"), &host, &port); !s.ok()) return Fail(s);
+  auto max_body = flags.GetBytes("max-body");
+  auto max_note = flags.GetBytes("max-note");
+  auto max_notes = flags.GetInt("max-notes");
+  auto threads = flags.GetInt("render-threads");
+  for (const auto* r : {&max_body, &max_note, &max_notes, &threads}) {
+    if (!r->ok()) return Fail(r->status());
+  }
+  if (!bus::IsValidSiteName(flags.Get("site"))) {
+    return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
+  }
+
+  auto store = ingest::Store::Open(flags.Get("data"));
+  if (!store.ok()) return Fail(store.status());
+  auto token = LoadToken(flags.Get("token"), flags.Get("data"));
+  if (!token.ok()) return Fail(token.status());
+
+  metrics::Registry registry;
+  ThreadPool pool(static_cast<size_t>(*threads));
+  ingest::SiteOptions site_opts;
+  site_opts.site = flags.Get("site");
+  site_opts.site_name = flags.Get("site-name");
+  ingest::SiteWriter writer(site_opts, store->get(), &pool, &registry);
+  if (Status s = writer.Start(); !s.ok()) return Fail(s);
+
+  http::Loop loop;          // HTTP
+  http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
+  std::atomic<bool> bus_ready{false};
+  std::unique_ptr<bus::Bus> bus_conn;
+
+  // Connect to NATS on the writer thread, retrying until it answers; then
+  // publish whatever is pending and keep retrying the outbox periodically.
+  bus::BusOptions bus_opts;
+  bus_opts.url = flags.Get("nats");
+  bus_opts.name = "folio-ingest";
+  auto try_connect = [&] {
+    if (bus_conn) return;
+    auto b = bus::Bus::Connect(bus_opts);
+    if (!b.ok()) {
+      log::Warn("NATS not reachable; retrying", {{"url", bus_opts.url}, {"error", b.status().message()}});
+      return;
+    }
+    if (Status s = (*b)->EnsureSchema(); !s.ok()) {
+      log::Warn("JetStream setup failed; retrying", {{"error", s.message()}});
+      return;
+    }
+    bus_conn = std::move(*b);
+    writer.SetBus(bus_conn.get());
+    writer.PublishPending();
+    if (Status s = writer.ResyncIfNeeded(); !s.ok()) log::Warn("resync failed", {{"error", s.message()}});
+    bus_ready = true;
+    log::Info("connected to NATS", {{"url", bus_opts.url}});
+  };
+  writer_loop.Post(try_connect);
+  writer_loop.Post([&] {
+    writer_loop.Every(1000, [&] {
+      if (!bus_conn) try_connect();
+      else writer.PublishPending();
+    });
+  });
+  std::thread writer_thread([&] { writer_loop.Run(); });
+
+  http::Router router;
+  metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
+    return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
+  });
+  ingest::HandlerContext hctx{&loop, &writer_loop, &writer, *token,
+                              {static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)}, &registry};
+  ingest::MountApi(&router, &hctx);
+
+  http::ServerOptions sopts;
+  sopts.max_body_bytes = static_cast<size_t>(*max_body);
+  http::Server server(&loop, &router, sopts);
+  Status ls;
+  if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
+  else ls = server.Listen(host, port);
+  if (!ls.ok()) {
+    writer_loop.Stop();
+    writer_thread.join();
+    return Fail(ls);
+  }
+  log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
+                                        {"site", site_opts.site}, {"data", flags.Get("data")}});
+
+  auto shutdown = [&] {
+    log::Info("shutting down");
+    server.Shutdown([&] {
+      writer_loop.Post([&] {
+        writer.PublishPending();
+        writer_loop.Stop();
+      });
+      loop.Stop();
+    });
+  };
+  loop.OnSignal(SIGTERM, shutdown);
+  loop.OnSignal(SIGINT, shutdown);
+  loop.Run();
+  writer_thread.join();
+  bus_conn.reset();
+  log::Info("folio-ingest stopped");
+  return 0;
+}

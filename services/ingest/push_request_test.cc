@@ -1,0 +1,54 @@
+#include "push_request.h"
+
+#include <doctest/doctest.h>
+
+using namespace folio;
+using namespace folio::ingest;
+
+namespace {
+PushError Reject(const std::string& body, PushLimits limits = {}) {
+  PushRequest r;
+  PushError e;
+  CHECK(!ParsePushRequest(body, limits, &r, &e));
+  return e;
+}
+}  // namespace
+
+TEST_CASE("push request: a valid body parses") {
+  PushRequest r;
+  PushError e;
+  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"A/b c.md","content":"# x\n"}],"delete":["Old.md"],"extra":{"x":[1]}})",
+                           {}, &r, &e));
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].path == "A/b c.md");
+  CHECK(r.notes[0].content == "# x\n");
+  CHECK(r.deletes == std::vector<std::string>{"Old.md"});
+}
+
+TEST_CASE("push request: every bad input is rejected with the note named") {
+  CHECK(Reject("{nope").status.code() == Code::kInvalidArgument);
+  CHECK(Reject("[]").status.message().find("object") != std::string::npos);
+  auto dotdot = Reject(R"({"notes":[{"path":"a/../b.md","content":""}]})");
+  CHECK(dotdot.path == "a/../b.md");
+  CHECK(dotdot.status.message().find("..") != std::string::npos);
+  CHECK(Reject(R"({"notes":[{"path":"/etc/x.md","content":""}]})").status.message().find("absolute") != std::string::npos);
+  CHECK(Reject(R"({"notes":[{"path":"a.txt","content":""}]})").status.message().find(".md") != std::string::npos);
+  CHECK(Reject(R"({"notes":[{"path":"a.md"}]})").status.message().find("content") != std::string::npos);
+  CHECK(Reject(R"({"notes":[{"path":"a.md","content":1}]})").path == "a.md");
+  CHECK(Reject(R"({"notes":[{"path":"a.md","content":"x"},{"path":"a.md","content":"y"}]})").status.message().find("twice") != std::string::npos);
+  CHECK(Reject(R"({"notes":[{"path":"a.md","content":"x"}],"delete":["a.md"]})").status.message().find("both") != std::string::npos);
+  CHECK(Reject(R"({"delete":["../x.md"]})").status.code() == Code::kInvalidArgument);
+  CHECK(Reject("{\"notes\":[{\"path\":\"a.md\",\"content\":\"\xff\"}]}").status.code() == Code::kInvalidArgument);
+  CHECK(Reject(R"({"notes":[{"path":"a.md","content":"\ud800"}]})").status.code() == Code::kInvalidArgument);
+}
+
+TEST_CASE("push request: size and count limits answer too_large") {
+  PushLimits small;
+  small.max_note_bytes = 4;
+  small.max_notes = 2;
+  auto big = Reject(R"({"notes":[{"path":"a.md","content":"12345"}]})", small);
+  CHECK(big.status.code() == Code::kTooLarge);
+  CHECK(big.path == "a.md");
+  auto many = Reject(R"({"notes":[{"path":"a.md","content":""},{"path":"b.md","content":""}],"delete":["c.md"]})", small);
+  CHECK(many.status.code() == Code::kTooLarge);
+}

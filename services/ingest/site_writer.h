@@ -1,0 +1,73 @@
+// SiteWriter: applies pushes to one site. Validated notes go through two
+// parallel md4c passes (metadata and links; then full pages for exactly the
+// notes the change affects), one SQLite transaction, then JetStream publish.
+//
+// Threading: every method runs on ingest's writer thread; rendering fans
+// out to the ThreadPool and joins before returning.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "folio/bus/bus.h"
+#include "folio/core/status.h"
+#include "folio/core/thread_pool.h"
+#include "folio/metrics/metrics.h"
+#include "folio/site/vault.h"
+#include "push_request.h"
+#include "store.h"
+
+namespace folio::ingest {
+
+struct SiteOptions {
+  std::string site = "default";        // namespace of keys and rows
+  std::string site_name = "folio";     // shown on pages
+  size_t home_listing_limit = 1000;    // notes listed on a generated home page
+};
+
+struct PushSummary {
+  int64_t version = 0;
+  size_t received = 0, changed = 0, rendered = 0, deleted = 0;
+  bool published = false;  // false: committed, publish pending (retried)
+  std::string notes_json;  // [{"path","url","warnings":[...]}...]
+};
+
+class SiteWriter {
+ public:
+  SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry);
+
+  // Loads the vault and writes the site's fixed pages (stylesheet, 404) if
+  // they are missing or stale.
+  Status Start();
+  // Sets the bus (once connected); nullptr while disconnected.
+  void SetBus(bus::Bus* bus) { bus_ = bus; }
+
+  Result<PushSummary> Push(PushRequest req);
+  // {"version":N,"notes":[{"path","sha256","url"}]}
+  std::string ManifestJson() const;
+
+  // Publishes the outbox; true when it is empty afterwards.
+  bool PublishPending();
+  // If the bus lost its data (no marker for our version), republishes every page.
+  Status ResyncIfNeeded();
+  const std::string& site() const { return options_.site; }
+
+ private:
+  struct Rendered;
+  Status CommitAndPublish(Commit* c);
+  void AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
+               std::string cache_control, std::string body, int64_t last_modified_s);
+  std::string RenderHome();
+
+  SiteOptions options_;
+  Store* store_;
+  ThreadPool* pool_;
+  bus::Bus* bus_ = nullptr;
+  site::Vault vault_;
+  int64_t version_ = 0;
+  metrics::Counter* rendered_total_;
+  metrics::Counter* publish_failures_;
+  metrics::Gauge* outbox_pending_;
+};
+
+}  // namespace folio::ingest

@@ -1,0 +1,216 @@
+#include "store.h"
+
+#include <filesystem>
+
+namespace folio::ingest {
+namespace {
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += '\n';
+    s += v[i];
+  }
+  return s;
+}
+
+std::vector<std::string> Split(std::string_view s) {
+  std::vector<std::string> v;
+  while (!s.empty()) {
+    size_t nl = s.find('\n');
+    v.emplace_back(s.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    s.remove_prefix(nl + 1);
+  }
+  return v;
+}
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS site_version(site TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS notes(
+  site TEXT NOT NULL, path TEXT NOT NULL, url TEXT NOT NULL, sha256 TEXT NOT NULL,
+  title TEXT NOT NULL, targets TEXT NOT NULL, aliases TEXT NOT NULL, warnings TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
+  PRIMARY KEY(site, path));
+CREATE TABLE IF NOT EXISTS pages(
+  site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL, PRIMARY KEY(site, url));
+CREATE TABLE IF NOT EXISTS outbox(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, kind INTEGER NOT NULL, subject TEXT NOT NULL,
+  payload BLOB NOT NULL, msg_id TEXT NOT NULL);
+)sql";
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::Unavailable("cannot create data directory " + dir + ": " + ec.message());
+  auto db = sqlite::Db::Open(dir + "/ingest.db");
+  if (!db.ok()) return db.status();
+  std::unique_ptr<Store> s(new Store(std::move(*db)));
+  if (Status st = s->Migrate(); !st.ok()) return st;
+  return s;
+}
+
+Status Store::Migrate() { return db_->Exec(kSchema); }
+
+Result<int64_t> Store::Version(const std::string& site) {
+  auto q = db_->Prepare("SELECT version FROM site_version WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? q->Int(0) : int64_t{0};
+}
+
+Status Store::LoadVault(const std::string& site, site::Vault* vault) {
+  auto q = db_->Prepare(
+      "SELECT path, url, sha256, title, targets, aliases, updated_ms, version FROM notes WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    site::NoteMeta m;
+    m.path = q->Text(0);
+    m.url = q->Text(1);
+    m.sha256 = q->Text(2);
+    m.title = q->Text(3);
+    m.targets = Split(q->Text(4));
+    m.aliases = Split(q->Text(5));
+    m.updated_ms = q->Int(6);
+    m.version = q->Int(7);
+    vault->Load(std::move(m));
+  }
+  vault->Rebuild();
+  return Status::Ok();
+}
+
+Result<std::string> Store::NoteContent(const std::string& site, const std::string& path) {
+  auto q = db_->Prepare("SELECT content FROM notes WHERE site=? AND path=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, path);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no note " + path);
+  return std::string(q->Text(0));
+}
+
+Result<std::string> Store::NoteWarnings(const std::string& site, const std::string& path) {
+  auto q = db_->Prepare("SELECT warnings FROM notes WHERE site=? AND path=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, path);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::string();
+  return std::string(q->Text(0));
+}
+
+Result<std::string> Store::PageRecord(const std::string& site, const std::string& url) {
+  auto q = db_->Prepare("SELECT record FROM pages WHERE site=? AND url=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, url);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no page " + url);
+  return std::string(q->Blob(0));
+}
+
+Result<std::vector<PageRow>> Store::AllPages(const std::string& site) {
+  auto q = db_->Prepare("SELECT url, record FROM pages WHERE site=? ORDER BY url");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  std::vector<PageRow> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({std::string(q->Text(0)), std::string(q->Blob(1))});
+  }
+  return out;
+}
+
+Status Store::Apply(Commit* c) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  auto fail = [&](Status s) {
+    db_->Rollback();
+    return s;
+  };
+  auto upsert = db_->Prepare(
+      "INSERT INTO notes(site,path,url,sha256,title,targets,aliases,warnings,updated_ms,version,content) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET url=excluded.url, "
+      "sha256=excluded.sha256, title=excluded.title, targets=excluded.targets, aliases=excluded.aliases, "
+      "warnings=excluded.warnings, updated_ms=excluded.updated_ms, version=excluded.version, "
+      "content=excluded.content");
+  auto rerendered = db_->Prepare("UPDATE notes SET warnings=? WHERE site=? AND path=?");
+  auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
+  auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
+  auto del_page = db_->Prepare("DELETE FROM pages WHERE site=? AND url=?");
+  auto outbox = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id) VALUES(?,?,?,?)");
+  auto version = db_->Prepare(
+      "INSERT INTO site_version(site,version) VALUES(?,?) ON CONFLICT(site) DO UPDATE SET version=excluded.version");
+  for (auto* st : {&upsert, &rerendered, &del_note, &put_page, &del_page, &outbox, &version}) {
+    if (!st->ok()) return fail(st->status());
+  }
+  for (const auto& n : c->notes) {
+    Status s;
+    if (n.content_changed) {
+      const auto& m = n.meta;
+      s = upsert->Bind(1, c->site).Bind(2, m.path).Bind(3, m.url).Bind(4, m.sha256).Bind(5, m.title)
+              .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, n.warnings)
+              .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Run();
+    } else {
+      s = rerendered->Bind(1, n.warnings).Bind(2, c->site).Bind(3, n.meta.path).Run();
+    }
+    if (!s.ok()) return fail(s);
+  }
+  for (const auto& p : c->deleted_notes) {
+    if (Status s = del_note->Bind(1, c->site).Bind(2, p).Run(); !s.ok()) return fail(s);
+  }
+  for (const auto& u : c->deleted_pages) {
+    if (Status s = del_page->Bind(1, c->site).Bind(2, u).Run(); !s.ok()) return fail(s);
+  }
+  for (const auto& p : c->pages) {
+    if (Status s = put_page->Bind(1, c->site).Bind(2, p.url).BindBlob(3, p.record).Run(); !s.ok()) return fail(s);
+  }
+  for (auto& m : c->outbox) {
+    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id).Run();
+    if (!s.ok()) return fail(s);
+    m.seq = db_->LastInsertRowId();
+  }
+  if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
+  if (Status s = db_->Commit(); !s.ok()) return fail(s);
+  return Status::Ok();
+}
+
+Result<std::vector<OutboxMsg>> Store::PendingOutbox(size_t limit) {
+  auto q = db_->Prepare("SELECT seq, kind, subject, payload, msg_id FROM outbox ORDER BY seq LIMIT ?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<OutboxMsg> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({q->Int(0), static_cast<int>(q->Int(1)), std::string(q->Text(2)),
+                   std::string(q->Blob(3)), std::string(q->Text(4))});
+  }
+  return out;
+}
+
+Status Store::AckOutbox(int64_t upto_seq) {
+  auto q = db_->Prepare("DELETE FROM outbox WHERE seq <= ?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, upto_seq).Run();
+}
+
+Result<int64_t> Store::OutboxSize() {
+  auto q = db_->Prepare("SELECT count(*) FROM outbox");
+  if (!q.ok()) return q.status();
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return q->Int(0);
+}
+
+}  // namespace folio::ingest

@@ -1,0 +1,82 @@
+// Store: ingest's SQLite database (WAL). Holds, per site, every note (text,
+// hash, metadata), every published page record, and the outbox of bus
+// messages committed but not yet acknowledged by JetStream.
+//
+// Commit first, publish second: a push is one transaction that writes notes,
+// pages and outbox rows together; the publisher deletes outbox rows once
+// JetStream acknowledged them, and republishes what is left after a crash.
+// Threading: owned and used by ingest's writer thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "folio/core/status.h"
+#include "folio/site/vault.h"
+#include "folio/sqlite/db.h"
+
+namespace folio::ingest {
+
+struct OutboxMsg {
+  enum Kind : int { kKvPut = 1, kKvDelete = 2, kStream = 3 };
+  int64_t seq = 0;       // assigned by the store
+  int kind = kKvPut;
+  std::string subject;   // KV key or stream subject
+  std::string payload;
+  std::string msg_id;    // for kStream: Nats-Msg-Id
+};
+
+struct NoteRow {
+  site::NoteMeta meta;
+  std::string content;
+  std::string warnings;  // '\n'-joined, from the note's latest render
+  bool content_changed = true;  // false: re-rendered only; keep content
+};
+
+struct PageRow {
+  std::string url;
+  std::string record;    // bus::EncodePageRecord
+};
+
+struct Commit {
+  std::string site;
+  int64_t version = 0;
+  std::vector<NoteRow> notes;
+  std::vector<std::string> deleted_notes;  // paths
+  std::vector<PageRow> pages;
+  std::vector<std::string> deleted_pages;  // urls
+  std::vector<OutboxMsg> outbox;           // in publish order
+};
+
+class Store {
+ public:
+  // Opens (creating) <dir>/ingest.db. kUnavailable if the file can't be opened.
+  static Result<std::unique_ptr<Store>> Open(const std::string& dir);
+
+  // The site's current version (0 for a new site).
+  Result<int64_t> Version(const std::string& site);
+  // Loads every note's metadata into *vault (then vault->Rebuild()).
+  Status LoadVault(const std::string& site, site::Vault* vault);
+  Result<std::string> NoteContent(const std::string& site, const std::string& path);
+  Result<std::string> NoteWarnings(const std::string& site, const std::string& path);
+  Result<std::string> PageRecord(const std::string& site, const std::string& url);
+  // Every page of the site: (url, record).
+  Result<std::vector<PageRow>> AllPages(const std::string& site);
+
+  // Writes the whole commit in one transaction and fills in outbox seqs.
+  // On failure nothing is written.
+  Status Apply(Commit* commit);
+
+  // Outbox rows in seq order, at most `limit`.
+  Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
+  Status AckOutbox(int64_t upto_seq);
+  Result<int64_t> OutboxSize();
+
+ private:
+  explicit Store(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+  Status Migrate();
+  std::unique_ptr<sqlite::Db> db_;
+};
+
+}  // namespace folio::ingest

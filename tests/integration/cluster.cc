@@ -1,0 +1,142 @@
+#include "cluster.h"
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "folio/core/gzip.h"
+#include "folio/core/json.h"
+
+namespace folio::it {
+namespace {
+// Benchmarks set FOLIO_PIN_CPU to run the services under taskset on that CPU.
+std::vector<std::string> Pinned(std::vector<std::string> argv) {
+  const char* cpu = getenv("FOLIO_PIN_CPU");
+  if (!cpu || !*cpu) return argv;
+  argv.insert(argv.begin(), {"/usr/bin/taskset", "-c", cpu});
+  return argv;
+}
+}  // namespace
+
+Cluster::Cluster(std::vector<std::string> ingest_args)
+    : ingest_port_(testing::FreePort()), edge_port_(testing::FreePort()), ingest_args_(std::move(ingest_args)) {
+  StartIngest();
+  StartEdge();
+}
+
+Cluster::~Cluster() {
+  edge_.reset();
+  ingest_.reset();
+}
+
+void Cluster::StartIngest() {
+  std::vector<std::string> argv{testing::BinPath("folio-ingest"), "--listen",
+                                "127.0.0.1:" + std::to_string(ingest_port_), "--nats", nats_.url(), "--data",
+                                dir() + "/ingest", "--token", kToken, "--site-name", "Test Site"};
+  argv.insert(argv.end(), ingest_args_.begin(), ingest_args_.end());
+  ingest_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/ingest.log");
+  if (!testing::WaitForHttp(ingest_url() + "/livez", 200, 10000)) {
+    fprintf(stderr, "ingest did not start:\n%s\n", Logs().c_str());
+  }
+}
+
+void Cluster::StopIngest(int signum) {
+  if (ingest_) ingest_->Stop(signum);
+  ingest_.reset();
+}
+
+void Cluster::StartEdge() {
+  edge_ = std::make_unique<testing::Process>(
+      Pinned(std::vector<std::string>{testing::BinPath("folio-edge"), "--listen",
+                               "127.0.0.1:" + std::to_string(edge_port_), "--nats", nats_.url()}),
+      std::vector<std::string>{}, dir() + "/edge.log");
+  if (!testing::WaitForHttp(edge_url() + "/livez", 200, 10000)) {
+    fprintf(stderr, "edge did not start:\n%s\n", Logs().c_str());
+  }
+}
+
+void Cluster::StopEdge(int signum) {
+  if (edge_) edge_->Stop(signum);
+  edge_.reset();
+}
+
+http::ClientResponse Cluster::Push(const std::string& body, const std::string& token) {
+  http::ClientRequest req;
+  req.method = "POST";
+  req.url = ingest_url() + "/api/v1/push";
+  req.body = body;
+  req.headers.emplace_back("Content-Type", "application/json");
+  if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+  auto r = http::Fetch(req);
+  return r.ok() ? *r : http::ClientResponse{};
+}
+
+http::ClientResponse Cluster::Manifest(const std::string& token) {
+  auto r = http::Get(ingest_url() + "/api/v1/manifest", {{"Authorization", "Bearer " + token}});
+  return r.ok() ? *r : http::ClientResponse{};
+}
+
+http::ClientResponse Cluster::EdgeGet(const std::string& path,
+                                      std::vector<std::pair<std::string, std::string>> headers,
+                                      const std::string& method) {
+  http::ClientRequest req;
+  req.method = method;
+  req.url = edge_url() + path;
+  req.headers = std::move(headers);
+  auto r = http::Fetch(req);
+  return r.ok() ? *r : http::ClientResponse{};
+}
+
+http::ClientResponse Cluster::WaitForPage(const std::string& path, int status, const std::string& needle,
+                                          int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  http::ClientResponse r;
+  do {
+    r = EdgeGet(path);
+    if (r.status == status && (needle.empty() || r.body.find(needle) != std::string::npos)) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return r;
+}
+
+int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {
+  std::string cmd = testing::BinPath("folio");
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  out->clear();
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string Cluster::Logs() const {
+  std::string all;
+  for (const char* name : {"ingest.log", "edge.log"}) {
+    std::ifstream in(dir() + "/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    all += std::string("--- ") + name + "\n" + ss.str();
+  }
+  return all;
+}
+
+std::string PushBody(const std::vector<std::pair<std::string, std::string>>& notes,
+                     const std::vector<std::string>& deletes) {
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  for (const auto& [p, c] : notes) w.BeginObject().Key("path").String(p).Key("content").String(c).EndObject();
+  w.EndArray().Key("delete").BeginArray();
+  for (const auto& d : deletes) w.String(d);
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+}  // namespace folio::it

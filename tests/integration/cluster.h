@@ -1,0 +1,63 @@
+// Cluster: a whole folio deployment for one test: nats-server -js, one
+// folio-ingest and one folio-edge on free loopback ports, data in a temp
+// directory. Processes are stopped by the destructor. Logs go to
+// <tmp>/ingest.log and <tmp>/edge.log and are printed when a check fails.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "folio/http/client.h"
+#include "folio/testing/testing.h"
+
+namespace folio::it {
+
+inline constexpr const char* kToken = "test-token-123";
+
+class Cluster {
+ public:
+  // ingest_args are appended to folio-ingest's command line.
+  explicit Cluster(std::vector<std::string> ingest_args = {});
+  ~Cluster();
+
+  void StartIngest();
+  void StopIngest(int signum = 15);
+  void StartEdge();
+  void StopEdge(int signum = 15);
+
+  std::string ingest_url() const { return "http://127.0.0.1:" + std::to_string(ingest_port_); }
+  std::string edge_url() const { return "http://127.0.0.1:" + std::to_string(edge_port_); }
+  testing::NatsServer& nats() { return nats_; }
+  const std::string& dir() const { return dir_.path(); }
+
+  // POST /api/v1/push with the body as given (and the token unless empty).
+  http::ClientResponse Push(const std::string& body, const std::string& token = kToken);
+  http::ClientResponse Manifest(const std::string& token = kToken);
+  // GET from the edge with optional headers.
+  http::ClientResponse EdgeGet(const std::string& path,
+                               std::vector<std::pair<std::string, std::string>> headers = {},
+                               const std::string& method = "GET");
+  // Polls the edge until `path` answers `status` and its body contains
+  // `needle` (identity encoding). Returns the last response.
+  http::ClientResponse WaitForPage(const std::string& path, int status, const std::string& needle = "",
+                                   int timeout_ms = 10000);
+  // Runs `folio push DIR` and returns its exit status; output in *out.
+  int RunCli(const std::vector<std::string>& args, std::string* out);
+  std::string Logs() const;
+  pid_t ingest_pid() const { return ingest_ ? ingest_->pid() : -1; }
+  pid_t edge_pid() const { return edge_ ? edge_->pid() : -1; }
+
+ private:
+  testing::NatsServer nats_;
+  testing::TempDir dir_;
+  int ingest_port_, edge_port_;
+  std::vector<std::string> ingest_args_;
+  std::unique_ptr<testing::Process> ingest_, edge_;
+};
+
+// {"notes":[{"path":p,"content":c}...],"delete":[...]}
+std::string PushBody(const std::vector<std::pair<std::string, std::string>>& notes,
+                     const std::vector<std::string>& deletes = {});
+
+}  // namespace folio::it

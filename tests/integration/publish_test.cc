@@ -1,0 +1,190 @@
+// Push a vault (CLI and raw HTTP) and read it back from the edge: pages,
+// headers, 304, HEAD, 404, updates, deletions, incremental rendering.
+#include <doctest/doctest.h>
+
+#include "cluster.h"
+#include "folio/core/gzip.h"
+#include "json_util.h"
+
+using namespace folio;
+using namespace folio::it;
+
+namespace {
+std::string FixtureVault() { return testing::SourcePath("tests/fixtures/vault"); }
+}  // namespace
+
+TEST_CASE("CLI push publishes a vault that the edge serves with the right headers") {
+  Cluster c;
+  std::string out;
+  int rc = c.RunCli({"push", FixtureVault(), "--server", c.ingest_url(), "--token", kToken}, &out);
+  INFO(out);
+  REQUIRE(rc == 0);
+
+  auto page = c.WaitForPage("/welcome", 200, "Welcome");
+  INFO(c.Logs());
+  REQUIRE(page.status == 200);
+  CHECK(page.Header("Content-Type") == "text/html; charset=utf-8");
+  CHECK(page.Header("Vary") == "Accept-Encoding");
+  CHECK(!page.Header("ETag").empty());
+  CHECK(!page.Header("Last-Modified").empty());
+  CHECK(page.Header("Content-Encoding").empty());
+  CHECK(page.body.rfind("<!doctype html>", 0) == 0);
+  CHECK(page.body.find("<title>Welcome home · Test Site</title>") != std::string::npos);
+  // Links: resolved by path, case-insensitively, with alias text; dead ones visibly dead.
+  CHECK(page.body.find("href=\"/second-note\"") != std::string::npos);
+  CHECK(page.body.find("href=\"/folder/deep\"") != std::string::npos);
+  CHECK(page.body.find(">the deep note</a>") != std::string::npos);
+  CHECK(page.body.find("href=\"/second-note#details\"") != std::string::npos);
+  CHECK(page.body.find("link-dead") != std::string::npos);
+  CHECK(page.body.find("rel=\"noopener\"") != std::string::npos);
+  // The stylesheet is a separate, immutable asset.
+  auto css_at = page.body.find("/assets/folio.");
+  REQUIRE(css_at != std::string::npos);
+  std::string css_url = page.body.substr(css_at, page.body.find('"', css_at) - css_at);
+  auto css = c.EdgeGet(css_url);
+  CHECK(css.status == 200);
+  CHECK(css.Header("Content-Type") == "text/css; charset=utf-8");
+  CHECK(css.Header("Cache-Control").find("immutable") != std::string::npos);
+  CHECK(page.body.find("<style") == std::string::npos);
+
+  // Backlinks: Second note is linked from Welcome.
+  auto second = c.WaitForPage("/second-note", 200);
+  CHECK(second.body.find("Backlinks") != std::string::npos);
+  CHECK(second.body.find("href=\"/welcome\"") != std::string::npos);
+
+  // Unicode URL stays readable (percent-encoded on the wire).
+  auto uni = c.WaitForPage("/unicode/%D0%97%D0%B0%D0%BC%D0%B5%D1%82%D0%BA%D0%B0", 200, "Заметка");
+  CHECK(uni.status == 200);
+
+  // Table, tasks, strikethrough, code language class.
+  auto deep = c.WaitForPage("/folder/deep", 200);
+  CHECK(deep.body.find("<table>") != std::string::npos);
+  CHECK(deep.body.find("type=\"checkbox\"") != std::string::npos);
+  CHECK(deep.body.find("<del>struck</del>") != std::string::npos);
+  CHECK(deep.body.find("language-js") != std::string::npos);
+  CHECK(deep.body.find("href=\"/welcome\"") != std::string::npos);
+
+  // No script from the note reaches a reader.
+  auto xss = c.WaitForPage("/xss", 200);
+  CHECK(xss.body.find("<script") == std::string::npos);
+  CHECK(xss.body.find("onerror=") == std::string::npos);
+  CHECK(xss.body.find("href=\"javascript:") == std::string::npos);
+  CHECK(xss.body.find("<b>bold ok</b>") != std::string::npos);
+
+  // Skipped folders are not published.
+  CHECK(c.EdgeGet("/.obsidian/hidden").status == 404);
+  CHECK(c.EdgeGet("/.trash/old").status == 404);
+
+  // Generated home page lists the notes.
+  auto home = c.WaitForPage("/", 200, "Welcome home");
+  CHECK(home.body.find("href=\"/folder/deep\"") != std::string::npos);
+
+  // A second push of the same vault changes nothing: the version stays.
+  int64_t version = JsonInt(c.Manifest().body, "version");
+  CHECK(version >= 1);
+  rc = c.RunCli({"push", FixtureVault(), "--server", c.ingest_url(), "--token", kToken}, &out);
+  CHECK(rc == 0);
+  CHECK(JsonInt(c.Manifest().body, "version") == version);
+
+  // --dry-run sends nothing; a wrong token fails with a non-zero exit.
+  rc = c.RunCli({"push", FixtureVault(), "--server", c.ingest_url(), "--token", "wrong"}, &out);
+  CHECK(rc != 0);
+  CHECK(out.find("token") != std::string::npos);
+}
+
+TEST_CASE("edge: gzip when accepted, 304, HEAD, 404 page, 405") {
+  Cluster c;
+  auto r = c.Push(PushBody({{"Page.md", "# Page\n\nHello reader, this is a page with some text in it.\n"}}));
+  REQUIRE(r.status == 200);
+  auto plain = c.WaitForPage("/page", 200, "Hello reader");
+  REQUIRE(plain.status == 200);
+
+  auto gz = c.EdgeGet("/page", {{"Accept-Encoding", "gzip, deflate"}});
+  REQUIRE(gz.status == 200);
+  CHECK(gz.Header("Content-Encoding") == "gzip");
+  CHECK(gz.Header("Vary") == "Accept-Encoding");
+  std::string inflated;
+  REQUIRE(GzipDecompress(gz.body, &inflated).ok());
+  CHECK(inflated == plain.body);
+  CHECK(gz.Header("ETag") != plain.Header("ETag"));
+
+  auto not_modified = c.EdgeGet("/page", {{"If-None-Match", plain.Header("ETag")}});
+  CHECK(not_modified.status == 304);
+  CHECK(not_modified.body.empty());
+  CHECK(not_modified.Header("ETag") == plain.Header("ETag"));
+  auto gz304 = c.EdgeGet("/page", {{"If-None-Match", gz.Header("ETag")}, {"Accept-Encoding", "gzip"}});
+  CHECK(gz304.status == 304);
+  CHECK(c.EdgeGet("/page", {{"If-None-Match", "\"other\""}}).status == 200);
+
+  auto head = c.EdgeGet("/page", {}, "HEAD");
+  CHECK(head.status == 200);
+  CHECK(head.body.empty());
+  CHECK(head.Header("Content-Length") == std::to_string(plain.body.size()));
+
+  auto missing = c.EdgeGet("/no/such/page");
+  CHECK(missing.status == 404);
+  CHECK(missing.Header("Content-Type") == "text/html; charset=utf-8");
+  CHECK(missing.body.find("Page not found") != std::string::npos);
+  CHECK(missing.body.find("Test Site") != std::string::npos);  // the site's own 404 page
+
+  auto post = c.EdgeGet("/page", {}, "POST");
+  CHECK(post.status == 405);
+  CHECK(post.Header("Allow").find("GET") != std::string::npos);
+
+  auto ready = c.EdgeGet("/readyz");
+  CHECK(ready.status == 200);
+  auto metrics = c.EdgeGet("/metrics");
+  CHECK(metrics.status == 200);
+  CHECK(metrics.body.find("folio_edge_requests_total") != std::string::npos);
+  auto im = http::Get(c.ingest_url() + "/metrics");
+  REQUIRE(im.ok());
+  CHECK(im->body.find("folio_ingest_pushes_total") != std::string::npos);
+}
+
+TEST_CASE("updates and deletions reach the edge without restart; unchanged notes are not re-rendered") {
+  Cluster c;
+  auto r1 = c.Push(PushBody({{"A.md", "# A\n\nRevision 1. See [[B]].\n"}, {"B.md", "# B\n\nBee.\n"},
+                             {"C.md", "# C\n\nSee.\n"}}));
+  REQUIRE(r1.status == 200);
+  CHECK(JsonInt(r1.body, "received") == 3);
+  CHECK(JsonInt(r1.body, "changed") == 3);
+  CHECK(JsonInt(r1.body, "rendered") == 3);
+  int64_t v1 = JsonInt(r1.body, "version");
+  CHECK(r1.body.find("\"url\":\"/a\"") != std::string::npos);
+  c.WaitForPage("/a", 200, "Revision 1");
+  auto b_page = c.WaitForPage("/b", 200, "href=\"/a\"");  // backlink from A
+  CHECK(b_page.body.find("href=\"/a\"") != std::string::npos);
+
+  // Same content again: nothing changes, nothing renders, version stays.
+  auto same = c.Push(PushBody({{"A.md", "# A\n\nRevision 1. See [[B]].\n"}, {"C.md", "# C\n\nSee.\n"}}));
+  CHECK(JsonInt(same.body, "changed") == 0);
+  CHECK(JsonInt(same.body, "rendered") == 0);
+  CHECK(JsonInt(same.body, "version") == v1);
+
+  // A content change keeping the same links renders exactly that note.
+  auto r2 = c.Push(PushBody({{"A.md", "# A\n\nRevision 2. See [[B]].\n"}}));
+  CHECK(JsonInt(r2.body, "changed") == 1);
+  CHECK(JsonInt(r2.body, "rendered") == 1);
+  CHECK(JsonInt(r2.body, "version") == v1 + 1);
+  CHECK(c.WaitForPage("/a", 200, "Revision 2").body.find("Revision 2") != std::string::npos);
+
+  // A dangling link reported as a warning, resolved once the target exists.
+  auto r3 = c.Push(PushBody({{"C.md", "# C\n\nSee [[Later]].\n"}}));
+  CHECK(r3.body.find("dangling link [[Later]]") != std::string::npos);
+  auto r4 = c.Push(PushBody({{"Later.md", "# Later\n"}}));
+  CHECK(JsonInt(r4.body, "rendered") == 2);  // Later itself + C whose link now resolves
+  CHECK(c.WaitForPage("/c", 200, "href=\"/later\"").body.find("href=\"/later\"") != std::string::npos);
+
+  // Deletion: the page disappears, the linking note shows a dead link.
+  auto r5 = c.Push(PushBody({}, {"B.md"}));
+  CHECK(JsonInt(r5.body, "deleted") == 1);
+  CHECK(c.WaitForPage("/b", 404).status == 404);
+  CHECK(c.WaitForPage("/a", 200, "link-dead").body.find("link-dead") != std::string::npos);
+
+  // The manifest matches.
+  auto m = c.Manifest();
+  REQUIRE(m.status == 200);
+  CHECK(m.body.find("\"path\":\"A.md\"") != std::string::npos);
+  CHECK(m.body.find("\"path\":\"B.md\"") == std::string::npos);
+  CHECK(m.body.find("\"sha256\":\"") != std::string::npos);
+}
