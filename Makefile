@@ -2,6 +2,7 @@
 #   make run   install what is missing, build, start NATS + ingest + edge,
 #              publish examples/vault and print the URL to open (Ctrl-C stops)
 #   make test  build and run every test (unit + integration)
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "folio/bus/schema.h"
 #include "folio/core/gzip.h"
@@ -255,7 +256,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     }
     for (auto& r : out) {
       const site::NoteMeta* note = vault_.Find(r.path);
-      auto& w = warnings[r.path];
+      auto& w = warnings[r.path];  // created even when empty: "no warnings now" is news
       w.insert(w.end(), r.warnings.begin(), r.warnings.end());
       NoteRow row;
       row.meta = *note;
@@ -319,6 +320,20 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
         rest.remove_prefix(nl + 1);
       }
     }
+    w.EndArray().EndObject();
+  }
+  // Notes re-rendered by this push without being in it (their links now
+  // resolve elsewhere, say): their warnings changed, so report them too.
+  // A client pushing in batches lets the latest report for a path win.
+  std::set<std::string_view> pushed;
+  for (const auto& note : req.notes) pushed.insert(note.path);
+  for (const auto& [path, list] : warnings) {
+    if (pushed.count(path)) continue;
+    const site::NoteMeta* m = vault_.Find(path);
+    if (!m) continue;
+    w.BeginObject().Key("path").String(path).Key("url").String(m->url).Key("rerendered").Bool(true);
+    w.Key("warnings").BeginArray();
+    for (const auto& s : list) w.String(s);
     w.EndArray().EndObject();
   }
   w.EndArray();

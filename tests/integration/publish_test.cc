@@ -173,6 +173,8 @@ TEST_CASE("updates and deletions reach the edge without restart; unchanged notes
   CHECK(r3.body.find("dangling link [[Later]]") != std::string::npos);
   auto r4 = c.Push(PushBody({{"Later.md", "# Later\n"}}));
   CHECK(JsonInt(r4.body, "rendered") == 2);  // Later itself + C whose link now resolves
+  // C was re-rendered without being pushed: reported with its (now empty) warnings.
+  CHECK(r4.body.find("{\"path\":\"C.md\",\"url\":\"/c\",\"rerendered\":true,\"warnings\":[]}") != std::string::npos);
   CHECK(c.WaitForPage("/c", 200, "href=\"/later\"").body.find("href=\"/later\"") != std::string::npos);
 
   // Deletion: the page disappears, the linking note shows a dead link.
@@ -187,4 +189,38 @@ TEST_CASE("updates and deletions reach the edge without restart; unchanged notes
   CHECK(m.body.find("\"path\":\"A.md\"") != std::string::npos);
   CHECK(m.body.find("\"path\":\"B.md\"") == std::string::npos);
   CHECK(m.body.find("\"sha256\":\"") != std::string::npos);
+}
+
+TEST_CASE("CLI: batches bounded by --batch-notes; a link resolved by a later batch is not reported dangling") {
+  Cluster c;
+  testing::TempDir vault;
+  auto write = [&](const std::string& rel, const std::string& text) {
+    std::string path = vault.path() + "/" + rel;
+    FILE* f = fopen(path.c_str(), "w");
+    REQUIRE(f);
+    fputs(text.c_str(), f);
+    fclose(f);
+  };
+  write("A.md", "# A\n\nLinks to [[Z]].\n");
+  write("M.md", "# M\n");
+  write("Z.md", "# Z\n");
+  std::string out;
+  int rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken, "--batch-notes", "1"}, &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("dangling") == std::string::npos);
+  CHECK(JsonInt(c.Manifest().body, "version") == 3);  // three batches, one version each
+  CHECK(c.WaitForPage("/a", 200, "href=\"/z\"").body.find("href=\"/z\"") != std::string::npos);
+
+  // Deleting a file locally deletes the note on the next push.
+  std::remove((vault.path() + "/M.md").c_str());
+  rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken}, &out);
+  CHECK(rc == 0);
+  CHECK(c.WaitForPage("/m", 404).status == 404);
+  // --dry-run sends nothing.
+  write("New.md", "# New\n");
+  rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken, "--dry-run"}, &out);
+  CHECK(rc == 0);
+  CHECK(out.find("New.md") != std::string::npos);
+  CHECK(c.Manifest().body.find("New.md") == std::string::npos);
 }
