@@ -21,6 +21,10 @@ constexpr const char* kPageCache = "public, max-age=0, must-revalidate";
 constexpr const char* kAssetCache = "public, max-age=31536000, immutable";
 constexpr const char* k404Url = "/_folio/404";
 constexpr int64_t kAckTimeoutMs = 10'000;
+// NATS's default max payload is 1 MiB; keep room for headers and the subject.
+constexpr size_t kMaxPublishedPage = (1u << 20) - 8192;
+// A page lists at most this many backlinks (a hub note can have thousands).
+constexpr size_t kMaxBacklinks = 500;
 
 std::string MetaKey(std::string_view site) { return "_meta." + std::string(site); }
 
@@ -228,8 +232,14 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
         const site::NoteMeta* src = vault_.Find(b);
         page.backlinks.push_back({src->title, src->url});
       }
-      std::sort(page.backlinks.begin(), page.backlinks.end(),
-                [](const auto& a, const auto& b) { return a.title < b.title; });
+      page.backlinks_total = page.backlinks.size();
+      auto by_title = [](const auto& a, const auto& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; };
+      if (page.backlinks.size() > kMaxBacklinks) {
+        std::partial_sort(page.backlinks.begin(), page.backlinks.begin() + kMaxBacklinks, page.backlinks.end(), by_title);
+        page.backlinks.resize(kMaxBacklinks);
+      } else {
+        std::sort(page.backlinks.begin(), page.backlinks.end(), by_title);
+      }
       std::string html = site::AssembleNotePage(page);
       thread_local GzipCompressor gz;
       bus::PageRecord rec;
@@ -241,6 +251,11 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       rec.version = next_version;
       gz.Compress(html, &rec.body_gzip);
       r.record = bus::EncodePageRecord(rec);
+      if (r.record.size() > kMaxPublishedPage) {
+        r.warnings.push_back("the page is " + std::to_string(r.record.size()) +
+                             " bytes compressed, over the bus limit of " + std::to_string(kMaxPublishedPage) +
+                             "; it is stored but cannot be served: split the note");
+      }
     });
 
     Commit c;
@@ -361,6 +376,13 @@ bool SiteWriter::PublishPending() {
         case OutboxMsg::kKvPut: s = bus_->KvPutAsync(bus::kPagesBucket, m.subject, m.payload); break;
         case OutboxMsg::kKvDelete: s = bus_->KvDeleteAsync(bus::kPagesBucket, m.subject); break;
         default: s = bus_->PublishAsync(m.subject, m.payload, m.msg_id); break;
+      }
+      if (s.code() == Code::kTooLarge) {
+        // Permanent: retrying would wedge the outbox. The push that made it
+        // already warned the author (kMaxPublishedPage); skip it.
+        log::Error("page too large for the bus; not published", {{"subject", m.subject}, {"error", s.message()}});
+        publish_failures_->Increment();
+        continue;
       }
       if (!s.ok()) {
         log::Warn("publish failed; will retry", {{"subject", m.subject}, {"error", s.message()}});

@@ -84,7 +84,11 @@ std::string AssembleNotePage(const NotePage& p) {
       AppendLink(b.url, b.title, &out);
       out += "</li>";
     }
-    out += "</ul></aside>\n";
+    out += "</ul>";
+    if (p.backlinks_total > p.backlinks.size()) {
+      out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
+    }
+    out += "</aside>\n";
   }
   AppendTail(&out);
   return out;

@@ -105,3 +105,12 @@ TEST_CASE("layout: complete page with escaped title, stylesheet link, backlinks"
   CHECK(html.find("href=\"/other%20note\"") != std::string::npos);
   CHECK(StyleSheet().find("prefers-color-scheme:dark") != std::string::npos);
 }
+
+TEST_CASE("layout: a bounded backlinks list says how many more exist") {
+  NotePage p;
+  p.site_name = "S";
+  p.title = "Hub";
+  p.backlinks = {{"A", "/a"}};
+  p.backlinks_total = 1200;
+  CHECK(AssembleNotePage(p).find("and 1199 more") != std::string::npos);
+}

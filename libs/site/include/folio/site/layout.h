@@ -22,7 +22,8 @@ struct NotePage {
   std::string body_html;     // from markdown::RenderNote
   std::string description;   // plain-text summary for <meta name="description">
   std::string updated;       // "2026-11-30" or ""
-  std::vector<LinkItem> backlinks;
+  std::vector<LinkItem> backlinks;  // possibly a bounded prefix of all of them
+  size_t backlinks_total = 0;        // how many exist; the page says "and N more"
 };
 
 std::string AssembleNotePage(const NotePage& p);
