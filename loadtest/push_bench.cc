@@ -76,7 +76,12 @@ Timing TimedPush(it::Cluster& c, const std::vector<int>& ids, int rev) {
     exit(1);
   }
   std::string needle = "Revision " + std::to_string(rev) + ".";
-  c.WaitForPage("/bench/note_" + std::to_string(ids.back()), 200, needle, 60000);
+  // URL rule: "_" becomes "-" (bench/note_7.md -> /bench/note-7).
+  auto page = c.WaitForPage("/bench/note-" + std::to_string(ids.back()), 200, needle, 60000);
+  if (page.body.find(needle) == std::string::npos) {
+    fprintf(stderr, "edge never showed %s\n", needle.c_str());
+    exit(1);
+  }
   auto t2 = Clock::now();
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
   return {ms(t1 - t0), ms(t2 - t0)};
@@ -85,6 +90,7 @@ Timing TimedPush(it::Cluster& c, const std::vector<int>& ids, int rev) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<int> sizes = {10, 100, 1000, 10000};
   std::string cpu = "0";
   std::string csv = "loadtest/results/push-bench.csv";

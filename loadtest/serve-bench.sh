@@ -11,20 +11,27 @@ W=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-NP=$(free_port); IP=$(free_port); EP=$(free_port); XP=$(free_port)
+NP=$(free_port); MP=$(free_port); IP=$(free_port); EP=$(free_port); XP=$(free_port)
 wait_http() { for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.05; done; echo "timeout $1"; exit 1; }
 
-nats-server -js -a 127.0.0.1 -p "$NP" -sd "$W/nats" -m $((NP+1)) >"$W/nats.log" 2>&1 & pids+=($!)
-wait_http "http://127.0.0.1:$((NP+1))/healthz?js-enabled-only=true"
+nats-server -js -a 127.0.0.1 -p "$NP" -sd "$W/nats" -m "$MP" >"$W/nats.log" 2>&1 & pids+=($!)
+wait_http "http://127.0.0.1:$MP/healthz?js-enabled-only=true" || { cat "$W/nats.log"; exit 1; }
 taskset -c 1 "$BIN/folio-ingest" --listen 127.0.0.1:$IP --nats nats://127.0.0.1:$NP --data "$W/ingest" --token t >"$W/ingest.log" 2>&1 & pids+=($!)
 taskset -c 0 "$BIN/folio-edge" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$IP/readyz"; wait_http "http://127.0.0.1:$EP/readyz"
 
-# A ~12 KB page (the size DESIGN.md's nginx figure uses).
+# A page whose gzip body is ~12 KB (the size DESIGN.md's nginx figure uses):
+# seeded random prose, so it compresses like real text, not like a repeated line.
 python3 - "$W/body.json" <<'PY'
-import json, sys
-paras = "\n\n".join(f"Paragraph {i}: folio renders pages once and serves ready bytes from memory; "
-                    f"this sentence repeats with small changes ({i*7}) to make a realistic page." for i in range(90))
+import json, random, sys
+rnd = random.Random(42)
+words = ("note vault link page edge ingest render markdown server reader memory bytes gzip header "
+         "cache stream bucket index graph backlink heading table list code block quote author site "
+         "search storage journal commit publish replay watch update delete version token manifest "
+         "the a of to in and for with on by from at as is are was be this that it").split()
+def sentence():
+    return " ".join(rnd.choice(words) for _ in range(rnd.randint(8, 18))).capitalize() + "."
+paras = "\n\n".join(" ".join(sentence() for _ in range(5)) for _ in range(110))
 json.dump({"notes": [{"path": "Bench page.md", "content": "# Bench page\n\n" + paras}]}, open(sys.argv[1], "w"))
 PY
 curl -fsS -H "Authorization: Bearer t" -H "Content-Type: application/json" --data-binary @"$W/body.json" \
@@ -37,7 +44,7 @@ curl -fsS "http://127.0.0.1:$EP/bench-page" -o "$W/www/bench-page.html"
 curl -fsS -H 'Accept-Encoding: gzip' "http://127.0.0.1:$EP/bench-page" -o "$W/www/bench-page.html.gz"
 SIZE=$(stat -c %s "$W/www/bench-page.html"); GZ=$(stat -c %s "$W/www/bench-page.html.gz")
 cat >"$W/nginx.conf" <<CONF
-worker_processes 1; daemon off; pid $W/nginx.pid; error_log $W/nginx.err;
+user root; worker_processes 1; daemon off; pid $W/nginx.pid; error_log $W/nginx.err;
 events { worker_connections 4096; }
 http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; open_file_cache max=100;
   gzip_static on; gzip_vary on; types { text/html html; }
