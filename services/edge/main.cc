@@ -4,8 +4,6 @@
 //
 // Threads: N workers (each a Loop + Server on the shared port), plus the
 // KV watcher thread. Worker 0 runs on the main thread.
-#include <sched.h>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -16,6 +14,7 @@
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
+#include "folio/core/service.h"
 #include "page_cache.h"
 
 using namespace folio;
@@ -26,32 +25,18 @@ int Fail(const Status& s) {
   return 1;
 }
 
-size_t AvailableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<size_t>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 }  // namespace
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   Flags flags("folio-edge", "Serves a site's pages from memory, fed by NATS JetStream KV.");
-  flags.Add("listen", "127.0.0.1:8081", "HTTP listen address HOST:PORT");
-  flags.Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
+  AddServiceFlags(&flags, "127.0.0.1:8081");
   flags.Add("site", "default", "site id to serve");
   flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
-  flags.Add("log-format", "text", "text or json");
-  if (Status s = flags.Parse(argc, argv); !s.ok()) {
-    if (s.code() == Code::kNotFound) { fputs(s.message().c_str(), stdout); return 0; }
-    fprintf(stderr, "folio-edge: %s\n", s.message().c_str());
-    return 2;
-  }
-  log::Format fmt;
-  if (!log::ParseFormat(flags.Get("log-format"), &fmt)) return Fail(Status::Invalid("--log-format must be text or json"));
-  log::Configure(log::Level::kInfo, fmt);
-  std::string host;
-  int port;
-  if (Status s = ParseHostPort(flags.Get("listen"), &host, &port); !s.ok()) return Fail(s);
+  ServiceBasics basics;
+  if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  const std::string& host = basics.host;
+  const int port = basics.port;
   auto threads_flag = flags.GetInt("threads");
   if (!threads_flag.ok()) return Fail(threads_flag.status());
   size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
@@ -138,7 +123,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<bus::KvWatcher> watcher;
   std::thread connector([&] {
     bus::BusOptions o;
-    o.url = flags.Get("nats");
+    o.url = basics.nats_url;
     o.name = "folio-edge";
     while (!stopping) {
       auto b = bus::Bus::Connect(o);

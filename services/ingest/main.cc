@@ -20,6 +20,7 @@
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
+#include "folio/core/service.h"
 #include "folio/core/time.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
@@ -57,8 +58,7 @@ Result<std::string> LoadToken(const std::string& flag, const std::string& data_d
 
 int main(int argc, char** argv) {
   Flags flags("folio-ingest", "Accepts pushes of markdown notes, renders and publishes pages.");
-  flags.Add("listen", "127.0.0.1:8080", "HTTP listen address HOST:PORT");
-  flags.Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
+  AddServiceFlags(&flags, "127.0.0.1:8080");
   flags.Add("data", "./data/ingest", "directory for the SQLite database");
   flags.Add("token", "", "API bearer token (default: read or create <data>/token)");
   flags.Add("site", "default", "site id: namespace of keys and rows, [a-z0-9-]");
@@ -67,19 +67,10 @@ int main(int argc, char** argv) {
   flags.Add("max-note", "4MiB", "largest single note");
   flags.Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
-  flags.Add("log-format", "text", "text or json");
-  if (Status s = flags.Parse(argc, argv); !s.ok()) {
-    if (s.code() == Code::kNotFound) { fputs(s.message().c_str(), stdout); return 0; }
-    fprintf(stderr, "folio-ingest: %s\n", s.message().c_str());
-    return 2;
-  }
-  log::Format fmt;
-  if (!log::ParseFormat(flags.Get("log-format"), &fmt)) return Fail(Status::Invalid("--log-format must be text or json"));
-  log::Configure(log::Level::kInfo, fmt);
-
-  std::string host;
-  int port;
-  if (Status s = ParseHostPort(flags.Get("listen"), &host, &port); !s.ok()) return Fail(s);
+  ServiceBasics basics;
+  if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  const std::string& host = basics.host;
+  const int port = basics.port;
   auto max_body = flags.GetBytes("max-body");
   auto max_note = flags.GetBytes("max-note");
   auto max_notes = flags.GetInt("max-notes");
@@ -112,7 +103,7 @@ int main(int argc, char** argv) {
   // Connect to NATS on the writer thread, retrying until it answers; then
   // publish whatever is pending and keep retrying the outbox periodically.
   bus::BusOptions bus_opts;
-  bus_opts.url = flags.Get("nats");
+  bus_opts.url = basics.nats_url;
   bus_opts.name = "folio-ingest";
   auto try_connect = [&] {
     if (bus_conn) return;

@@ -7,6 +7,7 @@
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "folio/core/service.h"
 #include "folio/core/text.h"
 #include "folio/core/thread_pool.h"
 #include "folio/core/time.h"
@@ -149,4 +150,32 @@ TEST_CASE("thread pool runs every item exactly once") {
   std::atomic<int> ran{0};
   { ThreadPool p2(1); for (int i = 0; i < 10; ++i) p2.Submit([&] { ran++; }); }
   CHECK(ran.load() == 10);
+}
+
+TEST_CASE("service flags: --help exits 0, bad --listen exits 2, good ones go on") {
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--listen", "[::1]:81", "--nats", "nats://x:1"};
+    CHECK(ParseServiceFlags(&f, 5, argv, &b) == -1);
+    CHECK(b.host == "::1");
+    CHECK(b.port == 81);
+    CHECK(b.nats_url == "nats://x:1");
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--listen", "nope"};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--log-format", "xml"};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
+  }
+  CHECK(AvailableCpus() >= 1);
 }

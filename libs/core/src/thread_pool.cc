@@ -2,10 +2,12 @@
 
 #include <atomic>
 
+#include "folio/core/service.h"
+
 namespace folio {
 
 ThreadPool::ThreadPool(size_t threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = AvailableCpus();
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Run(); });
 }
 

@@ -17,7 +17,7 @@ namespace folio {
 
 class ThreadPool {
  public:
-  // threads == 0 means std::thread::hardware_concurrency().
+  // threads == 0 means AvailableCpus() (service.h).
   explicit ThreadPool(size_t threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
