@@ -31,6 +31,20 @@ class LinkResolver {
  public:
   virtual ~LinkResolver() = default;
   virtual std::optional<std::string> Resolve(std::string_view target) = 0;
+
+  // An attachment (image, audio, video, PDF, any non-note file) named by
+  // `target`: its URL ("/assets/<hash>/<file name>"), or nullopt if the
+  // vault has no such file. Default: none.
+  virtual std::optional<std::string> ResolveAttachment(std::string_view /*target*/) { return std::nullopt; }
+
+  // ![[target#anchor]] of a NOTE: the rendered HTML to place inside the
+  // embed container (the whole note, the heading's section, or the block),
+  // or nullopt if the target is not a note. The resolver detects cycles
+  // (a note that would embed itself, directly or through others) and then
+  // returns an HTML notice instead. Default: nullopt.
+  virtual std::optional<std::string> EmbedNote(std::string_view /*target*/, std::string_view /*anchor*/) {
+    return std::nullopt;
+  }
 };
 
 struct LinkRef {
@@ -54,7 +68,20 @@ struct RenderResult {
   std::vector<LinkRef> links;        // links to notes/attachments in document order
   std::vector<Heading> headings;
   std::vector<std::string> warnings; // human-readable, e.g. "dangling link [[Missing]]"
+  std::vector<std::string> tags;     // frontmatter tags + inline #tags, without '#', unique, in order
+  std::vector<std::string> block_ids;  // ^block-ids defined in the note
+  bool has_math = false;             // at least one $..$ or $$..$$
+  bool has_mermaid = false;          // at least one ```mermaid fence
 };
+
+// The markdown source of a part of a note, for embeds: the section under
+// the heading whose visible text matches `heading` (case-insensitively,
+// ignoring emphasis and punctuation; "A#B" = heading B under heading A), up
+// to the next heading of the same or higher level, heading line included;
+// or the paragraph / list item / block carrying "^block_id". Frontmatter is
+// never part of it. nullopt if nothing matches.
+std::optional<std::string> ExtractSection(std::string_view source, std::string_view heading);
+std::optional<std::string> ExtractBlock(std::string_view source, std::string_view block_id);
 
 struct RenderOptions {
   LinkResolver* resolver = nullptr;  // null: every internal link is dangling
