@@ -18,8 +18,9 @@ constexpr std::string_view kCommands =
     "folio publishes a vault of markdown notes through a folio-ingest server.\n"
     "\n"
     "commands:\n"
-    "  folio push DIR   send the notes in DIR that the server lacks or holds in\n"
-    "                   another version; delete from the server the notes gone from DIR\n"
+    "  folio push DIR   send the notes and attachments (images, audio, video, PDF)\n"
+    "                   in DIR that the server lacks or holds in another version;\n"
+    "                   delete from the server those gone from DIR\n"
     "  folio version    print the version\n"
     "  folio help       print this help\n"
     "\n";
@@ -28,8 +29,8 @@ void DeclareFlags(folio::Flags* flags) {
   flags->Add("server", "http://127.0.0.1:8080", "base URL of the folio-ingest server");
   flags->Add("token", "", "API token, sent as 'Authorization: Bearer TOKEN'");
   flags->AddBool("dry-run", false, "print what would be sent and deleted; send nothing");
-  flags->Add("batch-notes", "500", "most notes (plus deletions) per request");
-  flags->Add("batch-bytes", "8MiB", "most note content per request; a larger note travels alone");
+  flags->Add("batch-notes", "500", "most notes (plus attachments and deletions) per request");
+  flags->Add("batch-bytes", "8MiB", "most note content plus attachment base64 per request; a larger file travels alone");
   flags->Add("max-note-bytes", "4MiB", "larger notes are left out with a warning (the server's limit)");
   flags->Add("timeout", "120s", "time limit of each request");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
@@ -78,7 +79,7 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
 }  // namespace
 
 int main(int argc, char** argv) {
-  folio::Flags flags("folio push DIR", "Sends a vault's changed notes to a folio-ingest server.");
+  folio::Flags flags("folio push DIR", "Sends a vault's changed notes and attachments to a folio-ingest server.");
   DeclareFlags(&flags);
   folio::Status st = flags.Parse(argc, argv);
   if (st.code() == folio::Code::kNotFound) return Usage(flags, stdout, 0);  // --help

@@ -1,39 +1,53 @@
 #include "plan.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "folio/core/text.h"
 
 namespace folio::cli {
+namespace {
 
-PushPlan Diff(const Vault& local, const Manifest& remote) {
+FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote) {
   std::unordered_map<std::string_view, std::string_view> remote_hash;
-  remote_hash.reserve(remote.notes.size());
-  for (const RemoteNote& n : remote.notes) remote_hash.emplace(n.path, n.sha256);
-
-  PushPlan plan;
-  std::unordered_set<std::string_view> present;
-  present.reserve(local.notes.size() + local.skipped.size());
-  for (const LocalNote& n : local.notes) {
-    present.insert(n.path);
-    auto it = remote_hash.find(n.path);
+  remote_hash.reserve(remote.size());
+  for (const RemoteFile& f : remote) remote_hash.emplace(f.path, f.sha256);
+  FileChanges out;
+  for (const LocalFile& f : local) {
+    auto it = remote_hash.find(f.path);
     bool is_new = it == remote_hash.end();
     if (is_new) {
-      ++plan.new_count;
-    } else if (!EqualsIgnoreAsciiCase(it->second, n.sha256)) {
-      ++plan.changed_count;
+      ++out.new_count;
+    } else if (!EqualsIgnoreAsciiCase(it->second, f.sha256)) {
+      ++out.changed_count;
     } else {
-      ++plan.unchanged;
+      ++out.unchanged;
       continue;
     }
-    plan.to_send.push_back(n);
-    plan.is_new.push_back(is_new);
+    out.to_send.push_back(f);
+    out.is_new.push_back(is_new);
   }
+  return out;
+}
+
+}  // namespace
+
+PushPlan Diff(const Vault& local, const Manifest& remote) {
+  PushPlan plan;
+  plan.notes = DiffFiles(local.notes, remote.notes);
+  plan.attachments = DiffFiles(local.attachments, remote.attachments);
+
+  std::unordered_set<std::string_view> present;
+  present.reserve(local.notes.size() + local.attachments.size() + local.skipped.size());
+  for (const LocalFile& f : local.notes) present.insert(f.path);
+  for (const LocalFile& f : local.attachments) present.insert(f.path);
   for (const SkippedFile& s : local.skipped) present.insert(s.path);
-  for (const RemoteNote& n : remote.notes) {
-    if (!present.contains(n.path)) plan.to_delete.push_back(n.path);
+  for (const auto* files : {&remote.notes, &remote.attachments}) {
+    for (const RemoteFile& f : *files) {
+      if (!present.contains(f.path)) plan.to_delete.push_back(f.path);
+    }
   }
   std::sort(plan.to_delete.begin(), plan.to_delete.end());
   plan.to_delete.erase(std::unique(plan.to_delete.begin(), plan.to_delete.end()), plan.to_delete.end());
@@ -49,8 +63,7 @@ void Pack(size_t count, const BatchLimits& limits, std::vector<Batch>* batches, 
   for (size_t i = 0; i < count; ++i) {
     int64_t size = size_of(i);
     bool fits = !batches->empty() &&
-                static_cast<int64_t>(batches->back().note_count + batches->back().delete_count) <
-                    limits.max_notes &&
+                static_cast<int64_t>(batches->back().items()) < limits.max_notes &&
                 batches->back().bytes + size <= limits.max_bytes;
     if (!fits) batches->emplace_back();
     append(&batches->back(), i);
@@ -62,8 +75,16 @@ void Pack(size_t count, const BatchLimits& limits, std::vector<Batch>* batches, 
 
 std::vector<Batch> PlanBatches(const PushPlan& plan, const BatchLimits& limits) {
   std::vector<Batch> batches;
+  // Attachments first: a note's embeds then resolve in the push carrying the note.
   Pack(
-      plan.to_send.size(), limits, &batches, [&](size_t i) { return plan.to_send[i].size; },
+      plan.attachments.to_send.size(), limits, &batches,
+      [&](size_t i) { return EncodedAttachmentSize(plan.attachments.to_send[i].size); },
+      [](Batch* b, size_t i) {
+        if (b->attachment_count == 0) b->first_attachment = i;
+        ++b->attachment_count;
+      });
+  Pack(
+      plan.notes.to_send.size(), limits, &batches, [&](size_t i) { return plan.notes.to_send[i].size; },
       [](Batch* b, size_t i) {
         if (b->note_count == 0) b->first_note = i;
         ++b->note_count;

@@ -13,48 +13,71 @@
 
 namespace folio::cli {
 
-// What the server holds, from GET /api/v1/manifest.
-struct RemoteNote {
+// A note or an attachment the server holds, from GET /api/v1/manifest.
+struct RemoteFile {
   std::string path;    // vault-relative, as pushed
   std::string sha256;  // lower-case hex of the raw bytes last pushed
-  std::string url;     // site path, "/folder/note"
+  std::string url;     // site path: "/folder/note", "/assets/<16 hex>/pic.png"
 };
+using RemoteNote = RemoteFile;
+using RemoteAttachment = RemoteFile;
+
 struct Manifest {
   int64_t version = 0;
   std::vector<RemoteNote> notes;
+  std::vector<RemoteAttachment> attachments;  // empty from servers older than attachments
+};
+
+// The sending half of a diff, for one kind of file.
+struct FileChanges {
+  std::vector<LocalFile> to_send;  // new or changed, sorted by path
+  std::vector<bool> is_new;        // parallel to to_send: absent on the server
+  size_t new_count = 0;            // of to_send: absent on the server
+  size_t changed_count = 0;        // of to_send: different hash on the server
+  size_t unchanged = 0;            // same hash on both sides: not sent
 };
 
 struct PushPlan {
-  std::vector<LocalNote> to_send;      // new or changed notes, sorted by path
-  std::vector<bool> is_new;            // parallel to to_send: absent on the server
-  size_t new_count = 0;                // of to_send: absent on the server
-  size_t changed_count = 0;            // of to_send: different hash on the server
-  std::vector<std::string> to_delete;  // on the server, gone locally; sorted
-  size_t unchanged = 0;                // same hash on both sides: not sent
+  FileChanges notes;
+  FileChanges attachments;
+  std::vector<std::string> to_delete;  // notes and attachments on the server, gone
+                                       // locally; sorted
 };
 
-// Compares `local` with `remote`. A path counts as present locally if it is a
-// note or a skipped file (a note left out for a bad encoding or its size is
-// not deleted from the server). Comparison is byte-exact on paths and
+// Compares `local` with `remote`, notes with notes and attachments with
+// attachments. A path counts as present locally if it is a note, an
+// attachment or a skipped file (a file left out for a bad encoding or its
+// size is not deleted from the server). Comparison is byte-exact on paths and
 // case-insensitive on hex hashes.
 PushPlan Diff(const Vault& local, const Manifest& remote);
 
+// What an attachment costs in a request body: the length of its standard
+// base64 text (with padding).
+constexpr int64_t EncodedAttachmentSize(int64_t raw_bytes) { return (raw_bytes + 2) / 3 * 4; }
+
 struct BatchLimits {
-  int64_t max_notes = 500;       // notes plus deletions per request; default 500
-  int64_t max_bytes = 8 << 20;   // note content bytes (and deleted path bytes); default 8 MiB
+  int64_t max_notes = 500;       // attachments, notes and deletions per request; default 500
+  int64_t max_bytes = 8 << 20;   // note content bytes, attachment base64 bytes and deleted
+                                 // path bytes per request; default 8 MiB
 };
 
-// One request: a contiguous range of plan.to_send, then one of plan.to_delete.
+// One request: a contiguous range of plan.attachments.to_send, then one of
+// plan.notes.to_send, then one of plan.to_delete.
 struct Batch {
+  size_t first_attachment = 0, attachment_count = 0;
   size_t first_note = 0, note_count = 0;
   size_t first_delete = 0, delete_count = 0;
-  int64_t bytes = 0;  // content bytes of the notes + bytes of the deleted paths
+  int64_t bytes = 0;  // EncodedAttachmentSize of the attachments + content bytes of the
+                      // notes + bytes of the deleted paths
+
+  size_t items() const { return attachment_count + note_count + delete_count; }
 };
 
-// Splits `plan` greedily, in order. No batch has more than max_notes items or
-// more than max_bytes bytes, except that an item bigger than max_bytes travels
-// alone. Deletions come after every note: they fill the last note batch and
-// then batches of their own. Returns no batch for an empty plan.
+// Splits `plan` greedily, in order: every attachment, then every note, then
+// every deletion, each kind filling the last batch of the kind before it. So a
+// note is never sent before an attachment it may embed. No batch has more
+// than max_notes items or more than max_bytes bytes, except that an item
+// bigger than max_bytes travels alone. Returns no batch for an empty plan.
 // REQUIRES: limits.max_notes >= 1 and limits.max_bytes >= 1.
 std::vector<Batch> PlanBatches(const PushPlan& plan, const BatchLimits& limits);
 

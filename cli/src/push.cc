@@ -1,5 +1,6 @@
 #include "push.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -36,39 +37,58 @@ class Pusher {
     // The manifest first: a wrong server or token fails before a long walk.
     Result<Manifest> manifest = FetchManifest(options_.server);
     if (!manifest.ok()) return Fail(manifest.status().message());
-    Result<Vault> vault = WalkVault(options_.dir, WalkOptions{options_.max_note_bytes});
+    WalkOptions walk;
+    walk.max_note_bytes = options_.max_note_bytes;
+    walk.max_attachment_bytes = options_.max_attachment_bytes;
+    Result<Vault> vault = WalkVault(options_.dir, walk);
     if (!vault.ok()) return Fail(vault.status().message());
     for (const SkippedFile& s : vault->skipped) {
       Warn(s.path, s.reason);
-      if (s.is_error) ++totals_.skipped;
+      if (!s.is_error) continue;
+      ++totals_.skipped;
+      if (IsAttachmentPath(s.path)) ++totals_.attachments_skipped;
     }
     plan_ = Diff(*vault, *manifest);
     batches_ = PlanBatches(plan_, options_.limits);
-    totals_.unchanged = static_cast<int64_t>(plan_.unchanged);
+    totals_.unchanged = static_cast<int64_t>(plan_.notes.unchanged);
     totals_.version = manifest->version;
     if (options_.dry_run) return DryRun();
     if (vault->notes.empty() && !plan_.to_delete.empty() && !options_.allow_delete_all) {
-      return Fail(options_.dir.string() + " has no notes; refusing to delete all " +
-                  std::to_string(plan_.to_delete.size()) +
-                  " notes on the server (pass --allow-delete-all to do that)");
+      size_t attachments = static_cast<size_t>(
+          std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
+                        [](const std::string& p) { return IsAttachmentPath(p); }));
+      std::string what = std::to_string(plan_.to_delete.size() - attachments) + " notes";
+      if (attachments > 0) what += " and " + std::to_string(attachments) + " attachments";
+      return Fail(options_.dir.string() + " has no notes; refusing to delete all " + what +
+                  " on the server (pass --allow-delete-all to do that)");
     }
     return Send();
   }
 
  private:
+  // Lines in sending order: attachments, notes, deletions.
   int DryRun() {
-    for (size_t i = 0; i < plan_.to_send.size(); ++i) {
-      std::printf("%s\n", DryRunSendLine(plan_.to_send[i], plan_.is_new[i]).c_str());
+    const FileChanges& atts = plan_.attachments;
+    for (size_t i = 0; i < atts.to_send.size(); ++i) {
+      std::printf("%s\n", DryRunAttachmentLine(atts.to_send[i], atts.is_new[i]).c_str());
+    }
+    const FileChanges& notes = plan_.notes;
+    for (size_t i = 0; i < notes.to_send.size(); ++i) {
+      std::printf("%s\n", DryRunSendLine(notes.to_send[i], notes.is_new[i]).c_str());
     }
     for (const std::string& d : plan_.to_delete) std::printf("%s\n", DryRunDeleteLine(d).c_str());
-    std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped);
+    std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped,
+                                            totals_.attachments_skipped);
     std::printf("%s\n", summary.c_str());
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
   }
 
   int Send() {
-    for (const LocalNote& n : plan_.to_send) total_bytes_ += n.size;
-    bar_.Update(0, plan_.to_send.size(), 0, total_bytes_);
+    for (const FileChanges* c : {&plan_.attachments, &plan_.notes}) {
+      total_files_ += c->to_send.size();
+      for (const LocalFile& f : c->to_send) total_bytes_ += f.size;
+    }
+    bar_.Update(0, total_files_, 0, total_bytes_);
     for (size_t i = 0; i < batches_.size(); ++i) {
       Status st = SendBatch(batches_[i]);
       if (!st.ok()) {
@@ -80,7 +100,7 @@ class Pusher {
         }
         return Fail(msg);
       }
-      bar_.Update(notes_done_, plan_.to_send.size(), bytes_done_, total_bytes_);
+      bar_.Update(files_done_, total_files_, bytes_done_, total_bytes_);
     }
     Report();
     totals_.seconds = static_cast<double>(MonotonicUs() - start_us_) / 1e6;
@@ -88,27 +108,45 @@ class Pusher {
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
   }
 
+  // Files are read (and attachments encoded) only now, so memory stays
+  // bounded by one batch.
   Status SendBatch(const Batch& b) {
+    std::vector<OutgoingAttachment> attachments;
+    attachments.reserve(b.attachment_count);
+    for (size_t i = b.first_attachment; i < b.first_attachment + b.attachment_count; ++i) {
+      const LocalAttachment& a = plan_.attachments.to_send[i];
+      Result<std::string> data = Read(a, ReadAttachment, options_.max_attachment_bytes, true);
+      if (data.ok()) attachments.push_back({a.path, Base64Encode(*data)});
+    }
     std::vector<OutgoingNote> notes;
     notes.reserve(b.note_count);
     for (size_t i = b.first_note; i < b.first_note + b.note_count; ++i) {
-      const LocalNote& n = plan_.to_send[i];
-      ++notes_done_;
-      bytes_done_ += n.size;
-      Result<std::string> content = ReadNote(options_.dir, n.path, options_.max_note_bytes);
-      if (!content.ok()) {
-        late_skips_.emplace_back(n.path, content.status().message() + "; not sent");
-        ++totals_.skipped;
-        continue;
-      }
-      notes.push_back({n.path, std::move(content).value()});
+      const LocalNote& n = plan_.notes.to_send[i];
+      Result<std::string> content = Read(n, ReadNote, options_.max_note_bytes, false);
+      if (content.ok()) notes.push_back({n.path, std::move(content).value()});
     }
     std::span<const std::string> deletes(plan_.to_delete.data() + b.first_delete, b.delete_count);
-    if (notes.empty() && deletes.empty()) return Status::Ok();
-    Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, deletes));
+    if (notes.empty() && attachments.empty() && deletes.empty()) return Status::Ok();
+    Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, attachments, deletes));
     if (!reply.ok()) return reply.status();
+    totals_.attachments_sent += static_cast<int64_t>(attachments.size());
     Account(std::move(reply).value());
     return Status::Ok();
+  }
+
+  // Reads `f` for sending; a file gone, grown or spoiled since the walk is
+  // left out with a warning at the end.
+  template <typename Reader>
+  Result<std::string> Read(const LocalFile& f, Reader reader, int64_t max_bytes, bool attachment) {
+    ++files_done_;
+    bytes_done_ += f.size;
+    Result<std::string> content = reader(options_.dir, f.path, max_bytes);
+    if (!content.ok()) {
+      late_skips_.emplace_back(f.path, content.status().message() + "; not sent");
+      ++totals_.skipped;
+      if (attachment) ++totals_.attachments_skipped;
+    }
+    return content;
   }
 
   void Account(PushReply reply) {
@@ -141,7 +179,7 @@ class Pusher {
   PushPlan plan_;
   std::vector<Batch> batches_;
   PushTotals totals_;
-  size_t notes_done_ = 0;
+  size_t files_done_ = 0, total_files_ = 0;
   int64_t bytes_done_ = 0, total_bytes_ = 0;
   std::vector<std::pair<std::string, std::string>> late_skips_;
   std::vector<NoteReport> reports_;

@@ -1,9 +1,11 @@
-// `folio push DIR`: sends the notes of a local vault that the server lacks or
-// holds in another version, and deletes from the server the notes gone locally.
+// `folio push DIR`: sends the notes and attachments of a local vault that the
+// server lacks or holds in another version, and deletes from the server the
+// notes and attachments gone locally.
 //
 // Output contract (integration tests rely on it):
-//   stdout  with --dry-run: one "would send PATH (new|changed, N bytes)" or
-//           "would delete PATH" line per item, then DryRunSummaryLine;
+//   stdout  with --dry-run: one "would send PATH (attachment, new|changed,
+//           SIZE)", "would send PATH (new|changed, N bytes)" or "would delete
+//           PATH" line per item, in sending order, then DryRunSummaryLine;
 //           otherwise one SummaryLine.
 //   stderr  "warning: PATH: REASON" per local file left out and per server
 //           warning ("warning: Folder/Note.md: dangling link [[X]]"); on
@@ -32,6 +34,7 @@ struct PushOptions {
   ServerOptions server;
   BatchLimits limits;                             // defaults: 500 notes, 8 MiB
   int64_t max_note_bytes = kDefaultMaxNoteBytes;  // default 4 MiB
+  int64_t max_attachment_bytes = kMaxAttachmentBytes;  // the server's cap; default 1008 KiB
   bool dry_run = false;                           // list, send nothing
   bool allow_delete_all = false;                  // an empty vault may delete every note
   bool progress = false;                          // draw a progress bar on stderr

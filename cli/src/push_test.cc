@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
+#include <simdjson.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -61,7 +63,6 @@ TEST_CASE("walk: collects .md notes, skips dot directories and dot files") {
   vault.Write("Top.md", "# top");
   vault.Write("Folder/Note name.md", "see [[Top]]");
   vault.Write("Folder/Deep/Deeper.md", "deep");
-  vault.Write("Folder/picture.png", "\x89PNG");
   vault.Write("README.txt", "not a note");
   vault.Write(".obsidian/workspace.md", "x");
   vault.Write(".git/x.md", "x");
@@ -72,6 +73,7 @@ TEST_CASE("walk: collects .md notes, skips dot directories and dot files") {
   Result<Vault> v = WalkVault(vault.path, {});
   REQUIRE(v.ok());
   CHECK(Paths(v->notes) == std::vector<std::string>{"Folder/Deep/Deeper.md", "Folder/Note name.md", "Top.md"});
+  CHECK(v->attachments.empty());
   CHECK(v->skipped.empty());
   CHECK(v->notes[2].sha256 == Sha256Hex("# top"));
   CHECK(v->notes[2].size == 5);
@@ -145,11 +147,12 @@ TEST_CASE("diff: sends new and changed notes, deletes what is gone, keeps skippe
                   {"Broken.md", "xx", "/broken"}, // still there, just unsendable
                   {"Also gone.md", "zz", "/z"}};
   PushPlan plan = Diff(local, remote);
-  CHECK(Paths(plan.to_send) == std::vector<std::string>{"B.md", "C.md"});
-  CHECK(plan.is_new == std::vector<bool>{false, true});
-  CHECK(plan.new_count == 1);
-  CHECK(plan.changed_count == 1);
-  CHECK(plan.unchanged == 1);
+  CHECK(Paths(plan.notes.to_send) == std::vector<std::string>{"B.md", "C.md"});
+  CHECK(plan.notes.is_new == std::vector<bool>{false, true});
+  CHECK(plan.notes.new_count == 1);
+  CHECK(plan.notes.changed_count == 1);
+  CHECK(plan.notes.unchanged == 1);
+  CHECK(plan.attachments.to_send.empty());
   CHECK(plan.to_delete == std::vector<std::string>{"Also gone.md", "Gone.md"});
 }
 
@@ -157,30 +160,45 @@ TEST_CASE("diff: an empty manifest sends everything") {
   Vault local;
   local.notes = {Note("A.md", 1, "aa"), Note("B.md", 1, "bb")};
   PushPlan plan = Diff(local, Manifest{});
-  CHECK(plan.to_send.size() == 2);
-  CHECK(plan.new_count == 2);
+  CHECK(plan.notes.to_send.size() == 2);
+  CHECK(plan.notes.new_count == 2);
   CHECK(plan.to_delete.empty());
 }
 
 namespace {
 
-// Checks the invariants of PlanBatches: every item once, in order, within limits.
+// Checks the invariants of PlanBatches: every item once, in order (all
+// attachments, then all notes, then all deletions), within limits.
 void CheckBatches(const PushPlan& plan, const std::vector<Batch>& batches, const BatchLimits& limits) {
-  size_t next_note = 0, next_delete = 0;
-  bool deletes_started = false;
+  size_t next_attachment = 0, next_note = 0, next_delete = 0;
+  bool notes_started = false, deletes_started = false;
   for (const Batch& b : batches) {
-    size_t items = b.note_count + b.delete_count;
+    size_t items = b.attachment_count + b.note_count + b.delete_count;
     REQUIRE(items >= 1);
+    CHECK(b.items() == items);
     CHECK(static_cast<int64_t>(items) <= limits.max_notes);
     int64_t bytes = 0;
+    if (b.attachment_count > 0) {
+      CHECK_FALSE(notes_started);  // attachments before every note
+      CHECK_FALSE(deletes_started);
+      CHECK(b.first_attachment == next_attachment);
+      next_attachment += b.attachment_count;
+      for (size_t i = b.first_attachment; i < b.first_attachment + b.attachment_count; ++i) {
+        bytes += EncodedAttachmentSize(plan.attachments.to_send[i].size);
+      }
+    }
     if (b.note_count > 0) {
+      notes_started = true;
+      CHECK(next_attachment == plan.attachments.to_send.size());
       CHECK_FALSE(deletes_started);  // deletions only after every note
       CHECK(b.first_note == next_note);
       next_note += b.note_count;
-      for (size_t i = b.first_note; i < b.first_note + b.note_count; ++i) bytes += plan.to_send[i].size;
+      for (size_t i = b.first_note; i < b.first_note + b.note_count; ++i) bytes += plan.notes.to_send[i].size;
     }
     if (b.delete_count > 0) {
       deletes_started = true;
+      CHECK(next_attachment == plan.attachments.to_send.size());
+      CHECK(next_note == plan.notes.to_send.size());
       CHECK(b.first_delete == next_delete);
       next_delete += b.delete_count;
       for (size_t i = b.first_delete; i < b.first_delete + b.delete_count; ++i) {
@@ -190,7 +208,8 @@ void CheckBatches(const PushPlan& plan, const std::vector<Batch>& batches, const
     CHECK(b.bytes == bytes);
     if (items > 1) CHECK(bytes <= limits.max_bytes);  // only a lone item may exceed
   }
-  CHECK(next_note == plan.to_send.size());
+  CHECK(next_attachment == plan.attachments.to_send.size());
+  CHECK(next_note == plan.notes.to_send.size());
   CHECK(next_delete == plan.to_delete.size());
 }
 
@@ -198,16 +217,23 @@ void CheckBatches(const PushPlan& plan, const std::vector<Batch>& batches, const
 
 TEST_CASE("batches: no batch exceeds either limit (random vaults)") {
   std::mt19937 rng(42);
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 300; ++round) {
     PushPlan plan;
+    int attachments = round % 3 == 0 ? 0 : static_cast<int>(rng() % 80);
+    for (int i = 0; i < attachments; ++i) {
+      int64_t size = rng() % 8 == 0 ? static_cast<int64_t>(rng() % kMaxAttachmentBytes)
+                                    : static_cast<int64_t>(rng() % 20'000);
+      plan.attachments.to_send.push_back(Note("a" + std::to_string(i) + ".png", size));
+    }
     int notes = static_cast<int>(rng() % 300);
     for (int i = 0; i < notes; ++i) {
       int64_t size = rng() % 10 == 0 ? static_cast<int64_t>(rng() % 50'000) : static_cast<int64_t>(rng() % 3'000);
-      plan.to_send.push_back(Note("n" + std::to_string(i) + ".md", size));
+      plan.notes.to_send.push_back(Note("n" + std::to_string(i) + ".md", size));
     }
     int deletes = static_cast<int>(rng() % 40);
     for (int i = 0; i < deletes; ++i) plan.to_delete.push_back("gone/" + std::to_string(i) + ".md");
-    BatchLimits limits{1 + static_cast<int64_t>(rng() % 60), 1 + static_cast<int64_t>(rng() % 40'000)};
+    BatchLimits limits{1 + static_cast<int64_t>(rng() % 60),
+                       1 + static_cast<int64_t>(rng() % (round % 2 ? 40'000 : 2'000'000))};
     CAPTURE(round);
     CheckBatches(plan, PlanBatches(plan, limits), limits);
   }
@@ -215,7 +241,7 @@ TEST_CASE("batches: no batch exceeds either limit (random vaults)") {
 
 TEST_CASE("batches: a note bigger than the byte limit travels alone") {
   PushPlan plan;
-  plan.to_send = {Note("a.md", 10), Note("huge.md", 5000), Note("b.md", 10), Note("c.md", 10)};
+  plan.notes.to_send = {Note("a.md", 10), Note("huge.md", 5000), Note("b.md", 10), Note("c.md", 10)};
   std::vector<Batch> batches = PlanBatches(plan, BatchLimits{500, 1000});
   REQUIRE(batches.size() == 3);
   CHECK(batches[0].note_count == 1);
@@ -228,7 +254,7 @@ TEST_CASE("batches: a note bigger than the byte limit travels alone") {
 
 TEST_CASE("batches: count limit, deletions fill the last batch then their own") {
   PushPlan plan;
-  for (int i = 0; i < 5; ++i) plan.to_send.push_back(Note(std::to_string(i) + ".md", 1));
+  for (int i = 0; i < 5; ++i) plan.notes.to_send.push_back(Note(std::to_string(i) + ".md", 1));
   plan.to_delete = {"x.md", "y.md", "z.md"};
   std::vector<Batch> batches = PlanBatches(plan, BatchLimits{2, 1 << 20});
   REQUIRE(batches.size() == 4);
@@ -244,7 +270,7 @@ TEST_CASE("batches: count limit, deletions fill the last batch then their own") 
 
 TEST_CASE("batches: the defaults split a 2000-note vault into 4 requests") {
   PushPlan plan;
-  for (int i = 0; i < 2000; ++i) plan.to_send.push_back(Note(std::to_string(i) + ".md", 1000));
+  for (int i = 0; i < 2000; ++i) plan.notes.to_send.push_back(Note(std::to_string(i) + ".md", 1000));
   CHECK(PlanBatches(plan, BatchLimits{}).size() == 4);
 }
 
@@ -278,9 +304,9 @@ TEST_CASE("wire: manifest and push reply parse, unknown fields ignored") {
 TEST_CASE("wire: push body carries notes and deletions, escaped") {
   std::vector<OutgoingNote> notes = {{"Folder/Note name.md", "line \"1\"\nline 2 é"}};
   std::vector<std::string> deletes = {"Old note.md"};
-  CHECK(BuildPushBody(notes, deletes) ==
+  CHECK(BuildPushBody(notes, {}, deletes) ==
         R"({"notes":[{"path":"Folder/Note name.md","content":"line \"1\"\nline 2 é"}],"delete":["Old note.md"]})");
-  CHECK(BuildPushBody({}, {}) == R"({"notes":[],"delete":[]})");
+  CHECK(BuildPushBody({}, {}, {}) == R"({"notes":[],"delete":[]})");
 }
 
 TEST_CASE("wire: HTTP errors become one-line messages") {
@@ -315,6 +341,261 @@ TEST_CASE("report: summary line and sizes") {
   CHECK(FormatBytes(812) == "812 B");
   CHECK(FormatBytes(8 << 20) == "8 MiB");
   CHECK(FormatBytes(1536) == "1.5 KiB");
-  CHECK(ProgressLine(1, 4, 1024, 4096) == "[######..................] 1/4 notes  1 KiB/4 KiB");
+  CHECK(ProgressLine(1, 4, 1024, 4096) == "[######..................] 1/4 files  1 KiB/4 KiB");
   CHECK(DryRunSendLine(Note("A.md", 12), true) == "would send A.md (new, 12 bytes)");
+}
+
+// --- attachments ---------------------------------------------------------
+
+namespace {
+
+// Every byte value, so that base64 and "not UTF-8" are both exercised.
+std::string BinaryBytes(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 7 + 3) & 0xff);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("walk: collects attachments by extension, ignoring case; other files stay ignored") {
+  ScratchDir vault;
+  vault.Write("Note.md", "![[pic.png]]");
+  std::vector<std::string> expected;
+  for (const char* ext : {"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "mp3", "wav", "m4a",
+                          "ogg", "flac", "opus", "mp4", "webm", "ogv", "mov", "mkv", "pdf"}) {
+    expected.push_back(std::string("Media/file.") + ext);
+  }
+  expected.push_back("Media/Upper.JPG");
+  expected.push_back("Scan.Pdf");
+  for (const std::string& p : expected) vault.Write(p, BinaryBytes(300));
+  for (const char* other : {"Media/archive.zip", "Media/notes.txt", "Media/png", "Media/file.png.bak",
+                            "Media/x.tiff", "Canvas.canvas", ".obsidian/icon.png", "Media/.thumb.png",
+                            ".trash/old.pdf"}) {
+    vault.Write(other, "x");
+  }
+  fs::create_symlink(vault.path / "Scan.Pdf", vault.path / "Alias.pdf");
+  std::sort(expected.begin(), expected.end());
+  expected.insert(expected.begin(), "Alias.pdf");
+
+  Result<Vault> v = WalkVault(vault.path, {});
+  REQUIRE(v.ok());
+  CHECK(Paths(v->notes) == std::vector<std::string>{"Note.md"});
+  CHECK(Paths(v->attachments) == expected);
+  CHECK(v->skipped.empty());
+  CHECK(v->attachments[0].sha256 == Sha256Hex(BinaryBytes(300)));  // raw bytes, not UTF-8
+  CHECK(v->attachments[0].size == 300);
+  CHECK(ReadAttachment(vault.path, "Media/file.png", kMaxAttachmentBytes).value() == BinaryBytes(300));
+
+  CHECK(IsAttachmentPath("a/b.WebM"));
+  CHECK_FALSE(IsAttachmentPath("a.png/readme"));
+  CHECK_FALSE(IsAttachmentPath("Note.md"));
+}
+
+TEST_CASE("walk: an attachment over the limit or with a bad path is skipped with a reason") {
+  ScratchDir vault;
+  int64_t big = 2'411'725;  // 2.3 MiB
+  vault.Write("Media/big.mp4", std::string(static_cast<size_t>(big), 'v'));
+  vault.Write("Media/exact.png", std::string(static_cast<size_t>(kMaxAttachmentBytes), 'p'));
+  vault.Write("Media/bad\\name.png", "x");
+
+  Result<Vault> v = WalkVault(vault.path, {});
+  REQUIRE(v.ok());
+  CHECK(Paths(v->attachments) == std::vector<std::string>{"Media/exact.png"});
+  REQUIRE(v->skipped.size() == 2);
+  const SkippedFile* s = FindSkipped(*v, "Media/big.mp4");
+  REQUIRE(s != nullptr);
+  CHECK(s->is_error);
+  CHECK(s->reason == "2.3 MiB is over the 1008 KiB attachment limit; not sent");
+  REQUIRE(FindSkipped(*v, "Media/bad\\name.png") != nullptr);
+  CHECK(FindSkipped(*v, "Media/bad\\name.png")->is_error);
+
+  // It grew past the limit after the walk: refused at send time too.
+  CHECK(ReadAttachment(vault.path, "Media/exact.png", 100).status().code() == Code::kTooLarge);
+  CHECK(ReadAttachment(vault.path, "Media/gone.png", 100).status().code() == Code::kNotFound);
+}
+
+TEST_CASE("diff: attachments are compared by hash like notes; a skipped one protects its server copy") {
+  Vault local;
+  local.notes = {Note("A.md", 1, "aa")};
+  local.attachments = {Note("Media/same.png", 10, "s1"), Note("Media/changed.png", 20, "c2"),
+                       Note("Media/new.pdf", 30, "n1")};
+  local.skipped = {{"Media/big.mp4", "2.3 MiB is over the 1008 KiB attachment limit; not sent", true}};
+  Manifest remote;
+  remote.notes = {{"A.md", "aa", "/a"}, {"Old.md", "oo", "/old"}};
+  remote.attachments = {{"Media/same.png", "S1", "/assets/0123456789abcdef/same.png"},
+                        {"Media/changed.png", "c1", "/assets/1/changed.png"},
+                        {"Media/gone.png", "g1", "/assets/2/gone.png"},
+                        {"Media/big.mp4", "b1", "/assets/3/big.mp4"}};
+  PushPlan plan = Diff(local, remote);
+  CHECK(Paths(plan.attachments.to_send) == std::vector<std::string>{"Media/changed.png", "Media/new.pdf"});
+  CHECK(plan.attachments.is_new == std::vector<bool>{false, true});
+  CHECK(plan.attachments.new_count == 1);
+  CHECK(plan.attachments.changed_count == 1);
+  CHECK(plan.attachments.unchanged == 1);
+  CHECK(plan.notes.to_send.empty());
+  CHECK(plan.notes.unchanged == 1);
+  CHECK(plan.to_delete == std::vector<std::string>{"Media/gone.png", "Old.md"});
+}
+
+TEST_CASE("walk + diff: an over-limit attachment on disk is neither sent nor deleted") {
+  ScratchDir vault;
+  vault.Write("Note.md", "![[big.png]]");
+  vault.Write("big.png", std::string(2000, 'x'));
+  vault.Write("small.png", "tiny");
+  WalkOptions options;
+  options.max_attachment_bytes = 1000;
+  Result<Vault> v = WalkVault(vault.path, options);
+  REQUIRE(v.ok());
+  REQUIRE(v->skipped.size() == 1);
+  CHECK(v->skipped[0].reason == "2.0 KiB is over the 1000 B attachment limit; not sent");
+  Manifest remote;
+  remote.attachments = {{"big.png", "old", "/assets/x/big.png"}};
+  PushPlan plan = Diff(*v, remote);
+  CHECK(Paths(plan.attachments.to_send) == std::vector<std::string>{"small.png"});
+  CHECK(plan.to_delete.empty());
+}
+
+TEST_CASE("batches: attachments come first, share the bounds, and a big one travels alone") {
+  PushPlan plan;
+  plan.attachments.to_send = {Note("a.png", 300), Note("huge.mp4", 3000), Note("b.png", 300)};
+  plan.notes.to_send = {Note("n1.md", 100), Note("n2.md", 100)};
+  plan.to_delete = {"old.png"};
+  // Costs: a.png 400, huge.mp4 4000 (> 1000), b.png 400; notes 100 each; delete 7.
+  std::vector<Batch> batches = PlanBatches(plan, BatchLimits{3, 1000});
+  CheckBatches(plan, batches, BatchLimits{3, 1000});
+  REQUIRE(batches.size() == 4);
+  CHECK(batches[0].attachment_count == 1);
+  CHECK(batches[0].bytes == 400);
+  CHECK(batches[1].first_attachment == 1);
+  CHECK(batches[1].attachment_count == 1);
+  CHECK(batches[1].bytes == 4000);
+  CHECK(batches[1].note_count == 0);
+  // b.png, then the notes that may embed it in the same request; the deletion
+  // would be a fourth item.
+  CHECK(batches[2].first_attachment == 2);
+  CHECK(batches[2].attachment_count == 1);
+  CHECK(batches[2].note_count == 2);
+  CHECK(batches[2].delete_count == 0);
+  CHECK(batches[2].bytes == 600);
+  CHECK(batches[3].items() == 1);
+  CHECK(batches[3].delete_count == 1);
+  CHECK(EncodedAttachmentSize(0) == 0);
+  CHECK(EncodedAttachmentSize(1) == 4);
+  CHECK(EncodedAttachmentSize(3) == 4);
+  CHECK(EncodedAttachmentSize(kMaxAttachmentBytes) == 1'376'256);
+
+  // Count bound: attachments count as items.
+  std::vector<Batch> by_count = PlanBatches(plan, BatchLimits{2, 1 << 20});
+  CheckBatches(plan, by_count, BatchLimits{2, 1 << 20});
+  REQUIRE(by_count.size() == 3);
+  CHECK(by_count[0].attachment_count == 2);
+  CHECK(by_count[1].attachment_count == 1);
+  CHECK(by_count[1].note_count == 1);
+  CHECK(by_count[2].note_count == 1);
+  CHECK(by_count[2].delete_count == 1);
+}
+
+TEST_CASE("wire: base64 encoding (RFC 4648 vectors) round-trips through core's decoder") {
+  CHECK(Base64Encode("") == "");
+  CHECK(Base64Encode("f") == "Zg==");
+  CHECK(Base64Encode("fo") == "Zm8=");
+  CHECK(Base64Encode("foo") == "Zm9v");
+  CHECK(Base64Encode("foob") == "Zm9vYg==");
+  CHECK(Base64Encode("fooba") == "Zm9vYmE=");
+  CHECK(Base64Encode("foobar") == "Zm9vYmFy");
+  CHECK(Base64Encode("\xfb\xff\xbf") == "+/+/");
+  for (size_t n : {0u, 1u, 2u, 3u, 255u, 256u, 257u, 4096u}) {
+    CAPTURE(n);
+    std::string bytes = BinaryBytes(n);
+    std::string encoded = Base64Encode(bytes);
+    CHECK(static_cast<int64_t>(encoded.size()) == EncodedAttachmentSize(static_cast<int64_t>(n)));
+    std::string decoded;
+    REQUIRE(Base64Decode(encoded, &decoded));
+    CHECK(decoded == bytes);
+  }
+}
+
+TEST_CASE("wire: manifest attachments parse; absent means none") {
+  Result<Manifest> m = ParseManifest(
+      R"({"version":3,"notes":[],"attachments":[{"path":"Media/pic.png","sha256":"ab","url":"/assets/0123456789abcdef/pic.png"}]})");
+  REQUIRE(m.ok());
+  REQUIRE(m->attachments.size() == 1);
+  CHECK(m->attachments[0].path == "Media/pic.png");
+  CHECK(m->attachments[0].sha256 == "ab");
+  CHECK(m->attachments[0].url == "/assets/0123456789abcdef/pic.png");
+  Result<Manifest> old = ParseManifest(R"({"version":3,"notes":[{"path":"A.md","sha256":"aa"}]})");
+  REQUIRE(old.ok());
+  CHECK(old->attachments.empty());
+  CHECK_FALSE(ParseManifest(R"({"version":1,"notes":[],"attachments":[{"sha256":"x"}]})").ok());
+  CHECK_FALSE(ParseManifest(R"({"version":1,"notes":[],"attachments":{}})").ok());
+}
+
+TEST_CASE("wire: push body carries attachments as base64 that decodes to the file bytes") {
+  ScratchDir vault;
+  std::string pic = BinaryBytes(1001);
+  vault.Write("Media/pic.png", pic);
+  Result<std::string> data = ReadAttachment(vault.path, "Media/pic.png", kMaxAttachmentBytes);
+  REQUIRE(data.ok());
+  std::vector<OutgoingAttachment> attachments = {{"Media/pic.png", Base64Encode(*data)}};
+  std::vector<OutgoingNote> notes = {{"Note.md", "![[pic.png]]"}};
+  std::vector<std::string> deletes = {"Old note.md", "Media/old.png"};
+  std::string body = BuildPushBody(notes, attachments, deletes);
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(body);
+  simdjson::dom::array atts = doc["attachments"].get_array();
+  REQUIRE(atts.size() == 1);
+  CHECK(std::string_view(atts.at(0)["path"]) == "Media/pic.png");
+  std::string decoded;
+  REQUIRE(Base64Decode(std::string_view(atts.at(0)["data"]), &decoded));
+  CHECK(decoded == pic);
+  CHECK(std::string_view(doc["notes"].at(0)["path"]) == "Note.md");
+  simdjson::dom::array dels = doc["delete"].get_array();
+  REQUIRE(dels.size() == 2);
+  CHECK(std::string_view(dels.at(1)) == "Media/old.png");
+  CHECK(body.starts_with(R"({"notes":[{"path":"Note.md","content":"![[pic.png]]"}],"attachments":[{"path":"Media/pic.png","data":")"));
+}
+
+TEST_CASE("report: attachment lines and summaries") {
+  CHECK(DryRunAttachmentLine(Note("Media/pic.png", 12300), true) ==
+        "would send Media/pic.png (attachment, new, 12.0 KiB)");
+  CHECK(DryRunAttachmentLine(Note("a.pdf", 800), false) == "would send a.pdf (attachment, changed, 800 B)");
+
+  PushTotals t;
+  t.sent = 12;
+  t.changed = 3;
+  t.rendered = 15;
+  t.deleted = 1;
+  t.version = 7;
+  t.seconds = 0.421;
+  t.attachments_sent = 2;
+  CHECK(SummaryLine(t) ==
+        "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped; 2 attachments sent; "
+        "version 7; 0.42 s");
+  t.attachments_sent = 0;
+  t.attachments_skipped = 1;
+  t.skipped = 1;
+  CHECK(SummaryLine(t) ==
+        "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped; 0 attachments sent; "
+        "version 7; 0.42 s; 1 file skipped");
+
+  PushPlan plan;
+  plan.notes.to_send = {Note("A.md", 100)};
+  plan.notes.is_new = {true};
+  plan.notes.new_count = 1;
+  plan.notes.unchanged = 4;
+  CHECK(DryRunSummaryLine(plan, 1, 7, 0, 0) ==
+        "folio: dry run: 1 note to send (1 new, 0 changed, 100 B) in 1 batch, 0 to delete, 4 unchanged; "
+        "version 7; nothing sent");
+  plan.attachments.to_send = {Note("a.png", 1024), Note("b.png", 512)};
+  plan.attachments.is_new = {true, false};
+  plan.attachments.new_count = 1;
+  plan.attachments.changed_count = 1;
+  plan.attachments.unchanged = 3;
+  plan.to_delete = {"old.png"};
+  CHECK(DryRunSummaryLine(plan, 1, 7, 1, 1) ==
+        "folio: dry run: 1 note to send (1 new, 0 changed, 100 B) in 1 batch, 1 to delete, 4 unchanged; "
+        "2 attachments to send (1 new, 1 changed, 1.5 KiB), 3 unchanged; version 7; nothing sent; "
+        "1 file skipped");
 }

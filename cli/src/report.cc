@@ -9,6 +9,12 @@ std::string Plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+int64_t TotalSize(const FileChanges& changes) {
+  int64_t bytes = 0;
+  for (const LocalFile& f : changes.to_send) bytes += f.size;
+  return bytes;
+}
+
 }  // namespace
 
 std::string FormatBytes(int64_t n) {
@@ -35,8 +41,11 @@ std::string SummaryLine(const PushTotals& t) {
   std::string s = "folio: " + Plural(t.sent, "note", "notes") + " sent, " +
                   std::to_string(t.changed) + " changed, " + std::to_string(t.rendered) +
                   " rendered, " + std::to_string(t.deleted) + " deleted, " +
-                  std::to_string(t.unchanged) + " unchanged skipped; version " +
-                  std::to_string(t.version) + "; " + secs;
+                  std::to_string(t.unchanged) + " unchanged skipped; ";
+  if (t.attachments_sent > 0 || t.attachments_skipped > 0) {
+    s += Plural(t.attachments_sent, "attachment", "attachments") + " sent; ";
+  }
+  s += "version " + std::to_string(t.version) + "; " + secs;
   if (t.skipped > 0) s += "; " + Plural(t.skipped, "file", "files") + " skipped";
   return s;
 }
@@ -46,38 +55,50 @@ std::string DryRunSendLine(const LocalNote& note, bool is_new) {
          Plural(note.size, "byte", "bytes") + ")";
 }
 
+std::string DryRunAttachmentLine(const LocalAttachment& attachment, bool is_new) {
+  return "would send " + attachment.path + " (attachment, " + (is_new ? "new" : "changed") + ", " +
+         FormatBytes(attachment.size) + ")";
+}
+
 std::string DryRunDeleteLine(const std::string& path) { return "would delete " + path; }
 
 std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
-                              int64_t skipped) {
-  int64_t bytes = 0;
-  for (const LocalNote& n : plan.to_send) bytes += n.size;
+                              int64_t skipped, int64_t attachments_skipped) {
+  const FileChanges& notes = plan.notes;
   std::string s = "folio: dry run: " +
-                  Plural(static_cast<int64_t>(plan.to_send.size()), "note", "notes") +
-                  " to send (" + std::to_string(plan.new_count) + " new, " +
-                  std::to_string(plan.changed_count) + " changed, " + FormatBytes(bytes) +
-                  ") in " + Plural(static_cast<int64_t>(batches), "batch", "batches") + ", " +
+                  Plural(static_cast<int64_t>(notes.to_send.size()), "note", "notes") +
+                  " to send (" + std::to_string(notes.new_count) + " new, " +
+                  std::to_string(notes.changed_count) + " changed, " +
+                  FormatBytes(TotalSize(notes)) + ") in " +
+                  Plural(static_cast<int64_t>(batches), "batch", "batches") + ", " +
                   std::to_string(plan.to_delete.size()) + " to delete, " +
-                  std::to_string(plan.unchanged) + " unchanged; version " +
-                  std::to_string(version) + "; nothing sent";
+                  std::to_string(notes.unchanged) + " unchanged; ";
+  const FileChanges& atts = plan.attachments;
+  if (!atts.to_send.empty() || attachments_skipped > 0) {
+    s += Plural(static_cast<int64_t>(atts.to_send.size()), "attachment", "attachments") +
+         " to send (" + std::to_string(atts.new_count) + " new, " +
+         std::to_string(atts.changed_count) + " changed, " + FormatBytes(TotalSize(atts)) + "), " +
+         std::to_string(atts.unchanged) + " unchanged; ";
+  }
+  s += "version " + std::to_string(version) + "; nothing sent";
   if (skipped > 0) s += "; " + Plural(skipped, "file", "files") + " skipped";
   return s;
 }
 
-std::string ProgressLine(size_t notes_done, size_t notes_total, int64_t bytes_done,
+std::string ProgressLine(size_t files_done, size_t files_total, int64_t bytes_done,
                          int64_t bytes_total) {
   constexpr size_t kWidth = 24;
-  size_t filled = notes_total == 0 ? kWidth : kWidth * notes_done / notes_total;
+  size_t filled = files_total == 0 ? kWidth : kWidth * files_done / files_total;
   if (filled > kWidth) filled = kWidth;
   std::string bar = "[" + std::string(filled, '#') + std::string(kWidth - filled, '.') + "] ";
-  return bar + std::to_string(notes_done) + "/" + std::to_string(notes_total) + " notes  " +
+  return bar + std::to_string(files_done) + "/" + std::to_string(files_total) + " files  " +
          FormatBytes(bytes_done) + "/" + FormatBytes(bytes_total);
 }
 
-void ProgressBar::Update(size_t notes_done, size_t notes_total, int64_t bytes_done,
+void ProgressBar::Update(size_t files_done, size_t files_total, int64_t bytes_done,
                          int64_t bytes_total) {
   if (!enabled_) return;
-  std::string line = ProgressLine(notes_done, notes_total, bytes_done, bytes_total);
+  std::string line = ProgressLine(files_done, files_total, bytes_done, bytes_total);
   std::fprintf(out_, "\r%s\033[K", line.c_str());
   std::fflush(out_);
   drawn_ = true;

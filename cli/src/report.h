@@ -25,23 +25,32 @@ struct PushTotals {
   int64_t unchanged = 0;  // notes not sent: same hash as the manifest
   int64_t version = 0;    // the vault version after the push
   int64_t skipped = 0;    // local files left out with an error
+  int64_t attachments_sent = 0;     // attachments in requests the server accepted
+  int64_t attachments_skipped = 0;  // of skipped: attachments (over the limit, unreadable)
   double seconds = 0;
 };
 
 // "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped;
-//  version 7; 0.42 s" (one line), plus "; 2 files skipped" when skipped > 0.
+//  2 attachments sent; version 7; 0.42 s" (one line). The attachment part
+// appears only when attachments_sent > 0 or attachments_skipped > 0; "; 2
+// files skipped" is appended when skipped > 0.
 std::string SummaryLine(const PushTotals& t);
 
 // "would send Folder/Note.md (new, 1234 bytes)" / "would delete Old.md".
 std::string DryRunSendLine(const LocalNote& note, bool is_new);
+// "would send Media/pic.png (attachment, new, 12.0 KiB)".
+std::string DryRunAttachmentLine(const LocalAttachment& attachment, bool is_new);
 std::string DryRunDeleteLine(const std::string& path);
 // "folio: dry run: 3 notes to send (1 new, 2 changed, 4.1 KiB) in 1 batch, 1 to
-//  delete, 10 unchanged; version 7; nothing sent" (one line).
+//  delete, 10 unchanged; 2 attachments to send (2 new, 0 changed, 1.2 MiB), 4
+//  unchanged; version 7; nothing sent" (one line). The attachment part appears
+// only when an attachment is to be sent or attachments_skipped > 0.
 std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
-                              int64_t skipped);
+                              int64_t skipped, int64_t attachments_skipped);
 
-// "[#########...........] 120/500 notes  1.2 MiB/4.8 MiB"
-std::string ProgressLine(size_t notes_done, size_t notes_total, int64_t bytes_done,
+// "[#########...........] 120/500 files  1.2 MiB/4.8 MiB" (files: notes and
+// attachments; bytes: their raw sizes).
+std::string ProgressLine(size_t files_done, size_t files_total, int64_t bytes_done,
                          int64_t bytes_total);
 
 // Redraws one line in place on `out` (a terminal); does nothing if disabled.
@@ -52,7 +61,7 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void Update(size_t notes_done, size_t notes_total, int64_t bytes_done, int64_t bytes_total);
+  void Update(size_t files_done, size_t files_total, int64_t bytes_done, int64_t bytes_total);
   // Erases the bar so that following output starts on a clean line.
   void Clear();
 

@@ -16,19 +16,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
+enum class Kind { kOther, kNote, kAttachment };
+
+Kind KindOf(std::string_view name) {
+  if (EndsWith(name, ".md")) return Kind::kNote;
+  return IsAttachmentPath(name) ? Kind::kAttachment : Kind::kOther;
+}
+
+Status TooLarge(Kind kind, int64_t size, int64_t max_bytes) {
+  if (kind == Kind::kAttachment) {
+    return Status::TooLarge(FormatBytes(size) + " is over the " + FormatBytes(max_bytes) +
+                            " attachment limit");
+  }
+  return Status::TooLarge("note is " + std::to_string(size) + " bytes, over the " +
+                          FormatBytes(max_bytes) + " limit per note");
+}
+
 // Reads at most max_bytes of `file`; stats first so a huge file is never read.
-Status ReadBounded(const fs::path& file, int64_t max_bytes, std::string* out) {
+Status ReadBounded(const fs::path& file, Kind kind, int64_t max_bytes, std::string* out) {
   std::error_code ec;
   auto size = fs::file_size(file, ec);
   if (ec) {
     if (ec == std::errc::no_such_file_or_directory) return Status::NotFound("file is gone");
     return Status::Internal("cannot read: " + ec.message());
   }
-  auto too_large = [&](int64_t n) {
-    return Status::TooLarge("note is " + std::to_string(n) + " bytes, over the " +
-                            FormatBytes(max_bytes) + " limit per note");
-  };
-  if (static_cast<int64_t>(size) > max_bytes) return too_large(static_cast<int64_t>(size));
+  if (static_cast<int64_t>(size) > max_bytes) {
+    return TooLarge(kind, static_cast<int64_t>(size), max_bytes);
+  }
   std::FILE* f = std::fopen(file.c_str(), "rb");
   if (f == nullptr) return Status::Internal(std::string("cannot read: ") + std::strerror(errno));
   out->clear();
@@ -38,7 +52,7 @@ Status ReadBounded(const fs::path& file, int64_t max_bytes, std::string* out) {
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
     if (static_cast<int64_t>(out->size() + n) > max_bytes) {
       std::fclose(f);
-      return too_large(static_cast<int64_t>(out->size() + n));  // grew while we read it
+      return TooLarge(kind, static_cast<int64_t>(out->size() + n), max_bytes);  // grew while we read it
     }
     out->append(buf, n);
   }
@@ -91,31 +105,37 @@ class Walker {
       pending->emplace_back(entry.path(), rel + "/");
       return;
     }
-    if (EndsWith(name, ".md") && entry.is_regular_file(ec)) AddNote(entry.path(), rel);
+    Kind kind = KindOf(name);
+    if (kind != Kind::kOther && entry.is_regular_file(ec)) AddFile(entry.path(), rel, kind);
   }
 
   void OnSymlink(const fs::path& link, const std::string& rel) {
     std::error_code ec;
     fs::file_status target = fs::status(link, ec);
     if (fs::is_directory(target)) return Skip(rel, "symbolic link to a directory; not followed", false);
-    if (!EndsWith(rel, ".md")) return;
+    Kind kind = KindOf(rel);
+    if (kind == Kind::kOther) return;
     fs::path canonical = fs::canonical(link, ec);
     if (ec || !fs::exists(target)) return Skip(rel, "dangling symbolic link; not sent", false);
     if (!IsWithin(canonical, canonical_root_)) {
       return Skip(rel, "symbolic link leads outside the vault; not followed", false);
     }
     if (!fs::is_regular_file(target)) return Skip(rel, "not a regular file; not sent", false);
-    AddNote(link, rel);
+    AddFile(link, rel, kind);
   }
 
-  void AddNote(const fs::path& file, const std::string& rel) {
+  // Reads the file once to hash it; the content is dropped (re-read at send time).
+  void AddFile(const fs::path& file, const std::string& rel, Kind kind) {
     if (Status st = CheckVaultPath(rel); !st.ok()) return Skip(rel, st.message() + "; not sent", true);
+    bool note = kind == Kind::kNote;
+    int64_t max_bytes = note ? options_.max_note_bytes : options_.max_attachment_bytes;
     std::string content;
-    if (Status st = ReadBounded(file, options_.max_note_bytes, &content); !st.ok()) {
+    if (Status st = ReadBounded(file, kind, max_bytes, &content); !st.ok()) {
       return Skip(rel, st.message() + "; not sent", true);
     }
-    if (!IsValidUtf8(content)) return Skip(rel, "content is not valid UTF-8; not sent", true);
-    out_->notes.push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size())});
+    if (note && !IsValidUtf8(content)) return Skip(rel, "content is not valid UTF-8; not sent", true);
+    (note ? out_->notes : out_->attachments)
+        .push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size())});
   }
 
   void Skip(std::string rel, std::string reason, bool is_error) {
@@ -127,7 +147,37 @@ class Walker {
   Vault* out_;
 };
 
+// Re-reads `rel` for sending: still inside the vault, still within the limit.
+Result<std::string> ReadInVault(const fs::path& root, std::string_view rel, Kind kind,
+                                int64_t max_bytes) {
+  fs::path file = root / fs::path(rel);
+  std::error_code ec, root_ec;
+  fs::path canonical = fs::canonical(file, ec);
+  if (ec) return Status::NotFound("file is gone");
+  // A symlink may have been re-pointed since the walk: still never read outside.
+  if (!IsWithin(canonical, fs::canonical(root, root_ec)) || root_ec) {
+    return Status::Invalid("symbolic link now leads outside the vault");
+  }
+  std::string content;
+  if (Status st = ReadBounded(file, kind, max_bytes, &content); !st.ok()) return st;
+  return content;
+}
+
 }  // namespace
+
+bool IsAttachmentPath(std::string_view path) {
+  static constexpr std::string_view kExtensions[] = {
+      "png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "mp3", "wav", "m4a",
+      "ogg", "flac", "opus", "mp4", "webm", "ogv", "mov", "mkv", "pdf"};
+  size_t dot = path.rfind('.');
+  size_t slash = path.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return false;
+  std::string_view ext = path.substr(dot + 1);
+  for (std::string_view e : kExtensions) {
+    if (EqualsIgnoreAsciiCase(ext, e)) return true;
+  }
+  return false;
+}
 
 Result<Vault> WalkVault(const fs::path& root, const WalkOptions& options) {
   std::error_code ec;
@@ -140,23 +190,20 @@ Result<Vault> WalkVault(const fs::path& root, const WalkOptions& options) {
   Walker(canonical_root, options, &vault).Walk(root);
   auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
   std::sort(vault.notes.begin(), vault.notes.end(), by_path);
+  std::sort(vault.attachments.begin(), vault.attachments.end(), by_path);
   std::sort(vault.skipped.begin(), vault.skipped.end(), by_path);
   return vault;
 }
 
 Result<std::string> ReadNote(const fs::path& root, std::string_view rel, int64_t max_note_bytes) {
-  fs::path file = root / fs::path(rel);
-  std::error_code ec, root_ec;
-  fs::path canonical = fs::canonical(file, ec);
-  if (ec) return Status::NotFound("file is gone");
-  // A symlink may have been re-pointed since the walk: still never read outside.
-  if (!IsWithin(canonical, fs::canonical(root, root_ec)) || root_ec) {
-    return Status::Invalid("symbolic link now leads outside the vault");
-  }
-  std::string content;
-  if (Status st = ReadBounded(file, max_note_bytes, &content); !st.ok()) return st;
-  if (!IsValidUtf8(content)) return Status::Invalid("content is not valid UTF-8");
+  Result<std::string> content = ReadInVault(root, rel, Kind::kNote, max_note_bytes);
+  if (content.ok() && !IsValidUtf8(*content)) return Status::Invalid("content is not valid UTF-8");
   return content;
+}
+
+Result<std::string> ReadAttachment(const fs::path& root, std::string_view rel,
+                                   int64_t max_attachment_bytes) {
+  return ReadInVault(root, rel, Kind::kAttachment, max_attachment_bytes);
 }
 
 }  // namespace folio::cli

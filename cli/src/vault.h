@@ -1,9 +1,10 @@
-// Finding a vault's notes on disk, for `folio push`.
+// Finding a vault's notes and attachments on disk, for `folio push`.
 //
-// A vault is a directory tree of Obsidian-style markdown notes. WalkVault lists
-// the notes that may be sent (path, size, SHA-256 of the raw bytes) and the
-// files it had to leave out, with a reason a user can act on. Contents are not
-// kept: ReadNote reads a note again when its batch is sent, so memory stays
+// A vault is a directory tree of Obsidian-style markdown notes and the media
+// they embed. WalkVault lists the notes and attachments that may be sent
+// (path, size, SHA-256 of the raw bytes) and the files it had to leave out,
+// with a reason a user can act on. Contents are not kept: ReadNote and
+// ReadAttachment read a file again when its batch is sent, so memory stays
 // bounded by one batch however large the vault is.
 // Thread-safety: pure functions over the file system; call from any thread.
 #pragma once
@@ -19,12 +20,18 @@
 namespace folio::cli {
 
 inline constexpr int64_t kDefaultMaxNoteBytes = 4 << 20;  // the server's default per-note cap
+// The server's cap on one attachment, decoded: 1 MiB - 16 KiB, so that an
+// asset fits one NATS message (until a storage service holds assets).
+inline constexpr int64_t kMaxAttachmentBytes = (1 << 20) - (16 << 10);
 
-struct LocalNote {
+// A note or an attachment found by the walk.
+struct LocalFile {
   std::string path;    // vault-relative with '/' separators: "Folder/Note name.md"
   std::string sha256;  // lower-case hex of the raw file bytes, as in the manifest
   int64_t size = 0;    // bytes
 };
+using LocalNote = LocalFile;        // path ends in ".md"
+using LocalAttachment = LocalFile;  // IsAttachmentPath(path)
 
 struct SkippedFile {
   std::string path;      // vault-relative, as found
@@ -34,23 +41,38 @@ struct SkippedFile {
 };
 
 struct Vault {
-  std::vector<LocalNote> notes;       // sorted by path (byte order)
-  std::vector<SkippedFile> skipped;   // sorted by path
+  std::vector<LocalNote> notes;              // sorted by path (byte order)
+  std::vector<LocalAttachment> attachments;  // sorted by path (byte order)
+  std::vector<SkippedFile> skipped;          // sorted by path
 };
 
 struct WalkOptions {
-  int64_t max_note_bytes = kDefaultMaxNoteBytes;  // larger notes are skipped; default 4 MiB
+  int64_t max_note_bytes = kDefaultMaxNoteBytes;       // larger notes are skipped; default 4 MiB
+  int64_t max_attachment_bytes = kMaxAttachmentBytes;  // larger attachments are skipped;
+                                                       // default 1008 KiB (the server's cap)
 };
 
-// Walks `root` recursively and collects every "*.md" file.
+// True if `path` names an attachment: its extension, compared ignoring ASCII
+// case, is one of png jpg jpeg gif bmp svg webp avif mp3 wav m4a ogg flac opus
+// mp4 webm ogv mov mkv pdf. Looks at the name only.
+bool IsAttachmentPath(std::string_view path);
+
+// Walks `root` recursively and collects every "*.md" file as a note and every
+// file for which IsAttachmentPath holds as an attachment; other files are
+// ignored silently.
 // - Directories and files whose name starts with '.' (.obsidian, .git, .trash, ...)
 //   are ignored silently.
-// - Symbolic links are never followed out of the vault: a link to a note inside
-//   the vault is collected under the link's own path; a link leading outside, a
-//   dangling link and a link to a directory are skipped (is_error = false).
+// - Symbolic links are never followed out of the vault: a link to a note or
+//   attachment inside the vault is collected under the link's own path; a link
+//   leading outside, a dangling link and a link to a directory are skipped
+//   (is_error = false).
 // - A note whose path fails CheckVaultPath, whose content is not valid UTF-8,
 //   that is larger than max_note_bytes or that cannot be read is skipped
 //   (is_error = true) and not listed in notes.
+// - An attachment whose path fails CheckVaultPath, that is larger than
+//   max_attachment_bytes ("2.3 MiB is over the 1008 KiB attachment limit; not
+//   sent"; never read) or that cannot be read is skipped (is_error = true) and
+//   not listed in attachments. Its content may be any bytes.
 // Fails with kNotFound if `root` is not a directory, kInternal if it cannot be
 // listed. A subdirectory that cannot be listed is reported in skipped instead.
 Result<Vault> WalkVault(const std::filesystem::path& root, const WalkOptions& options);
@@ -61,5 +83,11 @@ Result<Vault> WalkVault(const std::filesystem::path& root, const WalkOptions& op
 // no longer valid UTF-8, kInternal on a read error. Messages omit the path.
 Result<std::string> ReadNote(const std::filesystem::path& root, std::string_view rel,
                              int64_t max_note_bytes);
+
+// Reads attachment `rel` (a path from WalkVault) for sending. Fails like
+// ReadNote, except that any content is accepted and kTooLarge applies past
+// max_attachment_bytes.
+Result<std::string> ReadAttachment(const std::filesystem::path& root, std::string_view rel,
+                                   int64_t max_attachment_bytes);
 
 }  // namespace folio::cli

@@ -17,8 +17,8 @@ std::vector<std::string> ParseStrings(od::value v) {
   return out;
 }
 
-RemoteNote ParseRemoteNote(od::object obj) {
-  RemoteNote n;
+RemoteFile ParseRemoteFile(od::object obj) {
+  RemoteFile n;
   for (od::field f : obj) {
     std::string_view key = f.unescaped_key();
     if (key == "path") n.path = std::string_view(f.value());
@@ -63,12 +63,17 @@ Result<Manifest> ParseManifest(std::string_view json) {
         m.version = f.value().get_int64();
       } else if (key == "notes") {
         has_notes = true;
-        for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteNote(note));
+        for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
+      } else if (key == "attachments") {
+        for (od::object a : f.value().get_array()) m.attachments.push_back(ParseRemoteFile(a));
       }
     }
     if (!has_notes) return Status::Invalid("manifest has no \"notes\"");
     for (const RemoteNote& n : m.notes) {
       if (n.path.empty()) return Status::Invalid("manifest lists a note without a path");
+    }
+    for (const RemoteAttachment& a : m.attachments) {
+      if (a.path.empty()) return Status::Invalid("manifest lists an attachment without a path");
     }
     return m;
   } catch (const simdjson::simdjson_error& e) {
@@ -100,13 +105,45 @@ Result<PushReply> ParsePushReply(std::string_view json) {
   }
 }
 
-std::string BuildPushBody(std::span<const OutgoingNote> notes, std::span<const std::string> deletes) {
+std::string Base64Encode(std::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve(static_cast<size_t>(EncodedAttachmentSize(static_cast<int64_t>(data.size()))));
+  size_t i = 0;
+  auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(data[k])); };
+  for (; i + 3 <= data.size(); i += 3) {
+    uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  size_t rest = data.size() - i;
+  if (rest > 0) {
+    uint32_t v = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string BuildPushBody(std::span<const OutgoingNote> notes,
+                          std::span<const OutgoingAttachment> attachments,
+                          std::span<const std::string> deletes) {
   JsonWriter w;
   w.BeginObject().Key("notes").BeginArray();
   for (const OutgoingNote& n : notes) {
     w.BeginObject().Key("path").String(n.path).Key("content").String(n.content).EndObject();
   }
-  w.EndArray().Key("delete").BeginArray();
+  w.EndArray();
+  if (!attachments.empty()) {
+    w.Key("attachments").BeginArray();
+    for (const OutgoingAttachment& a : attachments) {
+      w.BeginObject().Key("path").String(a.path).Key("data").String(a.base64).EndObject();
+    }
+    w.EndArray();
+  }
+  w.Key("delete").BeginArray();
   for (const std::string& d : deletes) w.String(d);
   w.EndArray().EndObject();
   return w.Take();

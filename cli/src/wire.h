@@ -1,8 +1,12 @@
 // The folio-ingest push API as the CLI speaks it: request bodies, response
 // parsing (simdjson), and the mapping of HTTP failures to one-line errors.
 //
-//   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}]}
-//   POST /api/v1/push      {"notes":[{"path","content"}],"delete":["path"]}
+//   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}],
+//                              "attachments":[{"path","sha256","url"}]}
+//                              ("attachments" is absent on older servers)
+//   POST /api/v1/push      {"notes":[{"path","content"}],
+//                           "attachments":[{"path","data" (standard base64)}],
+//                           "delete":["path" of a note or an attachment]}
 //                          -> {"version","received","changed","rendered","deleted",
 //                              "took_ms","notes":[{"path","url","warnings":[..]}]}
 //   errors: 4xx/5xx        {"error":{"code":"...","message":"..."}}
@@ -39,12 +43,26 @@ struct OutgoingNote {
   std::string content;  // REQUIRES: valid UTF-8
 };
 
+struct OutgoingAttachment {
+  std::string path;    // vault-relative
+  std::string base64;  // Base64Encode of the file bytes
+};
+
+// Standard base64 (RFC 4648 section 4, '+' '/' and '=' padding) of `data`;
+// EncodedAttachmentSize(data.size()) characters. (folio/core/hash.h has only
+// the decoder, Base64Decode.)
+std::string Base64Encode(std::string_view data);
+
 // Fails with kInvalidArgument naming what is malformed.
 Result<Manifest> ParseManifest(std::string_view json);
 Result<PushReply> ParsePushReply(std::string_view json);
 
-// The POST /api/v1/push body. "notes" and "delete" are always present.
-std::string BuildPushBody(std::span<const OutgoingNote> notes, std::span<const std::string> deletes);
+// The POST /api/v1/push body. "notes" and "delete" are always present;
+// "attachments" only when `attachments` is not empty, so that a body without
+// attachments is what servers older than attachments expect.
+std::string BuildPushBody(std::span<const OutgoingNote> notes,
+                          std::span<const OutgoingAttachment> attachments,
+                          std::span<const std::string> deletes);
 
 // The error for a non-200 answer to `what` ("manifest", "push") from `server`,
 // e.g. kUnauthenticated "the server rejected the token (check --token /

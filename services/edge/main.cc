@@ -1,6 +1,8 @@
-// folio-edge: serves every page of a site from memory. Watches the KV
+// folio-edge: serves every page of every site from memory. Watches the KV
 // bucket "pages", builds each Page once per update, and hands it to every
-// worker's loop; readers are answered with ready bytes.
+// worker's loop; readers are answered with ready bytes. The Host header
+// picks the site (site records, bus::SiteKey, map hosts to sites); requests
+// for unknown hosts, or without Host, get the --site site.
 //
 // Threads: N workers (each a Loop + Server on the shared port), plus the
 // KV watcher thread. Worker 0 runs on the main thread.
@@ -29,9 +31,9 @@ int Fail(const Status& s) {
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
-  Flags flags("folio-edge", "Serves a site's pages from memory, fed by NATS JetStream KV.");
+  Flags flags("folio-edge", "Serves every site's pages from memory, fed by NATS JetStream KV.");
   AddServiceFlags(&flags, "127.0.0.1:8081");
-  flags.Add("site", "default", "site id to serve");
+  flags.Add("site", "default", "site served when the Host header names no known site");
   flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   if (!threads_flag.ok()) return Fail(threads_flag.status());
   size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
   const std::string site = flags.Get("site");
+  if (!bus::IsValidSiteName(site)) return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
 
   metrics::Registry registry;
   edge::ServeCounters counters{
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
   auto readiness = [&]() -> std::string { return ready ? "" : "replaying the pages bucket"; };
 
   std::vector<std::unique_ptr<edge::Worker>> workers;
-  for (size_t i = 0; i < nworkers; ++i) workers.push_back(std::make_unique<edge::Worker>(counters, &registry, readiness));
+  for (size_t i = 0; i < nworkers; ++i) workers.push_back(std::make_unique<edge::Worker>(site, counters, &registry, readiness));
   auto fds = http::SystemdListenFds();
   int bound_port = port;
   for (size_t i = 0; i < nworkers; ++i) {
@@ -68,14 +71,44 @@ int main(int argc, char** argv) {
     bound_port = workers[i]->server().port();
   }
   log::Info("folio-edge listening", {{"addr", host + ":" + std::to_string(bound_port)},
-                                      {"site", site}, {"threads", std::to_string(nworkers)}});
+                                      {"default_site", site}, {"threads", std::to_string(nworkers)}});
 
-  // Page sizes live on the watcher thread; the gauges are its summary.
+  // A site record: (re)map its hosts on every worker, or withdraw them.
+  auto on_site_record = [&](const std::string& record_site, const bus::KvEntry& e) {
+    std::shared_ptr<const bus::SiteRecord> rec;
+    if (!e.deleted) {
+      auto r = std::make_shared<bus::SiteRecord>();
+      Status s = bus::DecodeSiteRecord(e.value, r.get());
+      if (s.ok() && r->site != record_site) s = Status::Invalid("site record names site " + r->site);
+      if (!s.ok()) {
+        bad_records.Increment();
+        log::Warn("skipping bad site record", {{"key", e.key}, {"error", s.message()}});
+        return;
+      }
+      rec = std::move(r);
+    }
+    std::string hosts;
+    for (const auto& h : rec ? rec->hosts : std::vector<std::string>{}) hosts += (hosts.empty() ? "" : ",") + h;
+    log::Info(rec ? "site hosts" : "site withdrawn", {{"site", record_site}, {"hosts", hosts}});
+    for (auto& w : workers) {
+      edge::Worker* wp = w.get();
+      wp->loop().Post([wp, record_site, rec] {
+        if (rec) wp->sites().SetHosts(record_site, rec->hosts);
+        else wp->sites().RemoveHosts(record_site);
+      });
+    }
+  };
+
+  // Page sizes (by key) live on the watcher thread; the gauges are its summary.
   std::unordered_map<std::string, size_t> sizes;
   double total_bytes = 0;
   auto on_entry = [&](bus::KvEntry&& e) {
     std::string entry_site, url;
-    if (!bus::ParsePageKey(e.key, &entry_site, &url) || entry_site != site) return;
+    if (bus::ParseSiteKey(e.key, &entry_site)) {
+      on_site_record(entry_site, e);
+      return;
+    }
+    if (!bus::ParsePageKey(e.key, &entry_site, &url)) return;
     std::shared_ptr<const edge::Page> page;
     if (!e.deleted) {
       bus::PageRecord rec;
@@ -83,25 +116,25 @@ int main(int argc, char** argv) {
       auto built = s.ok() ? edge::BuildPage(rec) : Result<std::shared_ptr<const edge::Page>>(s);
       if (!built.ok()) {
         bad_records.Increment();
-        log::Warn("skipping bad page record", {{"url", url}, {"error", built.status().message()}});
+        log::Warn("skipping bad page record", {{"site", entry_site}, {"url", url}, {"error", built.status().message()}});
         return;
       }
       page = std::move(*built);
     }
-    total_bytes -= static_cast<double>(sizes[url]);
+    total_bytes -= static_cast<double>(sizes[e.key]);
     if (page) {
-      sizes[url] = page->body.size() + page->body_gzip.size();
-      total_bytes += static_cast<double>(sizes[url]);
+      sizes[e.key] = page->body.size() + page->body_gzip.size();
+      total_bytes += static_cast<double>(sizes[e.key]);
     } else {
-      sizes.erase(url);
+      sizes.erase(e.key);
     }
     pages_gauge.Set(static_cast<double>(sizes.size()));
     bytes_gauge.Set(total_bytes);
     updates.Increment();
     for (auto& w : workers) {
       edge::Worker* wp = w.get();
-      wp->loop().Post([wp, url, page] {
-        if (page) wp->Put(url, page); else wp->Erase(url);
+      wp->loop().Post([wp, entry_site, url, page] {
+        if (page) wp->sites().Put(entry_site, url, page); else wp->sites().Erase(entry_site, url);
       });
     }
   };

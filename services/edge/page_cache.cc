@@ -1,11 +1,63 @@
 #include "page_cache.h"
 
+#include "folio/bus/schema.h"
 #include "folio/core/text.h"
+
+#include <vector>
 
 namespace folio::edge {
 
-Worker::Worker(ServeCounters counters, metrics::Registry* registry, metrics::ReadinessCheck ready)
-    : builtin_404_(BuiltinNotFoundPage()), counters_(counters) {
+SiteTables::SiteTables(std::string default_site) : default_site_(std::move(default_site)) {
+  host_scratch_.reserve(bus::kMaxHostNameSize);
+}
+
+void SiteTables::Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) it = sites_.emplace(std::string(site), Site{}).first;
+  auto [at, inserted] = it->second.pages.insert_or_assign(url, std::move(page));
+  if (inserted) ++pages_;
+}
+
+void SiteTables::Erase(std::string_view site, const std::string& url) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) return;
+  pages_ -= it->second.pages.erase(url);
+}
+
+void SiteTables::SetHosts(const std::string& site, const std::vector<std::string>& hosts) {
+  RemoveHosts(site);
+  auto it = sites_.find(site);
+  if (it == sites_.end()) it = sites_.emplace(site, Site{}).first;
+  it->second.hosts = hosts;
+  for (const std::string& h : hosts) hosts_.insert_or_assign(h, site);
+}
+
+void SiteTables::RemoveHosts(std::string_view site) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) return;
+  for (const std::string& h : it->second.hosts) {
+    auto at = hosts_.find(h);
+    if (at != hosts_.end() && at->second == site) hosts_.erase(at);  // unless another site took it since
+  }
+  it->second.hosts.clear();
+}
+
+std::string_view SiteTables::Resolve(std::string_view host_header) {
+  if (host_header.empty() || !bus::NormalizeHost(host_header, &host_scratch_)) return default_site_;
+  auto it = hosts_.find(std::string_view(host_scratch_));
+  return it == hosts_.end() ? std::string_view(default_site_) : std::string_view(it->second);
+}
+
+const PageTable* SiteTables::Find(std::string_view host_header) {
+  auto it = sites_.find(Resolve(host_header));
+  return it == sites_.end() ? nullptr : &it->second.pages;
+}
+
+std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }
+
+Worker::Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
+               metrics::ReadinessCheck ready)
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters) {
   metrics::MountOpsEndpoints(&router_, registry, std::move(ready));
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); });
   http::ServerOptions opts;
@@ -14,12 +66,49 @@ Worker::Worker(ServeCounters counters, metrics::Registry* registry, metrics::Rea
   scratch_.reserve(1024);
 }
 
-void Worker::Put(const std::string& url, std::shared_ptr<const Page> page) { pages_[url] = std::move(page); }
+// The hot path: no allocation (scratch_ and the host buffer are reused; the
+// shared_ptr copy is a reference count), no lock, no compression.
+namespace {
 
-void Worker::Erase(const std::string& url) { pages_.erase(url); }
+// ?page=N of a listing: N in [2, 10000], else 0 (ignored).
+int PageParam(std::string_view query) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view kv = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (kv.substr(0, 5) != "page=") continue;
+    std::string_view v = kv.substr(5);
+    if (v.empty() || v.size() > 5) return 0;
+    int n = 0;
+    for (char c : v) {
+      if (c < '0' || c > '9') return 0;
+      n = n * 10 + (c - '0');
+    }
+    return n >= 2 && n <= 10000 ? n : 0;
+  }
+  return 0;
+}
 
-// The hot path: no allocation (scratch_ is reused; the shared_ptr copy is a
-// reference count), no lock, no compression.
+// The canonical URL for another spelling of it, or "" if none: ASCII case
+// folded, a ".md" suffix or a trailing slash dropped (or added).
+std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path) {
+  std::string path;
+  if (!PercentDecode(raw_path, &path)) return {};
+  std::string lower = AsciiLower(path);
+  std::vector<std::string> candidates = {lower};
+  if (EndsWith(lower, ".md")) candidates.push_back(lower.substr(0, lower.size() - 3));
+  if (lower.size() > 1 && lower.back() == '/') candidates.push_back(lower.substr(0, lower.size() - 1));
+  else candidates.push_back(lower + "/");
+  for (const auto& c : candidates) {
+    if (c == path) continue;
+    auto it = pages.find(std::string_view(c));
+    if (it != pages.end() && it->second->status == 200 && it->first != kNotFoundKey) return it->first;
+  }
+  return {};
+}
+
+}  // namespace
+
 void Worker::Serve(const http::Request& req, http::Responder r) {
   if (req.method != "GET" && req.method != "HEAD") {
     http::Response resp = http::Response::Json(405, "{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"pages answer GET and HEAD\"}}");
@@ -35,12 +124,33 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   }
   const Page* page;
   std::shared_ptr<const Page> keep;
-  auto it = pages_.find(std::string_view(scratch_));
-  if (it != pages_.end() && it->first != kNotFoundKey) {
-    keep = it->second;
-  } else {
-    auto nf = pages_.find(kNotFoundKey);
-    keep = nf != pages_.end() ? nf->second : builtin_404_;
+  // The site by Host; its own 404 page when the path has none.
+  const PageTable* pages = sites_.Find(req.GetHeader("host"));
+  keep = builtin_404_;
+  if (pages) {
+    // Paginated listings are published under their query: "/recent?page=2".
+    if (int pg = PageParam(req.query); pg >= 2) {
+      scratch_ += "?page=";
+      scratch_ += std::to_string(pg);  // SSO: no allocation for small numbers
+    }
+    auto it = pages->find(std::string_view(scratch_));
+    if (it != pages->end() && it->first != kNotFoundKey) {
+      keep = it->second;
+    } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
+      // Another spelling of a page's URL (letter case, ".md", a trailing
+      // slash): 301 to the canonical one. Off the hot path.
+      counters_.other->Increment();
+      http::Response moved;
+      moved.status = 301;
+      moved.headers.emplace_back("Location", PercentEncodePath(canonical));
+      moved.headers.emplace_back("Cache-Control", "public, max-age=300");
+      moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+      moved.body = "Moved to " + PercentEncodePath(canonical) + "\n";
+      r.Send(std::move(moved));
+      return;
+    } else if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) {
+      keep = nf->second;
+    }
   }
   page = keep.get();
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));

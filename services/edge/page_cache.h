@@ -1,6 +1,7 @@
 // Worker: one serving thread of the edge: its own Loop, Server (sharing the
 // port with the other workers through SO_REUSEPORT) and its own copy of the
-// page table. The table maps decoded URL paths to shared immutable Pages.
+// site tables. SiteTables maps each site to its page table (decoded URL path
+// -> shared immutable Page) and each host name to its site.
 // Readers never lock: updates reach each worker as tasks posted to its loop
 // (Loop::Post) and are applied between requests on that worker's thread.
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
@@ -25,6 +27,43 @@ using PageTable = std::unordered_map<std::string, std::shared_ptr<const Page>, S
 
 inline constexpr std::string_view kNotFoundKey = "/_folio/404";
 
+// Every site's pages, and which site a Host header selects. Not thread-safe:
+// each Worker owns one and touches it on its loop thread only.
+class SiteTables {
+ public:
+  // `default_site` answers requests without a Host header or with a host no
+  // site claims.
+  explicit SiteTables(std::string default_site);
+
+  void Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page);
+  void Erase(std::string_view site, const std::string& url);
+  // Replaces the hosts of `site` (from its site record); a host another site
+  // claimed moves to this one.
+  void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
+  // Withdraws every host of `site` (its site record was deleted); its pages stay.
+  void RemoveHosts(std::string_view site);
+
+  // The page table for a raw Host header value ("B.example:8081"), or
+  // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
+  const PageTable* Find(std::string_view host_header);
+  // The site a raw Host header value selects (for tests and logs).
+  std::string SiteOf(std::string_view host_header);
+  size_t pages() const { return pages_; }
+
+ private:
+  struct Site {
+    PageTable pages;
+    std::vector<std::string> hosts;  // as last set by SetHosts
+  };
+  std::string_view Resolve(std::string_view host_header);
+
+  std::string default_site_;
+  std::unordered_map<std::string, Site, StringHash, std::equal_to<>> sites_;
+  std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> hosts_;  // host -> site
+  std::string host_scratch_;  // normalised Host; capacity reserved once
+  size_t pages_ = 0;
+};
+
 struct ServeCounters {
   metrics::Counter* ok;
   metrics::Counter* not_modified;
@@ -34,15 +73,14 @@ struct ServeCounters {
 
 class Worker {
  public:
-  Worker(ServeCounters counters, metrics::Registry* registry, metrics::ReadinessCheck ready);
+  Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
+         metrics::ReadinessCheck ready);
 
   http::Loop& loop() { return loop_; }
   http::Server& server() { return *server_; }
 
   // Loop thread only (post these from elsewhere).
-  void Put(const std::string& url, std::shared_ptr<const Page> page);
-  void Erase(const std::string& url);
-  size_t size() const { return pages_.size(); }
+  SiteTables& sites() { return sites_; }
 
  private:
   void Serve(const http::Request& req, http::Responder r);
@@ -50,7 +88,7 @@ class Worker {
   http::Loop loop_;
   http::Router router_;
   std::unique_ptr<http::Server> server_;
-  PageTable pages_;
+  SiteTables sites_;
   std::shared_ptr<const Page> builtin_404_;
   std::string scratch_;  // decoded path; reused across requests
   ServeCounters counters_;

@@ -9,21 +9,112 @@
 namespace folio::ingest {
 namespace {
 
-// Constant-time comparison so the token cannot be guessed byte by byte.
-bool SameSecret(std::string_view given, std::string_view token) {
-  if (token.empty()) return false;
-  unsigned char diff = given.size() == token.size() ? 0 : 1;
-  for (size_t i = 0; i < given.size(); ++i) {
-    diff |= static_cast<unsigned char>(given[i] ^ token[i % token.size()]);
-  }
-  return diff == 0;
-}
+constexpr std::string_view kUnauthenticated = "missing or wrong bearer token (Authorization: Bearer TOKEN)";
+// Requests whose token no site knows wait for the next reload of the sites
+// table; bound what they hold meanwhile (bodies are copied).
+constexpr uint64_t kReloadIntervalMs = 1000;
+constexpr size_t kMaxWaiters = 256;
+constexpr size_t kMaxWaitingBytes = 64u << 20;
 
-bool Authorized(const http::Request& req, const std::string& token) {
+std::string_view BearerToken(const http::Request& req) {
   std::string_view auth = req.GetHeader("authorization");
   constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer) return false;
-  return SameSecret(auth.substr(kBearer.size()), token);
+  if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer) return {};
+  return auth.substr(kBearer.size());
+}
+
+// HTTP loop only. Holds requests whose token matched no site until a reload
+// of the sites table that started after they arrived has finished, then
+// retries them: at most one reload per kReloadIntervalMs, shared by all.
+class ReloadGate {
+ public:
+  explicit ReloadGate(HandlerContext* ctx) : ctx_(ctx) {}
+  bool Admits(size_t bytes) const {
+    return waiting_.size() + in_flight_ < kMaxWaiters && waiting_bytes_ + bytes <= kMaxWaitingBytes;
+  }
+  // REQUIRES: Admits(bytes). Runs `retry` on the HTTP loop after the reload.
+  void Wait(size_t bytes, std::function<void()> retry) {
+    waiting_bytes_ += bytes;
+    waiting_.push_back({bytes, std::move(retry)});
+    if (!busy_) Schedule();
+  }
+
+ private:
+  struct Waiter {
+    size_t bytes;
+    std::function<void()> retry;
+  };
+
+  void Schedule() {
+    busy_ = true;
+    uint64_t now = ctx_->http_loop->NowMs();
+    uint64_t next = last_reload_ms_ + kReloadIntervalMs;
+    ctx_->http_loop->After(reloaded_ && now < next ? next - now : 0, [this] { OnTimer(); });
+  }
+
+  void OnTimer() {
+    reloaded_ = true;
+    last_reload_ms_ = ctx_->http_loop->NowMs();
+    auto batch = std::make_shared<std::vector<Waiter>>(std::move(waiting_));
+    waiting_.clear();
+    in_flight_ = batch->size();
+    ctx_->writer_loop->Post([this, batch] {
+      if (Status s = ctx_->sites->Reload(); !s.ok()) log::Warn("sites reload failed", {{"error", s.message()}});
+      ctx_->http_loop->Post([this, batch] { OnReloaded(batch.get()); });
+    });
+  }
+
+  void OnReloaded(std::vector<Waiter>* batch) {
+    in_flight_ = 0;
+    for (Waiter& w : *batch) {
+      waiting_bytes_ -= w.bytes;
+      w.retry();
+    }
+    busy_ = false;
+    if (!waiting_.empty()) Schedule();
+  }
+
+  HandlerContext* ctx_;
+  std::vector<Waiter> waiting_;
+  size_t in_flight_ = 0;       // waiters of the reload now running
+  size_t waiting_bytes_ = 0;   // held by waiting_ and the in-flight batch
+  bool busy_ = false;          // a reload is scheduled or running
+  bool reloaded_ = false;
+  uint64_t last_reload_ms_ = 0;
+};
+
+// Gets the site and (if wanted) a copy of the request body, which outlives
+// the connection's buffer.
+using RunForSite =
+    std::function<void(const std::string& site, std::shared_ptr<std::string> body, http::Responder r)>;
+
+// HTTP loop. Calls run() for the site the request's token selects; an
+// unknown token waits for one reload of the sites table, then gets 401.
+void WithSite(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate, const http::Request& req,
+              bool copy_body, http::Responder r, RunForSite run, metrics::Counter* rejected) {
+  std::string_view token = BearerToken(req);
+  std::string site = ctx->sites->Authenticate(token);
+  auto copy = [&] { return copy_body ? std::make_shared<std::string>(req.body) : nullptr; };
+  if (!site.empty()) {
+    run(site, copy(), std::move(r));
+    return;
+  }
+  size_t hold = copy_body ? req.body.size() : 0;
+  if (token.empty() || !gate->Admits(hold)) {
+    if (rejected) rejected->Increment();
+    r.SendError(401, "unauthenticated", kUnauthenticated);
+    return;
+  }
+  auto responder = std::make_shared<http::Responder>(std::move(r));
+  gate->Wait(hold, [ctx, token = std::string(token), body = copy(), responder, run = std::move(run), rejected] {
+    std::string site = ctx->sites->Authenticate(token);
+    if (site.empty()) {
+      if (rejected) rejected->Increment();
+      responder->SendError(401, "unauthenticated", kUnauthenticated);
+      return;
+    }
+    run(site, body, std::move(*responder));
+  });
 }
 
 std::string ErrorBody(const Status& s, std::string_view path) {
@@ -61,67 +152,88 @@ int HttpStatusFor(Code code) {
   return 500;
 }
 
-void MountApi(http::Router* router, HandlerContext* ctx) {
-  auto& pushes_ok = ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "ok"}});
-  auto& pushes_bad = ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "rejected"}});
-  auto& pushes_err = ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "error"}});
-  auto& push_seconds = ctx->registry->NewHistogram("folio_ingest_push_seconds", "Push latency",
-                                                   {0.001, 0.005, 0.02, 0.1, 0.5, 2, 10});
+namespace {
 
-  router->Handle("POST", "/api/v1/push", [ctx, &pushes_ok, &pushes_bad, &pushes_err, &push_seconds](
-                                              const http::Request& req, http::Responder r) {
-    if (!Authorized(req, ctx->token)) {
-      pushes_bad.Increment();
-      r.SendError(401, "unauthenticated", "missing or wrong bearer token (Authorization: Bearer TOKEN)");
-      return;
-    }
-    // The body view dies with the connection; the writer needs its own copy.
-    auto body = std::make_shared<std::string>(req.body);
-    OnWriter(ctx, std::move(r), [ctx, body, &pushes_ok, &pushes_bad, &pushes_err, &push_seconds] {
-      int64_t t0 = MonotonicUs();
-      PushRequest pr;
-      PushError err;
-      if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
-        pushes_bad.Increment();
-        log::Info("push rejected", {{"error", err.status.message()}});
-        return http::Response::Json(HttpStatusFor(err.status.code()), ErrorBody(err.status, err.path));
-      }
-      body->clear();
-      body->shrink_to_fit();
-      size_t deletes = pr.deletes.size();
-      auto sum = ctx->writer->Push(std::move(pr));
-      if (!sum.ok()) {
-        pushes_err.Increment();
-        log::Error("push failed", {{"error", sum.status().message()}});
-        return http::Response::Json(HttpStatusFor(sum.status().code()), ErrorBody(sum.status(), ""));
-      }
-      int64_t took_ms = (MonotonicUs() - t0) / 1000;
-      push_seconds.Observe(static_cast<double>(MonotonicUs() - t0) / 1e6);
-      pushes_ok.Increment();
-      log::Info("push committed", {{"site", ctx->writer->site()}, {"version", std::to_string(sum->version)},
-                                   {"received", std::to_string(sum->received)},
-                                   {"changed", std::to_string(sum->changed)},
-                                   {"rendered", std::to_string(sum->rendered)},
-                                   {"deleted", std::to_string(sum->deleted)},
-                                   {"requested_deletes", std::to_string(deletes)},
-                                   {"took_ms", std::to_string(took_ms)}});
-      std::string out = "{\"version\":" + std::to_string(sum->version) +
-                        ",\"received\":" + std::to_string(sum->received) +
-                        ",\"changed\":" + std::to_string(sum->changed) +
-                        ",\"rendered\":" + std::to_string(sum->rendered) +
-                        ",\"deleted\":" + std::to_string(sum->deleted) +
-                        ",\"published\":" + (sum->published ? "true" : "false") +
-                        ",\"took_ms\":" + std::to_string(took_ms) + ",\"notes\":" + sum->notes_json + "}";
-      return http::Response::Json(200, std::move(out));
-    });
+struct PushCounters {
+  metrics::Counter& ok;
+  metrics::Counter& rejected;
+  metrics::Counter& error;
+  metrics::Histogram& seconds;
+};
+
+// Writer loop. One push to one site's writer.
+http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string* body, PushCounters& m) {
+  SiteWriter* writer = ctx->sites->writer(site);
+  if (!writer) {  // removed since the request was authenticated
+    m.rejected.Increment();
+    return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
+  }
+  int64_t t0 = MonotonicUs();
+  PushRequest pr;
+  PushError err;
+  if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
+    m.rejected.Increment();
+    log::Info("push rejected", {{"site", site}, {"error", err.status.message()}});
+    return http::Response::Json(HttpStatusFor(err.status.code()), ErrorBody(err.status, err.path));
+  }
+  body->clear();
+  body->shrink_to_fit();
+  size_t deletes = pr.deletes.size();
+  auto sum = writer->Push(std::move(pr));
+  if (!sum.ok()) {
+    m.error.Increment();
+    log::Error("push failed", {{"site", site}, {"error", sum.status().message()}});
+    return http::Response::Json(HttpStatusFor(sum.status().code()), ErrorBody(sum.status(), ""));
+  }
+  int64_t took_ms = (MonotonicUs() - t0) / 1000;
+  m.seconds.Observe(static_cast<double>(MonotonicUs() - t0) / 1e6);
+  m.ok.Increment();
+  log::Info("push committed", {{"site", site}, {"version", std::to_string(sum->version)},
+                               {"received", std::to_string(sum->received)},
+                               {"changed", std::to_string(sum->changed)},
+                               {"rendered", std::to_string(sum->rendered)},
+                               {"deleted", std::to_string(sum->deleted)},
+                               {"requested_deletes", std::to_string(deletes)},
+                               {"took_ms", std::to_string(took_ms)}});
+  std::string out = "{\"version\":" + std::to_string(sum->version) +
+                    ",\"received\":" + std::to_string(sum->received) +
+                    ",\"changed\":" + std::to_string(sum->changed) +
+                    ",\"rendered\":" + std::to_string(sum->rendered) +
+                    ",\"listings\":" + std::to_string(sum->listings) +
+                    ",\"deleted\":" + std::to_string(sum->deleted) +
+                    ",\"published\":" + (sum->published ? "true" : "false") +
+                    ",\"took_ms\":" + std::to_string(took_ms) + ",\"notes\":" + sum->notes_json + "}";
+  return http::Response::Json(200, std::move(out));
+}
+
+}  // namespace
+
+void MountApi(http::Router* router, HandlerContext* ctx) {
+  auto counters = std::make_shared<PushCounters>(PushCounters{
+      ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "ok"}}),
+      ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "rejected"}}),
+      ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "error"}}),
+      ctx->registry->NewHistogram("folio_ingest_push_seconds", "Push latency", {0.001, 0.005, 0.02, 0.1, 0.5, 2, 10})});
+  auto gate = std::make_shared<ReloadGate>(ctx);
+
+  router->Handle("POST", "/api/v1/push", [ctx, gate, counters](const http::Request& req, http::Responder r) {
+    auto run = [ctx, counters](const std::string& site, std::shared_ptr<std::string> body, http::Responder r) {
+      OnWriter(ctx, std::move(r), [ctx, counters, site, body] { return RunPush(ctx, site, body.get(), *counters); });
+    };
+    WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
   });
 
-  router->Handle("GET", "/api/v1/manifest", [ctx](const http::Request& req, http::Responder r) {
-    if (!Authorized(req, ctx->token)) {
-      r.SendError(401, "unauthenticated", "missing or wrong bearer token (Authorization: Bearer TOKEN)");
-      return;
-    }
-    OnWriter(ctx, std::move(r), [ctx] { return http::Response::Json(200, ctx->writer->ManifestJson()); });
+  router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
+    auto run = [ctx](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
+      OnWriter(ctx, std::move(r), [ctx, site] {
+        SiteWriter* writer = ctx->sites->writer(site);
+        if (!writer) {
+          return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
+        }
+        return http::Response::Json(200, writer->ManifestJson());
+      });
+    };
+    WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
   });
 }
 

@@ -1,10 +1,14 @@
 // folio-ingest: accepts pushes, renders pages, commits them to SQLite and
-// publishes them to NATS JetStream. Wiring only; the work is in SiteWriter,
-// Store and libs/.
+// publishes them to NATS JetStream. Wiring only; the work is in Sites,
+// SiteWriter, Store and libs/.
+//
+//   folio-ingest [flags]              serve (the --site site plus every site
+//                                     of the sites table)
+//   folio-ingest site add|list|remove administer sites (see site_command.h)
 //
 // Threads: the main loop serves HTTP; the writer loop (its own thread) owns
-// the Store and SiteWriter and runs every push, manifest and publish in
-// order; a ThreadPool renders in parallel for the writer.
+// the Store, Sites and their SiteWriters and runs every push, manifest and
+// publish in order; a ThreadPool renders in parallel for the writer.
 #include <sys/random.h>
 
 #include <csignal>
@@ -25,7 +29,8 @@
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "handlers.h"
-#include "site_writer.h"
+#include "site_command.h"
+#include "sites.h"
 #include "store.h"
 
 using namespace folio;
@@ -61,14 +66,22 @@ int main(int argc, char** argv) {
   AddServiceFlags(&flags, "127.0.0.1:8080");
   flags.Add("data", "./data/ingest", "directory for the SQLite database");
   flags.Add("token", "", "API bearer token (default: read or create <data>/token)");
-  flags.Add("site", "default", "site id: namespace of keys and rows, [a-z0-9-]");
-  flags.Add("site-name", "folio", "site title shown on pages");
+  flags.Add("site", "default", "site id of --token: namespace of keys and rows, [a-z0-9-]");
+  flags.Add("site-name", "folio", "title shown on the pages of --site");
+  flags.Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
+  flags.Add("title", "", "site add: title shown on the site's pages (default: the site name)");
   flags.Add("max-body", "64MiB", "largest push body");
   flags.Add("max-note", "4MiB", "largest single note");
   flags.Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  if (!flags.positional().empty()) {
+    if (flags.positional()[0] == "site") return ingest::RunSiteCommand(flags);
+    fprintf(stderr, "folio-ingest: unknown command \"%s\" (commands: site; none to serve)\n",
+            flags.positional()[0].c_str());
+    return 2;
+  }
   const std::string& host = basics.host;
   const int port = basics.port;
   auto max_body = flags.GetBytes("max-body");
@@ -92,8 +105,8 @@ int main(int argc, char** argv) {
   ingest::SiteOptions site_opts;
   site_opts.site = flags.Get("site");
   site_opts.site_name = flags.Get("site-name");
-  ingest::SiteWriter writer(site_opts, store->get(), &pool, &registry);
-  if (Status s = writer.Start(); !s.ok()) return Fail(s);
+  ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
+  if (Status s = sites.Start(); !s.ok()) return Fail(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
@@ -117,17 +130,21 @@ int main(int argc, char** argv) {
       return;
     }
     bus_conn = std::move(*b);
-    writer.SetBus(bus_conn.get());
-    writer.PublishPending();
-    if (Status s = writer.ResyncIfNeeded(); !s.ok()) log::Warn("resync failed", {{"error", s.message()}});
+    sites.SetBus(bus_conn.get());
+    sites.PublishPending();
+    sites.ResyncIfNeeded();
+    if (Status s = sites.PublishSiteRecords(); !s.ok()) {
+      log::Warn("site records not published; edges may not know every host yet", {{"error", s.message()}});
+    }
     bus_ready = true;
     log::Info("connected to NATS", {{"url", bus_opts.url}});
   };
   writer_loop.Post(try_connect);
   writer_loop.Post([&] {
     writer_loop.Every(1000, [&] {
+      sites.ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       if (!bus_conn) try_connect();
-      else writer.PublishPending();
+      else sites.PublishPending();
     });
   });
   std::thread writer_thread([&] { writer_loop.Run(); });
@@ -136,7 +153,7 @@ int main(int argc, char** argv) {
   metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   });
-  ingest::HandlerContext hctx{&loop, &writer_loop, &writer, *token,
+  ingest::HandlerContext hctx{&loop, &writer_loop, &sites,
                               {static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)}, &registry};
   ingest::MountApi(&router, &hctx);
 
@@ -158,7 +175,7 @@ int main(int argc, char** argv) {
     log::Info("shutting down");
     server.Shutdown([&] {
       writer_loop.Post([&] {
-        writer.PublishPending();
+        sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();

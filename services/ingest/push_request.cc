@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 
 namespace folio::ingest {
@@ -13,6 +14,13 @@ bool Fail(PushError* err, Status s, std::string path = "") {
   err->status = std::move(s);
   err->path = std::move(path);
   return false;
+}
+
+bool CheckAnyPath(std::string_view path, PushError* err) {
+  if (Status s = CheckVaultPath(path); !s.ok()) {
+    return Fail(err, Status::Invalid("'" + std::string(path) + "': " + s.message()), std::string(path));
+  }
+  return true;
 }
 
 bool CheckNotePath(std::string_view path, PushError* err) {
@@ -79,24 +87,64 @@ bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushReque
       ++count;
       out->notes.push_back({std::move(p), std::string(content)});
     }
-  } else if (root.size() == 0 || root["delete"].error() != SUCCESS) {
-    // Neither field: an empty push is allowed only as {} (a no-op); anything
-    // else is probably a client bug worth naming.
-    if (root.size() != 0) return Fail(err, Status::Invalid("body needs \"notes\" and/or \"delete\""));
+  } else if (root.size() != 0 && root["delete"].error() != SUCCESS && root["attachments"].error() != SUCCESS) {
+    // None of the fields: {} is a no-op, anything else is probably a client
+    // bug worth naming.
+    return Fail(err, Status::Invalid("body needs \"notes\", \"attachments\" and/or \"delete\""));
+  }
+  dom::element atts_el;
+  if (root["attachments"].get(atts_el) == SUCCESS) {
+    dom::array atts;
+    if (atts_el.get_array().get(atts)) {
+      return Fail(err, Status::Invalid("\"attachments\" must be an array of {\"path\",\"data\"} objects"));
+    }
+    size_t index = 0;
+    for (dom::element item : atts) {
+      std::string where = "attachments[" + std::to_string(index++) + "]";
+      dom::element v;
+      std::string_view path, data;
+      if (item["path"].get(v) != SUCCESS || v.get_string().get(path)) {
+        return Fail(err, Status::Invalid(where + " needs a string \"path\""));
+      }
+      if (!CheckAnyPath(path, err)) return false;
+      std::string p(path);
+      if (EndsWith(AsciiLower(p), ".md")) {
+        return Fail(err, Status::Invalid("attachment '" + p + "' is a note; send it in \"notes\""), p);
+      }
+      if (item["data"].get(v) != SUCCESS || v.get_string().get(data)) {
+        return Fail(err, Status::Invalid("attachment '" + p + "' needs base64 \"data\""), p);
+      }
+      if (data.size() / 4 * 3 > limits.max_attachment_bytes + 3) {
+        return Fail(err, Status::TooLarge("attachment '" + p + "' is over the limit of " +
+                                          std::to_string(limits.max_attachment_bytes) + " bytes"), p);
+      }
+      PushAttachment a{p, ""};
+      if (!Base64Decode(data, &a.data)) {
+        return Fail(err, Status::Invalid("attachment '" + p + "': data is not valid base64"), p);
+      }
+      if (a.data.size() > limits.max_attachment_bytes) {
+        return Fail(err, Status::TooLarge("attachment '" + p + "' is " + std::to_string(a.data.size()) +
+                                          " bytes; the limit is " + std::to_string(limits.max_attachment_bytes)), p);
+      }
+      if (!seen.insert(p).second) return Fail(err, Status::Invalid("'" + p + "' appears twice in one push"), p);
+      if (++count > limits.max_notes) return too_many();
+      out->attachments.push_back(std::move(a));
+    }
   }
   dom::element dels_el;
   if (root["delete"].get(dels_el) == SUCCESS) {
     dom::array dels;
-    if (dels_el.get_array().get(dels)) return Fail(err, Status::Invalid("\"delete\" must be an array of note paths"));
+    if (dels_el.get_array().get(dels)) return Fail(err, Status::Invalid("\"delete\" must be an array of paths"));
     for (dom::element item : dels) {
       std::string_view path;
       if (item.get_string().get(path)) return Fail(err, Status::Invalid("\"delete\" entries must be strings"));
-      if (!CheckNotePath(path, err)) return false;
+      if (!CheckAnyPath(path, err)) return false;
       std::string p(path);
-      if (seen.count(p)) return Fail(err, Status::Invalid("note '" + p + "' is both pushed and deleted"), p);
+      if (seen.count(p)) return Fail(err, Status::Invalid("'" + p + "' is both pushed and deleted"), p);
       if (++count > limits.max_notes) return too_many();
       seen.insert(p);
-      out->deletes.push_back(std::move(p));
+      if (EndsWith(AsciiLower(p), ".md")) out->deletes.push_back(std::move(p));
+      else out->delete_attachments.push_back(std::move(p));
     }
   }
   return true;

@@ -14,8 +14,11 @@
 namespace folio::ingest {
 
 struct PushLimits {
-  size_t max_notes = 20'000;             // notes + deletions per push
+  size_t max_notes = 20'000;             // notes + attachments + deletions per push
   size_t max_note_bytes = 4u << 20;      // one note's content
+  // One attachment, decoded. Pages and assets travel as one NATS message
+  // each (1 MiB by default) until the storage service holds assets.
+  size_t max_attachment_bytes = (1u << 20) - (16u << 10);
 };
 
 struct PushNote {
@@ -23,9 +26,16 @@ struct PushNote {
   std::string content;
 };
 
+struct PushAttachment {
+  std::string path;   // vault path of a non-note file, "Media/pic.png"
+  std::string data;   // decoded bytes
+};
+
 struct PushRequest {
   std::vector<PushNote> notes;
-  std::vector<std::string> deletes;
+  std::vector<PushAttachment> attachments;
+  std::vector<std::string> deletes;              // notes (.md)
+  std::vector<std::string> delete_attachments;   // everything else
 };
 
 struct PushError {
@@ -33,6 +43,8 @@ struct PushError {
   std::string path;   // the note concerned, or "" for the request as a whole
 };
 
+// Body: {"notes":[{"path","content"}], "attachments":[{"path","data"(base64)}],
+// "delete":[paths of notes or attachments]}.
 // Parses `body` into *out. On failure returns false and fills *err.
 bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err);
 

@@ -52,3 +52,23 @@ TEST_CASE("push request: size and count limits answer too_large") {
   auto many = Reject(R"({"notes":[{"path":"a.md","content":""},{"path":"b.md","content":""}],"delete":["c.md"]})", small);
   CHECK(many.status.code() == Code::kTooLarge);
 }
+
+TEST_CASE("push request: attachments are base64, bounded, and deletable") {
+  PushRequest r;
+  PushError e;
+  REQUIRE(ParsePushRequest(R"({"attachments":[{"path":"Media/a.png","data":"aGVsbG8="}],"delete":["b.png","c.md"]})",
+                           {}, &r, &e));
+  REQUIRE(r.attachments.size() == 1);
+  CHECK(r.attachments[0].data == "hello");
+  CHECK(r.deletes == std::vector<std::string>{"c.md"});
+  CHECK(r.delete_attachments == std::vector<std::string>{"b.png"});
+  CHECK(Reject(R"({"attachments":[{"path":"a.png","data":"***"}]})").status.message().find("base64") != std::string::npos);
+  CHECK(Reject(R"({"attachments":[{"path":"a.md","data":""}]})").status.message().find("note") != std::string::npos);
+  CHECK(Reject(R"({"attachments":[{"path":"../a.png","data":""}]})").path == "../a.png");
+  PushLimits small;
+  small.max_attachment_bytes = 3;
+  auto big = Reject(R"({"attachments":[{"path":"a.png","data":"aGVsbG8="}]})", small);
+  CHECK(big.status.code() == Code::kTooLarge);
+  CHECK(big.path == "a.png");
+  CHECK(Reject(R"({"other":1})").status.code() == Code::kInvalidArgument);
+}

@@ -8,10 +8,12 @@
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "folio/core/text.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
 #include "folio/markdown/render.h"
 #include "folio/site/layout.h"
+#include "folio/site/listings.h"
 
 namespace folio::ingest {
 namespace {
@@ -28,28 +30,69 @@ constexpr size_t kMaxBacklinks = 500;
 
 std::string MetaKey(std::string_view site) { return "_meta." + std::string(site); }
 
-// Resolves links of one note against the vault during rendering.
+// Note sources available to a render pass: pushed content and everything
+// preloaded from the store (the store is not thread-safe; renders are).
+using Sources = std::map<std::string, const std::string*, std::less<>>;
+
+constexpr int kMaxEmbedDepth = 8;
+
+// Resolves links of one note against the vault during rendering, and
+// renders note embeds (recursively, with cycle detection).
 class VaultResolver : public markdown::LinkResolver {
  public:
-  VaultResolver(const site::Vault& v, std::string_view from, std::vector<std::string>* warnings)
-      : vault_(v), from_(from), warnings_(warnings) {}
+  VaultResolver(const site::Vault& v, const Sources& sources, std::string_view from,
+                std::vector<std::string>* warnings, std::vector<std::string> stack = {})
+      : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)) {
+    stack_.emplace_back(from);
+  }
   std::optional<std::string> Resolve(std::string_view target) override {
     auto r = vault_.Resolve(target, from_);
     if (!r) return std::nullopt;
-    if (r->ambiguous) {
+    if (r->ambiguous && warnings_) {
       warnings_->push_back("ambiguous link [[" + std::string(target) + "]]: several notes match; linked to " + r->path);
     }
     const site::NoteMeta* n = vault_.Find(r->path);
-    return n ? std::optional<std::string>(n->url) : std::nullopt;
+    return n && n->published ? std::optional<std::string>(n->url) : std::nullopt;
+  }
+  std::optional<std::string> ResolveAttachment(std::string_view target) override {
+    return vault_.AttachmentUrl(target, from_);
+  }
+  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor) override {
+    auto r = vault_.Resolve(target, from_);
+    if (!r) return std::nullopt;
+    const site::NoteMeta* n = vault_.Find(r->path);
+    if (!n || !n->published) return std::nullopt;
+    if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end() || stack_.size() > kMaxEmbedDepth) {
+      if (warnings_) warnings_->push_back("embed cycle: ![[" + std::string(target) + "]] would include itself");
+      return std::string("<p class=\"embed-cycle\">Embed cycle: this note is already shown above.</p>");
+    }
+    auto src = sources_.find(r->path);
+    if (src == sources_.end()) return std::nullopt;
+    std::optional<std::string> part;
+    if (anchor.empty()) {
+      part = *src->second;
+    } else if (anchor[0] == '^') {
+      part = markdown::ExtractBlock(*src->second, anchor.substr(1));
+    } else {
+      part = markdown::ExtractSection(*src->second, anchor);
+    }
+    if (!part) {
+      if (warnings_) warnings_->push_back("embed ![[" + std::string(target) + "#" + std::string(anchor) + "]]: no such heading or block");
+      return std::string("<p class=\"embed-missing\">Nothing matches this embed.</p>");
+    }
+    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_);
+    markdown::RenderOptions opts;
+    opts.resolver = &inner;
+    return markdown::RenderNote(*part, r->path, opts).html;
   }
 
  private:
   const site::Vault& vault_;
+  const Sources& sources_;
   std::string_view from_;
-  std::vector<std::string>* warnings_;
+  std::vector<std::string>* warnings_;  // null inside embeds: the embedded note reports its own
+  std::vector<std::string> stack_;      // notes being embedded, outermost first
 };
-
-std::string Day(int64_t unix_ms) { return Iso8601Ms(unix_ms).substr(0, 10); }
 
 std::string Summary(std::string_view text, size_t max = 200) {
   std::string s;
@@ -63,10 +106,39 @@ std::string Summary(std::string_view text, size_t max = 200) {
   return s;
 }
 
-std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& links) {
+std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& links, bool embeds_only) {
   std::vector<std::string> out;
   for (const auto& l : links) {
+    if (embeds_only && !l.embed) continue;
     if (std::find(out.begin(), out.end(), l.target) == out.end()) out.push_back(l.target);
+  }
+  return out;
+}
+
+// Content-Type of an attachment, by extension.
+std::string ContentTypeOf(std::string_view path) {
+  static const std::map<std::string, std::string, std::less<>> kTypes = {
+      {"png", "image/png"}, {"jpg", "image/jpeg"}, {"jpeg", "image/jpeg"}, {"gif", "image/gif"},
+      {"bmp", "image/bmp"}, {"svg", "image/svg+xml"}, {"webp", "image/webp"}, {"avif", "image/avif"},
+      {"mp3", "audio/mpeg"}, {"wav", "audio/wav"}, {"m4a", "audio/mp4"}, {"ogg", "audio/ogg"},
+      {"flac", "audio/flac"}, {"opus", "audio/opus"}, {"mp4", "video/mp4"}, {"webm", "video/webm"},
+      {"ogv", "video/ogg"}, {"mov", "video/quicktime"}, {"mkv", "video/x-matroska"}, {"pdf", "application/pdf"},
+      {"txt", "text/plain; charset=utf-8"}, {"css", "text/css; charset=utf-8"}, {"json", "application/json"}};
+  size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos) return "application/octet-stream";
+  auto it = kTypes.find(AsciiLower(path.substr(dot + 1)));
+  return it == kTypes.end() ? "application/octet-stream" : it->second;
+}
+
+// "A/B/Note.md" -> [A -> /a/, A/B -> /a/b/]
+std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
+  std::vector<site::LinkItem> out;
+  size_t slash = 0;
+  while ((slash = path.find('/', slash)) != std::string_view::npos) {
+    std::string dir(path.substr(0, slash));
+    size_t prev = dir.rfind('/');
+    out.push_back({prev == std::string::npos ? dir : dir.substr(prev + 1), site::FolderUrl(dir), ""});
+    ++slash;
   }
   return out;
 }
@@ -88,44 +160,62 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
   outbox_pending_ = &registry->NewGauge("folio_ingest_outbox_pending", "Committed messages not yet acknowledged", l);
 }
 
+site::SiteInfo SiteWriter::Info() const {
+  site::SiteInfo info;
+  info.name = options_.site_name;
+  info.base_url = options_.base_url;
+  while (!info.base_url.empty() && info.base_url.back() == '/') info.base_url.pop_back();
+  info.mermaid_url = options_.mermaid_url;
+  return info;
+}
+
 Status SiteWriter::Start() {
   auto v = store_->Version(options_.site);
   if (!v.ok()) return v.status();
   version_ = *v;
   if (Status s = store_->LoadVault(options_.site, &vault_); !s.ok()) return s;
+  if (Status s = store_->LoadAttachments(options_.site, &vault_); !s.ok()) return s;
 
-  // Fixed pages: rewrite them when missing or different (e.g. a new build).
+  // Fixed and generated pages: rewrite those missing or different from what
+  // this build renders (a new layout, a new --site-name).
   Commit c;
   c.site = options_.site;
   c.version = version_;
   int64_t now_s = NowUnixMs() / 1000;
   AddPage(&c, site::StyleSheetUrl(), 200, "text/css; charset=utf-8", kAssetCache, site::StyleSheet(), now_s);
   AddPage(&c, k404Url, 404, kHtml, "no-store", site::Assemble404Page(options_.site_name), now_s);
-  if (!vault_.HasIndexNote()) AddPage(&c, "/", 200, kHtml, kPageCache, RenderHome(), now_s);
+  std::map<std::string, uint64_t> fps;
+  AddChangedListings(&c, now_s, /*force=*/true, &fps);
+  listing_fp_ = std::move(fps);
   std::vector<PageRow> stale;
   for (auto& p : c.pages) {
     auto have = store_->PageRecord(options_.site, p.url);
     bus::PageRecord a, b;
     if (have.ok() && bus::DecodePageRecord(*have, &a).ok() && bus::DecodePageRecord(p.record, &b).ok() &&
-        a.etag == b.etag && a.status == b.status) {
+        a.etag == b.etag && a.status == b.status && a.location == b.location) {
       continue;
     }
     stale.push_back(std::move(p));
   }
-  if (stale.empty()) return Status::Ok();
+  std::vector<std::string> gone;
+  for (const auto& url : c.deleted_pages) gone.push_back(url);
+  if (stale.empty() && gone.empty()) return Status::Ok();
   c.pages = std::move(stale);
   c.outbox.clear();
+  for (const auto& url : gone) c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
   for (const auto& p : c.pages) c.outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c.site, p.url), p.record, ""});
   c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(version_), ""});
   return store_->Apply(&c);
 }
 
 void SiteWriter::AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
-                         std::string cache_control, std::string body, int64_t last_modified_s) {
+                         std::string cache_control, std::string body, int64_t last_modified_s,
+                         std::string location) {
   bus::PageRecord r;
   r.status = status;
   r.content_type = std::move(content_type);
   r.cache_control = std::move(cache_control);
+  r.location = std::move(location);
   r.etag = "\"" + Sha256Hex(body).substr(0, 20) + "\"";
   r.last_modified_s = last_modified_s;
   r.version = c->version;
@@ -135,20 +225,39 @@ void SiteWriter::AddPage(Commit* c, std::string url, uint16_t status, std::strin
   c->pages.push_back({std::move(url), std::move(rec)});
 }
 
-std::string SiteWriter::RenderHome() {
-  std::vector<site::LinkItem> items;
-  for (const auto& [path, n] : vault_.notes()) items.push_back({n.title, n.url});
-  std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-    return a.title != b.title ? a.title < b.title : a.url < b.url;
-  });
-  size_t total = items.size();
-  if (items.size() > options_.home_listing_limit) items.resize(options_.home_listing_limit);
-  return site::AssembleHomePage(options_.site_name, items, total);
+size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force,
+                                      std::map<std::string, uint64_t>* next) {
+  auto pages = site::BuildListings(vault_, Info());
+  size_t n = 0;
+  std::set<std::string> note_urls;
+  for (const auto& p : c->pages) note_urls.insert(p.url);
+  for (const auto& [url, g] : pages) {
+    (*next)[url] = g.fingerprint;
+    auto old = listing_fp_.find(url);
+    if (!force && old != listing_fp_.end() && old->second == g.fingerprint) continue;
+    if (note_urls.count(url)) continue;  // a note took this URL in this very push
+    const char* cache = g.status == 301 ? "public, max-age=300" : kPageCache;
+    AddPage(c, url, g.status, g.content_type, cache, g.Render(), now_s, g.location);
+    ++n;
+  }
+  // Generated pages that no longer exist (a tag nobody uses, a folder emptied).
+  for (const auto& [url, fp] : listing_fp_) {
+    if (pages.count(url) || note_urls.count(url)) continue;
+    bool owned = false;  // now a note's URL: its page replaces the listing
+    for (const auto& [path, note] : vault_.notes()) {
+      if (note.published && note.url == url) { owned = true; break; }
+    }
+    if (owned) continue;
+    c->deleted_pages.push_back(url);
+    c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
+    ++n;
+  }
+  return n;
 }
 
 Result<PushSummary> SiteWriter::Push(PushRequest req) {
   PushSummary sum;
-  sum.received = req.notes.size();
+  sum.received = req.notes.size() + req.attachments.size();
   const size_t n = req.notes.size();
   const int64_t now_ms = NowUnixMs();
   const int64_t next_version = version_ + 1;
@@ -165,11 +274,28 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
   for (auto& d : req.deletes) {
     if (vault_.Find(d)) deletes.push_back(std::move(d));
   }
-  sum.changed = changed.size();
-  sum.deleted = deletes.size();
+  // Attachments: new or changed bytes, and removals.
+  std::vector<site::AttachmentMeta> att_upserts;
+  std::vector<const PushAttachment*> att_bytes;
+  for (const auto& a : req.attachments) {
+    std::string h = Sha256Hex(a.data);
+    const site::AttachmentMeta* old = vault_.FindAttachment(a.path);
+    if (old && old->sha256 == h) continue;
+    att_upserts.push_back({a.path, h, ""});
+    att_bytes.push_back(&a);
+  }
+  std::vector<std::string> att_deletes;
+  for (const auto& d : req.delete_attachments) {
+    if (vault_.FindAttachment(d)) att_deletes.push_back(d);
+  }
+  sum.changed = changed.size() + att_upserts.size();
+  sum.deleted = deletes.size() + att_deletes.size();
 
-  std::map<std::string, std::vector<std::string>> warnings;  // per pushed path, this push
-  if (!changed.empty() || !deletes.empty()) {
+  std::map<std::string, std::vector<std::string>> warnings;  // per path, this push
+  if (!changed.empty() || !deletes.empty() || !att_upserts.empty() || !att_deletes.empty()) {
+    std::vector<std::string> unused_asset_urls;
+    std::set<std::string> attachment_users =
+        vault_.ApplyAttachments(att_upserts, att_deletes, &unused_asset_urls);
     // Pass 1: metadata and link targets of changed notes (no resolution yet).
     std::vector<markdown::RenderResult> meta(changed.size());
     pool_->ParallelFor(changed.size(), [&](size_t k) {
@@ -183,54 +309,93 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       m.path = req.notes[changed[k]].path;
       m.sha256 = sha[changed[k]];
       m.title = meta[k].title;
-      m.targets = UniqueTargets(meta[k].links);
+      m.targets = UniqueTargets(meta[k].links, false);
+      m.embeds = UniqueTargets(meta[k].links, true);
       m.aliases = meta[k].frontmatter.aliases;
+      m.tags = meta[k].tags;
+      m.permalink = meta[k].frontmatter.permalink;
+      m.published = meta[k].frontmatter.publish;
       m.updated_ms = now_ms;
       m.version = next_version;
       meta_of[m.path] = &meta[k];
       upserts.push_back(std::move(m));
     }
     std::vector<std::string> old_urls;
-    for (const auto& d : deletes) old_urls.push_back(vault_.Find(d)->url);
+    std::vector<bool> old_published;
+    for (const auto& d : deletes) {
+      old_urls.push_back(vault_.Find(d)->url);
+      old_published.push_back(vault_.Find(d)->published);
+    }
 
     site::Impact impact = vault_.Apply(std::move(upserts), deletes);
-    for (auto& [path, w] : impact.url_warnings) warnings[path] = w;
+    for (const auto& p : attachment_users) {
+      const site::NoteMeta* m = vault_.Find(p);
+      if (m && m->published) impact.render.insert(p);
+    }
+    for (auto& [path, w] : impact.url_warnings) {
+      if (!w.empty()) warnings[path] = w;
+    }
+
+    // Sources for pass 2: pushed notes, plus stored text of every other note
+    // rendered or embedded (transitively) by a rendered note.
+    std::map<std::string, std::string> stored;
+    Sources sources;
+    for (size_t i : changed) sources[req.notes[i].path] = &req.notes[i].content;
+    std::vector<std::string> render(impact.render.begin(), impact.render.end());
+    std::vector<std::string> todo = render;
+    std::set<std::string> seen(todo.begin(), todo.end());
+    while (!todo.empty()) {
+      std::string path = std::move(todo.back());
+      todo.pop_back();
+      if (!sources.count(path)) {
+        auto c = store_->NoteContent(options_.site, path);
+        if (!c.ok()) return c.status();
+        auto [it, _] = stored.emplace(path, std::move(*c));
+        sources[path] = &it->second;
+      }
+      if (const site::NoteMeta* m = vault_.Find(path)) {
+        for (const auto& e : m->embeds_out) {
+          if (seen.insert(e).second) todo.push_back(e);
+        }
+      }
+    }
 
     // Pass 2: full pages for exactly the affected notes.
-    std::map<std::string, const std::string*> pushed_content;
-    for (size_t i : changed) pushed_content[req.notes[i].path] = &req.notes[i].content;
-    std::vector<std::string> render(impact.render.begin(), impact.render.end());
-    std::vector<std::string> stored(render.size());
-    for (size_t k = 0; k < render.size(); ++k) {
-      if (pushed_content.count(render[k])) continue;
-      auto c = store_->NoteContent(options_.site, render[k]);
-      if (!c.ok()) return c.status();
-      stored[k] = std::move(*c);
-    }
     std::vector<Rendered> out(render.size());
     const int64_t now_s = now_ms / 1000;
+    const site::SiteInfo info = Info();
     pool_->ParallelFor(render.size(), [&](size_t k) {
       const std::string& path = render[k];
-      auto pc = pushed_content.find(path);
-      const std::string& content = pc != pushed_content.end() ? *pc->second : stored[k];
       const site::NoteMeta* note = vault_.Find(path);
       Rendered& r = out[k];
       r.path = path;
-      VaultResolver resolver(vault_, path, &r.warnings);
+      VaultResolver resolver(vault_, sources, path, &r.warnings);
       markdown::RenderOptions opts;
       opts.resolver = &resolver;
-      markdown::RenderResult res = markdown::RenderNote(content, path, opts);
+      markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
       for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
-      if (!res.frontmatter.error.empty()) r.warnings.push_back(res.frontmatter.error);
+      if (!res.frontmatter.error.empty()) r.warnings.push_back(path + ": " + res.frontmatter.error);
+      const markdown::Frontmatter& fm = res.frontmatter;
       site::NotePage page;
-      page.site_name = options_.site_name;
+      page.site = info;
+      page.url = note->url;
       page.title = note->title;
       page.body_html = std::move(res.html);
-      page.description = res.frontmatter.description.empty() ? Summary(res.text) : res.frontmatter.description;
-      page.updated = Day(note->updated_ms);
+      page.description = fm.description.empty() ? Summary(res.text) : fm.description;
+      page.created = fm.date;
+      page.updated = fm.updated.empty() ? site::DayOf(note->updated_ms) : fm.updated;
+      page.image = fm.image;
+      page.lang = fm.lang;
+      page.cssclasses = fm.cssclasses;
+      page.tags = res.tags;
+      page.breadcrumbs = Breadcrumbs(path);
+      for (const auto& h : res.headings) {
+        if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
+      }
+      page.has_mermaid = res.has_mermaid;
       for (const auto& b : vault_.Backlinks(path)) {
         const site::NoteMeta* src = vault_.Find(b);
-        page.backlinks.push_back({src->title, src->url});
+        if (src && src->published) page.backlinks.push_back({src->title, src->url, ""});
       }
       page.backlinks_total = page.backlinks.size();
       auto by_title = [](const auto& a, const auto& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; };
@@ -261,36 +426,67 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     Commit c;
     c.site = options_.site;
     c.version = next_version;
-    // Deletions first so a note re-created at the same URL ends up present.
-    for (size_t k = 0; k < deletes.size(); ++k) {
-      c.deleted_notes.push_back(deletes[k]);
-      bool home_regenerated = old_urls[k] == "/" && !vault_.HasIndexNote();
-      if (home_regenerated) continue;
-      c.deleted_pages.push_back(old_urls[k]);
-      c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, old_urls[k]), "", ""});
-    }
+    std::set<std::string> pushed_paths;
+    for (size_t i : changed) pushed_paths.insert(req.notes[i].path);
     for (auto& r : out) {
       const site::NoteMeta* note = vault_.Find(r.path);
       auto& w = warnings[r.path];  // created even when empty: "no warnings now" is news
       w.insert(w.end(), r.warnings.begin(), r.warnings.end());
-      NoteRow row;
-      row.meta = *note;
-      row.content_changed = pushed_content.count(r.path) > 0;
-      if (row.content_changed) row.content = *pushed_content[r.path];
-      for (size_t i = 0; i < w.size(); ++i) row.warnings += (i ? "\n" : "") + w[i];
-      c.notes.push_back(std::move(row));
       c.outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c.site, note->url), r.record, ""});
       c.pages.push_back({note->url, std::move(r.record)});
     }
-    if (impact.home_changed && !vault_.HasIndexNote()) {
-      AddPage(&c, "/", 200, kHtml, kPageCache, RenderHome(), now_s);
+    // Rows for every changed note (unpublished ones too: the manifest lists
+    // them) and the new warnings of re-rendered ones.
+    for (const auto& [path, m] : vault_.notes()) {
+      bool pushed = pushed_paths.count(path) > 0;
+      auto w = warnings.find(path);
+      if (!pushed && w == warnings.end()) continue;
+      NoteRow row;
+      row.meta = m;
+      row.content_changed = pushed;
+      if (pushed) row.content = *sources[path];
+      if (w != warnings.end()) {
+        for (size_t i = 0; i < w->second.size(); ++i) row.warnings += (i ? "\n" : "") + w->second[i];
+      }
+      c.notes.push_back(std::move(row));
     }
-    // Note events for search: changed and deleted notes.
+    // Pages a note left: a 301 where it moved (new permalink), else deleted.
+    std::set<std::string> taken;
+    for (const auto& p : c.pages) taken.insert(p.url);
+    for (const auto& [from, to] : impact.moved) {
+      if (taken.count(from)) continue;
+      AddPage(&c, from, 301, kHtml, "public, max-age=300", site::AssembleRedirectPage(to), now_s, to);
+    }
+    for (const auto& url : impact.deleted_urls) {
+      if (taken.count(url) || impact.moved.count(url)) continue;
+      c.deleted_pages.push_back(url);
+      c.outbox.insert(c.outbox.begin(), {0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
+    }
+    for (const auto& d : deletes) c.deleted_notes.push_back(d);
+    // Assets: immutable, content-addressed URLs; an old URL goes once unused.
+    for (size_t k = 0; k < att_upserts.size(); ++k) {
+      const site::AttachmentMeta* m = vault_.FindAttachment(att_upserts[k].path);
+      if (!taken.count(m->url)) {
+        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, att_bytes[k]->data, now_s);
+        taken.insert(m->url);
+      }
+      c.attachments.push_back({*m, att_bytes[k]->data});
+    }
+    for (const auto& url : unused_asset_urls) {
+      if (taken.count(url)) continue;
+      c.deleted_pages.push_back(url);
+      c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
+    }
+    c.deleted_attachments = att_deletes;
+    std::map<std::string, uint64_t> fps;
+    sum.listings = AddChangedListings(&c, now_s, false, &fps);
+    // Note events for search: changed and deleted notes (unpublished = deleted for readers).
     for (size_t k = 0; k < changed.size(); ++k) {
       const PushNote& pn = req.notes[changed[k]];
       const site::NoteMeta* note = vault_.Find(pn.path);
       const markdown::RenderResult* m = meta_of[pn.path];
-      bus::NoteEvent e{c.site, pn.path, note->url, next_version, false, note->title, m->frontmatter.tags, m->text};
+      bus::NoteEvent e{c.site, pn.path, note->url, next_version, !note->published, note->title, m->tags,
+                       note->published ? m->text : ""};
       c.outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c.site), bus::EncodeNoteEvent(e),
                           c.site + ":" + pn.path + ":" + std::to_string(next_version)});
     }
@@ -308,9 +504,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       if (!reload.ok()) log::Error("vault reload failed", {{"error", reload.message()}});
       return s;
     }
+    listing_fp_ = std::move(fps);
     version_ = next_version;
     sum.rendered = out.size();
-    rendered_total_->Increment(static_cast<double>(out.size()));
+    rendered_total_->Increment(static_cast<double>(out.size() + sum.listings));
     sum.published = PublishPending();
   } else {
     sum.published = true;
@@ -322,6 +519,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
   for (const auto& note : req.notes) {
     const site::NoteMeta* m = vault_.Find(note.path);
     w.BeginObject().Key("path").String(note.path).Key("url").String(m ? m->url : "");
+    if (m && !m->published) w.Key("published").Bool(false);
     w.Key("warnings").BeginArray();
     auto it = warnings.find(note.path);
     if (it != warnings.end()) {
@@ -336,6 +534,11 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       }
     }
     w.EndArray().EndObject();
+  }
+  for (const auto& a : req.attachments) {
+    const site::AttachmentMeta* m = vault_.FindAttachment(a.path);
+    w.BeginObject().Key("path").String(a.path).Key("url").String(m ? m->url : "").Key("attachment").Bool(true);
+    w.Key("warnings").BeginArray().EndArray().EndObject();
   }
   // Notes re-rendered by this push without being in it (their links now
   // resolve elsewhere, say): their warnings changed, so report them too.
@@ -428,6 +631,10 @@ std::string SiteWriter::ManifestJson() const {
   w.BeginObject().Key("version").Int(version_).Key("notes").BeginArray();
   for (const auto& [path, n] : vault_.notes()) {
     w.BeginObject().Key("path").String(path).Key("sha256").String(n.sha256).Key("url").String(n.url).EndObject();
+  }
+  w.EndArray().Key("attachments").BeginArray();
+  for (const auto& [path, a] : vault_.attachments()) {
+    w.BeginObject().Key("path").String(path).Key("sha256").String(a.sha256).Key("url").String(a.url).EndObject();
   }
   w.EndArray().EndObject();
   return w.Take();

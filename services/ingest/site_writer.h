@@ -6,6 +6,7 @@
 // out to the ThreadPool and joins before returning.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
 #include "folio/metrics/metrics.h"
+#include "folio/site/layout.h"
 #include "folio/site/vault.h"
 #include "push_request.h"
 #include "store.h"
@@ -22,12 +24,15 @@ namespace folio::ingest {
 struct SiteOptions {
   std::string site = "default";        // namespace of keys and rows
   std::string site_name = "folio";     // shown on pages
-  size_t home_listing_limit = 1000;    // notes listed on a generated home page
+  std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
+  std::string mermaid_url = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
+                                       // loaded only by pages with a mermaid diagram
 };
 
 struct PushSummary {
   int64_t version = 0;
   size_t received = 0, changed = 0, rendered = 0, deleted = 0;
+  size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   bool published = false;  // false: committed, publish pending (retried)
   std::string notes_json;  // [{"path","url","warnings":[...]}...]
 };
@@ -54,10 +59,14 @@ class SiteWriter {
 
  private:
   struct Rendered;
-  Status CommitAndPublish(Commit* c);
   void AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
-               std::string cache_control, std::string body, int64_t last_modified_s);
-  std::string RenderHome();
+               std::string cache_control, std::string body, int64_t last_modified_s,
+               std::string location = "");
+  // Adds every generated page whose content changed since the last commit
+  // (all of them when `force`); returns how many were added or removed.
+  size_t AddChangedListings(Commit* c, int64_t now_s, bool force,
+                            std::map<std::string, uint64_t>* next_fingerprints);
+  site::SiteInfo Info() const;
 
   SiteOptions options_;
   Store* store_;
@@ -65,6 +74,7 @@ class SiteWriter {
   bus::Bus* bus_ = nullptr;
   site::Vault vault_;
   int64_t version_ = 0;
+  std::map<std::string, uint64_t> listing_fp_;  // generated page URL -> fingerprint published
   metrics::Counter* rendered_total_;
   metrics::Counter* publish_failures_;
   metrics::Gauge* outbox_pending_;

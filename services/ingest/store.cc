@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace folio::ingest {
@@ -27,17 +28,31 @@ std::vector<std::string> Split(std::string_view s) {
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS site_version(site TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS attachments(
+  site TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, url TEXT NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS notes(
   site TEXT NOT NULL, path TEXT NOT NULL, url TEXT NOT NULL, sha256 TEXT NOT NULL,
   title TEXT NOT NULL, targets TEXT NOT NULL, aliases TEXT NOT NULL, warnings TEXT NOT NULL,
   updated_ms INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
+  embeds TEXT NOT NULL DEFAULT '', tags TEXT NOT NULL DEFAULT '', permalink TEXT NOT NULL DEFAULT '',
+  published INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS pages(
   site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL, PRIMARY KEY(site, url));
 CREATE TABLE IF NOT EXISTS outbox(
   seq INTEGER PRIMARY KEY AUTOINCREMENT, kind INTEGER NOT NULL, subject TEXT NOT NULL,
   payload BLOB NOT NULL, msg_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sites(
+  name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
+  created_ms INTEGER NOT NULL);
 )sql";
+
+constexpr const char* kSiteColumns = "name, title, hosts, token_sha256, created_ms";
+
+SiteRow ReadSiteRow(const sqlite::Stmt& q) {
+  return SiteRow{std::string(q.Text(0)), std::string(q.Text(1)), Split(q.Text(2)), std::string(q.Text(3)), q.Int(4)};
+}
 
 }  // namespace
 
@@ -52,7 +67,15 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   return s;
 }
 
-Status Store::Migrate() { return db_->Exec(kSchema); }
+Status Store::Migrate() {
+  if (Status s = db_->Exec(kSchema); !s.ok()) return s;
+  // Columns added after the first release; ALTER fails harmlessly when present.
+  for (const char* col : {"embeds TEXT NOT NULL DEFAULT ''", "tags TEXT NOT NULL DEFAULT ''",
+                          "permalink TEXT NOT NULL DEFAULT ''", "published INTEGER NOT NULL DEFAULT 1"}) {
+    (void)db_->Exec(std::string("ALTER TABLE notes ADD COLUMN ") + col);
+  }
+  return Status::Ok();
+}
 
 Result<int64_t> Store::Version(const std::string& site) {
   auto q = db_->Prepare("SELECT version FROM site_version WHERE site=?");
@@ -65,7 +88,8 @@ Result<int64_t> Store::Version(const std::string& site) {
 
 Status Store::LoadVault(const std::string& site, site::Vault* vault) {
   auto q = db_->Prepare(
-      "SELECT path, url, sha256, title, targets, aliases, updated_ms, version FROM notes WHERE site=?");
+      "SELECT path, url, sha256, title, targets, aliases, updated_ms, version, embeds, tags, permalink, published "
+      "FROM notes WHERE site=?");
   if (!q.ok()) return q.status();
   q->Bind(1, site);
   for (;;) {
@@ -81,6 +105,10 @@ Status Store::LoadVault(const std::string& site, site::Vault* vault) {
     m.aliases = Split(q->Text(5));
     m.updated_ms = q->Int(6);
     m.version = q->Int(7);
+    m.embeds = Split(q->Text(8));
+    m.tags = Split(q->Text(9));
+    m.permalink = q->Text(10);
+    m.published = q->Int(11) != 0;
     vault->Load(std::move(m));
   }
   vault->Rebuild();
@@ -138,12 +166,13 @@ Status Store::Apply(Commit* c) {
     return s;
   };
   auto upsert = db_->Prepare(
-      "INSERT INTO notes(site,path,url,sha256,title,targets,aliases,warnings,updated_ms,version,content) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET url=excluded.url, "
-      "sha256=excluded.sha256, title=excluded.title, targets=excluded.targets, aliases=excluded.aliases, "
-      "warnings=excluded.warnings, updated_ms=excluded.updated_ms, version=excluded.version, "
-      "content=excluded.content");
-  auto rerendered = db_->Prepare("UPDATE notes SET warnings=? WHERE site=? AND path=?");
+      "INSERT INTO notes(site,path,url,sha256,title,targets,aliases,warnings,updated_ms,version,content,"
+      "embeds,tags,permalink,published) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET "
+      "url=excluded.url, sha256=excluded.sha256, title=excluded.title, targets=excluded.targets, "
+      "aliases=excluded.aliases, warnings=excluded.warnings, updated_ms=excluded.updated_ms, "
+      "version=excluded.version, content=excluded.content, embeds=excluded.embeds, tags=excluded.tags, "
+      "permalink=excluded.permalink, published=excluded.published");
+  auto rerendered = db_->Prepare("UPDATE notes SET warnings=?, url=? WHERE site=? AND path=?");
   auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
   auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
   auto del_page = db_->Prepare("DELETE FROM pages WHERE site=? AND url=?");
@@ -159,9 +188,10 @@ Status Store::Apply(Commit* c) {
       const auto& m = n.meta;
       s = upsert->Bind(1, c->site).Bind(2, m.path).Bind(3, m.url).Bind(4, m.sha256).Bind(5, m.title)
               .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, n.warnings)
-              .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Run();
+              .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Bind(12, Join(m.embeds))
+              .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0}).Run();
     } else {
-      s = rerendered->Bind(1, n.warnings).Bind(2, c->site).Bind(3, n.meta.path).Run();
+      s = rerendered->Bind(1, n.warnings).Bind(2, n.meta.url).Bind(3, c->site).Bind(4, n.meta.path).Run();
     }
     if (!s.ok()) return fail(s);
   }
@@ -178,6 +208,19 @@ Status Store::Apply(Commit* c) {
     Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id).Run();
     if (!s.ok()) return fail(s);
     m.seq = db_->LastInsertRowId();
+  }
+  if (!c->attachments.empty() || !c->deleted_attachments.empty()) {
+    auto put = db_->Prepare("INSERT OR REPLACE INTO attachments(site,path,sha256,url,data) VALUES(?,?,?,?,?)");
+    auto del = db_->Prepare("DELETE FROM attachments WHERE site=? AND path=?");
+    if (!put.ok()) return fail(put.status());
+    if (!del.ok()) return fail(del.status());
+    for (const auto& p : c->deleted_attachments) {
+      if (Status s = del->Bind(1, c->site).Bind(2, p).Run(); !s.ok()) return fail(s);
+    }
+    for (const auto& [m, bytes] : c->attachments) {
+      Status s = put->Bind(1, c->site).Bind(2, m.path).Bind(3, m.sha256).Bind(4, m.url).BindBlob(5, bytes).Run();
+      if (!s.ok()) return fail(s);
+    }
   }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
@@ -211,6 +254,110 @@ Result<int64_t> Store::OutboxSize() {
   auto row = q->Step();
   if (!row.ok()) return row.status();
   return q->Int(0);
+}
+
+Status Store::InsertOutbox(const std::vector<OutboxMsg>& outbox) {
+  auto q = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id) VALUES(?,?,?,?)");
+  if (!q.ok()) return q.status();
+  for (const auto& m : outbox) {
+    Status s = q->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id).Run();
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Store::AddSite(const SiteRow& row, std::vector<OutboxMsg> outbox) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  auto fail = [&](Status s) {
+    db_->Rollback();
+    return s;
+  };
+  // Checked inside the write transaction, so two concurrent `site add`s
+  // cannot both claim a host.
+  auto sites = ListSites();
+  if (!sites.ok()) return fail(sites.status());
+  for (const SiteRow& other : *sites) {
+    if (other.name == row.name) {
+      return fail(Status(Code::kConflict, "site \"" + row.name + "\" already exists (see `folio-ingest site list`)"));
+    }
+    for (const std::string& h : row.hosts) {
+      if (std::find(other.hosts.begin(), other.hosts.end(), h) != other.hosts.end()) {
+        return fail(Status(Code::kConflict, "host " + h + " is already served by site \"" + other.name + "\""));
+      }
+    }
+  }
+  auto q = db_->Prepare("INSERT INTO sites(name,title,hosts,token_sha256,created_ms) VALUES(?,?,?,?,?)");
+  if (!q.ok()) return fail(q.status());
+  Status s = q->Bind(1, row.name).Bind(2, row.title).Bind(3, Join(row.hosts)).Bind(4, row.token_sha256)
+                 .Bind(5, row.created_ms).Run();
+  if (!s.ok()) return fail(s);
+  if (Status o = InsertOutbox(outbox); !o.ok()) return fail(o);
+  if (Status c = db_->Commit(); !c.ok()) return fail(c);
+  return Status::Ok();
+}
+
+Status Store::RemoveSite(const std::string& name, std::vector<OutboxMsg> outbox) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  auto fail = [&](Status s) {
+    db_->Rollback();
+    return s;
+  };
+  auto q = db_->Prepare("DELETE FROM sites WHERE name=?");
+  if (!q.ok()) return fail(q.status());
+  if (Status s = q->Bind(1, name).Run(); !s.ok()) return fail(s);
+  if (db_->Changes() == 0) {
+    return fail(Status::NotFound("no site \"" + name + "\" (see `folio-ingest site list`)"));
+  }
+  if (Status o = InsertOutbox(outbox); !o.ok()) return fail(o);
+  if (Status c = db_->Commit(); !c.ok()) return fail(c);
+  return Status::Ok();
+}
+
+Result<std::vector<SiteRow>> Store::ListSites() {
+  auto q = db_->Prepare(std::string("SELECT ") + kSiteColumns + " FROM sites ORDER BY name");
+  if (!q.ok()) return q.status();
+  std::vector<SiteRow> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(ReadSiteRow(*q));
+  }
+  return out;
+}
+
+Result<SiteRow> Store::FindSiteByTokenHash(const std::string& token_sha256) {
+  auto q = db_->Prepare(std::string("SELECT ") + kSiteColumns + " FROM sites WHERE token_sha256=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, token_sha256);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::NotFound("no site has this token");
+  return ReadSiteRow(*q);
+}
+
+Result<bool> Store::DataVersionChanged() {
+  auto q = db_->Prepare("PRAGMA data_version");
+  if (!q.ok()) return q.status();
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  int64_t v = *row ? q->Int(0) : 0;
+  bool changed = data_version_ >= 0 && v != data_version_;
+  data_version_ = v;
+  return changed;
+}
+
+Status Store::LoadAttachments(const std::string& site, site::Vault* vault) {
+  auto q = db_->Prepare("SELECT path, sha256, url FROM attachments WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    vault->LoadAttachment({std::string(q->Text(0)), std::string(q->Text(1)), std::string(q->Text(2))});
+  }
+  return Status::Ok();
 }
 
 }  // namespace folio::ingest

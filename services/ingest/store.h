@@ -1,11 +1,14 @@
 // Store: ingest's SQLite database (WAL). Holds, per site, every note (text,
 // hash, metadata), every published page record, and the outbox of bus
-// messages committed but not yet acknowledged by JetStream.
+// messages committed but not yet acknowledged by JetStream; and the sites
+// table (name, title, host names, SHA-256 of the site's API token).
 //
 // Commit first, publish second: a push is one transaction that writes notes,
 // pages and outbox rows together; the publisher deletes outbox rows once
 // JetStream acknowledged them, and republishes what is left after a crash.
-// Threading: owned and used by ingest's writer thread only.
+// Threading: owned and used by ingest's writer thread only. Other processes
+// (`folio-ingest site add|remove`) may open the same file; SQLite's locking
+// serialises them, and DataVersionChanged() tells the writer about it.
 #pragma once
 
 #include <memory>
@@ -39,6 +42,15 @@ struct PageRow {
   std::string record;    // bus::EncodePageRecord
 };
 
+// One row of the sites table.
+struct SiteRow {
+  std::string name;                // bus::IsValidSiteName
+  std::string title;               // "" = the name
+  std::vector<std::string> hosts;  // bus::NormalizeHost-canonical, unique across sites
+  std::string token_sha256;        // lower-case hex SHA-256 of the token; the token itself is never stored
+  int64_t created_ms = 0;
+};
+
 struct Commit {
   std::string site;
   int64_t version = 0;
@@ -47,6 +59,8 @@ struct Commit {
   std::vector<PageRow> pages;
   std::vector<std::string> deleted_pages;  // urls
   std::vector<OutboxMsg> outbox;           // in publish order
+  std::vector<std::pair<site::AttachmentMeta, std::string>> attachments;  // meta, bytes
+  std::vector<std::string> deleted_attachments;                           // paths
 };
 
 class Store {
@@ -72,11 +86,29 @@ class Store {
   Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
   Status AckOutbox(int64_t upto_seq);
   Result<int64_t> OutboxSize();
+  // Loads every attachment's metadata into *vault (call before LoadVault's Rebuild matters not).
+  Status LoadAttachments(const std::string& site, site::Vault* vault);
+
+  // Sites. AddSite and RemoveSite write `outbox` (e.g. the site record's
+  // KV put or delete) in the same transaction as the row.
+  // kConflict if the name exists or a host is already another site's.
+  Status AddSite(const SiteRow& row, std::vector<OutboxMsg> outbox);
+  // kNotFound if there is no such site. Keeps the site's notes and pages.
+  Status RemoveSite(const std::string& name, std::vector<OutboxMsg> outbox);
+  // Every site, by name.
+  Result<std::vector<SiteRow>> ListSites();
+  // kNotFound if no site has this token hash.
+  Result<SiteRow> FindSiteByTokenHash(const std::string& token_sha256);
+  // True once another connection (another process) has committed since the
+  // previous call; the first call returns false.
+  Result<bool> DataVersionChanged();
 
  private:
   explicit Store(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
   Status Migrate();
+  Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
   std::unique_ptr<sqlite::Db> db_;
+  int64_t data_version_ = -1;
 };
 
 }  // namespace folio::ingest

@@ -28,6 +28,14 @@ Cluster::Cluster(std::vector<std::string> ingest_args)
   StartEdge();
 }
 
+Cluster::Cluster(std::vector<std::string> ingest_args, bool start_services)
+    : ingest_port_(testing::FreePort()), edge_port_(testing::FreePort()), ingest_args_(std::move(ingest_args)) {
+  if (start_services) {
+    StartIngest();
+    StartEdge();
+  }
+}
+
 Cluster::~Cluster() {
   edge_.reset();
   ingest_.reset();
@@ -101,6 +109,43 @@ http::ClientResponse Cluster::WaitForPage(const std::string& path, int status, c
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   } while (std::chrono::steady_clock::now() < deadline);
   return r;
+}
+
+http::ClientResponse Cluster::EdgeGetAt(const std::string& host, const std::string& path) {
+  return EdgeGet(path, {{"Host", host}});
+}
+
+http::ClientResponse Cluster::WaitForPageAt(const std::string& host, const std::string& path, int status,
+                                            const std::string& needle, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  http::ClientResponse r;
+  do {
+    r = EdgeGetAt(host, path);
+    if (r.status == status && (needle.empty() || r.body.find(needle) != std::string::npos)) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  } while (std::chrono::steady_clock::now() < deadline);
+  return r;
+}
+
+int Cluster::RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err) {
+  std::string err_path = dir() + "/ingest-command.err";
+  std::string cmd = testing::BinPath("folio-ingest");
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " --data '" + ingest_data_dir() + "' 2>'" + err_path + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  out->clear();
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  if (err) {
+    std::ifstream in(err_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *err = ss.str();
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {

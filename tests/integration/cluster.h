@@ -19,6 +19,9 @@ class Cluster {
  public:
   // ingest_args are appended to folio-ingest's command line.
   explicit Cluster(std::vector<std::string> ingest_args = {});
+  // As above; with start_services false nothing runs but nats-server until
+  // StartIngest()/StartEdge() (e.g. to run `folio-ingest site add` first).
+  Cluster(std::vector<std::string> ingest_args, bool start_services);
   ~Cluster();
 
   void StartIngest();
@@ -42,8 +45,17 @@ class Cluster {
   // `needle` (identity encoding). Returns the last response.
   http::ClientResponse WaitForPage(const std::string& path, int status, const std::string& needle = "",
                                    int timeout_ms = 10000);
+  // GET `path` from the edge with this Host header.
+  http::ClientResponse EdgeGetAt(const std::string& host, const std::string& path);
+  // WaitForPage with a Host header.
+  http::ClientResponse WaitForPageAt(const std::string& host, const std::string& path, int status,
+                                     const std::string& needle = "", int timeout_ms = 10000);
   // Runs `folio push DIR` and returns its exit status; output in *out.
   int RunCli(const std::vector<std::string>& args, std::string* out);
+  // Runs `folio-ingest ARGS --data <ingest data dir>` (e.g. {"site", "add",
+  // ...}) and returns its exit status; stdout in *out, stderr in *err.
+  int RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr);
+  std::string ingest_data_dir() const { return dir() + "/ingest"; }
   std::string Logs() const;
   pid_t ingest_pid() const { return ingest_ ? ingest_->pid() : -1; }
   pid_t edge_pid() const { return edge_ ? edge_->pid() : -1; }

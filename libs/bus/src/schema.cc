@@ -257,3 +257,135 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
 }
 
 }  // namespace folio::bus
+
+// ---- Sites and host names.
+
+namespace folio::bus {
+
+std::string SiteKey(std::string_view site) {
+  std::string key(kSiteKeyPrefix);
+  key.append(site);
+  return key;
+}
+
+bool ParseSiteKey(std::string_view key, std::string* site) {
+  if (key.substr(0, kSiteKeyPrefix.size()) != kSiteKeyPrefix) return false;
+  std::string_view s = key.substr(kSiteKeyPrefix.size());
+  if (!IsValidSiteName(s)) return false;
+  site->assign(s);
+  return true;
+}
+
+namespace {
+
+// ":" followed by at most 5 digits (an empty port is allowed by RFC 3986).
+bool IsPortSuffix(std::string_view s) {
+  if (s.empty() || s[0] != ':' || s.size() > 6) return false;
+  for (char c : s.substr(1)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool NormalizeHost(std::string_view host, std::string* out) {
+  std::string_view name = host;
+  bool ipv6 = false;
+  if (!name.empty() && name[0] == '[') {
+    size_t close = name.find(']');
+    if (close == std::string_view::npos) return false;
+    std::string_view rest = name.substr(close + 1);
+    if (!rest.empty() && !IsPortSuffix(rest)) return false;
+    name = name.substr(1, close - 1);
+    ipv6 = true;
+  } else if (size_t colon = name.find(':'); colon != std::string_view::npos) {
+    if (name.find(':', colon + 1) != std::string_view::npos) {
+      ipv6 = true;  // a bare IPv6 literal (as an operator may type it): no port
+    } else {
+      if (!IsPortSuffix(name.substr(colon))) return false;
+      name = name.substr(0, colon);
+    }
+  }
+  if (!ipv6 && !name.empty() && name.back() == '.') name.remove_suffix(1);
+  if (name.empty() || name.size() > kMaxHostNameSize) return false;
+  out->clear();
+  for (char c : name) {
+    char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    bool ok = ipv6 ? ((l >= 'a' && l <= 'f') || (l >= '0' && l <= '9') || l == ':' || l == '.')
+                   : ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '.' || l == '-' || l == '_');
+    if (!ok) return false;
+    out->push_back(l);
+  }
+  return true;
+}
+
+std::string EncodeSiteRecord(const SiteRecord& r) {
+  JsonWriter w;
+  w.BeginObject().Key("schema").Int(kSiteRecordSchema).Key("site").String(r.site).Key("hosts").BeginArray();
+  for (const std::string& h : r.hosts) w.String(h);
+  w.EndArray().Key("title").String(r.title).EndObject();
+  return w.Take();
+}
+
+namespace {
+
+Status SiteFieldError(std::string_view key, const char* want) {
+  return Status::Invalid("site record: field \"" + std::string(key) + "\" must be " + want);
+}
+
+Status ParseSiteHosts(simdjson::dom::element v, std::vector<std::string>* out) {
+  simdjson::dom::array arr;
+  if (v.get_array().get(arr)) return SiteFieldError("hosts", "an array of strings");
+  out->clear();
+  std::string canonical;
+  for (simdjson::dom::element item : arr) {
+    std::string_view h;
+    if (item.get_string().get(h)) return SiteFieldError("hosts", "an array of strings");
+    if (!NormalizeHost(h, &canonical) || canonical != h) {
+      return Status::Invalid("site record: host \"" + std::string(h) + "\" is not a canonical host name");
+    }
+    if (out->size() == kMaxSiteHosts) {
+      return Status::Invalid("site record: more than " + std::to_string(kMaxSiteHosts) + " hosts");
+    }
+    out->emplace_back(h);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DecodeSiteRecord(std::string_view json, SiteRecord* out) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::dom::object obj;
+  if (parser.parse(json.data(), json.size()).get(root)) return Status::Invalid("site record: malformed JSON");
+  if (root.get_object().get(obj)) return Status::Invalid("site record: not a JSON object");
+  SiteRecord r;
+  bool schema = false, site = false, hosts = false, title = false;
+  for (simdjson::dom::key_value_pair field : obj) {
+    std::string_view key = field.key;
+    if (key == "schema") {
+      int64_t v = 0;
+      if (field.value.get_int64().get(v)) return SiteFieldError(key, "an integer");
+      if (v != kSiteRecordSchema) return Status::Invalid("site record: unknown schema " + std::to_string(v));
+      schema = true;
+    } else if (key == "site" || key == "title") {
+      std::string_view v;
+      if (field.value.get_string().get(v)) return SiteFieldError(key, "a string");
+      (key == "site" ? r.site : r.title).assign(v);
+      (key == "site" ? site : title) = true;
+    } else if (key == "hosts") {
+      if (Status s = ParseSiteHosts(field.value, &r.hosts); !s.ok()) return s;
+      hosts = true;
+    }
+  }
+  for (auto [seen, name] : {std::pair{schema, "schema"}, {site, "site"}, {hosts, "hosts"}, {title, "title"}}) {
+    if (!seen) return Status::Invalid(std::string("site record: missing field \"") + name + "\"");
+  }
+  if (!IsValidSiteName(r.site)) return Status::Invalid("site record: invalid site name \"" + r.site + "\"");
+  *out = std::move(r);
+  return Status::Ok();
+}
+
+}  // namespace folio::bus

@@ -194,3 +194,71 @@ TEST_CASE("note event decoding ignores unknown fields") {
 }
 
 }  // namespace folio::bus
+
+namespace folio::bus {
+
+TEST_CASE("site keys are not page keys") {
+  CHECK(SiteKey("docs") == "_site.docs");
+  std::string site, path;
+  REQUIRE(ParseSiteKey(SiteKey("my-site"), &site));
+  CHECK(site == "my-site");
+  CHECK(!ParsePageKey(SiteKey("docs"), &site, &path));
+  CHECK(!ParsePageKey("_meta.docs", &site, &path));
+  for (const char* bad : {"", "_site.", "_site.Docs", "_site.a.b", "docs.Lw", "_sitex.docs", "_meta.docs"}) {
+    CHECK_MESSAGE(!ParseSiteKey(bad, &site), bad);
+  }
+  CHECK(!ParseSiteKey(PageKey("docs", "/"), &site));
+}
+
+TEST_CASE("hosts are normalised: lower case, no port, no brackets, no trailing dot") {
+  std::string out;
+  struct Case { const char* in; const char* want; };
+  for (Case c : {Case{"a.example", "a.example"}, {"A.Example", "a.example"}, {"b.example:8081", "b.example"},
+                 {"b.example:", "b.example"}, {"b.example.", "b.example"}, {"B.EXAMPLE.:80", "b.example"},
+                 {"[::1]:8080", "::1"}, {"[::1]", "::1"}, {"::1", "::1"}, {"[2001:DB8::1]", "2001:db8::1"},
+                 {"127.0.0.1:80", "127.0.0.1"}, {"under_score", "under_score"}, {"localhost", "localhost"}}) {
+    CHECK_MESSAGE(NormalizeHost(c.in, &out), c.in);
+    CHECK(out == c.want);
+  }
+  for (const char* bad : {"", ":80", "a.example:port", "a.example:123456", "[::1", "[::1]x", "a b", "a/b",
+                          "caf\xc3\xa9.example", "a.example:80:80x", ".", "[]"}) {
+    CHECK_MESSAGE(!NormalizeHost(bad, &out), bad);
+  }
+  CHECK(NormalizeHost(std::string(kMaxHostNameSize, 'a'), &out));
+  CHECK(!NormalizeHost(std::string(kMaxHostNameSize + 1, 'a'), &out));
+}
+
+TEST_CASE("site record round trip and strict decoding") {
+  SiteRecord in{"blog", {"a.example", "www.a.example", "::1"}, "Caf\xc3\xa9 \"A\""}, out;
+  std::string json = EncodeSiteRecord(in);
+  CHECK(json.find("\"schema\":1") != std::string::npos);
+  REQUIRE(DecodeSiteRecord(json, &out).ok());
+  CHECK(out.site == in.site);
+  CHECK(out.hosts == in.hosts);
+  CHECK(out.title == in.title);
+
+  SiteRecord none{"x", {}, ""};
+  REQUIRE(DecodeSiteRecord(EncodeSiteRecord(none), &out).ok());
+  CHECK(out.hosts.empty());
+
+  json.insert(1, "\"future\":[1,{}],");
+  CHECK(DecodeSiteRecord(json, &out).ok());
+
+  auto message = [&](std::string_view bad) {
+    Status st = DecodeSiteRecord(bad, &out);
+    CHECK(st.code() == Code::kInvalidArgument);
+    return st.message();
+  };
+  CHECK(message("{\"schema\":2,\"site\":\"a\",\"hosts\":[],\"title\":\"\"}").find("schema 2") != std::string::npos);
+  CHECK(message("{\"schema\":1,\"hosts\":[],\"title\":\"\"}").find("missing field \"site\"") != std::string::npos);
+  CHECK(message("{\"schema\":1,\"site\":\"A!\",\"hosts\":[],\"title\":\"\"}").find("site name") != std::string::npos);
+  CHECK(message("{\"schema\":1,\"site\":\"a\",\"hosts\":[\"A.example:80\"],\"title\":\"\"}").find("canonical") !=
+        std::string::npos);
+  CHECK(message("{\"schema\":1,\"site\":\"a\",\"hosts\":\"a.example\",\"title\":\"\"}").find("hosts") !=
+        std::string::npos);
+  message("");
+  message("[]");
+  message(EncodeSiteRecord(in) + "x");
+}
+
+}  // namespace folio::bus

@@ -7,6 +7,7 @@
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
 #include "html_util.h"
+#include "math.h"
 #include "renderer.h"
 
 namespace folio::markdown {
@@ -42,8 +43,12 @@ const char* AlignAttr(MD_ALIGN a) {
 Renderer::Renderer(std::string_view note_path, const RenderOptions& options, RenderResult* result)
     : note_path_(note_path), options_(options), result_(result) {}
 
-void Renderer::Run(std::string body) {
-  body_ = std::move(body);
+void Renderer::Run(std::string_view body) {
+  Preprocessed pre = Preprocess(body);
+  body_ = std::move(pre.body);
+  footnotes_ = std::move(pre.footnotes);
+  footnote_number_.assign(footnotes_.size(), 0);
+  footnote_refs_.assign(footnotes_.size(), 0);
   for (size_t i = 0; i + 2 < body_.size(); ++i) {
     if (body_[i] != '!' || body_[i + 1] != '[' || body_[i + 2] != '[') continue;
     size_t slashes = 0;
@@ -70,6 +75,7 @@ void Renderer::Run(std::string body) {
   }
   FlushHtml();
   sanitizer_.CloseAll(&html());
+  AppendFootnotes();
   text().erase(text().find_last_not_of(" \t\r\n") + 1);
   if (result_->title.empty()) result_->title = first_h1_;
 }
@@ -99,14 +105,33 @@ int Renderer::OnText(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* 
 
 void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
   FlushHtml();
+  RevertMarks(0);
+  embed_end_ = SIZE_MAX;
+  if (!blocks_.empty()) {
+    BlockFrame& parent = blocks_.back();
+    // "- item ^id" followed by a nested list: the id ends the item's own text.
+    if (parent.type == MD_BLOCK_LI && parent.children == 0) ApplyBlockId(parent, nullptr);
+    ++parent.children;
+  }
   if (type != MD_BLOCK_DOC && type != MD_BLOCK_HTML) sanitizer_.PushScope();
   std::string& out = html();
+  BlockFrame frame;
+  frame.type = type;
+  frame.html_start = out.size();
+  frame.text_start = text().size();
+  size_t tag_len = 0;  // length of "<name" of the opening tag, 0 if none
   switch (type) {
-    case MD_BLOCK_QUOTE: out += "<blockquote>\n"; break;
-    case MD_BLOCK_UL: out += "<ul>\n"; break;
+    case MD_BLOCK_QUOTE: out += "<blockquote>\n"; tag_len = 11; break;
+    case MD_BLOCK_UL:
+      out += "<ul>\n";
+      tag_len = 3;
+      TextBreak('\n');
+      break;
     case MD_BLOCK_OL: {
       unsigned start = static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start;
       out += start == 1 ? "<ol>\n" : "<ol start=\"" + std::to_string(start) + "\">\n";
+      tag_len = 3;
+      TextBreak('\n');
       break;
     }
     case MD_BLOCK_LI: {
@@ -118,15 +143,23 @@ void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
         out += checked ? "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked> "
                        : "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> ";
       }
+      tag_len = 3;
       break;
     }
-    case MD_BLOCK_HR: out += "<hr>\n"; break;
+    case MD_BLOCK_HR: out += "<hr>\n"; tag_len = 3; break;
     case MD_BLOCK_H:
       heading_html_start_ = out.size();
       heading_text_start_ = text().size();
       break;
     case MD_BLOCK_CODE: {
       std::string lang = AttrString(static_cast<MD_BLOCK_CODE_DETAIL*>(detail)->lang);
+      tag_len = 4;
+      if (EqualsIgnoreAsciiCase(lang, "mermaid")) {  // mermaid.js reads the escaped text of pre.mermaid
+        frame.mermaid = true;
+        result_->has_mermaid = true;
+        out += "<pre class=\"mermaid\">";
+        break;
+      }
       out += "<pre><code";
       if (!lang.empty()) {
         out += " class=\"language-";
@@ -136,8 +169,8 @@ void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
       out += '>';
       break;
     }
-    case MD_BLOCK_P: out += "<p>"; break;
-    case MD_BLOCK_TABLE: out += "<table>\n"; break;
+    case MD_BLOCK_P: out += "<p>"; tag_len = 2; break;
+    case MD_BLOCK_TABLE: out += "<table>\n"; tag_len = 6; break;
     case MD_BLOCK_THEAD: out += "<thead>\n"; break;
     case MD_BLOCK_TBODY: out += "<tbody>\n"; break;
     case MD_BLOCK_TR: out += "<tr>\n"; break;
@@ -149,26 +182,55 @@ void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
       break;
     default: break;  // MD_BLOCK_DOC, MD_BLOCK_HTML
   }
+  if (tag_len != 0) frame.attr_pos = frame.html_start + tag_len;
+  blocks_.push_back(std::move(frame));
 }
 
 void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
   FlushHtml();
+  RevertMarks(0);
   if (type == MD_BLOCK_DOC) {
     sanitizer_.CloseAll(&html());
   } else if (type != MD_BLOCK_HTML) {
     sanitizer_.PopScope(&html());
   }
+  BlockFrame f;
+  f.type = type;
+  if (!blocks_.empty()) {
+    f = std::move(blocks_.back());
+    blocks_.pop_back();
+  }
+  BlockFrame* parent = blocks_.empty() ? nullptr : &blocks_.back();
   std::string& out = html();
   switch (type) {
-    case MD_BLOCK_QUOTE: out += "</blockquote>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_QUOTE:
+      out += "</blockquote>\n";
+      TextBreak('\n');
+      if (!f.callout_type.empty()) RewriteCallout(f);
+      break;
     case MD_BLOCK_UL: out += "</ul>\n"; break;
     case MD_BLOCK_OL: out += "</ol>\n"; break;
-    case MD_BLOCK_LI: out += "</li>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_LI:
+      if (f.children == 0) ApplyBlockId(f, nullptr);
+      out += "</li>\n";
+      TextBreak('\n');
+      break;
     case MD_BLOCK_HR: TextBreak('\n'); break;
     case MD_BLOCK_H: LeaveHeading(static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level)); break;
-    case MD_BLOCK_CODE: out += "</code></pre>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_CODE:
+      out += f.mermaid ? "</pre>\n" : "</code></pre>\n";
+      TextBreak('\n');
+      break;
     case MD_BLOCK_HTML: TextBreak('\n'); break;
-    case MD_BLOCK_P: out += "</p>\n"; TextBreak('\n'); break;
+    case MD_BLOCK_P:
+      if (ApplyBlockId(f, parent)) return;
+      out += "</p>\n";
+      if (f.split) DropEmptyParagraphs(&out, f.html_start);
+      TextBreak('\n');
+      if (parent != nullptr && parent->type == MD_BLOCK_QUOTE && parent->children == 1) {
+        DetectCallout(f, *parent);
+      }
+      break;
     case MD_BLOCK_TABLE: out += "</table>\n"; TextBreak('\n'); break;
     case MD_BLOCK_THEAD: out += "</thead>\n"; break;
     case MD_BLOCK_TBODY: out += "</tbody>\n"; break;
@@ -177,6 +239,8 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
     case MD_BLOCK_TD: out += "</td>\n"; TextBreak(' '); break;
     default: break;
   }
+  embed_end_ = SIZE_MAX;
+  if (parent != nullptr) parent->last_child_attr = f.attr_pos;
 }
 
 void Renderer::LeaveHeading(int level) {
@@ -198,6 +262,7 @@ void Renderer::LeaveHeading(int level) {
 
 void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
   FlushHtml();
+  ++span_depth_;
   std::string& out = html();
   switch (type) {
     case MD_SPAN_EM: out += "<em>"; break;
@@ -205,8 +270,11 @@ void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
     case MD_SPAN_U: out += "<u>"; break;
     case MD_SPAN_DEL: out += "<del>"; break;
     case MD_SPAN_CODE: out += "<code>"; break;
-    case MD_SPAN_LATEXMATH: out += "<span class=\"math inline\">"; break;
-    case MD_SPAN_LATEXMATH_DISPLAY: out += "<span class=\"math display\">"; break;
+    case MD_SPAN_LATEXMATH:
+    case MD_SPAN_LATEXMATH_DISPLAY:
+      in_math_ = true;
+      math_tex_.clear();
+      break;
     case MD_SPAN_A: EnterLink(*static_cast<MD_SPAN_A_DETAIL*>(detail)); break;
     case MD_SPAN_IMG: EnterImage(*static_cast<MD_SPAN_IMG_DETAIL*>(detail)); break;
     case MD_SPAN_WIKILINK: EnterWikilink(*static_cast<MD_SPAN_WIKILINK_DETAIL*>(detail)); break;
@@ -215,6 +283,8 @@ void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
 
 void Renderer::LeaveSpan(MD_SPANTYPE type) {
   FlushHtml();
+  RevertMarks(span_depth_);
+  if (span_depth_ > 0) --span_depth_;
   std::string& out = html();
   switch (type) {
     case MD_SPAN_EM: out += "</em>"; break;
@@ -223,7 +293,12 @@ void Renderer::LeaveSpan(MD_SPANTYPE type) {
     case MD_SPAN_DEL: out += "</del>"; break;
     case MD_SPAN_CODE: out += "</code>"; break;
     case MD_SPAN_LATEXMATH:
-    case MD_SPAN_LATEXMATH_DISPLAY: out += "</span>"; break;
+    case MD_SPAN_LATEXMATH_DISPLAY:
+      in_math_ = false;
+      out += TexToMathml(math_tex_, type == MD_SPAN_LATEXMATH_DISPLAY);
+      text() += math_tex_;
+      result_->has_math = true;
+      break;
     case MD_SPAN_A:
     case MD_SPAN_IMG:
     case MD_SPAN_WIKILINK: {
@@ -245,6 +320,12 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
   bang_html_end_ = SIZE_MAX;
   if (type == MD_TEXT_HTML) {
     pending_html_.append(s);
+    return;
+  }
+  if (in_math_) {
+    if (type == MD_TEXT_BR || type == MD_TEXT_SOFTBR) math_tex_ += ' ';
+    else if (type == MD_TEXT_NULLCHAR) math_tex_ += "\xEF\xBF\xBD";
+    else math_tex_.append(s);
     return;
   }
   FlushHtml();
@@ -273,10 +354,13 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
       }
       break;
     }
-    default:  // NORMAL, CODE, LATEXMATH
+    case MD_TEXT_NORMAL:
+      InlineText(s);
+      if (trailing_bang) bang_html_end_ = out.size();
+      break;
+    default:  // CODE, LATEXMATH outside a math span
       AppendHtmlEscaped(s, &out);
       text().append(s);
-      if (trailing_bang && type == MD_TEXT_NORMAL) bang_html_end_ = out.size();
       break;
   }
 }
@@ -317,8 +401,9 @@ RenderResult RenderNote(std::string_view source, std::string_view note_path,
   result.frontmatter = ParseFrontmatter(source);
   if (!result.frontmatter.error.empty()) result.warnings.push_back(result.frontmatter.error);
   result.title = Trimmed(result.frontmatter.title);
+  result.tags = result.frontmatter.tags;
   size_t offset = std::min(result.frontmatter.body_offset, source.size());
-  Renderer(note_path, options, &result).Run(std::string(source.substr(offset)));
+  Renderer(note_path, options, &result).Run(source.substr(offset));
   if (result.title.empty()) {
     std::string_view name = note_path.substr(note_path.rfind('/') + 1);
     if (name.size() >= 3 && EqualsIgnoreAsciiCase(name.substr(name.size() - 3), ".md")) {

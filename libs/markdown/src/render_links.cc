@@ -12,16 +12,6 @@ namespace folio::markdown {
 
 namespace {
 
-constexpr std::string_view kImageExts[] = {".png", ".jpg", ".jpeg", ".gif", ".svg",
-                                           ".webp", ".avif", ".bmp"};
-
-bool IsImageTarget(std::string_view target) {
-  return std::any_of(std::begin(kImageExts), std::end(kImageExts), [&](std::string_view ext) {
-    return target.size() > ext.size() &&
-           EqualsIgnoreAsciiCase(target.substr(target.size() - ext.size()), ext);
-  });
-}
-
 std::string Trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return {};
@@ -44,19 +34,6 @@ bool IsHttp(std::string_view url) {
   return StartsWith(lower, "http://") || StartsWith(lower, "https://") || StartsWith(url, "//");
 }
 
-// "|300" or "|300x200" after an image embed: width (and height).
-bool ParseSize(std::string_view s, std::string* w, std::string* h) {
-  size_t x = s.find('x');
-  std::string_view a = s.substr(0, x), b = x == std::string_view::npos ? "" : s.substr(x + 1);
-  auto digits = [](std::string_view d) {
-    return !d.empty() && d.size() < 6 && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (!digits(a) || (x != std::string_view::npos && !digits(b))) return false;
-  *w = a;
-  *h = b;
-  return true;
-}
-
 // Display text of a wikilink without alias: "t", "t > Heading", "Heading".
 std::string DefaultDisplay(std::string_view target, std::string_view anchor) {
   std::string out(target);
@@ -73,6 +50,8 @@ std::string DefaultDisplay(std::string_view target, std::string_view anchor) {
   return out;
 }
 
+}  // namespace
+
 void AppendHref(std::string_view url, std::string_view anchor, std::string* out) {
   AppendUrlEscaped(url, out);
   if (!anchor.empty()) {
@@ -80,8 +59,6 @@ void AppendHref(std::string_view url, std::string_view anchor, std::string* out)
     AppendUrlEscaped(AnchorId(anchor), out);
   }
 }
-
-}  // namespace
 
 std::string AnchorId(std::string_view anchor) {
   if (!anchor.empty() && anchor.front() == '^') return "block-" + HeadingId(anchor.substr(1));
@@ -240,7 +217,9 @@ void Renderer::EnterWikilink(const MD_SPAN_WIKILINK_DETAIL& d) {
   f.target = Trim(t.substr(0, hash));
   if (hash != std::string_view::npos) f.anchor = Trim(t.substr(hash + 1));
   if (!f.target.empty()) {
-    f.url = ResolveTarget(f.target);
+    bool media = f.embed && MediaKindOf(f.target) != MediaKind::kNone;
+    f.url = media ? ResolveAttachment(f.target) : ResolveTarget(f.target);
+    f.link_index = result_->links.size();
     result_->links.push_back(LinkRef{f.target, f.anchor, f.embed, f.url.has_value()});
   }
   spans_.push_back(std::move(f));
@@ -271,18 +250,8 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
     text() += literal;
     return;
   }
-  if (f.embed && IsImageTarget(f.target)) {
-    std::string width, height;
-    bool sized = has_alias && ParseSize(shown_text, &width, &height);
-    std::string src = f.url ? *f.url : "/assets/" + PercentEncodePath(f.target);
-    out += "<img src=\"";
-    AppendUrlEscaped(src, &out);
-    out += "\" alt=\"";
-    AppendHtmlEscaped(has_alias && !sized ? shown_text : f.target.substr(f.target.rfind('/') + 1), &out);
-    out += '"';
-    if (!width.empty()) out += " width=\"" + width + "\"";
-    if (!height.empty()) out += " height=\"" + height + "\"";
-    out += '>';
+  if (f.embed) {
+    RenderEmbed(f, has_alias ? shown_text : std::string(), shown_text);
     return;
   }
   text() += shown_text;
@@ -299,7 +268,7 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
   } else {
     AppendHref(*f.url, f.anchor, &out);
   }
-  out += f.embed ? "\" class=\"embed-link\">" : "\">";
+  out += "\">";
   out += shown_html;
   out += "</a>";
 }

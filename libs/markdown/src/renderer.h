@@ -1,6 +1,9 @@
 // Internal: the md4c callback renderer behind RenderNote. render.cc holds the
-// block/text side, render_links.cc links, images and wikilinks. One instance
-// renders one note; not thread-safe.
+// block/text side, render_links.cc links, images and wikilinks, embed.cc
+// ![[embeds]], inline_syntax.cc ==highlights==, #tags and footnote
+// references, callout.cc callouts and ^block-ids, footnotes.cc the footnote
+// list; preprocess.cc removes comments and footnote definitions before md4c
+// runs. One instance renders one note; not thread-safe.
 #pragma once
 
 #include <md4c.h>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "folio/markdown/render.h"
+#include "preprocess.h"
 #include "sanitize_internal.h"
 
 namespace folio::markdown {
@@ -21,12 +25,23 @@ namespace folio::markdown {
 // "^block" -> "block-" + HeadingId("block").
 std::string AnchorId(std::string_view anchor);
 
+enum class MediaKind { kNone, kImage, kAudio, kVideo, kPdf };
+// By the target's extension (ASCII-case-insensitive).
+MediaKind MediaKindOf(std::string_view target);
+
+// url + "#" + AnchorId(anchor), escaped for a double-quoted attribute.
+void AppendHref(std::string_view url, std::string_view anchor, std::string* out);
+
+// Removes "<p>", whitespace, "</p>\n" runs from (*html)[from..] (left behind
+// where a block embed split a paragraph).
+void DropEmptyParagraphs(std::string* html, size_t from);
+
 class Renderer {
  public:
   Renderer(std::string_view note_path, const RenderOptions& options, RenderResult* result);
 
   // Renders `body` (markdown without frontmatter) into the result.
-  void Run(std::string body);
+  void Run(std::string_view body);
 
  private:
   enum class SpanKind { kLink, kImage, kWikilink };
@@ -43,6 +58,26 @@ class Renderer {
     std::string title;       // kImage: title attribute
     bool embed = false;
     bool dead = false;
+    size_t link_index = SIZE_MAX;  // its entry in result_->links
+  };
+
+  struct BlockFrame {
+    MD_BLOCKTYPE type;
+    size_t html_start = 0;     // html().size() before the opening tag
+    size_t text_start = 0;
+    size_t attr_pos = SIZE_MAX;  // where ' id="..."' may go (after the tag name)
+    int children = 0;          // child blocks entered so far
+    size_t last_child_attr = SIZE_MAX;  // attr_pos of the last closed child block
+    bool mermaid = false;      // MD_BLOCK_CODE of a ```mermaid fence
+    bool split = false;        // MD_BLOCK_P: a block embed closed and reopened it
+    std::string callout_type;  // MD_BLOCK_QUOTE: set when it is a callout (escaped, lower-case)
+    char callout_fold = 0;     // '+', '-' or 0
+    std::string callout_title; // HTML of the title, empty for the default one
+  };
+  struct OpenMark {            // a "==" turned into <mark> that is not closed yet
+    size_t html_pos;
+    size_t text_pos;
+    int depth;                 // span_depth_ when it was opened
   };
 
   static int OnEnterBlock(MD_BLOCKTYPE type, void* detail, void* self);
@@ -58,6 +93,39 @@ class Renderer {
   void Text(MD_TEXTTYPE type, std::string_view text);
   void LeaveHeading(int level);
 
+  // inline_syntax.cc
+  // Normal text: escapes it and turns ==, #tag and [^ref] into markup.
+  void InlineText(std::string_view s);
+  // Each returns how many bytes of s[i..] it consumed (and wrote), 0 if the
+  // syntax does not apply there.
+  size_t TryMark(std::string_view s, size_t i);
+  size_t TryTag(std::string_view s, size_t i);
+  size_t TryFootnoteRef(std::string_view s, size_t i);
+  // The character before s[i] (from the text written so far at i == 0).
+  char PrevChar(std::string_view s, size_t i);
+  // Turns <mark>s opened at span depth >= `depth` and never closed back into "==".
+  void RevertMarks(int depth);
+  bool InsideLink() const;
+
+  // callout.cc
+  void DetectCallout(BlockFrame& p, BlockFrame& quote);
+  void RewriteCallout(BlockFrame& quote);
+  // A "^id" ending the block's text becomes its id (or the preceding embed's).
+  // True if the block was only "^id" and is gone (its id went to the previous sibling).
+  bool ApplyBlockId(BlockFrame& block, BlockFrame* parent);
+  void InsertId(size_t attr_pos, std::string_view block_id);
+
+  // footnotes.cc
+  void AppendFootnotes();
+
+  // embed.cc
+  // ![[f.target#f.anchor|alias]]; `shown` is the link text (alias or default).
+  void RenderEmbed(SpanFrame& f, const std::string& alias, const std::string& shown);
+  void RenderMediaEmbed(SpanFrame& f, const std::string& alias, MediaKind kind);
+  void RenderNoteEmbed(SpanFrame& f, const std::string& alias, const std::string& shown);
+  // A link to the note (or attachment) instead of its content.
+  void RenderEmbedLink(SpanFrame& f, const std::string& shown);
+
   // render_links.cc
   void EnterLink(const MD_SPAN_A_DETAIL& d);
   void EnterImage(const MD_SPAN_IMG_DETAIL& d);
@@ -67,6 +135,7 @@ class Renderer {
   void LeaveWikilink(SpanFrame& f);
   SpanFrame NewFrame(SpanKind kind);
   std::optional<std::string> ResolveTarget(std::string_view target);
+  std::optional<std::string> ResolveAttachment(std::string_view target);
   // Writes the opening <span class="link-dead"> for `target` and warns.
   void OpenDead(const std::string& target, bool embed);
 
@@ -94,6 +163,17 @@ class Renderer {
   size_t heading_text_start_ = 0;
   std::set<std::string> heading_ids_;
   std::string first_h1_;
+  std::vector<BlockFrame> blocks_;
+  std::vector<OpenMark> marks_;
+  int span_depth_ = 0;
+  bool in_math_ = false;              // inside a math span: text goes to math_tex_
+  std::string math_tex_;
+  size_t embed_attr_pos_ = SIZE_MAX;  // after the tag name of the last embed
+  size_t embed_end_ = SIZE_MAX;       // html().size() right after the last embed
+  std::vector<FootnoteDef> footnotes_;
+  std::vector<int> footnote_number_;  // per definition: 0 until first referenced
+  std::vector<int> footnote_refs_;    // per definition: references so far
+  std::vector<size_t> footnote_order_;  // definitions in order of first reference
 };
 
 }  // namespace folio::markdown

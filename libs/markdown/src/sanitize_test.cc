@@ -44,14 +44,23 @@ std::string Squash(std::string_view v) {
 }
 
 // Scans the real tags of `html` (text was escaped, so every '<' opens a tag)
-// and checks that none can run script.
-void CheckSafe(const std::string& html, const std::string& input) {
+// and checks that none can run script. `rendered`: the output of RenderNote,
+// which may hold the embeds we emit (<iframe class="embed-pdf">) and, when
+// `has_math`, the MathML of $..$ spans.
+void CheckSafe(const std::string& html, const std::string& input, bool rendered = false,
+               bool has_math = false) {
   INFO("input: " << input);
   INFO("output: " << html);
   std::string lower = Lower(html);
-  for (const char* bad : {"<script", "<iframe", "<object", "<embed", "<svg", "<style", "<math",
-                          "<base", "<form", "<meta", "<link", "<input type=\"text", "<frame"}) {
+  for (const char* bad : {"<script", "<object", "<embed", "<svg", "<style", "<base", "<form",
+                          "<meta", "<link", "<input type=\"text", "<frame"}) {
     CHECK(lower.find(bad) == std::string::npos);
+  }
+  if (!has_math) CHECK(lower.find("<math") == std::string::npos);
+  for (size_t f = lower.find("<iframe"); f != std::string::npos; f = lower.find("<iframe", f + 1)) {
+    CHECK(rendered);
+    constexpr std::string_view kPdf = "<iframe class=\"embed-pdf\" src=\"/";
+    CHECK(html.compare(f, kPdf.size(), kPdf) == 0);
   }
   size_t i = 0;
   while ((i = html.find('<', i)) != std::string::npos) {
@@ -182,6 +191,74 @@ const char* const kMarkdownXss[] = {
     "`<script>alert(1)</script>`",
 };
 
+// More filter-evasion vectors (OWASP XSS filter evasion cheat sheet and
+// mutation-XSS write-ups), for the sanitiser hardening issue.
+const char* const kMoreXss[] = {
+    "<svg/onload=alert(1)>",
+    "<svg><animate onbegin=alert(1) attributeName=x dur=1s>",
+    "<svg><a xlink:href=\"javascript:alert(1)\"><text>x</text></a></svg>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+    "<math href=\"javascript:alert(1)\">x</math>",
+    "<a href=\"jav&#x0A;ascript:alert(1)\">x</a>",
+    "<a href=\"jav&#x0D;ascript:alert(1)\">x</a>",
+    "<a href=\"&#0000106&#0000097&#0000118&#0000097&#0000115&#0000099&#0000114&#0000105&#0000112&#0000116&#0000058alert(1)\">x</a>",
+    "<a href=\"  javascript:alert(1)\">x</a>",
+    "<a href=\"\x00javascript:alert(1)\">x</a>",
+    "<a href=\"java\x00script:alert(1)\">x</a>",
+    "<A HREF=\"JAVASCRIPT:alert(1)\">x</A>",
+    "<a href=\"JaVaScRiPt:alert(1)\">x</a>",
+    "<img src=\"x` `<script>alert(1)</script>\"` `>",
+    "<img src=\"x`\" onerror=alert(1)>",
+    "<img src=`x` onerror=`alert(1)`>",
+    "<img \"\"\"><script>alert(1)</script>\">",
+    "<img src=x onerror=\"alert('a\"b')\">",
+    "<img src='x' onerror='alert(\"1\")'>",
+    "<iframe srcdoc=\"&lt;script&gt;alert(1)&lt;/script&gt;\"></iframe>",
+    "<iframe src=\"https://evil.example\"></iframe>",
+    "<object data=\"https://evil.example/x.swf\"></object>",
+    "<object data=\"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\"></object>",
+    "<base href=\"https://evil.example/\">",
+    "<meta http-equiv=\"refresh\" content=\"0;url=data:text/html,<script>alert(1)</script>\">",
+    "<form action=javascript:alert(1)><button>x</button></form>",
+    "<button formaction=javascript:alert(1)>x</button>",
+    "<details open ontoggle=alert(1)><summary>x</summary></details>",
+    "<video><source onerror=alert(1)></video>",
+    "<video src=x onerror=alert(1)></video>",
+    "<audio src=x onerror=alert(1)>",
+    "<div style=\"width: expression(alert(1))\">x</div>",
+    "<span style=\"background-image:url('javascript:alert(1)')\">x</span>",
+    "<style>@import 'https://evil.example/x.css';</style>",
+    "<DIV STYLE=\"x:\\65 xpression(alert(1))\">x</DIV>",
+    "<BODY ONLOAD=alert(1)>",
+    "<ScRiPt>alert(1)</sCrIpT>",
+    "<script\x00>alert(1)</script>",
+    "<img src=x o\x00nerror=alert(1)>",
+    "<input autofocus onfocus=alert(1)>",
+    "<select autofocus onfocus=alert(1)>",
+    "<marquee onstart=alert(1)>x</marquee>",
+    "<isindex type=image src=1 onerror=alert(1)>",
+    "<table background=\"javascript:alert(1)\"><tr><td>x</td></tr></table>",
+    "<td background=\"javascript:alert(1)\">x</td>",
+    "<a href=\"https://ok.example\" onclick=\"alert(1)\" style=\"color:red\">x</a>",
+    "<p title=\"a\" title=\"b\" onmouseover=\"alert(1)\">x</p>",
+    "<img src=\"https://ok.example/a.png\" srcset=\"javascript:alert(1) 1x\">",
+    "<a href=\"mailto:x@example.com\" onmouseover=alert(1)>x</a>",
+    "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\"></noscript>",
+    "<template><script>alert(1)</script></template>",
+    "<embed src=\"javascript:alert(1)\">",
+    "<link rel=import href=\"https://evil.example/x.html\">",
+    "<a href=\"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\">x</a>",
+    "<img src=\"vbscript:msgbox(1)\">",
+    "<a href=\"javas\tcript:alert(1)\">x</a>",
+    "<a href=\"javascript&#58alert(1)\">x</a>",
+    "<a href=\"javascript&#x3a;alert(1)\">x</a>",
+    "<<script>alert(1)//<</script>",
+    "<img src=x onerror=alert(1)//",
+    "</title><script>alert(1)</script>",
+    "<svg><style><img src=x onerror=alert(1)></style></svg>",
+    "<a href=\"/ok\" target=_blank>x</a>",
+};
+
 }  // namespace
 
 TEST_CASE("IsSafeUrl") {
@@ -226,6 +303,46 @@ TEST_CASE("SanitizeHtml: allowed tags are normalised, others shown as text") {
   CHECK(Sanitize("<span id=a id=b>") == "<span id=\"a\"></span>");
 }
 
+TEST_CASE("sanitiser issue: harmless formatting stays, script-capable parts go") {
+  CHECK(Sanitize("<b class=\"x\" onclick=\"evil()\">ok</b> <i>i</i> <mark>m</mark> <kbd>k</kbd>") ==
+        "<b class=\"x\">ok</b> <i>i</i> <mark>m</mark> <kbd>k</kbd>");
+  CHECK(Sanitize("<details open ontoggle=alert(1)><summary>s</summary>t</details>") ==
+        "<details open=\"\"><summary>s</summary>t</details>");
+  CHECK(Sanitize("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK(Sanitize("<a href=\"javascript:alert(1)\" title=t>x</a>") == "<a title=\"t\">x</a>");
+  CHECK(Sanitize("<a href=\"  JavaScript:alert(1)\">x</a>") == "<a>x</a>");
+  CHECK(Sanitize("<img src=\"data:image/png;base64,AAAA\" alt=a>") == "<img alt=\"a\">");
+  CHECK(Sanitize("<IMG SRC=x OnErRoR=alert(1)>") == "<img src=\"x\">");
+  CHECK(Sanitize("<img src=\"x`\" onerror=alert(1)>") == "<img src=\"x`\">");
+  CHECK(Sanitize("<iframe src=\"https://e.com\"></iframe>") ==
+        "&lt;iframe src=&quot;https://e.com&quot;&gt;&lt;/iframe&gt;");
+  CHECK(Sanitize("<style>p{}</style>") == "&lt;style&gt;p{}&lt;/style&gt;");
+  CHECK(Sanitize("<svg onload=alert(1)><circle/></svg>") ==
+        "&lt;svg onload=alert(1)&gt;&lt;circle/&gt;&lt;/svg&gt;");
+  CHECK(Sanitize("<math><mi>x</mi></math>") == "&lt;math&gt;&lt;mi&gt;x&lt;/mi&gt;&lt;/math&gt;");
+  CHECK(Sanitize("<div style=\"width: expression(alert(1))\">x</div>") == "<div>x</div>");
+  // Raw iframes in notes stay text; only the PDF embed writes one.
+  RenderOptions opts;
+  CHECK(RenderNote("<iframe src=\"/x.pdf\"></iframe>", "x.md", opts).html ==
+        "&lt;iframe src=&quot;/x.pdf&quot;&gt;&lt;/iframe&gt;\n");
+  CHECK(RenderNote("<math><mi>x</mi></math>", "x.md", opts).html.find("<math") == std::string::npos);
+}
+
+TEST_CASE("XSS corpus: more filter-evasion vectors through SanitizeHtml") {
+  int n = 0;
+  for (const char* v : kMoreXss) {
+    CheckSafe(Sanitize(v), v);
+    ++n;
+  }
+  CHECK(n >= 60);
+  // With NUL bytes inside (string literals above stop at the first one).
+  for (std::string v : {std::string("<a href=\"\0javascript:alert(1)\">x</a>", 33),
+                        std::string("<scr\0ipt>alert(1)</script>", 27),
+                        std::string("<img src=x on\0error=alert(1)>", 29)}) {
+    CheckSafe(Sanitize(v), v);
+  }
+}
+
 TEST_CASE("XSS corpus: raw HTML through SanitizeHtml") {
   int n = 0;
   for (const char* v : kXss) {
@@ -237,12 +354,19 @@ TEST_CASE("XSS corpus: raw HTML through SanitizeHtml") {
 
 TEST_CASE("XSS corpus: raw HTML and markdown through RenderNote") {
   RenderOptions opts;
-  for (const char* v : kXss) CheckSafe(RenderNote(v, "x.md", opts).html, v);
-  for (const char* v : kMarkdownXss) CheckSafe(RenderNote(v, "x.md", opts).html, v);
+  auto check = [&](const std::string& md) {
+    RenderResult r = RenderNote(md, "x.md", opts);
+    CheckSafe(r.html, md, true, r.has_math);
+  };
+  for (const char* v : kXss) check(v);
+  for (const char* v : kMarkdownXss) check(v);
+  for (const char* v : kMoreXss) check(v);
   // The same with every line inside a list item and a blockquote.
   for (const char* v : kXss) {
-    CheckSafe(RenderNote(std::string("- ") + v, "x.md", opts).html, v);
-    CheckSafe(RenderNote(std::string("> ") + v, "x.md", opts).html, v);
+    check(std::string("- ") + v);
+    check(std::string("> ") + v);
+    check(std::string("> [!note] ") + v);
+    check(std::string("==") + v + "== #tag [^1]\n\n[^1]: " + v);
   }
 }
 
@@ -252,8 +376,16 @@ TEST_CASE("random markdown/HTML soup renders safely") {
       "<a href=", "javascript:", "JaVa&#x09;Script:", "\"", "'", "\n", "\n\n", "- ", "> ", "| ",
       "|---|", "$", "$$", "&#x6a;", "&amp;", "&", "<div>", "</div>", "<script>", "</script>",
       "<img src=x onerror=alert(1)>", "---\n", "x", "Other note", ".md", ".png", "(", ")", "](",
-      "<!--", "-->", "<b>", "</p>", " onclick=", "=", "%20", "1. ", "- [ ] ", "    ", "\t", "é", "日"};
+      "<!--", "-->", "<b>", "</p>", " onclick=", "=", "%20", "1. ", "- [ ] ", "    ", "\t", "é", "日",
+      "[!note]", "[!x\"]", "==", "%%", "[^1]", "[^1]: ", "^id", " ^b-1", ".pdf", ".mp3", "#tag", "+", "-"};
+  // Everything resolves, so embeds of every kind are written.
+  struct SoupResolver : LinkResolver {
+    std::optional<std::string> Resolve(std::string_view t) override { return "/n/" + std::string(t); }
+    std::optional<std::string> ResolveAttachment(std::string_view t) override { return "/a/" + std::string(t); }
+    std::optional<std::string> EmbedNote(std::string_view, std::string_view) override { return "<p>e</p>"; }
+  } resolver;
   RenderOptions opts;
+  opts.resolver = &resolver;
   uint32_t seed = 12345;
   auto next = [&] {
     seed = seed * 1664525u + 1013904223u;
@@ -264,7 +396,7 @@ TEST_CASE("random markdown/HTML soup renders safely") {
     int n = 1 + static_cast<int>(next() % 40);
     for (int k = 0; k < n; ++k) md += kTokens[next() % (sizeof(kTokens) / sizeof(kTokens[0]))];
     RenderResult r = RenderNote(md, "Folder/x.md", opts);
-    CheckSafe(r.html, md);
+    CheckSafe(r.html, md, true, r.has_math);
     std::string s;
     SanitizeHtml(md, &s);
     CheckSafe(s, md);

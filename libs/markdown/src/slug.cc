@@ -39,6 +39,8 @@ bool IsKept(uint32_t cp) {
 
 }  // namespace
 
+bool IsWordCodePoint(uint32_t cp) { return IsKept(cp); }
+
 std::string SlugifySegment(std::string_view segment) {
   std::string out;
   out.reserve(segment.size());

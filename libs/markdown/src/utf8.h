@@ -56,4 +56,9 @@ inline void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
+// A letter or digit of any script (ASCII letters/digits, and every non-ASCII
+// code point outside the separator ranges of README "The slug rule").
+// Defined in slug.cc.
+bool IsWordCodePoint(uint32_t cp);
+
 }  // namespace folio::markdown

@@ -12,31 +12,98 @@ const char kStyleCss[] =
 #include "style.css.inc"
     ;
 
-void AppendHead(std::string_view site_name, std::string_view title, std::string_view description,
-                std::string* out) {
-  *out += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+std::string Absolute(const SiteInfo& site, std::string_view url) {
+  return site.base_url + PercentEncodePath(url);
+}
+
+void Meta(std::string_view attr, std::string_view key, std::string_view value, std::string* out) {
+  if (value.empty()) return;
+  *out += "<meta ";
+  *out += attr;
+  *out += "=\"";
+  AppendHtmlEscaped(key, out);
+  *out += "\" content=\"";
+  AppendHtmlEscaped(value, out);
+  *out += "\">";
+}
+
+struct Head {
+  std::string_view title;
+  std::string_view description;
+  std::string_view url;
+  std::string_view image;
+  std::string_view lang;
+  std::string_view og_type = "website";
+  const std::vector<std::string>* body_classes = nullptr;
+};
+
+void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
+  *out += "<!doctype html>\n<html lang=\"";
+  AppendHtmlEscaped(h.lang.empty() ? std::string_view("en") : h.lang, out);
+  *out += "\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
           "<meta name=\"color-scheme\" content=\"light dark\"><title>";
-  AppendHtmlEscaped(title, out);
-  if (!site_name.empty() && title != site_name) {
+  AppendHtmlEscaped(h.title, out);
+  if (!site.name.empty() && h.title != site.name) {
     *out += " · ";
-    AppendHtmlEscaped(site_name, out);
+    AppendHtmlEscaped(site.name, out);
   }
   *out += "</title>";
-  if (!description.empty()) {
-    *out += "<meta name=\"description\" content=\"";
-    AppendHtmlEscaped(description, out);
+  Meta("name", "description", h.description, out);
+  Meta("property", "og:title", h.title, out);
+  Meta("property", "og:description", h.description, out);
+  Meta("property", "og:type", h.og_type, out);
+  Meta("property", "og:site_name", site.name, out);
+  if (!site.base_url.empty() && !h.url.empty()) {
+    Meta("property", "og:url", Absolute(site, h.url), out);
+    *out += "<link rel=\"canonical\" href=\"";
+    AppendHtmlEscaped(Absolute(site, h.url), out);
     *out += "\">";
   }
-  *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\"></head>\n<body>";
-  *out += "<header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
-  AppendHtmlEscaped(site_name, out);
-  *out += "</a></header>\n<main>";
+  Meta("property", "og:image", h.image, out);
+  Meta("name", "twitter:card", h.image.empty() ? "summary" : "summary_large_image", out);
+  Meta("name", "twitter:title", h.title, out);
+  Meta("name", "twitter:description", h.description, out);
+  *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\">";
+  *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
+  *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
+  AppendHtmlEscaped(site.name, out);
+  *out += "\" href=\"/rss.xml\"></head>\n<body";
+  if (h.body_classes && !h.body_classes->empty()) {
+    *out += " class=\"";
+    for (size_t i = 0; i < h.body_classes->size(); ++i) {
+      if (i) *out += ' ';
+      AppendHtmlEscaped((*h.body_classes)[i], out);
+    }
+    *out += "\"";
+  }
+  *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
+  AppendHtmlEscaped(site.name, out);
+  *out += "</a><nav class=\"site-nav\"><a href=\"/recent\">Recent</a> <a href=\"/tags\">Tags</a></nav></header>\n<main>";
 }
 
 void AppendTail(std::string* out) {
-  *out += "</main>\n<footer class=\"site-footer\">Published with folio</footer></body></html>\n";
+  *out += "</main>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a></footer></body></html>\n";
 }
+
+void AppendList(const std::vector<LinkItem>& items, const char* cls, std::string* out) {
+  *out += "<ul class=\"";
+  *out += cls;
+  *out += "\">";
+  for (const auto& it : items) {
+    *out += "<li>";
+    AppendLink(it.url, it.title, out);
+    if (!it.date.empty()) {
+      *out += " <time>";
+      AppendHtmlEscaped(it.date, out);
+      *out += "</time>";
+    }
+    *out += "</li>";
+  }
+  *out += "</ul>";
+}
+
+std::string XmlEscape(std::string_view s) { return HtmlEscape(s); }
 
 }  // namespace
 
@@ -60,68 +127,163 @@ void AppendLink(std::string_view url, std::string_view text, std::string* out) {
 
 std::string AssembleNotePage(const NotePage& p) {
   std::string out;
-  out.reserve(p.body_html.size() + 2048);
-  AppendHead(p.site_name, p.title, p.description, &out);
+  out.reserve(p.body_html.size() + 4096);
+  Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses};
+  AppendHead(p.site, h, &out);
+  if (!p.breadcrumbs.empty()) {
+    out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
+    for (const auto& b : p.breadcrumbs) {
+      AppendLink(b.url, b.title, &out);
+      out += " <span>/</span> ";
+    }
+    out += "</nav>";
+  }
   out += "<article>";
   // A note that opens with its own H1 keeps it; otherwise show the title.
-  bool has_h1 = p.body_html.compare(0, 3, "<h1") == 0;
-  if (!has_h1) {
+  if (p.body_html.compare(0, 3, "<h1") != 0) {
     out += "<h1>";
     AppendHtmlEscaped(p.title, &out);
     out += "</h1>";
   }
-  if (!p.updated.empty()) {
-    out += "<p class=\"meta\">Updated <time>";
-    AppendHtmlEscaped(p.updated, &out);
-    out += "</time></p>";
+  if (!p.created.empty() || !p.updated.empty() || !p.tags.empty()) {
+    out += "<p class=\"meta\">";
+    if (!p.created.empty()) out += "Created <time>" + HtmlEscape(p.created) + "</time> ";
+    if (!p.updated.empty()) out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
+    for (const auto& t : p.tags) {
+      out += "<a class=\"tag\" href=\"";
+      AppendHtmlEscaped(PercentEncodePath("/tags/" + AsciiLower(t)), &out);
+      out += "\">#";
+      AppendHtmlEscaped(t, &out);
+      out += "</a> ";
+    }
+    out += "</p>";
+  }
+  if (p.toc.size() >= 2) {
+    out += "<details class=\"toc\" open><summary>Contents</summary><ul>";
+    for (const auto& e : p.toc) {
+      out += "<li class=\"toc-h" + std::to_string(e.level) + "\"><a href=\"#";
+      AppendHtmlEscaped(PercentEncodePath(e.id), &out);
+      out += "\">";
+      AppendHtmlEscaped(e.text, &out);
+      out += "</a></li>";
+    }
+    out += "</ul></details>";
   }
   out += p.body_html;
   out += "</article>\n";
   if (!p.backlinks.empty()) {
-    out += "<aside class=\"backlinks\"><h2>Backlinks</h2><ul>";
-    for (const auto& b : p.backlinks) {
-      out += "<li>";
-      AppendLink(b.url, b.title, &out);
-      out += "</li>";
-    }
-    out += "</ul>";
+    out += "<aside class=\"backlinks\"><h2>Backlinks</h2>";
+    AppendList(p.backlinks, "", &out);
     if (p.backlinks_total > p.backlinks.size()) {
       out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
     }
     out += "</aside>\n";
   }
+  if (p.has_mermaid && !p.site.mermaid_url.empty()) {
+    out += "<script type=\"module\">import mermaid from \"";
+    AppendHtmlEscaped(p.site.mermaid_url, &out);
+    out += "\";mermaid.initialize({startOnLoad:true,theme:matchMedia(\"(prefers-color-scheme: dark)\").matches?\"dark\":\"default\"});</script>";
+  }
   AppendTail(&out);
   return out;
 }
 
-std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkItem>& items, size_t total) {
+std::string AssembleListingPage(const ListingPage& p) {
   std::string out;
-  out.reserve(items.size() * 80 + 1024);
-  AppendHead(site_name, site_name, "", &out);
+  out.reserve(p.items.size() * 96 + 2048);
+  Head h{p.title, p.intro, p.url, "", "", "website", nullptr};
+  AppendHead(p.site, h, &out);
   out += "<article><h1>";
-  AppendHtmlEscaped(site_name, &out);
-  out += "</h1><p class=\"meta\">" + std::to_string(total) + (total == 1 ? " note" : " notes") + "</p><ul class=\"listing\">";
-  for (const auto& it : items) {
-    out += "<li>";
-    AppendLink(it.url, it.title, &out);
-    out += "</li>";
+  AppendHtmlEscaped(p.title, &out);
+  out += "</h1>";
+  if (!p.intro.empty()) {
+    out += "<p class=\"meta\">";
+    AppendHtmlEscaped(p.intro, &out);
+    out += "</p>";
   }
-  out += "</ul>";
-  if (total > items.size()) {
-    out += "<p class=\"meta\">and " + std::to_string(total - items.size()) + " more</p>";
+  if (!p.sections.empty()) AppendList(p.sections, "listing sections", &out);
+  AppendList(p.items, "listing", &out);
+  if (p.total > p.items.size() && p.pages <= 1) {
+    out += "<p class=\"meta\">and " + std::to_string(p.total - p.items.size()) + " more</p>";
+  }
+  if (p.pages > 1) {
+    out += "<nav class=\"pagination\">";
+    if (p.page > 1) {
+      out += "<a rel=\"prev\" href=\"" + HtmlEscape(PercentEncodePath(p.url)) +
+             (p.page == 2 ? "" : "?page=" + std::to_string(p.page - 1)) + "\">← Newer</a> ";
+    }
+    out += "<span>Page " + std::to_string(p.page) + " of " + std::to_string(p.pages) + "</span>";
+    if (p.page < p.pages) {
+      out += " <a rel=\"next\" href=\"" + HtmlEscape(PercentEncodePath(p.url)) + "?page=" +
+             std::to_string(p.page + 1) + "\">Older →</a>";
+    }
+    out += "</nav>";
   }
   out += "</article>\n";
   AppendTail(&out);
   return out;
 }
 
+std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkItem>& items, size_t total) {
+  ListingPage p;
+  p.site.name = std::string(site_name);
+  p.url = "/";
+  p.title = std::string(site_name);
+  p.intro = std::to_string(total) + (total == 1 ? " note" : " notes");
+  p.items = items;
+  p.total = total;
+  return AssembleListingPage(p);
+}
+
 std::string Assemble404Page(std::string_view site_name) {
   std::string out;
-  AppendHead(site_name, "Page not found", "", &out);
+  SiteInfo site;
+  site.name = std::string(site_name);
+  AppendHead(site, Head{"Page not found", "", "", "", "", "website", nullptr}, &out);
   out += "<article><h1>Page not found</h1><p>There is no page at this address. "
-         "It may have been renamed or removed.</p><p><a href=\"/\">Go to the home page</a></p></article>\n";
+         "It may have been renamed or removed.</p><p><a href=\"/\">Go to the home page</a> · "
+         "<a href=\"/recent\">Recent notes</a></p></article>\n";
   AppendTail(&out);
   return out;
+}
+
+std::string AssembleRedirectPage(std::string_view target_url) {
+  std::string href = HtmlEscape(PercentEncodePath(target_url));
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Moved</title>"
+         "<link rel=\"canonical\" href=\"" + href + "\"></head><body><p>This page moved to <a href=\"" + href +
+         "\">" + HtmlEscape(target_url) + "</a>.</p></body></html>\n";
+}
+
+std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rss version=\"2.0\"><channel><title>";
+  out += XmlEscape(site.name);
+  out += "</title><link>" + XmlEscape(site.base_url.empty() ? "/" : site.base_url + "/") + "</link>";
+  out += "<description>" + XmlEscape(site.name) + "</description>";
+  for (const auto& it : items) {
+    std::string link = Absolute(site, it.url);
+    out += "<item><title>" + XmlEscape(it.title) + "</title><link>" + XmlEscape(link) + "</link><guid>" +
+           XmlEscape(link) + "</guid>";
+    if (!it.date.empty()) out += "<pubDate>" + XmlEscape(it.date) + "</pubDate>";
+    out += "</item>";
+  }
+  out += "</channel></rss>\n";
+  return out;
+}
+
+std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
+  for (const auto& it : items) {
+    out += "<url><loc>" + XmlEscape(Absolute(site, it.url)) + "</loc>";
+    if (!it.date.empty()) out += "<lastmod>" + XmlEscape(it.date) + "</lastmod>";
+    out += "</url>";
+  }
+  out += "</urlset>\n";
+  return out;
+}
+
+std::string AssembleRobots(const SiteInfo& site) {
+  return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }
 
 }  // namespace folio::site

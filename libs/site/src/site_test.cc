@@ -93,10 +93,10 @@ TEST_CASE("vault: reload from stored metadata gives the same graph") {
 
 TEST_CASE("layout: complete page with escaped title, stylesheet link, backlinks") {
   NotePage p;
-  p.site_name = "Docs";
+  p.site.name = "Docs";
   p.title = "A <b> note";
   p.body_html = "<p>hi</p>";
-  p.backlinks = {{"Other", "/other note"}};
+  p.backlinks = {{"Other", "/other note", ""}};
   std::string html = AssembleNotePage(p);
   CHECK(html.rfind("<!doctype html>", 0) == 0);
   CHECK(html.find("<title>A &lt;b&gt; note · Docs</title>") != std::string::npos);
@@ -108,9 +108,133 @@ TEST_CASE("layout: complete page with escaped title, stylesheet link, backlinks"
 
 TEST_CASE("layout: a bounded backlinks list says how many more exist") {
   NotePage p;
-  p.site_name = "S";
+  p.site.name = "S";
   p.title = "Hub";
-  p.backlinks = {{"A", "/a"}};
+  p.backlinks = {{"A", "/a", ""}};
   p.backlinks_total = 1200;
   CHECK(AssembleNotePage(p).find("and 1199 more") != std::string::npos);
+}
+
+#include "folio/site/listings.h"
+
+namespace {
+NoteMeta Full(std::string path, std::vector<std::string> targets, std::vector<std::string> embeds = {},
+              std::vector<std::string> tags = {}, int64_t updated = 1) {
+  NoteMeta m = Meta(std::move(path), std::move(targets));
+  m.embeds = std::move(embeds);
+  for (const auto& e : m.embeds) m.targets.push_back(e);
+  m.tags = std::move(tags);
+  m.updated_ms = updated;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("vault: notes embedding a changed note re-render, transitively") {
+  Vault v;
+  (void)v.Apply({Full("a.md", {}, {"b"}), Full("b.md", {}, {"c"}), Full("c.md", {}), Full("d.md", {"c"})}, {});
+  auto imp = v.Apply({Full("c.md", {}, {}, {}, 2)}, {});
+  // c itself, b embeds c, a embeds b; d only links to c (no re-render).
+  CHECK(imp.render == S({"a.md", "b.md", "c.md"}));
+}
+
+TEST_CASE("vault: unpublished notes have no page and links to them are dead") {
+  Vault v;
+  NoteMeta draft = Meta("draft.md", {});
+  draft.published = false;
+  auto imp = v.Apply({Meta("a.md", {"draft"}), draft}, {});
+  CHECK(imp.render == S({"a.md"}));
+  CHECK(v.Find("a.md")->out.empty());
+  CHECK(v.Find("draft.md")->url.empty());
+  // Publishing it later: it renders, and a's link now resolves.
+  NoteMeta pub = Meta("draft.md", {});
+  imp = v.Apply({pub}, {});
+  CHECK(imp.render == S({"a.md", "draft.md"}));
+  // Unpublishing again removes its page.
+  draft = Meta("draft.md", {});
+  draft.published = false;
+  imp = v.Apply({draft}, {});
+  CHECK(imp.deleted_urls == std::vector<std::string>{"/draft"});
+  CHECK(imp.render == S({"a.md"}));
+}
+
+TEST_CASE("vault: a new permalink moves the note and leaves a redirect") {
+  Vault v;
+  (void)v.Apply({Meta("a.md", {})}, {});
+  NoteMeta m = Meta("a.md", {});
+  m.permalink = "/custom/place";
+  auto imp = v.Apply({m}, {});
+  CHECK(v.Find("a.md")->url == "/custom/place");
+  CHECK(imp.moved == std::map<std::string, std::string>{{"/a", "/custom/place"}});
+}
+
+TEST_CASE("listings: every kind exists and fingerprints change only where content does") {
+  Vault v;
+  (void)v.Apply({Full("Docs/a.md", {}, {}, {"topic/sub"}, 10), Full("Docs/Deep/b.md", {}, {}, {"topic"}, 20),
+                 Full("c.md", {}, {}, {}, 30)},
+                {});
+  SiteInfo info;
+  info.name = "S";
+  auto l1 = BuildListings(v, info);
+  for (const char* url : {"/", "/docs/", "/docs/deep/", "/tags", "/tags/topic", "/tags/topic/sub", "/recent",
+                          "/rss.xml", "/sitemap.xml", "/robots.txt"}) {
+    CAPTURE(url);
+    CHECK(l1.count(url) == 1);
+  }
+  CHECK(l1.at("/tags/topic").listing.items.size() == 2);  // nested tag counts toward its parent
+  CHECK(l1.at("/docs/").listing.sections.size() == 1);    // Deep/
+  CHECK(l1.at("/recent").listing.items.front().url == "/c");
+  CHECK(l1.at("/rss.xml").Render().find("<rss") != std::string::npos);
+  CHECK(l1.at("/sitemap.xml").Render().find("<loc>/docs/a</loc>") != std::string::npos);
+
+  // c changes but is already the newest (same day): no listing changes at all.
+  (void)v.Apply({Full("c.md", {}, {}, {}, 40)}, {});
+  auto l2 = BuildListings(v, info);
+  for (const auto& [url, g] : l2) {
+    CAPTURE(url);
+    CHECK(g.fingerprint == l1.at(url).fingerprint);
+  }
+  // Docs/a changes: it moves to the top of /recent; tag and folder pages keep their content.
+  (void)v.Apply({Full("Docs/a.md", {}, {}, {"topic/sub"}, 50)}, {});
+  auto l3 = BuildListings(v, info);
+  CHECK(l3.at("/recent").fingerprint != l2.at("/recent").fingerprint);
+  CHECK(l3.at("/rss.xml").fingerprint != l2.at("/rss.xml").fingerprint);
+  CHECK(l3.at("/tags/topic").fingerprint == l2.at("/tags/topic").fingerprint);
+  CHECK(l3.at("/docs/").fingerprint == l2.at("/docs/").fingerprint);
+}
+
+TEST_CASE("listings: recent pagination and alias redirects") {
+  Vault v;
+  std::vector<NoteMeta> many;
+  for (int i = 0; i < 120; ++i) many.push_back(Full("n" + std::to_string(i) + ".md", {}, {}, {}, i + 1));
+  NoteMeta aliased = Full("target.md", {});
+  aliased.aliases = {"Old Name"};
+  many.push_back(aliased);
+  (void)v.Apply(std::move(many), {});
+  auto l = BuildListings(v, SiteInfo{});
+  CHECK(l.count("/recent?page=2") == 1);
+  CHECK(l.count("/recent?page=3") == 1);
+  CHECK(l.count("/recent?page=4") == 0);
+  CHECK(l.at("/recent?page=3").listing.items.size() == 21);
+  CHECK(l.at("/recent?page=2").Render().find("Page 2 of 3") != std::string::npos);
+  REQUIRE(l.count("/old-name") == 1);
+  CHECK(l.at("/old-name").status == 301);
+  CHECK(l.at("/old-name").location == "/target");
+}
+
+TEST_CASE("vault: attachment changes re-render the notes that use them") {
+  Vault v;
+  std::vector<std::string> unused;
+  CHECK(v.ApplyAttachments({{"Media/pic.png", "aaaa1111bbbb2222cccc", ""}}, {}, &unused).empty());
+  (void)v.Apply({Full("a.md", {}, {"pic.png"}), Full("b.md", {}), Full("c.md", {}, {"a"})}, {});
+  CHECK(v.AttachmentUrl("pic.png", "a.md") == std::optional<std::string>("/assets/aaaa1111bbbb2222/pic.png"));
+  // New bytes: a (embeds it) and c (embeds a) re-render; the old URL is unused.
+  auto render = v.ApplyAttachments({{"Media/pic.png", "ffff1111bbbb2222cccc", ""}}, {}, &unused);
+  CHECK(render == S({"a.md", "c.md"}));
+  CHECK(unused == std::vector<std::string>{"/assets/aaaa1111bbbb2222/pic.png"});
+  // Same bytes again: nothing.
+  CHECK(v.ApplyAttachments({{"Media/pic.png", "ffff1111bbbb2222cccc", ""}}, {}, &unused).empty());
+  // Deleted: the embedders re-render (their embed is dead now).
+  render = v.ApplyAttachments({}, {"Media/pic.png"}, &unused);
+  CHECK(render == S({"a.md", "c.md"}));
+  CHECK(!v.AttachmentUrl("pic.png", "a.md"));
 }

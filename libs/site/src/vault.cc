@@ -7,36 +7,71 @@
 #include "folio/markdown/slug.h"
 
 namespace folio::site {
+namespace {
+
+// Adds to `into` every element in exactly one of a, b (both sorted).
+void AddSymmetricDifference(const std::vector<std::string>& a, const std::vector<std::string>& b,
+                            std::set<std::string>* into) {
+  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(*into, into->end()));
+}
+
+// A permalink as an URL path: leading '/', no trailing '/' (except "/").
+std::string NormalizePermalink(std::string_view p) {
+  std::string u;
+  if (p.empty() || p.front() != '/') u = "/";
+  u += p;
+  while (u.size() > 1 && u.back() == '/') u.pop_back();
+  return u;
+}
+
+}  // namespace
 
 bool Vault::IsReservedUrl(std::string_view url) {
-  return url == "/livez" || url == "/readyz" || url == "/metrics" || StartsWith(url, "/assets/") ||
-         StartsWith(url, "/_folio/") || StartsWith(url, "/api/");
+  return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" ||
+         url == "/sitemap.xml" || url == "/robots.txt" || url == "/recent" || url == "/tags" ||
+         StartsWith(url, "/assets/") || StartsWith(url, "/_folio/") || StartsWith(url, "/api/") ||
+         StartsWith(url, "/tags/");
+}
+
+void Vault::Index(const NoteMeta& n) {
+  if (!n.published) return;
+  url_owner_[n.url] = n.path;
+  index_.Add(n.path, n.aliases);
+}
+
+void Vault::Unindex(const NoteMeta& n) {
+  if (!n.published) return;
+  auto it = url_owner_.find(n.url);
+  if (it != url_owner_.end() && it->second == n.path) url_owner_.erase(it);
+  index_.Remove(n.path);
 }
 
 void Vault::Load(NoteMeta meta) {
-  url_owner_[meta.url] = meta.path;
-  index_.Add(meta.path, meta.aliases);
+  Index(meta);
   std::string path = meta.path;
   notes_[path] = std::move(meta);
 }
 
 void Vault::Rebuild() {
   backlinks_.clear();
+  embedders_.clear();
   for (auto& [path, n] : notes_) {
-    n.out = ResolveAll(n);
+    n.out = n.published ? ResolveAll(n.targets, n.path) : std::vector<std::string>{};
+    n.embeds_out = n.published ? ResolveAll(n.embeds, n.path) : std::vector<std::string>{};
     for (const auto& t : n.out) backlinks_[t].insert(path);
+    for (const auto& t : n.embeds_out) embedders_[t].insert(path);
   }
 }
 
-std::string Vault::AssignUrl(const std::string& path, std::vector<std::string>* warnings) {
-  std::string base = markdown::UrlForNotePath(path);
+std::string Vault::AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings) {
+  std::string base = n.permalink.empty() ? markdown::UrlForNotePath(n.path) : NormalizePermalink(n.permalink);
   auto owner = url_owner_.find(base);
   bool reserved = IsReservedUrl(base);
-  if (!reserved && (owner == url_owner_.end() || owner->second == path)) return base;
+  if (!reserved && (owner == url_owner_.end() || owner->second == n.path)) return base;
   // Deterministic and stable: the same path always gets the same fallback.
   std::string url = base;
   if (url.size() > 1 && url.back() == '/') url.pop_back();
-  url += "-" + Sha256Hex(path).substr(0, 6);
+  url += "-" + Sha256Hex(n.path).substr(0, 6);
   if (reserved) {
     warnings->push_back("URL " + base + " is reserved by folio; this note is published at " + url);
   } else {
@@ -46,11 +81,11 @@ std::string Vault::AssignUrl(const std::string& path, std::vector<std::string>* 
   return url;
 }
 
-std::vector<std::string> Vault::ResolveAll(const NoteMeta& n) const {
+std::vector<std::string> Vault::ResolveAll(const std::vector<std::string>& targets, const std::string& from) const {
   std::vector<std::string> out;
-  for (const auto& t : n.targets) {
+  for (const auto& t : targets) {
     if (t.empty()) continue;  // [[#Heading]]: same note
-    if (auto r = index_.Resolve(t, n.path); r && r->path != n.path) out.push_back(r->path);
+    if (auto r = index_.Resolve(t, from); r && r->path != from && notes_.count(r->path)) out.push_back(r->path);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -65,22 +100,39 @@ void Vault::SetOut(NoteMeta& n, std::vector<std::string> out) {
       if (it->second.empty()) backlinks_.erase(it);
     }
   }
+  for (const auto& t : n.embeds_out) {
+    auto it = embedders_.find(t);
+    if (it != embedders_.end()) {
+      it->second.erase(n.path);
+      if (it->second.empty()) embedders_.erase(it);
+    }
+  }
   n.out = std::move(out);
+  n.embeds_out = n.published ? ResolveAll(n.embeds, n.path) : std::vector<std::string>{};
   for (const auto& t : n.out) backlinks_[t].insert(n.path);
+  for (const auto& t : n.embeds_out) embedders_[t].insert(n.path);
 }
 
-namespace {
-// Adds to `into` every element in exactly one of a, b (both sorted).
-void AddSymmetricDifference(const std::vector<std::string>& a, const std::vector<std::string>& b,
-                            std::set<std::string>* into) {
-  std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(*into, into->end()));
+std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) const {
+  std::set<std::string> seen;
+  std::vector<std::string> todo(paths.begin(), paths.end());
+  while (!todo.empty()) {
+    std::string p = std::move(todo.back());
+    todo.pop_back();
+    auto it = embedders_.find(p);
+    if (it == embedders_.end()) continue;
+    for (const auto& e : it->second) {
+      if (seen.insert(e).second) todo.push_back(e);
+    }
+  }
+  return seen;
 }
-}  // namespace
 
 Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
   Impact impact;
   bool names_changed = false;  // the set of linkable names changed: re-resolve everyone
   std::set<std::string> backlink_changed;
+  std::set<std::string> content_changed;  // notes whose own rendering changes (for embedders)
 
   for (const auto& path : deletes) {
     auto it = notes_.find(path);
@@ -89,59 +141,150 @@ Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string
     impact.home_changed = true;
     NoteMeta& n = it->second;
     for (const auto& t : n.out) backlink_changed.insert(t);
+    content_changed.insert(path);
     SetOut(n, {});
-    impact.deleted_urls.push_back(n.url);
-    url_owner_.erase(n.url);
-    index_.Remove(path);
+    if (n.published) impact.deleted_urls.push_back(n.url);
+    Unindex(n);
     notes_.erase(it);
   }
 
   std::set<std::string> upserted;
   for (auto& u : upserts) {
     upserted.insert(u.path);
+    content_changed.insert(u.path);
     auto it = notes_.find(u.path);
     if (it == notes_.end()) {
       names_changed = true;
       impact.home_changed = true;
-      u.url = AssignUrl(u.path, &impact.url_warnings[u.path]);
-      url_owner_[u.url] = u.path;
-      index_.Add(u.path, u.aliases);
+      if (u.published) u.url = AssignUrl(u, &impact.url_warnings[u.path]);
+      Index(u);
       std::string path = u.path;
       u.out.clear();
+      u.embeds_out.clear();
       notes_.emplace(path, std::move(u));
       continue;
     }
     NoteMeta& old = it->second;
-    if (old.aliases != u.aliases) {
+    bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
+    if (relink) {
       names_changed = true;
-      index_.Add(u.path, u.aliases);
+      impact.home_changed = true;
+      Unindex(old);
+      u.url = u.published ? AssignUrl(u, &impact.url_warnings[u.path]) : "";
+      if (old.published && old.url != u.url) {
+        if (u.published) impact.moved[old.url] = u.url; else impact.deleted_urls.push_back(old.url);
+      }
+      Index(u);
+    } else {
+      u.url = old.url;
     }
     if (old.title != u.title) {
       impact.home_changed = true;
       // Pages listing this note as a backlink show its title.
       for (const auto& t : old.out) backlink_changed.insert(t);
-      for (const auto& t : ResolveAll(u)) backlink_changed.insert(t);
+      for (const auto& t : ResolveAll(u.targets, u.path)) backlink_changed.insert(t);
     }
-    u.url = old.url;
+    if (old.embeds != u.embeds) names_changed = true;  // re-derive embeds_out below
     u.out = std::move(old.out);
+    u.embeds_out = std::move(old.embeds_out);
+    // SetOut() below re-derives links; keep the reverse maps consistent meanwhile.
     old = std::move(u);
   }
 
   for (auto& [path, n] : notes_) {
     bool is_upserted = upserted.count(path) > 0;
     if (!is_upserted && !names_changed) continue;
-    std::vector<std::string> out = ResolveAll(n);
-    if (out == n.out) continue;
+    std::vector<std::string> out = n.published ? ResolveAll(n.targets, path) : std::vector<std::string>{};
+    std::vector<std::string> embeds_out = n.published ? ResolveAll(n.embeds, path) : std::vector<std::string>{};
+    if (out == n.out && embeds_out == n.embeds_out) continue;
     AddSymmetricDifference(n.out, out, &backlink_changed);
+    bool embeds_moved = embeds_out != n.embeds_out;
     SetOut(n, std::move(out));
     if (!is_upserted) impact.render.insert(path);  // its links now land elsewhere
+    if (embeds_moved) content_changed.insert(path);
   }
 
   impact.render.insert(upserted.begin(), upserted.end());
-  for (const auto& p : backlink_changed) {
-    if (notes_.count(p)) impact.render.insert(p);
+  for (const auto& p : backlink_changed) impact.render.insert(p);
+  // Notes that embed a changed note (directly or through others) show its content.
+  for (const auto& p : EmbeddersOf(content_changed)) impact.render.insert(p);
+  // Only published notes that exist have pages.
+  for (auto it = impact.render.begin(); it != impact.render.end();) {
+    auto n = notes_.find(*it);
+    if (n == notes_.end() || !n->second.published) it = impact.render.erase(it); else ++it;
   }
   return impact;
+}
+
+std::string Vault::AssetUrl(std::string_view sha256, std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return "/assets/" + std::string(sha256.substr(0, 16)) + "/" + std::string(name);
+}
+
+void Vault::LoadAttachment(AttachmentMeta meta) {
+  index_.Add(meta.path);
+  std::string path = meta.path;
+  attachments_[path] = std::move(meta);
+}
+
+std::set<std::string> Vault::ApplyAttachments(std::vector<AttachmentMeta> upserts, const std::vector<std::string>& deletes,
+                                              std::vector<std::string>* unused_urls) {
+  std::set<std::string> changed;  // attachment paths added, changed or removed
+  std::set<std::string> old_urls;
+  for (const auto& d : deletes) {
+    auto it = attachments_.find(d);
+    if (it == attachments_.end()) continue;
+    changed.insert(d);
+    old_urls.insert(it->second.url);
+  }
+  for (const auto& u : upserts) {
+    auto it = attachments_.find(u.path);
+    if (it != attachments_.end() && it->second.sha256 == u.sha256) continue;
+    changed.insert(u.path);
+    if (it != attachments_.end()) old_urls.insert(it->second.url);
+  }
+  if (changed.empty()) return {};
+  std::set<std::string> render;
+  // Notes whose targets resolve to a changed attachment, before and after.
+  auto scan = [&] {
+    for (const auto& [path, n] : notes_) {
+      if (!n.published) continue;
+      for (const auto& t : n.targets) {
+        auto r = index_.Resolve(t, path);
+        if (r && changed.count(r->path)) { render.insert(path); break; }
+      }
+    }
+  };
+  scan();
+  for (const auto& d : deletes) {
+    if (attachments_.erase(d)) index_.Remove(d);
+  }
+  for (auto& u : upserts) {
+    u.url = AssetUrl(u.sha256, u.path);
+    index_.Add(u.path);
+    std::string path = u.path;
+    attachments_[path] = std::move(u);
+  }
+  scan();
+  for (const auto& [path, a] : attachments_) old_urls.erase(a.url);  // still used (same bytes elsewhere)
+  unused_urls->assign(old_urls.begin(), old_urls.end());
+  // Embedders of those notes show them too.
+  for (const auto& p : EmbeddersOf(render)) render.insert(p);
+  return render;
+}
+
+const AttachmentMeta* Vault::FindAttachment(std::string_view path) const {
+  auto it = attachments_.find(path);
+  return it == attachments_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> Vault::AttachmentUrl(std::string_view target, std::string_view from) const {
+  auto r = index_.Resolve(target, from);
+  if (!r) return std::nullopt;
+  auto it = attachments_.find(r->path);
+  if (it == attachments_.end()) return std::nullopt;
+  return it->second.url;
 }
 
 const NoteMeta* Vault::Find(std::string_view path) const {
@@ -153,6 +296,19 @@ std::vector<std::string> Vault::Backlinks(std::string_view path) const {
   auto it = backlinks_.find(path);
   if (it == backlinks_.end()) return {};
   return {it->second.begin(), it->second.end()};
+}
+
+std::map<std::string, std::string> Vault::AliasRedirects() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [path, n] : notes_) {
+    if (!n.published) continue;
+    for (const auto& a : n.aliases) {
+      std::string url = "/" + markdown::SlugifySegment(a);
+      if (url == "/-" || url_owner_.count(url) || IsReservedUrl(url) || url == n.url) continue;
+      out.emplace(url, path);  // first (lexicographic path) wins
+    }
+  }
+  return out;
 }
 
 std::optional<markdown::Resolution> Vault::Resolve(std::string_view target, std::string_view from) const {

@@ -2,15 +2,20 @@
 //
 //   KV bucket "pages"  key   = PageKey(site, url_path)
 //                      value = EncodePageRecord(PageRecord)    (binary, schema 1)
+//                      key   = SiteKey(site) = "_site.<site>"
+//                      value = EncodeSiteRecord(SiteRecord)    (JSON, schema 1)
 //   stream   "notes"   subject = NotesSubject(site) = "notes.<site>"
 //                      data    = EncodeNoteEvent(NoteEvent)    (JSON, schema 1)
 //
 // Site names are [a-z0-9-]{1,63}. URL paths are the decoded path a reader
 // asks for ("/folder/my-note", "/" for home). Keys use base64url so any
-// Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9].
+// Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9]. Keys starting
+// with '_' are folio's own bookkeeping ("_meta.<site>", "_site.<site>"),
+// never pages: ParsePageKey rejects them because '_' is not a site character.
 // Pure functions; thread-safe. See libs/bus/README.md for the byte layout.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +30,10 @@ inline constexpr std::string_view kNotesStream = "notes";
 inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
 inline constexpr uint8_t kPageRecordSchema = 1;
 inline constexpr int kNoteEventSchema = 1;
+inline constexpr std::string_view kSiteKeyPrefix = "_site.";  // + site
+inline constexpr int kSiteRecordSchema = 1;
+inline constexpr size_t kMaxHostNameSize = 253;
+inline constexpr size_t kMaxSiteHosts = 64;
 
 // True for [a-z0-9-]{1,63} not starting with '-'.
 bool IsValidSiteName(std::string_view site);
@@ -66,5 +75,37 @@ struct NoteEvent {
 
 std::string EncodeNoteEvent(const NoteEvent& e);
 Status DecodeNoteEvent(std::string_view json, NoteEvent* out);
+
+// ---- Sites and host names.
+
+// "_site.<site>"; REQUIRES: IsValidSiteName(site).
+std::string SiteKey(std::string_view site);
+// Inverse of SiteKey; false for any other key (page keys included).
+bool ParseSiteKey(std::string_view key, std::string* site);
+
+// Canonical form of a host as a Host header or an operator gives it:
+// ASCII lower case, without ":port", without the brackets of an IPv6
+// literal and without a trailing '.' ("A.Example.:8081" -> "a.example",
+// "[::1]:80" -> "::1"). Writes into *out, reusing its capacity (no
+// allocation once it has kMaxHostNameSize bytes: safe on the edge's hot
+// path). False (out unspecified) when the result is empty, longer than
+// kMaxHostNameSize, or has a character outside [a-z0-9._-] (an IPv6
+// literal, bracketed or with two or more ':', allows [0-9a-f:.] only).
+bool NormalizeHost(std::string_view host, std::string* out);
+
+// Which host names one site answers, published by ingest so that edges can
+// pick the site of a request by its Host header. Deleting the key withdraws
+// the hosts.
+struct SiteRecord {
+  std::string site;                // IsValidSiteName
+  std::vector<std::string> hosts;  // each NormalizeHost-canonical; at most kMaxSiteHosts
+  std::string title;               // shown on pages; may be empty
+};
+
+// {"schema":1,"site":"a","hosts":["a.example"],"title":"A"}
+std::string EncodeSiteRecord(const SiteRecord& r);
+// kInvalidArgument on malformed JSON, a missing field, an unknown schema, an
+// invalid site name, or a host that is not canonical. Unknown fields are skipped.
+Status DecodeSiteRecord(std::string_view json, SiteRecord* out);
 
 }  // namespace folio::bus

@@ -5,7 +5,9 @@
 //
 // Supported: CommonMark, tables, strikethrough, task lists, [[wikilinks]]
 // ([[t]], [[t|alias]], [[t#Heading]], [[folder/t]], [[t.md]]), markdown links
-// to notes ([x](Other%20note.md)), YAML frontmatter, headings with ids.
+// to notes ([x](Other%20note.md)), YAML frontmatter, headings with ids, and
+// Obsidian's embeds, callouts, ==highlights==, %%comments%%, #tags, ^block-ids,
+// footnotes, $math$ (MathML) and mermaid fences (HTML shapes: README.md).
 // Links that resolve become <a href="URL">; dangling ones become
 // <span class="link-dead" title="...">text</span> plus a warning.
 // External links get rel="noopener". javascript:/data:/vbscript: URLs are

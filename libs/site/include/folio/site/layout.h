@@ -13,24 +13,66 @@ namespace folio::site {
 
 struct LinkItem {
   std::string title;
-  std::string url;  // decoded URL path; percent-encoded when written
+  std::string url;   // decoded URL path; percent-encoded when written
+  std::string date;  // "2026-11-30" or "" (listings show it)
+};
+
+struct TocEntry {
+  int level = 2;
+  std::string text;
+  std::string id;
+};
+
+// Site-wide settings every page shares.
+struct SiteInfo {
+  std::string name = "folio";  // shown in the header and <title>
+  std::string base_url;        // "https://notes.example.com" or "" (then links stay relative)
+  std::string mermaid_url;     // ES module loaded only on pages with a mermaid diagram
 };
 
 struct NotePage {
-  std::string site_name;     // shown in the header and <title>
+  SiteInfo site;
+  std::string url;           // this page's URL path (canonical, og:url)
   std::string title;
   std::string body_html;     // from markdown::RenderNote
-  std::string description;   // plain-text summary for <meta name="description">
+  std::string description;   // plain-text summary for <meta name="description"> and OG
+  std::string created;       // "2026-11-30" or ""
   std::string updated;       // "2026-11-30" or ""
+  std::string image;         // OG image URL or ""
+  std::string lang;          // <html lang>, default "en"
+  std::vector<std::string> cssclasses;  // classes on <body>
+  std::vector<std::string> tags;        // shown as links to /tags/...
+  std::vector<LinkItem> breadcrumbs;    // folders from the root to the note's folder
+  std::vector<TocEntry> toc;            // headings (shown when there are 2 or more)
+  bool has_mermaid = false;
   std::vector<LinkItem> backlinks;  // possibly a bounded prefix of all of them
   size_t backlinks_total = 0;        // how many exist; the page says "and N more"
 };
 
+// A generated listing: home, folder, tag, recent.
+struct ListingPage {
+  SiteInfo site;
+  std::string url;
+  std::string title;
+  std::string intro;                   // optional line under the title (escaped)
+  std::vector<LinkItem> sections;      // sub-folders or sub-tags, listed first
+  std::vector<LinkItem> items;
+  size_t total = 0;                    // items that exist (items may be bounded)
+  int page = 1, pages = 1;             // pagination: links to url?page=N
+};
+
 std::string AssembleNotePage(const NotePage& p);
+std::string AssembleListingPage(const ListingPage& p);
 // Home listing when the vault has no root index.md. `total` may exceed
 // items.size() (the listing is bounded); the page says how many more exist.
 std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkItem>& items, size_t total);
 std::string Assemble404Page(std::string_view site_name);
+// A tiny page for a 301 (browsers follow the Location header; this is for humans).
+std::string AssembleRedirectPage(std::string_view target_url);
+// RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
+std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
+std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items);
+std::string AssembleRobots(const SiteInfo& site);
 
 // The stylesheet and its URL ("/assets/folio.<hash>.css").
 const std::string& StyleSheet();

@@ -21,21 +21,35 @@ namespace folio::site {
 
 struct NoteMeta {
   std::string path;                  // vault path "Folder/Note.md"
-  std::string url;                   // canonical URL path, assigned by the Vault
+  std::string url;                   // canonical URL path, assigned by the Vault ("" if unpublished)
   std::string sha256;                // of the raw content
   std::string title;
-  std::vector<std::string> targets;  // link targets as written (decoded, no anchor), unique
+  std::vector<std::string> targets;  // link and embed targets as written (decoded, no anchor), unique
+  std::vector<std::string> embeds;   // the subset of targets that are ![[embeds]]
   std::vector<std::string> aliases;
+  std::vector<std::string> tags;     // frontmatter + inline, without '#'
+  std::string permalink;             // frontmatter permalink/slug ("" = from the path)
+  bool published = true;             // false for publish: false / draft: true
   int64_t updated_ms = 0;            // when the content last changed
   int64_t version = 0;               // push version that last changed it
   std::vector<std::string> out;      // derived: resolved target paths, sorted, unique
+  std::vector<std::string> embeds_out;  // derived: resolved embed targets, sorted, unique
+};
+
+// A non-note file of the vault (image, audio, video, PDF, ...).
+struct AttachmentMeta {
+  std::string path;    // vault path "Media/pic.png"
+  std::string sha256;  // of the bytes
+  std::string url;     // "/assets/<first 16 hex of sha256>/<file name>"
 };
 
 // What a change set does to the site.
 struct Impact {
   std::set<std::string> render;      // note paths whose pages must be re-rendered
-  std::vector<std::string> deleted_urls;  // URLs whose pages must be deleted
-  bool home_changed = false;         // the generated home listing must be re-rendered
+  std::vector<std::string> deleted_urls;  // URLs whose pages must be deleted (no successor)
+  // URLs a note left (rename by permalink, unpublish excluded): old -> new, for 301s.
+  std::map<std::string, std::string> moved;
+  bool home_changed = false;         // kept for callers; listings are diffed by content
   // Per pushed path: warnings about its URL (collision, reserved).
   std::map<std::string, std::vector<std::string>> url_warnings;
 };
@@ -55,24 +69,45 @@ class Vault {
   // returns what must be re-rendered. REQUIRES: no path both upserted and deleted.
   Impact Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes);
 
+  // Attachments: load as stored, or apply a change set. ApplyAttachments
+  // returns the published notes that link to or embed an added, changed or
+  // removed attachment (they must re-render) and fills *unused_urls with
+  // asset URLs no attachment uses any more. Call before Apply() of notes.
+  void LoadAttachment(AttachmentMeta meta);
+  std::set<std::string> ApplyAttachments(std::vector<AttachmentMeta> upserts, const std::vector<std::string>& deletes,
+                                         std::vector<std::string>* unused_urls);
+  const AttachmentMeta* FindAttachment(std::string_view path) const;
+  const std::map<std::string, AttachmentMeta, std::less<>>& attachments() const { return attachments_; }
+  // The asset URL an attachment link/embed from note `from` lands on.
+  std::optional<std::string> AttachmentUrl(std::string_view target, std::string_view from) const;
+  static std::string AssetUrl(std::string_view sha256, std::string_view path);
+
   const NoteMeta* Find(std::string_view path) const;
   const std::map<std::string, NoteMeta, std::less<>>& notes() const { return notes_; }
-  // Paths of notes that link to `path`, sorted.
+  // Paths of published notes that link to `path`, sorted.
   std::vector<std::string> Backlinks(std::string_view path) const;
+  // Alias URL -> note path, for redirect pages (aliases whose URL no note owns).
+  std::map<std::string, std::string> AliasRedirects() const;
   // Resolves a link target from a note: the target note, if any.
   std::optional<markdown::Resolution> Resolve(std::string_view target, std::string_view from) const;
   // True when a root "index.md" provides the home page.
   bool HasIndexNote() const;
 
  private:
-  std::vector<std::string> ResolveAll(const NoteMeta& n) const;
-  std::string AssignUrl(const std::string& path, std::vector<std::string>* warnings);
+  std::vector<std::string> ResolveAll(const std::vector<std::string>& targets, const std::string& from) const;
+  std::string AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings);
   void SetOut(NoteMeta& n, std::vector<std::string> out);
+  void Index(const NoteMeta& n);    // adds a published note to the link index and URL map
+  void Unindex(const NoteMeta& n);
+  // Notes embedding any of `paths`, transitively.
+  std::set<std::string> EmbeddersOf(const std::set<std::string>& paths) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
   std::map<std::string, std::string, std::less<>> url_owner_;  // url -> path
   std::map<std::string, std::set<std::string>, std::less<>> backlinks_;  // target -> sources
+  std::map<std::string, std::set<std::string>, std::less<>> embedders_;  // target -> notes embedding it
   markdown::LinkIndex index_;
+  std::map<std::string, AttachmentMeta, std::less<>> attachments_;
 };
 
 }  // namespace folio::site

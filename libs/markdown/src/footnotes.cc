@@ -1,0 +1,47 @@
+// The footnote list at the end of a note. Definitions were taken out of the
+// body by Preprocess; references were numbered by TryFootnoteRef.
+#include <algorithm>
+
+#include "folio/core/text.h"
+#include "renderer.h"
+
+namespace folio::markdown {
+
+namespace {
+
+// "<p>x</p>\n" -> "x" when the definition rendered as one paragraph.
+std::string Unwrap(std::string html) {
+  if (StartsWith(html, "<p>") && EndsWith(html, "</p>\n") && html.find("<p>", 3) == std::string::npos) {
+    return html.substr(3, html.size() - 8);
+  }
+  while (!html.empty() && html.back() == '\n') html.pop_back();
+  return html;
+}
+
+}  // namespace
+
+void Renderer::AppendFootnotes() {
+  if (footnote_order_.empty()) return;
+  std::string& out = html();
+  out += "<section class=\"footnotes\">\n<ol>\n";
+  for (size_t k = 0; k < footnote_order_.size(); ++k) {
+    const FootnoteDef& def = footnotes_[footnote_order_[k]];
+    RenderResult sub;
+    Renderer(note_path_, options_, &sub).Run(def.text);
+    std::string n = std::to_string(k + 1);
+    out += "<li id=\"fn-" + n + "\">" + Unwrap(std::move(sub.html)) + " <a href=\"#fnref-" + n +
+           "\" class=\"footnote-backref\">\xE2\x86\xA9</a></li>\n";
+    for (LinkRef& l : sub.links) result_->links.push_back(std::move(l));
+    for (std::string& w : sub.warnings) result_->warnings.push_back(std::move(w));
+    for (std::string& t : sub.tags) {
+      auto same = [&](const std::string& x) { return EqualsIgnoreAsciiCase(x, t); };
+      if (std::none_of(result_->tags.begin(), result_->tags.end(), same)) result_->tags.push_back(std::move(t));
+    }
+    result_->has_math |= sub.has_math;
+    TextBreak('\n');
+    text() += sub.text;
+  }
+  out += "</ol>\n</section>\n";
+}
+
+}  // namespace folio::markdown

@@ -1,0 +1,67 @@
+#include "page_cache.h"
+
+#include <doctest/doctest.h>
+
+using namespace folio;
+using namespace folio::edge;
+
+namespace {
+std::shared_ptr<const Page> PageWithBody(const std::string& body) {
+  auto p = std::make_shared<Page>();
+  p->body = body;
+  return p;
+}
+std::string BodyAt(SiteTables& t, std::string_view host, const std::string& url) {
+  const PageTable* pages = t.Find(host);
+  if (!pages) return "<no site>";
+  auto it = pages->find(url);
+  return it == pages->end() ? "<none>" : it->second->body;
+}
+}  // namespace
+
+TEST_CASE("site tables: the Host header picks the site; unknown hosts get the default") {
+  SiteTables t("default");
+  t.Put("default", "/", PageWithBody("home of default"));
+  t.Put("a", "/", PageWithBody("home of a"));
+  t.Put("b", "/", PageWithBody("home of b"));
+  t.Put("b", "/only-b", PageWithBody("b page"));
+  CHECK(t.pages() == 4);
+  t.SetHosts("a", {"a.example"});
+  t.SetHosts("b", {"b.example", "www.b.example"});
+  CHECK(BodyAt(t, "a.example", "/") == "home of a");
+  CHECK(BodyAt(t, "A.Example:8081", "/") == "home of a");
+  CHECK(BodyAt(t, "b.example:8081", "/only-b") == "b page");
+  CHECK(BodyAt(t, "www.b.example.", "/") == "home of b");
+  CHECK(BodyAt(t, "a.example", "/only-b") == "<none>");
+  CHECK(BodyAt(t, "", "/") == "home of default");
+  CHECK(BodyAt(t, "unknown.example", "/") == "home of default");
+  CHECK(BodyAt(t, "bad host!", "/") == "home of default");
+  CHECK(BodyAt(t, std::string(1000, 'a'), "/") == "home of default");
+  CHECK(t.SiteOf("[::1]:8081") == "default");
+}
+
+TEST_CASE("site tables: hosts move, are withdrawn, and pages are per site") {
+  SiteTables t("default");
+  t.SetHosts("a", {"a.example", "x.example"});
+  CHECK(t.SiteOf("x.example") == "a");
+  t.SetHosts("a", {"a.example"});  // a replaced its hosts
+  CHECK(t.SiteOf("x.example") == "default");
+  t.SetHosts("b", {"a.example"});  // b took a host over
+  CHECK(t.SiteOf("a.example") == "b");
+  t.RemoveHosts("a");              // does not withdraw b's host
+  CHECK(t.SiteOf("a.example") == "b");
+  t.RemoveHosts("b");
+  CHECK(t.SiteOf("a.example") == "default");
+  CHECK(t.Find("a.example") == nullptr);  // default has no pages yet
+
+  t.Put("a", "/p", PageWithBody("1"));
+  t.Put("a", "/p", PageWithBody("2"));
+  CHECK(t.pages() == 1);
+  t.SetHosts("a", {"a.example"});
+  CHECK(BodyAt(t, "a.example", "/p") == "2");
+  t.Erase("b", "/p");
+  CHECK(t.pages() == 1);
+  t.Erase("a", "/p");
+  CHECK(t.pages() == 0);
+  CHECK(BodyAt(t, "a.example", "/p") == "<none>");
+}

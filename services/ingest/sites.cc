@@ -1,0 +1,179 @@
+#include "sites.h"
+
+#include "folio/bus/schema.h"
+#include "folio/core/hash.h"
+#include "folio/core/log.h"
+
+namespace folio::ingest {
+namespace {
+
+constexpr int64_t kAckTimeoutMs = 10'000;
+
+SiteOptions OptionsFor(const SiteRow& row, const SiteOptions& flag_site) {
+  SiteOptions o = flag_site;
+  o.site = row.name;
+  // A table row named like the flag site keeps --site-name unless it has a title.
+  if (!row.title.empty()) o.site_name = row.title;
+  else if (row.name != flag_site.site) o.site_name = row.name;
+  return o;
+}
+
+}  // namespace
+
+bool SameSecret(std::string_view given, std::string_view expected) {
+  if (expected.empty()) return false;
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^ expected[i % expected.size()]);
+  }
+  return diff == 0;
+}
+
+Sites::Sites(SiteOptions flag_site, std::string flag_token, Store* store, ThreadPool* pool,
+             metrics::Registry* registry)
+    : flag_site_(std::move(flag_site)), flag_token_(std::move(flag_token)), store_(store), pool_(pool),
+      registry_(registry), tokens_(std::make_shared<TokenTable>()) {}
+
+Status Sites::Start() {
+  auto rows = store_->ListSites();
+  if (!rows.ok()) return rows.status();
+  auto tokens = std::make_shared<TokenTable>();
+  const SiteRow* flag_row = nullptr;
+  for (SiteRow& row : *rows) {
+    std::string name = row.name;
+    auto [it, inserted] = rows_.emplace(name, std::move(row));
+    if (name == flag_site_.site) flag_row = &it->second;
+    (*tokens)[it->second.token_sha256] = name;
+  }
+  // The flag site first: it exists even when the table is empty.
+  if (Status s = StartWriter(flag_row); !s.ok()) return s;
+  for (const auto& [name, row] : rows_) {
+    if (writers_.count(name)) continue;
+    if (Status s = StartWriter(&row); !s.ok()) return s;
+  }
+  (void)store_->DataVersionChanged();  // the baseline for ReloadIfChanged
+  std::lock_guard<std::mutex> l(mu_);
+  tokens_ = std::move(tokens);
+  return Status::Ok();
+}
+
+Status Sites::StartWriter(const SiteRow* row) {
+  SiteOptions o = row ? OptionsFor(*row, flag_site_) : flag_site_;
+  auto w = std::make_unique<SiteWriter>(o, store_, pool_, registry_);
+  if (Status s = w->Start(); !s.ok()) {
+    return Status(s.code(), "site \"" + o.site + "\": " + s.message());
+  }
+  if (bus_) w->SetBus(bus_);
+  log::Info("serving site", {{"site", o.site}, {"title", o.site_name}});
+  writers_[o.site] = std::move(w);
+  return Status::Ok();
+}
+
+std::string Sites::Authenticate(std::string_view token) const {
+  if (token.empty()) return "";
+  if (SameSecret(token, flag_token_)) return flag_site_.site;
+  // Only the hash is looked up: a timing difference reveals bits of a
+  // SHA-256, not of the token.
+  std::string hash = Sha256Hex(token);
+  std::shared_ptr<const TokenTable> tokens;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    tokens = tokens_;
+  }
+  auto it = tokens->find(hash);
+  return it == tokens->end() ? std::string() : it->second;
+}
+
+Status Sites::Reload() {
+  auto rows = store_->ListSites();
+  if (!rows.ok()) return rows.status();
+  auto tokens = std::make_shared<TokenTable>();
+  std::map<std::string, SiteRow, std::less<>> loaded;
+  for (SiteRow& row : *rows) {
+    std::string name = row.name;
+    loaded.emplace(std::move(name), std::move(row));
+  }
+  for (const auto& [name, row] : loaded) {
+    if (!writers_.count(name)) {
+      if (Status s = StartWriter(&row); !s.ok()) {
+        log::Error("cannot serve a new site", {{"site", name}, {"error", s.message()}});
+        continue;
+      }
+      writers_[name]->PublishPending();
+      if (bus_) {
+        if (Status s = PublishSiteRecord(row); !s.ok()) {
+          log::Warn("site record not published; will publish at next start",
+                    {{"site", name}, {"error", s.message()}});
+        }
+      }
+    }
+    (*tokens)[row.token_sha256] = name;
+  }
+  for (auto it = writers_.begin(); it != writers_.end();) {
+    if (it->first != flag_site_.site && !loaded.count(it->first)) {
+      log::Info("site removed; its token no longer works", {{"site", it->first}});
+      it = writers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  rows_ = std::move(loaded);
+  std::lock_guard<std::mutex> l(mu_);
+  tokens_ = std::move(tokens);
+  return Status::Ok();
+}
+
+void Sites::ReloadIfChanged() {
+  auto changed = store_->DataVersionChanged();
+  if (!changed.ok()) {
+    log::Warn("cannot check the database for new sites", {{"error", changed.status().message()}});
+    return;
+  }
+  if (!*changed) return;
+  if (Status s = Reload(); !s.ok()) log::Warn("sites reload failed", {{"error", s.message()}});
+}
+
+SiteWriter* Sites::writer(std::string_view site) {
+  auto it = writers_.find(site);
+  return it == writers_.end() ? nullptr : it->second.get();
+}
+
+void Sites::SetBus(bus::Bus* bus) {
+  bus_ = bus;
+  for (auto& [name, w] : writers_) w->SetBus(bus);
+}
+
+bool Sites::PublishPending() {
+  bool all = true;
+  for (auto& [name, w] : writers_) all = w->PublishPending() && all;
+  return all;
+}
+
+void Sites::ResyncIfNeeded() {
+  for (auto& [name, w] : writers_) {
+    if (Status s = w->ResyncIfNeeded(); !s.ok()) {
+      log::Warn("resync failed", {{"site", name}, {"error", s.message()}});
+    }
+  }
+}
+
+Status Sites::PublishSiteRecord(const SiteRow& row) {
+  bus::SiteRecord rec{row.name, row.hosts, row.title};
+  if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(row.name), bus::EncodeSiteRecord(rec)); !s.ok()) {
+    return s;
+  }
+  return bus_->WaitForAcks(kAckTimeoutMs);
+}
+
+Status Sites::PublishSiteRecords() {
+  if (!bus_) return Status::Unavailable("not connected to NATS");
+  for (const auto& [name, row] : rows_) {
+    bus::SiteRecord rec{row.name, row.hosts, row.title};
+    if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(name), bus::EncodeSiteRecord(rec)); !s.ok()) {
+      return s;
+    }
+  }
+  return bus_->WaitForAcks(kAckTimeoutMs);
+}
+
+}  // namespace folio::ingest

@@ -1,0 +1,187 @@
+// Obsidian fidelity and the reader's site: frontmatter (drafts, aliases,
+// permalinks, tags), embeds and cycles, generated pages (folders, tags,
+// recent, RSS, sitemap, robots), and exact incremental render counts.
+#include <doctest/doctest.h>
+
+#include "cluster.h"
+#include "json_util.h"
+
+using namespace folio;
+using namespace folio::it;
+
+TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vault") {
+  Cluster c;
+  std::string out;
+  int rc = c.RunCli({"push", testing::SourcePath("tests/fixtures/fidelity"), "--server", c.ingest_url(), "--token",
+                     kToken}, &out);
+  INFO(out);
+  INFO(c.Logs());
+  REQUIRE(rc == 0);
+
+  // index.md is the home page; the embedded section of Guide is inside it.
+  auto home = c.WaitForPage("/", 200, "Fidelity home");
+  REQUIRE(home.status == 200);
+  CHECK(home.body.find("Run the installer") != std::string::npos);  // ![[Guide#Install]]
+  CHECK(home.body.find("Intro with") == std::string::npos);         // only that section
+  CHECK(home.body.find("href=\"/docs/guide\"") != std::string::npos);
+  // A draft is not published and links to it are dead.
+  CHECK(c.EdgeGet("/docs/secret").status == 404);
+  CHECK(home.body.find("link-dead") != std::string::npos);
+  CHECK(out.find("Secret") != std::string::npos);  // reported as dangling to the author
+
+  auto guide = c.WaitForPage("/docs/guide", 200);
+  CHECK(guide.body.find("<body class=\"wide\"") != std::string::npos);           // cssclasses
+  CHECK(guide.body.find("property=\"og:title\" content=\"The Guide\"") != std::string::npos);
+  CHECK(guide.body.find("Created <time>2026-01-02</time>") != std::string::npos);
+  CHECK(guide.body.find("hidden comment") == std::string::npos);                  // %%comment%%
+  CHECK(guide.body.find("<mark>highlighted</mark>") != std::string::npos);
+  CHECK(guide.body.find("<math") != std::string::npos);                          // server-side math
+  CHECK(guide.body.find("data-callout=\"warning\"") != std::string::npos);
+  CHECK(guide.body.find("href=\"#install\"") != std::string::npos);               // [[#Install]]
+  CHECK(guide.body.find("class=\"toc\"") != std::string::npos);
+  CHECK(guide.body.find("class=\"breadcrumbs\"") != std::string::npos);
+  CHECK(guide.body.find("href=\"/docs/\"") != std::string::npos);
+  CHECK(guide.body.find("href=\"/tags/docs/guide\"") != std::string::npos);
+
+  // Aliases answer 301 to the note.
+  auto alias = c.EdgeGet("/old-name");
+  CHECK(alias.status == 301);
+  CHECK(alias.Header("Location") == "/docs/guide");
+  // A permalink overrides the URL; block references land on the block.
+  auto moved = c.WaitForPage("/elsewhere/moved-here", 200);
+  CHECK(moved.body.find("href=\"/docs/guide#block-install-step\"") != std::string::npos);
+  CHECK(c.EdgeGet("/moved").status == 404);
+  // Embed cycles are shown as such instead of recursing.
+  auto cycle = c.WaitForPage("/docs/cycle-a", 200);
+  CHECK(cycle.body.find("Embed cycle") != std::string::npos);
+
+  // Generated pages.
+  auto folder = c.WaitForPage("/docs/", 200);
+  CHECK(folder.body.find("href=\"/docs/guide\"") != std::string::npos);
+  CHECK(folder.body.find("href=\"/docs/secret\"") == std::string::npos);
+  auto tag = c.WaitForPage("/tags/docs", 200);
+  CHECK(tag.body.find("href=\"/docs/guide\"") != std::string::npos);
+  CHECK(tag.body.find("href=\"/tags/docs/guide\"") != std::string::npos);  // nested tag listed under its prefix
+  CHECK(c.WaitForPage("/tags/inline-tag", 200).status == 200);
+  CHECK(c.WaitForPage("/tags", 200).body.find("#docs") != std::string::npos);
+  CHECK(c.WaitForPage("/recent", 200).body.find("href=\"/docs/guide\"") != std::string::npos);
+  auto rss = c.WaitForPage("/rss.xml", 200);
+  CHECK(rss.Header("Content-Type").find("application/rss+xml") == 0);
+  CHECK(rss.body.find("<title>The Guide</title>") != std::string::npos);
+  auto sitemap = c.WaitForPage("/sitemap.xml", 200);
+  CHECK(sitemap.body.find("/docs/guide</loc>") != std::string::npos);
+  CHECK(sitemap.body.find("secret") == std::string::npos);
+  CHECK(c.WaitForPage("/robots.txt", 200).body.find("Sitemap:") != std::string::npos);
+
+  // Other spellings of a URL answer 301 to the canonical one.
+  auto upper = c.EdgeGet("/Docs/Guide");
+  CHECK(upper.status == 301);
+  CHECK(upper.Header("Location") == "/docs/guide");
+  CHECK(c.EdgeGet("/docs/guide.md").Header("Location") == "/docs/guide");
+  CHECK(c.EdgeGet("/docs").Header("Location") == "/docs/");
+}
+
+TEST_CASE("listings: /recent is paginated and served from memory") {
+  Cluster c;
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "# Note " + std::to_string(i) + "\n"});
+  REQUIRE(c.Push(PushBody(notes)).status == 200);
+  auto p2 = c.WaitForPage("/recent?page=2", 200, "Page 2 of 3");
+  CHECK(p2.status == 200);
+  CHECK(p2.body.find("?page=3") != std::string::npos);
+  CHECK(c.EdgeGet("/recent?page=3").body.find("Page 3 of 3") != std::string::npos);
+  CHECK(c.EdgeGet("/recent?page=4").status == 404);
+  CHECK(c.EdgeGet("/recent?page=abc").body.find("Page 1 of 3") != std::string::npos);
+}
+
+TEST_CASE("incremental: each kind of change re-renders exactly the affected pages") {
+  Cluster c;
+  auto push = [&](const std::vector<std::pair<std::string, std::string>>& notes,
+                  const std::vector<std::string>& deletes = {}) {
+    auto r = c.Push(PushBody(notes, deletes));
+    REQUIRE(r.status == 200);
+    return r.body;
+  };
+  std::string r = push({{"A.md", "# A\n\nLinks [[B]] and [[Later]].\n"},
+                        {"B.md", "# B\n\nBee.\n"},
+                        {"C.md", "# C\n\n![[B]]\n"},
+                        {"D.md", "# D\n\nAlone.\n"}});
+  CHECK(JsonInt(r, "rendered") == 4);
+
+  // Content change, same title and links: B itself + C (embeds B). Not A, not D.
+  r = push({{"B.md", "# B\n\nBee, revised.\n"}});
+  CHECK(JsonInt(r, "rendered") == 2);
+  CHECK(c.WaitForPage("/c", 200, "Bee, revised").status == 200);
+
+  // A change to an unrelated note renders only it.
+  r = push({{"D.md", "# D\n\nAlone, revised.\n"}});
+  CHECK(JsonInt(r, "rendered") == 1);
+
+  // A note added that a dangling link now resolves to: Later + A.
+  r = push({{"Later.md", "# Later\n"}});
+  CHECK(JsonInt(r, "rendered") == 2);
+
+  // An alias added that resolves a dangling link: the aliased note + the linker.
+  push({{"E.md", "# E\n\nSee [[Nickname]].\n"}});
+  r = push({{"D.md", "---\naliases: [Nickname]\n---\n# D\n\nAlone, revised.\n"}});
+  CHECK(JsonInt(r, "rendered") == 2);  // D (changed) + E (its link now lands on D)
+  CHECK(c.WaitForPage("/e", 200, "href=\"/d\"").status == 200);
+
+  // A new link changes the target's backlinks: A + D.
+  r = push({{"A.md", "# A\n\nLinks [[B]] and [[Later]] and [[D]].\n"}});
+  CHECK(JsonInt(r, "rendered") == 2);
+
+  // A title change re-renders pages listing it as a backlink: A + B, D, Later.
+  r = push({{"A.md", "---\ntitle: A renamed\n---\nLinks [[B]] and [[Later]] and [[D]].\n"}});
+  CHECK(JsonInt(r, "rendered") == 4);
+
+  // Deleting a note: linkers (E links D) and the notes it linked (backlinks): E + (none: D links nobody).
+  r = push({}, {"D.md"});
+  CHECK(JsonInt(r, "deleted") == 1);
+  CHECK(JsonInt(r, "rendered") == 2);  // A (its link to D is dead now) + E
+  CHECK(c.WaitForPage("/d", 404).status == 404);
+
+  // Unchanged content renders nothing and touches no listing.
+  r = push({{"B.md", "# B\n\nBee, revised.\n"}});
+  CHECK(JsonInt(r, "rendered") == 0);
+  CHECK(JsonInt(r, "listings") == 0);
+}
+
+TEST_CASE("attachments: served from /assets, embedded by notes, replaced and removed incrementally") {
+  Cluster c;
+  auto body = [](const std::string& att_json, const std::string& notes_json) {
+    return "{\"attachments\":[" + att_json + "],\"notes\":[" + notes_json + "]}";
+  };
+  // "PNG!" and "PNG2" as base64.
+  auto r = c.Push(body(R"({"path":"Media/pic.png","data":"UE5HIQ=="})",
+                       R"({"path":"A.md","content":"# A\n\n![[pic.png|300]]\n"},{"path":"B.md","content":"# B\n"})"));
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  auto a = c.WaitForPage("/a", 200, "src=\"/assets/");
+  size_t at = a.body.find("src=\"/assets/");
+  REQUIRE(at != std::string::npos);
+  at += 5;
+  std::string url = a.body.substr(at, a.body.find('"', at) - at);
+  CHECK(url.find("/pic.png") != std::string::npos);
+  CHECK(a.body.find("width=\"300\"") != std::string::npos);
+  auto asset = c.EdgeGet(url);
+  CHECK(asset.status == 200);
+  CHECK(asset.body == "PNG!");
+  CHECK(asset.Header("Content-Type") == "image/png");
+  CHECK(asset.Header("Cache-Control").find("immutable") != std::string::npos);
+  auto manifest = c.Manifest();
+  CHECK(manifest.body.find("\"path\":\"Media/pic.png\"") != std::string::npos);
+
+  // New bytes: a new URL, A re-rendered (B not), the old URL gone.
+  r = c.Push(body(R"({"path":"Media/pic.png","data":"UE5HMg=="})", ""));
+  CHECK(JsonInt(r.body, "rendered") == 1);
+  auto a2 = c.WaitForPage("/a", 200, "", 10000);
+  for (int i = 0; i < 200 && a2.body.find(url) != std::string::npos; ++i) a2 = c.EdgeGet("/a");
+  CHECK(a2.body.find(url) == std::string::npos);
+  CHECK(c.WaitForPage(url, 404).status == 404);
+
+  // Removed: the embed becomes dead and is reported.
+  r = c.Push("{\"delete\":[\"Media/pic.png\"]}");
+  CHECK(JsonInt(r.body, "rendered") == 1);
+  CHECK(c.WaitForPage("/a", 200, "link-dead").body.find("link-dead") != std::string::npos);
+}
