@@ -141,6 +141,18 @@ TEST_CASE("incremental: each kind of change re-renders exactly the affected page
   CHECK(JsonInt(r, "rendered") == 2);  // A (its link to D is dead now) + E
   CHECK(c.WaitForPage("/d", 404).status == 404);
 
+  // Listings: a new tag on an existing note (same title, same day): the tag
+  // index, the new tag's page, and /recent + /rss.xml (B moves to the top).
+  // Home, sitemap and folder pages keep their content, so they are not touched.
+  r = push({{"B.md", "# B\n\nBee, revised. #fresh\n"}});
+  CHECK(JsonInt(r, "rendered") == 2);   // B + C (embeds B)
+  CHECK(JsonInt(r, "listings") == 4);
+  CHECK(c.WaitForPage("/tags/fresh", 200, "href=\"/b\"").status == 200);
+  // Removing it again (B is already the newest): /tags changes, /tags/fresh goes.
+  r = push({{"B.md", "# B\n\nBee, revised.\n"}});
+  CHECK(JsonInt(r, "listings") == 2);
+  CHECK(c.WaitForPage("/tags/fresh", 404).status == 404);
+
   // Unchanged content renders nothing and touches no listing.
   r = push({{"B.md", "# B\n\nBee, revised.\n"}});
   CHECK(JsonInt(r, "rendered") == 0);

@@ -139,8 +139,15 @@ std::string AssembleNotePage(const NotePage& p) {
     out += "</nav>";
   }
   out += "<article>";
-  // A note that opens with its own H1 keeps it; otherwise show the title.
-  if (p.body_html.compare(0, 3, "<h1") != 0) {
+  // A note that opens with its own H1 keeps it (the meta line goes under
+  // it); otherwise the title is shown.
+  std::string_view body = p.body_html;
+  if (body.compare(0, 3, "<h1") == 0) {
+    size_t end = body.find("</h1>");
+    end = end == std::string_view::npos ? 0 : end + 5;
+    out += body.substr(0, end);
+    body.remove_prefix(end);
+  } else {
     out += "<h1>";
     AppendHtmlEscaped(p.title, &out);
     out += "</h1>";
@@ -169,7 +176,7 @@ std::string AssembleNotePage(const NotePage& p) {
     }
     out += "</ul></details>";
   }
-  out += p.body_html;
+  out += body;
   out += "</article>\n";
   if (!p.backlinks.empty()) {
     out += "<aside class=\"backlinks\"><h2>Backlinks</h2>";
