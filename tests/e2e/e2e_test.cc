@@ -401,8 +401,7 @@ TEST_CASE("e2e: edge pages in headless Chromium: no console errors, no injected 
   const std::vector<Page> pages = {
       {"note", "/note", {200}},
       {"callouts", "/callouts", {200}},
-      // TODO(lead): require 200 once tag pages land.
-      {"tag", "/tags/e2e", {200, 404}},
+      {"tag", "/tags/e2e", {200}},
       {"404", "/no/such/page", {404}},
       {"xss", "/xss", {200}},
       {"", "/tagged-note", {200}},
