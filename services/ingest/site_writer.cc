@@ -12,6 +12,7 @@
 #include "folio/core/log.h"
 #include "folio/core/time.h"
 #include "folio/markdown/render.h"
+#include "folio/markdown/slug.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
 
@@ -113,6 +114,34 @@ std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& lin
     if (std::find(out.begin(), out.end(), l.target) == out.end()) out.push_back(l.target);
   }
   return out;
+}
+
+// [[note#Heading]] / [[note#^block]] whose target has no such heading or
+// block still links to the note, with a warning (OBSIDIAN.md "Anchors").
+void CheckAnchors(const site::Vault& vault, const std::string& from, const std::vector<markdown::LinkRef>& links,
+                  std::vector<std::string>* warnings) {
+  for (const auto& l : links) {
+    if (l.anchor.empty() || l.embed) continue;
+    const site::NoteMeta* target = nullptr;
+    if (l.target.empty()) {
+      target = vault.Find(from);
+    } else if (auto r = vault.Resolve(l.target, from)) {
+      target = vault.Find(r->path);
+    }
+    if (!target) continue;
+    std::string want;
+    if (l.anchor[0] == '^') {
+      want = "^" + AsciiLower(l.anchor.substr(1));
+    } else {
+      std::string_view last = l.anchor;
+      if (size_t hash = last.rfind('#'); hash != std::string_view::npos) last.remove_prefix(hash + 1);
+      want = markdown::HeadingId(last);
+    }
+    if (std::find(target->anchors.begin(), target->anchors.end(), want) == target->anchors.end()) {
+      warnings->push_back("link [[" + l.target + "#" + l.anchor + "]]: '" + target->path +
+                          "' has no such heading or block; linking to the note");
+    }
+  }
 }
 
 // Content-Type of an attachment, by extension.
@@ -243,11 +272,7 @@ size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force,
   // Generated pages that no longer exist (a tag nobody uses, a folder emptied).
   for (const auto& [url, fp] : listing_fp_) {
     if (pages.count(url) || note_urls.count(url)) continue;
-    bool owned = false;  // now a note's URL: its page replaces the listing
-    for (const auto& [path, note] : vault_.notes()) {
-      if (note.published && note.url == url) { owned = true; break; }
-    }
-    if (owned) continue;
+    if (vault_.UrlOwner(url)) continue;  // now a note's URL: its page replaces the listing
     c->deleted_pages.push_back(url);
     c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
     ++n;
@@ -315,6 +340,8 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       m.tags = meta[k].tags;
       m.permalink = meta[k].frontmatter.permalink;
       m.published = meta[k].frontmatter.publish;
+      for (const auto& h : meta[k].headings) m.anchors.push_back(h.id);
+      for (const auto& b : meta[k].block_ids) m.anchors.push_back("^" + AsciiLower(b));
       m.updated_ms = now_ms;
       m.version = next_version;
       meta_of[m.path] = &meta[k];
@@ -374,6 +401,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       opts.resolver = &resolver;
       markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
       for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
+      CheckAnchors(vault_, path, res.links, &r.warnings);
       if (!res.frontmatter.error.empty()) r.warnings.push_back(path + ": " + res.frontmatter.error);
       const markdown::Frontmatter& fm = res.frontmatter;
       site::NotePage page;

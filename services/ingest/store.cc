@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS notes(
   title TEXT NOT NULL, targets TEXT NOT NULL, aliases TEXT NOT NULL, warnings TEXT NOT NULL,
   updated_ms INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
   embeds TEXT NOT NULL DEFAULT '', tags TEXT NOT NULL DEFAULT '', permalink TEXT NOT NULL DEFAULT '',
-  published INTEGER NOT NULL DEFAULT 1,
+  published INTEGER NOT NULL DEFAULT 1, anchors TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS pages(
   site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL, PRIMARY KEY(site, url));
@@ -71,7 +71,8 @@ Status Store::Migrate() {
   if (Status s = db_->Exec(kSchema); !s.ok()) return s;
   // Columns added after the first release; ALTER fails harmlessly when present.
   for (const char* col : {"embeds TEXT NOT NULL DEFAULT ''", "tags TEXT NOT NULL DEFAULT ''",
-                          "permalink TEXT NOT NULL DEFAULT ''", "published INTEGER NOT NULL DEFAULT 1"}) {
+                          "permalink TEXT NOT NULL DEFAULT ''", "published INTEGER NOT NULL DEFAULT 1",
+                          "anchors TEXT NOT NULL DEFAULT ''"}) {
     (void)db_->Exec(std::string("ALTER TABLE notes ADD COLUMN ") + col);
   }
   return Status::Ok();
@@ -88,7 +89,8 @@ Result<int64_t> Store::Version(const std::string& site) {
 
 Status Store::LoadVault(const std::string& site, site::Vault* vault) {
   auto q = db_->Prepare(
-      "SELECT path, url, sha256, title, targets, aliases, updated_ms, version, embeds, tags, permalink, published "
+      "SELECT path, url, sha256, title, targets, aliases, updated_ms, version, embeds, tags, permalink, published, "
+      "anchors "
       "FROM notes WHERE site=?");
   if (!q.ok()) return q.status();
   q->Bind(1, site);
@@ -109,6 +111,7 @@ Status Store::LoadVault(const std::string& site, site::Vault* vault) {
     m.tags = Split(q->Text(9));
     m.permalink = q->Text(10);
     m.published = q->Int(11) != 0;
+    m.anchors = Split(q->Text(12));
     vault->Load(std::move(m));
   }
   vault->Rebuild();
@@ -167,11 +170,11 @@ Status Store::Apply(Commit* c) {
   };
   auto upsert = db_->Prepare(
       "INSERT INTO notes(site,path,url,sha256,title,targets,aliases,warnings,updated_ms,version,content,"
-      "embeds,tags,permalink,published) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET "
+      "embeds,tags,permalink,published,anchors) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET "
       "url=excluded.url, sha256=excluded.sha256, title=excluded.title, targets=excluded.targets, "
       "aliases=excluded.aliases, warnings=excluded.warnings, updated_ms=excluded.updated_ms, "
       "version=excluded.version, content=excluded.content, embeds=excluded.embeds, tags=excluded.tags, "
-      "permalink=excluded.permalink, published=excluded.published");
+      "permalink=excluded.permalink, published=excluded.published, anchors=excluded.anchors");
   auto rerendered = db_->Prepare("UPDATE notes SET warnings=?, url=? WHERE site=? AND path=?");
   auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
   auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
@@ -189,7 +192,8 @@ Status Store::Apply(Commit* c) {
       s = upsert->Bind(1, c->site).Bind(2, m.path).Bind(3, m.url).Bind(4, m.sha256).Bind(5, m.title)
               .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, n.warnings)
               .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Bind(12, Join(m.embeds))
-              .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0}).Run();
+              .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0})
+              .Bind(16, Join(m.anchors)).Run();
     } else {
       s = rerendered->Bind(1, n.warnings).Bind(2, n.meta.url).Bind(3, c->site).Bind(4, n.meta.path).Run();
     }

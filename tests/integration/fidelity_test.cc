@@ -28,6 +28,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   CHECK(c.EdgeGet("/docs/secret").status == 404);
   CHECK(home.body.find("link-dead") != std::string::npos);
   CHECK(out.find("Secret") != std::string::npos);  // reported as dangling to the author
+  CHECK(out.find("no such heading") == std::string::npos);  // every anchor in the fixture exists
 
   auto guide = c.WaitForPage("/docs/guide", 200);
   CHECK(guide.body.find("<body class=\"wide\"") != std::string::npos);           // cssclasses
@@ -112,6 +113,14 @@ TEST_CASE("incremental: each kind of change re-renders exactly the affected page
   r = push({{"B.md", "# B\n\nBee, revised.\n"}});
   CHECK(JsonInt(r, "rendered") == 2);
   CHECK(c.WaitForPage("/c", 200, "Bee, revised").status == 200);
+
+  // An anchor that matches nothing still links to the note, with a warning.
+  r = push({{"F.md", "# F\n\n[[B#Nowhere]] and [[B#^nope]] and [[#Self]]\n\n## Self\n"}});
+  CHECK(r.find("[[B#Nowhere]]: 'B.md' has no such heading or block") != std::string::npos);
+  CHECK(r.find("[[B#^nope]]") != std::string::npos);
+  CHECK(r.find("[[#Self]]") == std::string::npos);
+  CHECK(c.WaitForPage("/f", 200, "href=\"/b#nowhere\"").status == 200);
+  push({}, {"F.md"});
 
   // A change to an unrelated note renders only it.
   r = push({{"D.md", "# D\n\nAlone, revised.\n"}});

@@ -122,7 +122,7 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   }
   for (auto& [dir, items] : folder_items) {
     std::string url = FolderUrl(dir);
-    if (vault.notes().count(dir + "/index.md") || Vault::IsReservedUrl(url)) continue;  // the folder's own note
+    if (vault.UrlOwner(url) || Vault::IsReservedUrl(url)) continue;  // the folder's own note (index.md or Dir/Dir.md)
     std::vector<LinkItem> sections;
     for (const auto& sub : subfolders[dir]) sections.push_back({std::string(BaseName(sub)) + "/", FolderUrl(sub), ""});
     std::sort(items.begin(), items.end(), ByTitle);

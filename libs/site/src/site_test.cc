@@ -238,3 +238,13 @@ TEST_CASE("vault: attachment changes re-render the notes that use them") {
   CHECK(render == S({"a.md", "c.md"}));
   CHECK(!v.AttachmentUrl("pic.png", "a.md"));
 }
+
+TEST_CASE("vault: a note named like its folder is the folder's page") {
+  Vault v;
+  (void)v.Apply({Meta("Docs/Docs.md", {}), Meta("Docs/other.md", {}), Meta("docs.md", {})}, {});
+  CHECK(v.Find("Docs/Docs.md")->url == "/docs/");
+  CHECK(v.Find("docs.md")->url == "/docs");
+  CHECK(v.UrlOwner("/docs/")->path == "Docs/Docs.md");
+  auto l = BuildListings(v, SiteInfo{});
+  CHECK(l.count("/docs/") == 0);  // no generated folder page: the note is it
+}

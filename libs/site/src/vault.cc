@@ -24,6 +24,22 @@ std::string NormalizePermalink(std::string_view p) {
   return u;
 }
 
+std::string FolderOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+// "Docs/Docs.md": a note named like its folder is the folder's page (OBSIDIAN.md "URLs").
+bool IsFolderNote(std::string_view path) {
+  std::string dir = FolderOf(path);
+  if (dir.empty()) return false;
+  std::string_view name = path.substr(dir.size() + 1);
+  if (name.size() > 3) name.remove_suffix(3);  // ".md"
+  size_t slash = dir.rfind('/');
+  std::string_view folder = slash == std::string::npos ? std::string_view(dir) : std::string_view(dir).substr(slash + 1);
+  return EqualsIgnoreAsciiCase(name, folder);
+}
+
 }  // namespace
 
 bool Vault::IsReservedUrl(std::string_view url) {
@@ -64,7 +80,9 @@ void Vault::Rebuild() {
 }
 
 std::string Vault::AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings) {
-  std::string base = n.permalink.empty() ? markdown::UrlForNotePath(n.path) : NormalizePermalink(n.permalink);
+  std::string base = !n.permalink.empty() ? NormalizePermalink(n.permalink)
+                     : IsFolderNote(n.path)  ? markdown::UrlForNotePath(FolderOf(n.path) + "/index.md")
+                                             : markdown::UrlForNotePath(n.path);
   auto owner = url_owner_.find(base);
   bool reserved = IsReservedUrl(base);
   if (!reserved && (owner == url_owner_.end() || owner->second == n.path)) return base;
@@ -316,5 +334,10 @@ std::optional<markdown::Resolution> Vault::Resolve(std::string_view target, std:
 }
 
 bool Vault::HasIndexNote() const { return url_owner_.count("/") > 0; }
+
+const NoteMeta* Vault::UrlOwner(std::string_view url) const {
+  auto it = url_owner_.find(url);
+  return it == url_owner_.end() ? nullptr : Find(it->second);
+}
 
 }  // namespace folio::site

@@ -29,6 +29,7 @@ struct NoteMeta {
   std::vector<std::string> aliases;
   std::vector<std::string> tags;     // frontmatter + inline, without '#'
   std::string permalink;             // frontmatter permalink/slug ("" = from the path)
+  std::vector<std::string> anchors;  // heading ids and "^block" ids, for checking [[note#anchor]]
   bool published = true;             // false for publish: false / draft: true
   int64_t updated_ms = 0;            // when the content last changed
   int64_t version = 0;               // push version that last changed it
@@ -92,6 +93,8 @@ class Vault {
   std::optional<markdown::Resolution> Resolve(std::string_view target, std::string_view from) const;
   // True when a root "index.md" provides the home page.
   bool HasIndexNote() const;
+  // The published note at this URL, or nullptr.
+  const NoteMeta* UrlOwner(std::string_view url) const;
 
  private:
   std::vector<std::string> ResolveAll(const std::vector<std::string>& targets, const std::string& from) const;
