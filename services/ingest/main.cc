@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
   flags.Add("max-note", "4MiB", "largest single note");
   flags.Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
+  flags.Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
+  flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
+            "ES module of mermaid, loaded only by pages with a diagram (self-host it to avoid the CDN)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   if (!flags.positional().empty()) {
@@ -105,6 +108,8 @@ int main(int argc, char** argv) {
   ingest::SiteOptions site_opts;
   site_opts.site = flags.Get("site");
   site_opts.site_name = flags.Get("site-name");
+  site_opts.base_url = flags.Get("base-url");
+  site_opts.mermaid_url = flags.Get("mermaid-url");
   ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return Fail(s);
 

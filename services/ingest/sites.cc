@@ -15,6 +15,8 @@ SiteOptions OptionsFor(const SiteRow& row, const SiteOptions& flag_site) {
   // A table row named like the flag site keeps --site-name unless it has a title.
   if (!row.title.empty()) o.site_name = row.title;
   else if (row.name != flag_site.site) o.site_name = row.name;
+  // --base-url belongs to the flag site; another site's public URL is its first host.
+  if (row.name != flag_site.site) o.base_url = row.hosts.empty() ? "" : "https://" + row.hosts.front();
   return o;
 }
 
