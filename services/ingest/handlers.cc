@@ -194,7 +194,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string
                                {"rendered", std::to_string(sum->rendered)},
                                {"deleted", std::to_string(sum->deleted)},
                                {"requested_deletes", std::to_string(deletes)},
-                               {"took_ms", std::to_string(took_ms)}});
+                               {"took_ms", std::to_string(took_ms)}, {"phases_ms", sum->phases}});
   std::string out = "{\"version\":" + std::to_string(sum->version) +
                     ",\"received\":" + std::to_string(sum->received) +
                     ",\"changed\":" + std::to_string(sum->changed) +

@@ -213,8 +213,8 @@ Status SiteWriter::Start() {
   int64_t now_s = NowUnixMs() / 1000;
   AddPage(&c, site::StyleSheetUrl(), 200, "text/css; charset=utf-8", kAssetCache, site::StyleSheet(), now_s);
   AddPage(&c, k404Url, 404, kHtml, "no-store", site::Assemble404Page(options_.site_name), now_s);
-  std::map<std::string, uint64_t> fps;
-  AddChangedListings(&c, now_s, /*force=*/true, &fps);
+  std::map<std::string, std::pair<uint64_t, uint16_t>> fps;
+  AddChangedListings(&c, now_s, /*force=*/true, nullptr, &fps);
   listing_fp_ = std::move(fps);
   std::vector<PageRow> stale;
   for (auto& p : c.pages) {
@@ -254,24 +254,28 @@ void SiteWriter::AddPage(Commit* c, std::string url, uint16_t status, std::strin
   c->pages.push_back({std::move(url), std::move(rec)});
 }
 
-size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force,
-                                      std::map<std::string, uint64_t>* next) {
-  auto pages = site::BuildListings(vault_, Info());
+size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
+                                      std::map<std::string, std::pair<uint64_t, uint16_t>>* next) {
+  auto pages = site::BuildListings(vault_, Info(), {}, only);
+  *next = force ? std::map<std::string, std::pair<uint64_t, uint16_t>>{} : listing_fp_;
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);
   for (const auto& [url, g] : pages) {
-    (*next)[url] = g.fingerprint;
+    (*next)[url] = {g.fingerprint, g.status};
     auto old = listing_fp_.find(url);
-    if (!force && old != listing_fp_.end() && old->second == g.fingerprint) continue;
+    if (!force && old != listing_fp_.end() && old->second.first == g.fingerprint) continue;
     if (note_urls.count(url)) continue;  // a note took this URL in this very push
     const char* cache = g.status == 301 ? "public, max-age=300" : kPageCache;
     AddPage(c, url, g.status, g.content_type, cache, g.Render(), now_s, g.location);
     ++n;
   }
-  // Generated pages that no longer exist (a tag nobody uses, a folder emptied).
+  // Generated pages of the rebuilt categories that no longer exist (a tag
+  // nobody uses, a folder emptied), unless a note now has the URL.
   for (const auto& [url, fp] : listing_fp_) {
     if (pages.count(url) || note_urls.count(url)) continue;
+    if (only && !only->Covers(url, fp.second)) continue;
+    next->erase(url);
     if (vault_.UrlOwner(url)) continue;  // now a note's URL: its page replaces the listing
     c->deleted_pages.push_back(url);
     c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
@@ -280,8 +284,86 @@ size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force,
   return n;
 }
 
+namespace {
+
+// What a note looked like to listings before a change.
+struct ListedAs {
+  bool present = false;  // published
+  std::string title, url, day, dir;
+  std::vector<std::string> tags, aliases;
+  int64_t updated_ms = 0;
+};
+
+ListedAs ListedNow(const site::Vault& v, std::string_view path) {
+  ListedAs l;
+  const site::NoteMeta* n = v.Find(path);
+  if (!n || !n->published) return l;
+  l.present = true;
+  l.title = n->title;
+  l.url = n->url;
+  l.day = site::DayOf(n->updated_ms);
+  size_t slash = n->path.rfind('/');
+  l.dir = slash == std::string::npos ? "" : n->path.substr(0, slash);
+  l.tags = n->tags;
+  l.aliases = n->aliases;
+  l.updated_ms = n->updated_ms;
+  return l;
+}
+
+void AddTagPrefixes(const std::vector<std::string>& tags, std::set<std::string, std::less<>>* out) {
+  for (const auto& t : tags) {
+    for (size_t slash = 0;; ++slash) {
+      slash = t.find('/', slash);
+      out->insert(AsciiLower(t.substr(0, slash)));
+      if (slash == std::string::npos) break;
+    }
+  }
+}
+
+void AddFolderAndAncestors(const std::string& dir, bool ancestors, std::set<std::string, std::less<>>* out) {
+  if (dir.empty()) return;
+  out->insert(dir);
+  for (size_t slash = dir.rfind('/'); ancestors && slash != std::string::npos; slash = dir.rfind('/', slash - 1)) {
+    out->insert(dir.substr(0, slash));
+    if (slash == 0) break;
+  }
+}
+
+// The listings a note's change can alter (OBSIDIAN/README "Incremental").
+void MarkDirty(const ListedAs& before, const ListedAs& after, site::ListingFilter* f) {
+  bool presence = before.present != after.present;
+  bool shown = presence || before.title != after.title || before.url != after.url || before.day != after.day;
+  if (!presence && !shown && before.updated_ms == after.updated_ms && before.tags == after.tags &&
+      before.aliases == after.aliases) {
+    return;
+  }
+  if (presence || before.updated_ms != after.updated_ms || shown) f->recent = f->rss = true;
+  if (shown) {
+    f->home = true;
+    f->sitemap = true;
+    AddFolderAndAncestors(before.dir, presence, &f->folders);
+    AddFolderAndAncestors(after.dir, presence, &f->folders);
+    AddTagPrefixes(before.tags, &f->tags);
+    AddTagPrefixes(after.tags, &f->tags);
+  }
+  if (before.tags != after.tags || (presence && (!before.tags.empty() || !after.tags.empty()))) {
+    f->tags_index = true;
+    AddTagPrefixes(before.tags, &f->tags);
+    AddTagPrefixes(after.tags, &f->tags);
+  }
+  if (presence || before.url != after.url || before.aliases != after.aliases) f->aliases = true;
+}
+
+}  // namespace
+
 Result<PushSummary> SiteWriter::Push(PushRequest req) {
   PushSummary sum;
+  int64_t phase_start = MonotonicUs();
+  auto phase = [&](const char* name) {
+    int64_t now = MonotonicUs();
+    sum.phases += std::string(sum.phases.empty() ? "" : " ") + name + "=" + std::to_string((now - phase_start) / 1000);
+    phase_start = now;
+  };
   sum.received = req.notes.size() + req.attachments.size();
   const size_t n = req.notes.size();
   const int64_t now_ms = NowUnixMs();
@@ -313,6 +395,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
   for (const auto& d : req.delete_attachments) {
     if (vault_.FindAttachment(d)) att_deletes.push_back(d);
   }
+  phase("hash");
   sum.changed = changed.size() + att_upserts.size();
   sum.deleted = deletes.size() + att_deletes.size();
 
@@ -354,7 +437,13 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       old_published.push_back(vault_.Find(d)->published);
     }
 
+    phase("meta");
+    std::vector<std::pair<std::string, ListedAs>> listed_before;
+    for (const auto& u : upserts) listed_before.push_back({u.path, ListedNow(vault_, u.path)});
+    for (const auto& d : deletes) listed_before.push_back({d, ListedNow(vault_, d)});
     site::Impact impact = vault_.Apply(std::move(upserts), deletes);
+    site::ListingFilter dirty;
+    for (const auto& [path, before] : listed_before) MarkDirty(before, ListedNow(vault_, path), &dirty);
     for (const auto& p : attachment_users) {
       const site::NoteMeta* m = vault_.Find(p);
       if (m && m->published) impact.render.insert(p);
@@ -387,6 +476,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       }
     }
 
+    phase("apply");
     // Pass 2: full pages for exactly the affected notes.
     std::vector<Rendered> out(render.size());
     const int64_t now_s = now_ms / 1000;
@@ -451,6 +541,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       }
     });
 
+    phase("render");
     Commit c;
     c.site = options_.site;
     c.version = next_version;
@@ -506,8 +597,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
     }
     c.deleted_attachments = att_deletes;
-    std::map<std::string, uint64_t> fps;
-    sum.listings = AddChangedListings(&c, now_s, false, &fps);
+    std::map<std::string, std::pair<uint64_t, uint16_t>> fps;
+    phase("assemble");
+    sum.listings = AddChangedListings(&c, now_s, false, &dirty, &fps);
+    phase("listings");
     // Note events for search: changed and deleted notes (unpublished = deleted for readers).
     for (size_t k = 0; k < changed.size(); ++k) {
       const PushNote& pn = req.notes[changed[k]];
@@ -532,11 +625,13 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       if (!reload.ok()) log::Error("vault reload failed", {{"error", reload.message()}});
       return s;
     }
+    phase("commit");
     listing_fp_ = std::move(fps);
     version_ = next_version;
     sum.rendered = out.size();
     rendered_total_->Increment(static_cast<double>(out.size() + sum.listings));
     sum.published = PublishPending();
+    phase("publish");
   } else {
     sum.published = true;
   }

@@ -15,6 +15,7 @@
 #include "folio/core/thread_pool.h"
 #include "folio/metrics/metrics.h"
 #include "folio/site/layout.h"
+#include "folio/site/listings.h"
 #include "folio/site/vault.h"
 #include "push_request.h"
 #include "store.h"
@@ -34,6 +35,7 @@ struct PushSummary {
   size_t received = 0, changed = 0, rendered = 0, deleted = 0;
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   bool published = false;  // false: committed, publish pending (retried)
+  std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
   std::string notes_json;  // [{"path","url","warnings":[...]}...]
 };
 
@@ -64,8 +66,9 @@ class SiteWriter {
                std::string location = "");
   // Adds every generated page whose content changed since the last commit
   // (all of them when `force`); returns how many were added or removed.
-  size_t AddChangedListings(Commit* c, int64_t now_s, bool force,
-                            std::map<std::string, uint64_t>* next_fingerprints);
+  // Only the listings `only` selects are built and diffed (null: all of them).
+  size_t AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
+                            std::map<std::string, std::pair<uint64_t, uint16_t>>* next_fingerprints);
   site::SiteInfo Info() const;
 
   SiteOptions options_;
@@ -74,7 +77,8 @@ class SiteWriter {
   bus::Bus* bus_ = nullptr;
   site::Vault vault_;
   int64_t version_ = 0;
-  std::map<std::string, uint64_t> listing_fp_;  // generated page URL -> fingerprint published
+  // Generated page URL -> (fingerprint, status) as last published.
+  std::map<std::string, std::pair<uint64_t, uint16_t>> listing_fp_;
   metrics::Counter* rendered_total_;
   metrics::Counter* publish_failures_;
   metrics::Gauge* outbox_pending_;

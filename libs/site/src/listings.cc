@@ -85,9 +85,33 @@ std::string GeneratedPage::Render() const {
   return "";
 }
 
+bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
+  if (status == 301) return aliases;
+  if (url == "/") return home;
+  if (url == "/tags") return tags_index;
+  if (url == "/recent" || StartsWith(url, "/recent?")) return recent;
+  if (url == "/rss.xml") return rss;
+  if (url == "/sitemap.xml") return sitemap;
+  if (url == "/robots.txt") return robots;
+  if (StartsWith(url, "/tags/")) {
+    for (const auto& t : tags) {
+      if (TagUrl(t) == url) return true;
+    }
+    return false;
+  }
+  for (const auto& f : folders) {
+    if (FolderUrl(f) == url) return true;
+  }
+  return false;
+}
+
 std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const SiteInfo& site,
-                                                   const ListingOptions& opt) {
+                                                   const ListingOptions& opt, const ListingFilter* only) {
   std::map<std::string, GeneratedPage> out;
+  ListingFilter all;
+  all.home = all.tags_index = all.recent = all.rss = all.sitemap = all.robots = all.aliases = true;
+  const bool every_folder = only == nullptr, every_tag = only == nullptr;
+  const ListingFilter& f = only ? *only : all;
   std::vector<const NoteMeta*> notes;
   for (const auto& [path, n] : vault.notes()) {
     if (n.published) notes.push_back(&n);
@@ -95,7 +119,7 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   auto item = [](const NoteMeta* n) { return LinkItem{n->title, n->url, DayOf(n->updated_ms)}; };
 
   // Home, unless a root index.md provides it.
-  if (!vault.HasIndexNote()) {
+  if (f.home && !vault.HasIndexNote()) {
     std::vector<LinkItem> all;
     for (const auto* n : notes) all.push_back(item(n));
     std::sort(all.begin(), all.end(), ByTitle);
@@ -108,15 +132,15 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   // Folder pages: notes directly inside, then sub-folders.
   std::map<std::string, std::vector<LinkItem>> folder_items;
   std::map<std::string, std::set<std::string>> subfolders;
-  for (const auto* n : notes) {
-    std::string dir(DirOf(n->path));
+  for (const auto* n : every_folder || !f.folders.empty() ? notes : std::vector<const NoteMeta*>{}) {
+    std::string_view dir = DirOf(n->path);
     if (dir.empty()) continue;
-    folder_items[dir].push_back(item(n));
+    if (every_folder || f.folders.count(dir)) folder_items[std::string(dir)].push_back(item(n));
     // Every ancestor exists as a folder page, and lists its children.
-    for (std::string d = dir; !d.empty();) {
-      std::string parent(DirOf(d));
-      folder_items[d];
-      if (!parent.empty()) subfolders[parent].insert(d);
+    for (std::string_view d = dir; !d.empty();) {
+      std::string_view parent = DirOf(d);
+      if (every_folder || f.folders.count(d)) folder_items[std::string(d)];
+      if (!parent.empty() && (every_folder || f.folders.count(parent))) subfolders[std::string(parent)].insert(std::string(d));
       d = parent;
     }
   }
@@ -136,7 +160,8 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   std::map<std::string, std::vector<LinkItem>> tag_items;  // lower-cased tag -> notes
   std::map<std::string, std::string> tag_name;             // lower-cased -> as first written
   std::map<std::string, std::set<std::string>> subtags;
-  for (const auto* n : notes) {
+  const bool any_tags = every_tag || f.tags_index || !f.tags.empty();
+  for (const auto* n : any_tags ? notes : std::vector<const NoteMeta*>{}) {
     std::set<std::string> mine;
     for (const auto& t : n->tags) {
       std::string prefix;
@@ -153,10 +178,18 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
         start = slash + 1;
       }
     }
-    for (const auto& k : mine) tag_items[k].push_back(item(n));
+    for (const auto& k : mine) {
+      auto& list = tag_items[k];
+      if (every_tag || f.tags.count(k)) list.push_back(item(n));
+      else list.push_back(LinkItem{});  // counted for /tags, not listed
+    }
   }
   std::vector<LinkItem> all_tags;
   for (auto& [key, items] : tag_items) {
+    if (!every_tag && !f.tags.count(key)) {
+      all_tags.push_back({"#" + tag_name[key] + " (" + std::to_string(items.size()) + ")", TagUrl(key), ""});
+      continue;
+    }
     std::vector<LinkItem> sections;
     for (const auto& s : subtags[key]) sections.push_back({"#" + tag_name[s], TagUrl(s), ""});
     std::sort(items.begin(), items.end(), ByTitle);
@@ -166,17 +199,19 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
     out.emplace(url, Listing(site, url, "#" + tag_name[key], std::to_string(count) + (count == 1 ? " note" : " notes"),
                              std::move(sections), std::move(items), opt.list_limit));
   }
-  out.emplace("/tags", Listing(site, "/tags", "Tags", std::to_string(all_tags.size()) + " tags", {},
-                               std::move(all_tags), SIZE_MAX));
+  if (f.tags_index) {
+    out.emplace("/tags", Listing(site, "/tags", "Tags", std::to_string(all_tags.size()) + " tags", {},
+                                 std::move(all_tags), SIZE_MAX));
+  }
 
   // Recent notes, newest first, paginated: /recent, /recent?page=2, ...
-  std::vector<const NoteMeta*> recent = notes;
+  std::vector<const NoteMeta*> recent = f.recent || f.rss ? notes : std::vector<const NoteMeta*>{};
   std::sort(recent.begin(), recent.end(), [](const NoteMeta* a, const NoteMeta* b) {
     return a->updated_ms != b->updated_ms ? a->updated_ms > b->updated_ms : a->path < b->path;
   });
   size_t pages = std::max<size_t>(1, (recent.size() + opt.recent_page_size - 1) / opt.recent_page_size);
   pages = std::min(pages, opt.recent_max_pages);
-  for (size_t pg = 1; pg <= pages; ++pg) {
+  for (size_t pg = 1; f.recent && pg <= pages; ++pg) {
     std::vector<LinkItem> items;
     for (size_t i = (pg - 1) * opt.recent_page_size; i < std::min(recent.size(), pg * opt.recent_page_size); ++i) {
       items.push_back(item(recent[i]));
@@ -206,19 +241,21 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   fr.Add(site.base_url);
   fr.Add(rss.items);
   rss.fingerprint = fr.h;
-  out.emplace(rss.url, std::move(rss));
+  if (f.rss) out.emplace(rss.url, std::move(rss));
 
   GeneratedPage sm;
   sm.url = "/sitemap.xml";
   sm.kind = GeneratedPage::Kind::kSitemap;
   sm.content_type = "application/xml; charset=utf-8";
   sm.listing.site = site;
-  for (const auto* n : notes) sm.items.push_back(item(n));
+  if (f.sitemap) {
+    for (const auto* n : notes) sm.items.push_back(item(n));
+  }
   Fingerprint fs;
   fs.Add(site.base_url);
   fs.Add(sm.items);
   sm.fingerprint = fs.h;
-  out.emplace(sm.url, std::move(sm));
+  if (f.sitemap) out.emplace(sm.url, std::move(sm));
 
   GeneratedPage robots;
   robots.url = "/robots.txt";
@@ -228,10 +265,10 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   Fingerprint fb;
   fb.Add(site.base_url);
   robots.fingerprint = fb.h;
-  out.emplace(robots.url, std::move(robots));
+  if (f.robots) out.emplace(robots.url, std::move(robots));
 
   // Aliases answer 301 to their note.
-  for (const auto& [url, path] : vault.AliasRedirects()) {
+  for (const auto& [url, path] : f.aliases ? vault.AliasRedirects() : std::map<std::string, std::string>{}) {
     if (out.count(url)) continue;
     GeneratedPage r;
     r.url = url;

@@ -248,3 +248,33 @@ TEST_CASE("vault: a note named like its folder is the folder's page") {
   auto l = BuildListings(v, SiteInfo{});
   CHECK(l.count("/docs/") == 0);  // no generated folder page: the note is it
 }
+
+TEST_CASE("listings: a filtered build gives the same pages as a full build for what it covers") {
+  Vault v;
+  (void)v.Apply({Full("Docs/a.md", {}, {}, {"topic/sub"}, 10), Full("Docs/Deep/b.md", {}, {}, {"topic", "x"}, 20),
+                 Full("c.md", {}, {}, {"x"}, 30)},
+                {});
+  SiteInfo info;
+  auto full = BuildListings(v, info);
+  ListingFilter f;
+  f.folders = {"Docs"};
+  f.tags = {"topic"};
+  f.recent = true;
+  f.tags_index = true;
+  auto part = BuildListings(v, info, {}, &f);
+  for (const auto& [url, g] : part) {
+    CAPTURE(url);
+    REQUIRE(full.count(url) == 1);
+    CHECK(g.fingerprint == full.at(url).fingerprint);
+    CHECK(f.Covers(url, g.status));
+  }
+  CHECK(part.count("/docs/") == 1);
+  CHECK(part.count("/docs/deep/") == 0);
+  CHECK(part.count("/tags/topic") == 1);
+  CHECK(part.count("/tags/x") == 0);
+  CHECK(part.count("/tags") == 1);
+  CHECK(part.count("/recent") == 1);
+  CHECK(part.count("/sitemap.xml") == 0);
+  CHECK(!f.Covers("/tags/x", 200));
+  CHECK(f.Covers("/recent?page=3", 200));
+}

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,21 @@ struct GeneratedPage {
   std::vector<LinkItem> items;  // kRss, kSitemap
 };
 
-// Every generated page of the site, by URL.
+// Which generated pages to build (a change touches only some of them).
+struct ListingFilter {
+  bool home = false, tags_index = false, recent = false, rss = false, sitemap = false, robots = false,
+       aliases = false;
+  std::set<std::string, std::less<>> folders;  // vault folders ("Docs/Sub") whose pages to build
+  std::set<std::string, std::less<>> tags;     // lower-cased tags (and prefixes) whose pages to build
+  // True if `url` is a page of a category this filter rebuilds; `kind` and
+  // `status` come from the page that was published there.
+  bool Covers(std::string_view url, uint16_t status) const;
+};
+
+// Generated pages of the site, by URL: all of them, or those `only` selects.
 std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const SiteInfo& site,
-                                                   const ListingOptions& options = {});
+                                                   const ListingOptions& options = {},
+                                                   const ListingFilter* only = nullptr);
 
 // "2026-11-30" for a unix time in ms (0 -> "").
 std::string DayOf(int64_t unix_ms);
