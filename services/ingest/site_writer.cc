@@ -302,8 +302,7 @@ ListedAs ListedNow(const site::Vault& v, std::string_view path) {
   l.title = n->title;
   l.url = n->url;
   l.day = site::DayOf(n->updated_ms);
-  size_t slash = n->path.rfind('/');
-  l.dir = slash == std::string::npos ? "" : n->path.substr(0, slash);
+  l.dir = PathDir(n->path);
   l.tags = n->tags;
   l.aliases = n->aliases;
   l.updated_ms = n->updated_ms;

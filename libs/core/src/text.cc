@@ -92,6 +92,16 @@ std::string PercentEncodePath(std::string_view in) {
   return out;
 }
 
+std::string_view PathDir(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+std::string_view PathBase(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 std::string AsciiLower(std::string_view s) {
   std::string r(s);
   for (char& c : r) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);

@@ -20,16 +20,6 @@ std::string KeyOf(std::string_view path) {
   return AsciiLower(path);
 }
 
-std::string_view DirOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-}
-
-std::string_view NameOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 // Collapses "", "." and ".." segments; nullopt if ".." climbs above the root.
 std::optional<std::string> Normalize(std::string_view path) {
   std::vector<std::string_view> segs;
@@ -62,9 +52,9 @@ void EraseValue(std::vector<std::string>* v, const std::string& value) {
 // Picks the note nearest to `from` among several: same folder first, then the
 // shallowest path, then lexicographic (OBSIDIAN.md step 4).
 Resolution PickNearest(const std::vector<std::string>& candidates, std::string_view from) {
-  std::string from_dir = AsciiLower(DirOf(from));
+  std::string from_dir = AsciiLower(PathDir(from));
   auto rank = [&](const std::string& p) {
-    bool same = AsciiLower(DirOf(p)) == from_dir;
+    bool same = AsciiLower(PathDir(p)) == from_dir;
     auto depth = std::count(p.begin(), p.end(), '/');
     return std::make_tuple(!same, depth, std::string_view(p));
   };
@@ -82,7 +72,7 @@ void LinkIndex::Add(std::string_view path, const std::vector<std::string>& alias
   if (auto it = paths_.find(key); it != paths_.end()) Remove(std::string(it->second));
   std::string real(path);
   paths_[key] = real;
-  names_[std::string(NameOf(key))].push_back(real);
+  names_[std::string(PathBase(key))].push_back(real);
   auto& mine = aliases_of_[real];
   for (const auto& a : aliases) {
     std::string lower = AsciiLower(a);
@@ -98,7 +88,7 @@ void LinkIndex::Remove(std::string_view path) {
   if (it == paths_.end()) return;
   std::string real = it->second;
   paths_.erase(it);
-  if (auto n = names_.find(NameOf(key)); n != names_.end()) {
+  if (auto n = names_.find(PathBase(key)); n != names_.end()) {
     EraseValue(&n->second, real);
     if (n->second.empty()) names_.erase(n);
   }
@@ -132,7 +122,7 @@ std::optional<Resolution> LinkIndex::Resolve(std::string_view target,
     return Resolution{it->second, false};
   };
   // Step 3: relative to the linking note's folder, then from the vault root.
-  std::string_view from_dir = DirOf(from_path);
+  std::string_view from_dir = PathDir(from_path);
   if (!absolute && !from_dir.empty()) {
     if (auto r = lookup(Normalize(AsciiLower(from_dir) + "/" + key))) return r;
   }
@@ -140,7 +130,7 @@ std::optional<Resolution> LinkIndex::Resolve(std::string_view target,
   if (auto r = lookup(norm)) return r;
   // Step 4: the file name anywhere; "folder/name" must be a path suffix.
   if (norm && !norm->empty() && key.find("..") == std::string::npos) {
-    if (auto n = names_.find(NameOf(*norm)); n != names_.end()) {
+    if (auto n = names_.find(PathBase(*norm)); n != names_.end()) {
       std::vector<std::string> hits;
       for (const auto& p : n->second) {
         std::string k = KeyOf(p);

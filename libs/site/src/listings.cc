@@ -26,16 +26,6 @@ struct Fingerprint {
   }
 };
 
-std::string_view DirOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-}
-
-std::string_view BaseName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 bool ByTitle(const LinkItem& a, const LinkItem& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; }
 
 GeneratedPage Listing(const SiteInfo& site, std::string url, std::string title, std::string intro,
@@ -133,12 +123,12 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   std::map<std::string, std::vector<LinkItem>> folder_items;
   std::map<std::string, std::set<std::string>> subfolders;
   for (const auto* n : every_folder || !f.folders.empty() ? notes : std::vector<const NoteMeta*>{}) {
-    std::string_view dir = DirOf(n->path);
+    std::string_view dir = PathDir(n->path);
     if (dir.empty()) continue;
     if (every_folder || f.folders.count(dir)) folder_items[std::string(dir)].push_back(item(n));
     // Every ancestor exists as a folder page, and lists its children.
     for (std::string_view d = dir; !d.empty();) {
-      std::string_view parent = DirOf(d);
+      std::string_view parent = PathDir(d);
       if (every_folder || f.folders.count(d)) folder_items[std::string(d)];
       if (!parent.empty() && (every_folder || f.folders.count(parent))) subfolders[std::string(parent)].insert(std::string(d));
       d = parent;
@@ -148,10 +138,10 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
     std::string url = FolderUrl(dir);
     if (vault.UrlOwner(url) || Vault::IsReservedUrl(url)) continue;  // the folder's own note (index.md or Dir/Dir.md)
     std::vector<LinkItem> sections;
-    for (const auto& sub : subfolders[dir]) sections.push_back({std::string(BaseName(sub)) + "/", FolderUrl(sub), ""});
+    for (const auto& sub : subfolders[dir]) sections.push_back({std::string(PathBase(sub)) + "/", FolderUrl(sub), ""});
     std::sort(items.begin(), items.end(), ByTitle);
     size_t count = items.size();
-    out.emplace(url, Listing(site, url, std::string(BaseName(dir)),
+    out.emplace(url, Listing(site, url, std::string(PathBase(dir)),
                              std::to_string(count) + (count == 1 ? " note" : " notes") + " in " + dir, std::move(sections),
                              std::move(items), opt.list_limit));
   }

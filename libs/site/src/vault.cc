@@ -24,20 +24,13 @@ std::string NormalizePermalink(std::string_view p) {
   return u;
 }
 
-std::string FolderOf(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
-}
-
 // "Docs/Docs.md": a note named like its folder is the folder's page (OBSIDIAN.md "URLs").
 bool IsFolderNote(std::string_view path) {
-  std::string dir = FolderOf(path);
+  std::string_view dir = PathDir(path);
   if (dir.empty()) return false;
-  std::string_view name = path.substr(dir.size() + 1);
+  std::string_view name = PathBase(path);
   if (name.size() > 3) name.remove_suffix(3);  // ".md"
-  size_t slash = dir.rfind('/');
-  std::string_view folder = slash == std::string::npos ? std::string_view(dir) : std::string_view(dir).substr(slash + 1);
-  return EqualsIgnoreAsciiCase(name, folder);
+  return EqualsIgnoreAsciiCase(name, PathBase(dir));
 }
 
 }  // namespace
@@ -81,7 +74,7 @@ void Vault::Rebuild() {
 
 std::string Vault::AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings) {
   std::string base = !n.permalink.empty() ? NormalizePermalink(n.permalink)
-                     : IsFolderNote(n.path)  ? markdown::UrlForNotePath(FolderOf(n.path) + "/index.md")
+                     : IsFolderNote(n.path)  ? markdown::UrlForNotePath(std::string(PathDir(n.path)) + "/index.md")
                                              : markdown::UrlForNotePath(n.path);
   auto owner = url_owner_.find(base);
   bool reserved = IsReservedUrl(base);
@@ -235,9 +228,7 @@ Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string
 }
 
 std::string Vault::AssetUrl(std::string_view sha256, std::string_view path) {
-  size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  return "/assets/" + std::string(sha256.substr(0, 16)) + "/" + std::string(name);
+  return "/assets/" + std::string(sha256.substr(0, 16)) + "/" + std::string(PathBase(path));
 }
 
 void Vault::LoadAttachment(AttachmentMeta meta) {

@@ -24,6 +24,10 @@ bool PercentDecode(std::string_view in, std::string* out);
 // Percent-encodes everything but unreserved characters and '/'.
 std::string PercentEncodePath(std::string_view in);
 
+// Vault path parts: "a/b/c.md" -> dir "a/b", base "c.md"; "c.md" -> dir "".
+std::string_view PathDir(std::string_view path);
+std::string_view PathBase(std::string_view path);
+
 std::string AsciiLower(std::string_view s);
 bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
 bool EndsWith(std::string_view s, std::string_view suffix);
