@@ -74,6 +74,24 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   CHECK(sitemap.body.find("secret") == std::string::npos);
   CHECK(c.WaitForPage("/robots.txt", 200).body.find("Sitemap:") != std::string::npos);
 
+  // Mermaid loads its script only on pages with a diagram; description feeds
+  // meta and OG tags; publish: false hides a note; bad YAML is a warning
+  // naming the note and line, and the note still renders.
+  auto extra = c.Push(PushBody({{"Diagram.md", "---\ndescription: A flow chart.\n---\n# Diagram\n\n```mermaid\ngraph TD; A-->B\n```\n"},
+                                {"Hidden.md", "---\npublish: false\n---\n# Hidden\n"},
+                                {"Broken.md", "---\ntitle: [unclosed\n---\n# Broken\n\nStill here.\n"}}));
+  REQUIRE(extra.status == 200);
+  CHECK(extra.body.find("Broken.md: frontmatter line") != std::string::npos);
+  CHECK(extra.body.find("\"published\":false") != std::string::npos);
+  auto diagram = c.WaitForPage("/diagram", 200);
+  CHECK(diagram.body.find("<pre class=\"mermaid\">") != std::string::npos);
+  CHECK(diagram.body.find("import mermaid") != std::string::npos);
+  CHECK(diagram.body.find("name=\"description\" content=\"A flow chart.\"") != std::string::npos);
+  CHECK(diagram.body.find("property=\"og:description\" content=\"A flow chart.\"") != std::string::npos);
+  CHECK(guide.body.find("import mermaid") == std::string::npos);
+  CHECK(c.WaitForPage("/broken", 200, "Still here").status == 200);
+  CHECK(c.EdgeGet("/hidden").status == 404);
+
   // Other spellings of a URL answer 301 to the canonical one.
   auto upper = c.EdgeGet("/Docs/Guide");
   CHECK(upper.status == 301);
