@@ -6,7 +6,7 @@ PKGS=(
   build-essential cmake pkg-config ca-certificates
   libuv1-dev libnats-dev nats-server libsqlite3-dev libmd4c-dev zlib1g-dev
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
-  libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl
+  libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
 )
 # Benchmarks only (make bench): load generator and the nginx anchor.

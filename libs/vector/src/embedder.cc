@@ -1,0 +1,261 @@
+#include "folio/vector/embedder.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "folio/core/text.h"
+
+namespace folio::vector {
+
+Embedder::~Embedder() = default;
+
+namespace {
+
+constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+
+uint64_t FnvAdd(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= kFnvPrime;
+  }
+  return h;
+}
+
+uint64_t Fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+
+constexpr float kWeightWord = 1.0f;
+constexpr float kWeightCjkBigram = 1.0f;
+constexpr float kWeightWordBigram = 0.5f;
+constexpr float kWeightTrigram = 0.25f;
+constexpr size_t kMaxTrigramCodePoints = 32;
+
+// Decodes one code point of valid UTF-8 at s[*i]; advances *i.
+char32_t Decode(std::string_view s, size_t* i) {
+  auto c = static_cast<unsigned char>(s[*i]);
+  if (c < 0x80) {
+    *i += 1;
+    return c;
+  }
+  int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+  char32_t cp = c & (0x7F >> n);
+  for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
+  *i += n;
+  return cp;
+}
+
+void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+bool IsCjk(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+         (c >= 0x20000 && c <= 0x3FFFF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0x3040 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF) ||  // kana
+         (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0x1100 && c <= 0x11FF) ||  // hangul
+         (c >= 0x3130 && c <= 0x318F);
+}
+
+bool IsSeparator(char32_t c) {
+  if (c < 0x80) {
+    return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  return (c >= 0x80 && c <= 0xBF) || c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x206F) ||
+         (c >= 0x3000 && c <= 0x303F) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) ||
+         (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65) || c == 0xFEFF;
+}
+
+char32_t Fold(char32_t c) {
+  if (c >= 0xFF01 && c <= 0xFF5E) c -= 0xFEE0;  // fullwidth ASCII
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;
+  if (c >= 0x410 && c <= 0x42F) return c + 32;
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  return c;
+}
+
+struct Feature {
+  float count = 0;
+  float weight = 0;  // kind weight * idf
+};
+
+// Accumulates features by hash; 64-bit collisions are ignored (negligible).
+class FeatureBag {
+ public:
+  FeatureBag(const HashedEmbedder::IdfFn& idf) : idf_(idf) {}
+
+  void Add(FeatureKind kind, float kind_weight, std::string_view a, std::string_view b = {}) {
+    uint64_t h = FeatureHash(kind, a, b);
+    auto [it, inserted] = bag_.try_emplace(h);
+    if (inserted) {
+      float idf = 1;
+      if (idf_) {
+        if (b.empty()) {
+          idf = idf_(kind, a);
+        } else {
+          scratch_.assign(a);
+          scratch_.push_back(' ');
+          scratch_.append(b);
+          idf = idf_(kind, scratch_);
+        }
+      }
+      it->second.weight = kind_weight * idf;
+    }
+    it->second.count += 1;
+  }
+
+  void Project(size_t dim, std::vector<float>* out) const {
+    out->assign(dim, 0.0f);
+    for (const auto& [h, f] : bag_) {
+      float w = (1.0f + std::log(f.count)) * f.weight;
+      size_t bucket = h % dim;
+      (*out)[bucket] += (h >> 63) ? -w : w;
+    }
+    double norm = 0;
+    for (float x : *out) norm += static_cast<double>(x) * x;
+    if (norm > 0) {
+      auto inv = static_cast<float>(1.0 / std::sqrt(norm));
+      for (float& x : *out) x *= inv;
+    }
+  }
+
+ private:
+  const HashedEmbedder::IdfFn& idf_;
+  std::unordered_map<uint64_t, Feature> bag_;
+  std::string scratch_;
+};
+
+void Featurize(std::string_view text, FeatureBag* bag) {
+  std::string word;               // current non-CJK word, folded UTF-8
+  std::vector<size_t> cp_starts;  // byte offsets of the word's code points
+  std::string prev_word;          // previous non-CJK word (for bigrams), "" if broken
+  std::string cjk_prev;           // previous CJK code point if adjacent
+  std::string cjk_cur;
+  std::string marked;
+
+  auto flush_word = [&] {
+    if (word.empty()) return;
+    bag->Add(FeatureKind::kWord, kWeightWord, word);
+    if (!prev_word.empty()) bag->Add(FeatureKind::kWordBigram, kWeightWordBigram, prev_word, word);
+    // Character trigrams of "<word>" over at most kMaxTrigramCodePoints.
+    size_t n = std::min(cp_starts.size(), kMaxTrigramCodePoints);
+    size_t end = n < cp_starts.size() ? cp_starts[n] : word.size();
+    marked.assign("<");
+    marked.append(word, 0, end);
+    marked.push_back('>');
+    // Code point starts within `marked`: 0, then 1 + cp_starts[i], then end+1.
+    std::vector<size_t> starts;
+    starts.reserve(n + 2);
+    starts.push_back(0);
+    for (size_t i = 0; i < n; ++i) starts.push_back(1 + cp_starts[i]);
+    starts.push_back(end + 1);
+    starts.push_back(end + 2);  // one past '>'
+    for (size_t i = 0; i + 3 < starts.size(); ++i) {
+      bag->Add(FeatureKind::kCharTrigram, kWeightTrigram,
+               std::string_view(marked).substr(starts[i], starts[i + 3] - starts[i]));
+    }
+    prev_word = std::move(word);
+    word.clear();
+    cp_starts.clear();
+  };
+
+  size_t i = 0;
+  while (i < text.size()) {
+    char32_t c = Decode(text, &i);
+    if (IsCjk(c)) {
+      flush_word();
+      prev_word.clear();
+      cjk_cur.clear();
+      AppendUtf8(c, &cjk_cur);
+      bag->Add(FeatureKind::kWord, kWeightWord, cjk_cur);
+      if (!cjk_prev.empty()) bag->Add(FeatureKind::kCjkBigram, kWeightCjkBigram, cjk_prev, cjk_cur);
+      cjk_prev.swap(cjk_cur);
+      continue;
+    }
+    cjk_prev.clear();
+    if (IsSeparator(c)) {
+      flush_word();
+      continue;
+    }
+    cp_starts.push_back(word.size());
+    AppendUtf8(Fold(c), &word);
+  }
+  flush_word();
+}
+
+}  // namespace
+
+uint64_t FeatureHash(FeatureKind kind, std::string_view a, std::string_view b) {
+  uint64_t h = kFnvOffset;
+  h ^= static_cast<uint8_t>(kind);
+  h *= kFnvPrime;
+  h = FnvAdd(h, a);
+  if (!b.empty()) {
+    h ^= 0x20;
+    h *= kFnvPrime;
+    h = FnvAdd(h, b);
+  }
+  return Fmix64(h);
+}
+
+HashedEmbedder::HashedEmbedder(size_t dim) : dim_(dim) {}
+
+Status HashedEmbedder::Embed(std::span<const std::string_view> texts,
+                             std::vector<std::vector<float>>* out) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!IsValidUtf8(texts[i])) {
+      return Status::Invalid("text " + std::to_string(i) + " is not valid UTF-8");
+    }
+  }
+  out->resize(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    FeatureBag bag(idf_);
+    Featurize(texts[i], &bag);
+    bag.Project(dim_, &(*out)[i]);
+  }
+  return Status::Ok();
+}
+
+Status HashedEmbedder::EmbedOne(std::string_view text, std::vector<float>* out) {
+  std::vector<std::vector<float>> v;
+  Status s = Embed(std::span<const std::string_view>(&text, 1), &v);
+  if (!s.ok()) return s;
+  *out = std::move(v[0]);
+  return s;
+}
+
+void HashedEmbedder::SetIdf(std::unordered_map<std::string, float> word_idf) {
+  idf_ = [table = std::move(word_idf)](FeatureKind kind, std::string_view f) -> float {
+    if (kind != FeatureKind::kWord) return 1.0f;
+    auto it = table.find(std::string(f));
+    return it == table.end() ? 1.0f : it->second;
+  };
+}
+
+void HashedEmbedder::SetIdf(IdfFn idf) { idf_ = std::move(idf); }
+
+}  // namespace folio::vector
