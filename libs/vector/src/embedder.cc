@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "folio/core/text.h"
+#include "folio/core/utf8.h"
 
 namespace folio::vector {
 
@@ -38,37 +39,8 @@ constexpr float kWeightWordBigram = 0.5f;
 constexpr float kWeightTrigram = 0.25f;
 constexpr size_t kMaxTrigramCodePoints = 32;
 
-// Decodes one code point of valid UTF-8 at s[*i]; advances *i.
-char32_t Decode(std::string_view s, size_t* i) {
-  auto c = static_cast<unsigned char>(s[*i]);
-  if (c < 0x80) {
-    *i += 1;
-    return c;
-  }
-  int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-  char32_t cp = c & (0x7F >> n);
-  for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
-  *i += n;
-  return cp;
-}
-
-void AppendUtf8(char32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+// Input is validated up front, so core's decoder never reports a bad code point here.
+char32_t Decode(std::string_view s, size_t* i) { return DecodeUtf8(s, i); }
 
 bool IsCjk(char32_t c) {
   return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
