@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace folio::ingest {
 namespace {
@@ -118,34 +119,35 @@ Status Store::LoadVault(const std::string& site, site::Vault* vault) {
   return Status::Ok();
 }
 
-Result<std::string> Store::NoteContent(const std::string& site, const std::string& path) {
-  auto q = db_->Prepare("SELECT content FROM notes WHERE site=? AND path=?");
+Result<std::optional<std::string>> Store::SelectOne(std::string_view sql, const std::string& site,
+                                                    const std::string& key) {
+  auto q = db_->Prepare(sql);
   if (!q.ok()) return q.status();
-  q->Bind(1, site).Bind(2, path);
+  q->Bind(1, site).Bind(2, key);
   auto row = q->Step();
   if (!row.ok()) return row.status();
-  if (!*row) return Status::NotFound("no note " + path);
-  return std::string(q->Text(0));
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(q->Blob(0)));  // blob bytes work for text columns too
+}
+
+Result<std::string> Store::NoteContent(const std::string& site, const std::string& path) {
+  auto v = SelectOne("SELECT content FROM notes WHERE site=? AND path=?", site, path);
+  if (!v.ok()) return v.status();
+  if (!*v) return Status::NotFound("no note " + path);
+  return std::move(**v);
 }
 
 Result<std::string> Store::NoteWarnings(const std::string& site, const std::string& path) {
-  auto q = db_->Prepare("SELECT warnings FROM notes WHERE site=? AND path=?");
-  if (!q.ok()) return q.status();
-  q->Bind(1, site).Bind(2, path);
-  auto row = q->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return std::string();
-  return std::string(q->Text(0));
+  auto v = SelectOne("SELECT warnings FROM notes WHERE site=? AND path=?", site, path);
+  if (!v.ok()) return v.status();
+  return v->value_or(std::string());
 }
 
 Result<std::string> Store::PageRecord(const std::string& site, const std::string& url) {
-  auto q = db_->Prepare("SELECT record FROM pages WHERE site=? AND url=?");
-  if (!q.ok()) return q.status();
-  q->Bind(1, site).Bind(2, url);
-  auto row = q->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return Status::NotFound("no page " + url);
-  return std::string(q->Blob(0));
+  auto v = SelectOne("SELECT record FROM pages WHERE site=? AND url=?", site, url);
+  if (!v.ok()) return v.status();
+  if (!*v) return Status::NotFound("no page " + url);
+  return std::move(**v);
 }
 
 Result<std::vector<PageRow>> Store::AllPages(const std::string& site) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,8 @@ class Store {
 
  private:
   explicit Store(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+  // The first column of the row matching (site, key) for a 2-parameter query; nullopt if none.
+  Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();
   Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
   std::unique_ptr<sqlite::Db> db_;
