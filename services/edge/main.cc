@@ -4,8 +4,12 @@
 // picks the site (site records, bus::SiteKey, map hosts to sites); requests
 // for unknown hosts, or without Host, get the --site site.
 //
+// GET /search forwards the reader's query to the search service over NATS
+// ("search.query", on the same connection as the watcher) from a small
+// thread pool, and answers with the search page.
+//
 // Threads: N workers (each a Loop + Server on the shared port), plus the
-// KV watcher thread. Worker 0 runs on the main thread.
+// KV watcher thread and the search pool. Worker 0 runs on the main thread.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +22,7 @@
 #include "folio/core/log.h"
 #include "folio/core/service.h"
 #include "page_cache.h"
+#include "search_backend.h"
 
 using namespace folio;
 
@@ -35,6 +40,9 @@ int main(int argc, char** argv) {
   AddServiceFlags(&flags, "127.0.0.1:8081");
   flags.Add("site", "default", "site served when the Host header names no known site");
   flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
+  flags.Add("search-threads", "8", "threads making search requests to the search service");
+  flags.Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
+  flags.Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   const std::string& host = basics.host;
@@ -42,6 +50,19 @@ int main(int argc, char** argv) {
   auto threads_flag = flags.GetInt("threads");
   if (!threads_flag.ok()) return Fail(threads_flag.status());
   size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
+  auto search_threads = flags.GetInt("search-threads");
+  auto search_max = flags.GetInt("search-max-in-flight");
+  auto search_timeout = flags.GetInt("search-timeout-ms");
+  for (const Status* st : {&search_threads.status(), &search_max.status(), &search_timeout.status()}) {
+    if (!st->ok()) return Fail(*st);
+  }
+  if (*search_threads < 1 || *search_threads > 256) return Fail(Status::Invalid("--search-threads must be in 1..256"));
+  if (*search_max < 0 || *search_max > 100'000) return Fail(Status::Invalid("--search-max-in-flight must be in 0..100000"));
+  if (*search_timeout < 1 || *search_timeout > 60'000) return Fail(Status::Invalid("--search-timeout-ms must be in 1..60000"));
+  edge::SearchOptions search_opts;
+  search_opts.threads = static_cast<size_t>(*search_threads);
+  search_opts.max_in_flight = static_cast<size_t>(*search_max);
+  search_opts.timeout_ms = *search_timeout;
   const std::string site = flags.Get("site");
   if (!bus::IsValidSiteName(site)) return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
 
@@ -60,8 +81,13 @@ int main(int argc, char** argv) {
   std::atomic<bool> stopping{false};
   auto readiness = [&]() -> std::string { return ready ? "" : "replaying the pages bucket"; };
 
+  // Destroyed explicitly below: after the loops stop (its pool posts to them)
+  // and before the bus (its pool uses it).
+  auto search = std::make_unique<edge::SearchBackend>(search_opts, &registry);
   std::vector<std::unique_ptr<edge::Worker>> workers;
-  for (size_t i = 0; i < nworkers; ++i) workers.push_back(std::make_unique<edge::Worker>(site, counters, &registry, readiness));
+  for (size_t i = 0; i < nworkers; ++i) {
+    workers.push_back(std::make_unique<edge::Worker>(site, counters, &registry, readiness, search.get()));
+  }
   auto fds = http::SystemdListenFds();
   int bound_port = port;
   for (size_t i = 0; i < nworkers; ++i) {
@@ -95,6 +121,7 @@ int main(int argc, char** argv) {
       wp->loop().Post([wp, record_site, rec] {
         if (rec) wp->sites().SetHosts(record_site, rec->hosts);
         else wp->sites().RemoveHosts(record_site);
+        wp->sites().SetTitle(record_site, rec ? rec->title : "");
       });
     }
   };
@@ -167,6 +194,7 @@ int main(int argc, char** argv) {
           if (w.ok()) {
             bus_conn = std::move(*b);
             watcher = std::move(*w);
+            search->SetBus(bus_conn.get());
             log::Info("watching pages", {{"url", o.url}});
             return;
           }
@@ -196,6 +224,7 @@ int main(int argc, char** argv) {
   workers[0]->loop().Run();
   for (auto& t : threads) t.join();
   connector.join();
+  search.reset();  // runs what is queued (the loops still exist), joins the pool
   watcher.reset();
   bus_conn.reset();
   log::Info("folio-edge stopped");

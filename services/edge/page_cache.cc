@@ -2,6 +2,7 @@
 
 #include "folio/bus/schema.h"
 #include "folio/core/text.h"
+#include "folio/site/search_page.h"
 
 #include <vector>
 
@@ -14,6 +15,7 @@ SiteTables::SiteTables(std::string default_site) : default_site_(std::move(defau
 void SiteTables::Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page) {
   auto it = sites_.find(site);
   if (it == sites_.end()) it = sites_.emplace(std::string(site), Site{}).first;
+  if (url == kNotFoundKey && page) it->second.name = site::SiteNameFromPage(page->body);
   auto [at, inserted] = it->second.pages.insert_or_assign(url, std::move(page));
   if (inserted) ++pages_;
 }
@@ -21,6 +23,7 @@ void SiteTables::Put(std::string_view site, const std::string& url, std::shared_
 void SiteTables::Erase(std::string_view site, const std::string& url) {
   auto it = sites_.find(site);
   if (it == sites_.end()) return;
+  if (url == kNotFoundKey) it->second.name.clear();
   pages_ -= it->second.pages.erase(url);
 }
 
@@ -42,6 +45,19 @@ void SiteTables::RemoveHosts(std::string_view site) {
   it->second.hosts.clear();
 }
 
+void SiteTables::SetTitle(const std::string& site, std::string title) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) it = sites_.emplace(site, Site{}).first;
+  it->second.title = std::move(title);
+}
+
+std::string SiteTables::NameOf(std::string_view site) const {
+  auto it = sites_.find(site);
+  if (it != sites_.end() && !it->second.name.empty()) return it->second.name;
+  if (it != sites_.end() && !it->second.title.empty()) return it->second.title;
+  return std::string(site);
+}
+
 std::string_view SiteTables::Resolve(std::string_view host_header) {
   if (host_header.empty() || !bus::NormalizeHost(host_header, &host_scratch_)) return default_site_;
   auto it = hosts_.find(std::string_view(host_scratch_));
@@ -56,9 +72,10 @@ const PageTable* SiteTables::Find(std::string_view host_header) {
 std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }
 
 Worker::Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-               metrics::ReadinessCheck ready)
-    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters) {
+               metrics::ReadinessCheck ready, SearchBackend* search)
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search) {
   metrics::MountOpsEndpoints(&router_, registry, std::move(ready));
+  router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); });
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); });
   http::ServerOptions opts;
   opts.max_body_bytes = 0;  // readers send no bodies

@@ -4,6 +4,8 @@
 // -> shared immutable Page) and each host name to its site.
 // Readers never lock: updates reach each worker as tasks posted to its loop
 // (Loop::Post) and are applied between requests on that worker's thread.
+// The worker also answers GET /search (search_handler.cc): the search runs
+// on the SearchBackend's pool and the answer comes back to this loop.
 #pragma once
 
 #include <memory>
@@ -12,9 +14,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "folio/bus/schema.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "folio/site/search_page.h"
 #include "page.h"
+#include "search_backend.h"
 
 namespace folio::edge {
 
@@ -35,6 +40,8 @@ class SiteTables {
   // site claims.
   explicit SiteTables(std::string default_site);
 
+  // Putting a site's 404 page (kNotFoundKey) also takes the site's display
+  // name from it (its header), for the pages the edge assembles itself.
   void Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page);
   void Erase(std::string_view site, const std::string& url);
   // Replaces the hosts of `site` (from its site record); a host another site
@@ -42,18 +49,25 @@ class SiteTables {
   void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
   // Withdraws every host of `site` (its site record was deleted); its pages stay.
   void RemoveHosts(std::string_view site);
+  // The title of `site`'s site record ("" when it has none or it was deleted).
+  void SetTitle(const std::string& site, std::string title);
 
   // The page table for a raw Host header value ("B.example:8081"), or
   // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
   const PageTable* Find(std::string_view host_header);
-  // The site a raw Host header value selects (for tests and logs).
+  // The site a raw Host header value selects (for search, tests and logs).
   std::string SiteOf(std::string_view host_header);
+  // The name `site`'s pages show in their header: from its 404 page, else
+  // its site record's title, else the site name itself.
+  std::string NameOf(std::string_view site) const;
   size_t pages() const { return pages_; }
 
  private:
   struct Site {
     PageTable pages;
     std::vector<std::string> hosts;  // as last set by SetHosts
+    std::string name;                // from the 404 page's header; "" if unknown
+    std::string title;               // from the site record
   };
   std::string_view Resolve(std::string_view host_header);
 
@@ -73,8 +87,10 @@ struct ServeCounters {
 
 class Worker {
  public:
+  // `search` (may be null: searches then answer 503) is shared by every
+  // worker and must outlive the loop's run.
   Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-         metrics::ReadinessCheck ready);
+         metrics::ReadinessCheck ready, SearchBackend* search = nullptr);
 
   http::Loop& loop() { return loop_; }
   http::Server& server() { return *server_; }
@@ -84,6 +100,11 @@ class Worker {
 
  private:
   void Serve(const http::Request& req, http::Responder r);
+  // GET /search (search_handler.cc). Answers at once (400, the empty page,
+  // 503 when overloaded) or parks the Responder in pending_searches_ until
+  // FinishSearch, posted back to this loop by the backend's pool.
+  void ServeSearch(const http::Request& req, http::Responder r);
+  void FinishSearch(uint64_t id, site::SearchPage page, bool fragment, Result<bus::SearchReply> reply);
 
   http::Loop loop_;
   http::Router router_;
@@ -92,6 +113,12 @@ class Worker {
   std::shared_ptr<const Page> builtin_404_;
   std::string scratch_;  // decoded path; reused across requests
   ServeCounters counters_;
+  SearchBackend* search_;
+  // Responders of searches in flight, by id: they never leave this thread
+  // (a Responder is loop-thread only). Dropped ones answer nothing once
+  // their connection is gone.
+  std::unordered_map<uint64_t, http::Responder> pending_searches_;
+  uint64_t next_search_id_ = 1;
 };
 
 }  // namespace folio::edge

@@ -65,3 +65,17 @@ TEST_CASE("site tables: hosts move, are withdrawn, and pages are per site") {
   CHECK(t.pages() == 0);
   CHECK(BodyAt(t, "a.example", "/p") == "<none>");
 }
+
+TEST_CASE("site tables: a site's display name comes from its 404 page, else its record's title") {
+  SiteTables t("default");
+  CHECK(t.NameOf("default") == "default");
+  t.SetTitle("a", "Site A");
+  CHECK(t.NameOf("a") == "Site A");
+  t.Put("a", std::string(kNotFoundKey),
+        PageWithBody("<header class=\"site-header\"><a class=\"site-name\" href=\"/\">A &amp; co</a>"));
+  CHECK(t.NameOf("a") == "A & co");
+  t.Erase("a", std::string(kNotFoundKey));
+  CHECK(t.NameOf("a") == "Site A");
+  t.SetTitle("a", "");
+  CHECK(t.NameOf("a") == "a");
+}

@@ -7,8 +7,10 @@
 //   folio-ingest site add|list|remove administer sites (see site_command.h)
 //
 // Threads: the main loop serves HTTP; the writer loop (its own thread) owns
-// the Store, Sites and their SiteWriters and runs every push, manifest and
-// publish in order; a ThreadPool renders in parallel for the writer.
+// the Store, Sites and their SiteWriters and runs every push, manifest,
+// related-list update and publish in order; a ThreadPool renders in
+// parallel for the writer; the RelatedConsumer's thread fetches search's
+// related lists and hands them to the writer loop.
 #include <sys/random.h>
 
 #include <csignal>
@@ -29,6 +31,7 @@
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "handlers.h"
+#include "related_consumer.h"
 #include "site_command.h"
 #include "sites.h"
 #include "store.h"
@@ -117,6 +120,7 @@ int main(int argc, char** argv) {
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   std::atomic<bool> bus_ready{false};
   std::unique_ptr<bus::Bus> bus_conn;
+  ingest::RelatedConsumer related(&writer_loop, &sites, &registry);
 
   // Connect to NATS on the writer thread, retrying until it answers; then
   // publish whatever is pending and keep retrying the outbox periodically.
@@ -141,6 +145,7 @@ int main(int argc, char** argv) {
     if (Status s = sites.PublishSiteRecords(); !s.ok()) {
       log::Warn("site records not published; edges may not know every host yet", {{"error", s.message()}});
     }
+    related.Start(bus_conn.get());
     bus_ready = true;
     log::Info("connected to NATS", {{"url", bus_opts.url}});
   };
@@ -169,6 +174,7 @@ int main(int argc, char** argv) {
   if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
   else ls = server.Listen(host, port);
   if (!ls.ok()) {
+    related.Stop();
     writer_loop.Stop();
     writer_thread.join();
     return Fail(ls);
@@ -189,6 +195,7 @@ int main(int argc, char** argv) {
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);
   loop.Run();
+  related.Stop();  // before the bus goes; a batch the writer has not run is redelivered
   writer_thread.join();
   bus_conn.reset();
   log::Info("folio-ingest stopped");

@@ -15,97 +15,18 @@
 #include "folio/markdown/slug.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
+#include "site_writer_internal.h"
 
 namespace folio::ingest {
 namespace {
 
-constexpr const char* kHtml = "text/html; charset=utf-8";
-constexpr const char* kPageCache = "public, max-age=0, must-revalidate";
+using internal::kHtml;
+using internal::kPageCache;
+using internal::MetaKey;
+
 constexpr const char* kAssetCache = "public, max-age=31536000, immutable";
 constexpr const char* k404Url = "/_folio/404";
 constexpr int64_t kAckTimeoutMs = 10'000;
-// NATS's default max payload is 1 MiB; keep room for headers and the subject.
-constexpr size_t kMaxPublishedPage = (1u << 20) - 8192;
-// A page lists at most this many backlinks (a hub note can have thousands).
-constexpr size_t kMaxBacklinks = 500;
-
-std::string MetaKey(std::string_view site) { return "_meta." + std::string(site); }
-
-// Note sources available to a render pass: pushed content and everything
-// preloaded from the store (the store is not thread-safe; renders are).
-using Sources = std::map<std::string, const std::string*, std::less<>>;
-
-constexpr int kMaxEmbedDepth = 8;
-
-// Resolves links of one note against the vault during rendering, and
-// renders note embeds (recursively, with cycle detection).
-class VaultResolver : public markdown::LinkResolver {
- public:
-  VaultResolver(const site::Vault& v, const Sources& sources, std::string_view from,
-                std::vector<std::string>* warnings, std::vector<std::string> stack = {})
-      : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)) {
-    stack_.emplace_back(from);
-  }
-  std::optional<std::string> Resolve(std::string_view target) override {
-    auto r = vault_.Resolve(target, from_);
-    if (!r) return std::nullopt;
-    if (r->ambiguous && warnings_) {
-      warnings_->push_back("ambiguous link [[" + std::string(target) + "]]: several notes match; linked to " + r->path);
-    }
-    const site::NoteMeta* n = vault_.Find(r->path);
-    return n && n->published ? std::optional<std::string>(n->url) : std::nullopt;
-  }
-  std::optional<std::string> ResolveAttachment(std::string_view target) override {
-    return vault_.AttachmentUrl(target, from_);
-  }
-  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor) override {
-    auto r = vault_.Resolve(target, from_);
-    if (!r) return std::nullopt;
-    const site::NoteMeta* n = vault_.Find(r->path);
-    if (!n || !n->published) return std::nullopt;
-    if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end() || stack_.size() > kMaxEmbedDepth) {
-      if (warnings_) warnings_->push_back("embed cycle: ![[" + std::string(target) + "]] would include itself");
-      return std::string("<p class=\"embed-cycle\">Embed cycle: this note is already shown above.</p>");
-    }
-    auto src = sources_.find(r->path);
-    if (src == sources_.end()) return std::nullopt;
-    std::optional<std::string> part;
-    if (anchor.empty()) {
-      part = *src->second;
-    } else if (anchor[0] == '^') {
-      part = markdown::ExtractBlock(*src->second, anchor.substr(1));
-    } else {
-      part = markdown::ExtractSection(*src->second, anchor);
-    }
-    if (!part) {
-      if (warnings_) warnings_->push_back("embed ![[" + std::string(target) + "#" + std::string(anchor) + "]]: no such heading or block");
-      return std::string("<p class=\"embed-missing\">Nothing matches this embed.</p>");
-    }
-    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_);
-    markdown::RenderOptions opts;
-    opts.resolver = &inner;
-    return markdown::RenderNote(*part, r->path, opts).html;
-  }
-
- private:
-  const site::Vault& vault_;
-  const Sources& sources_;
-  std::string_view from_;
-  std::vector<std::string>* warnings_;  // null inside embeds: the embedded note reports its own
-  std::vector<std::string> stack_;      // notes being embedded, outermost first
-};
-
-std::string Summary(std::string_view text, size_t max = 200) {
-  std::string s;
-  for (char c : text) {
-    if (s.size() >= max) break;
-    s += (c == '\n' || c == '\t') ? ' ' : c;
-  }
-  // Do not cut a UTF-8 sequence in half.
-  while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();
-  if (!s.empty() && static_cast<unsigned char>(s.back()) >= 0xC0) s.pop_back();
-  return s;
-}
 
 std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& links, bool embeds_only) {
   std::vector<std::string> out;
@@ -114,34 +35,6 @@ std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& lin
     if (std::find(out.begin(), out.end(), l.target) == out.end()) out.push_back(l.target);
   }
   return out;
-}
-
-// [[note#Heading]] / [[note#^block]] whose target has no such heading or
-// block still links to the note, with a warning (OBSIDIAN.md "Anchors").
-void CheckAnchors(const site::Vault& vault, const std::string& from, const std::vector<markdown::LinkRef>& links,
-                  std::vector<std::string>* warnings) {
-  for (const auto& l : links) {
-    if (l.anchor.empty() || l.embed) continue;
-    const site::NoteMeta* target = nullptr;
-    if (l.target.empty()) {
-      target = vault.Find(from);
-    } else if (auto r = vault.Resolve(l.target, from)) {
-      target = vault.Find(r->path);
-    }
-    if (!target) continue;
-    std::string want;
-    if (l.anchor[0] == '^') {
-      want = "^" + AsciiLower(l.anchor.substr(1));
-    } else {
-      std::string_view last = l.anchor;
-      if (size_t hash = last.rfind('#'); hash != std::string_view::npos) last.remove_prefix(hash + 1);
-      want = markdown::HeadingId(last);
-    }
-    if (std::find(target->anchors.begin(), target->anchors.end(), want) == target->anchors.end()) {
-      warnings->push_back("link [[" + l.target + "#" + l.anchor + "]]: '" + target->path +
-                          "' has no such heading or block; linking to the note");
-    }
-  }
 }
 
 // Content-Type of an attachment, by extension.
@@ -159,27 +52,7 @@ std::string ContentTypeOf(std::string_view path) {
   return it == kTypes.end() ? "application/octet-stream" : it->second;
 }
 
-// "A/B/Note.md" -> [A -> /a/, A/B -> /a/b/]
-std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
-  std::vector<site::LinkItem> out;
-  size_t slash = 0;
-  while ((slash = path.find('/', slash)) != std::string_view::npos) {
-    std::string dir(path.substr(0, slash));
-    size_t prev = dir.rfind('/');
-    out.push_back({prev == std::string::npos ? dir : dir.substr(prev + 1), site::FolderUrl(dir), ""});
-    ++slash;
-  }
-  return out;
-}
-
 }  // namespace
-
-// One page produced by pass 2.
-struct SiteWriter::Rendered {
-  std::string path;
-  std::vector<std::string> warnings;
-  std::string record;
-};
 
 SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry)
     : options_(std::move(options)), store_(store), pool_(pool) {
@@ -187,6 +60,29 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
   rendered_total_ = &registry->NewCounter("folio_ingest_pages_rendered_total", "Pages rendered", l);
   publish_failures_ = &registry->NewCounter("folio_ingest_publish_failures_total", "Failed outbox publish rounds", l);
   outbox_pending_ = &registry->NewGauge("folio_ingest_outbox_pending", "Committed messages not yet acknowledged", l);
+  related_lists_ = &registry->NewCounter("folio_ingest_related_lists_changed_total",
+                                         "Related-note lists stored because their sequence of notes changed", l);
+  related_rerendered_ = &registry->NewCounter("folio_ingest_related_rerendered_total",
+                                              "Note pages re-rendered because what their related list shows changed", l);
+}
+
+Status SiteWriter::LoadState() {
+  vault_ = site::Vault();
+  related_.Clear();
+  if (Status s = store_->LoadVault(options_.site, &vault_); !s.ok()) return s;
+  if (Status s = store_->LoadAttachments(options_.site, &vault_); !s.ok()) return s;
+  auto lists = store_->LoadRelated(options_.site);
+  if (!lists.ok()) return lists.status();
+  for (auto& l : *lists) {
+    std::vector<std::string> paths;
+    for (auto& e : l.related) paths.push_back(std::move(e.path));
+    related_.Set(l.path, std::move(paths));
+  }
+  return Status::Ok();
+}
+
+void SiteWriter::ReloadState() {
+  if (Status s = LoadState(); !s.ok()) log::Error("vault reload failed", {{"site", options_.site}, {"error", s.message()}});
 }
 
 site::SiteInfo SiteWriter::Info() const {
@@ -202,8 +98,7 @@ Status SiteWriter::Start() {
   auto v = store_->Version(options_.site);
   if (!v.ok()) return v.status();
   version_ = *v;
-  if (Status s = store_->LoadVault(options_.site, &vault_); !s.ok()) return s;
-  if (Status s = store_->LoadAttachments(options_.site, &vault_); !s.ok()) return s;
+  if (Status s = LoadState(); !s.ok()) return s;
 
   // Fixed and generated pages: rewrite those missing or different from what
   // this build renders (a new layout, a new --site-name).
@@ -437,6 +332,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     }
 
     phase("meta");
+    std::vector<std::string> touched;
+    for (const auto& u : upserts) touched.push_back(u.path);
+    touched.insert(touched.end(), deletes.begin(), deletes.end());
+    RelatedBefore related_before = CaptureRelatedBefore(touched);
     std::vector<std::pair<std::string, ListedAs>> listed_before;
     for (const auto& u : upserts) listed_before.push_back({u.path, ListedNow(vault_, u.path)});
     for (const auto& d : deletes) listed_before.push_back({d, ListedNow(vault_, d)});
@@ -451,94 +350,23 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       if (!w.empty()) warnings[path] = w;
     }
 
+    const size_t related_renders = AddRelatedImpact(related_before, &impact.render);
+
     // Sources for pass 2: pushed notes, plus stored text of every other note
     // rendered or embedded (transitively) by a rendered note.
     std::map<std::string, std::string> stored;
     Sources sources;
     for (size_t i : changed) sources[req.notes[i].path] = &req.notes[i].content;
     std::vector<std::string> render(impact.render.begin(), impact.render.end());
-    std::vector<std::string> todo = render;
-    std::set<std::string> seen(todo.begin(), todo.end());
-    while (!todo.empty()) {
-      std::string path = std::move(todo.back());
-      todo.pop_back();
-      if (!sources.count(path)) {
-        auto c = store_->NoteContent(options_.site, path);
-        if (!c.ok()) return c.status();
-        auto [it, _] = stored.emplace(path, std::move(*c));
-        sources[path] = &it->second;
-      }
-      if (const site::NoteMeta* m = vault_.Find(path)) {
-        for (const auto& e : m->embeds_out) {
-          if (seen.insert(e).second) todo.push_back(e);
-        }
-      }
+    if (Status s = LoadSources(render, &stored, &sources); !s.ok()) {
+      ReloadState();
+      return s;
     }
 
     phase("apply");
     // Pass 2: full pages for exactly the affected notes.
-    std::vector<Rendered> out(render.size());
     const int64_t now_s = now_ms / 1000;
-    const site::SiteInfo info = Info();
-    pool_->ParallelFor(render.size(), [&](size_t k) {
-      const std::string& path = render[k];
-      const site::NoteMeta* note = vault_.Find(path);
-      Rendered& r = out[k];
-      r.path = path;
-      VaultResolver resolver(vault_, sources, path, &r.warnings);
-      markdown::RenderOptions opts;
-      opts.resolver = &resolver;
-      markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
-      for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
-      CheckAnchors(vault_, path, res.links, &r.warnings);
-      if (!res.frontmatter.error.empty()) r.warnings.push_back(path + ": " + res.frontmatter.error);
-      const markdown::Frontmatter& fm = res.frontmatter;
-      site::NotePage page;
-      page.site = info;
-      page.url = note->url;
-      page.title = note->title;
-      page.body_html = std::move(res.html);
-      page.description = fm.description.empty() ? Summary(res.text) : fm.description;
-      page.created = fm.date;
-      page.updated = fm.updated.empty() ? site::DayOf(note->updated_ms) : fm.updated;
-      page.image = fm.image;
-      page.lang = fm.lang;
-      page.cssclasses = fm.cssclasses;
-      page.tags = res.tags;
-      page.breadcrumbs = Breadcrumbs(path);
-      for (const auto& h : res.headings) {
-        if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
-      }
-      page.has_mermaid = res.has_mermaid;
-      for (const auto& b : vault_.Backlinks(path)) {
-        const site::NoteMeta* src = vault_.Find(b);
-        if (src && src->published) page.backlinks.push_back({src->title, src->url, ""});
-      }
-      page.backlinks_total = page.backlinks.size();
-      auto by_title = [](const auto& a, const auto& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; };
-      if (page.backlinks.size() > kMaxBacklinks) {
-        std::partial_sort(page.backlinks.begin(), page.backlinks.begin() + kMaxBacklinks, page.backlinks.end(), by_title);
-        page.backlinks.resize(kMaxBacklinks);
-      } else {
-        std::sort(page.backlinks.begin(), page.backlinks.end(), by_title);
-      }
-      std::string html = site::AssembleNotePage(page);
-      thread_local GzipCompressor gz;
-      bus::PageRecord rec;
-      rec.status = 200;
-      rec.content_type = kHtml;
-      rec.cache_control = kPageCache;
-      rec.etag = "\"" + Sha256Hex(html).substr(0, 20) + "\"";
-      rec.last_modified_s = now_s;
-      rec.version = next_version;
-      gz.Compress(html, &rec.body_gzip);
-      r.record = bus::EncodePageRecord(rec);
-      if (r.record.size() > kMaxPublishedPage) {
-        r.warnings.push_back("the page is " + std::to_string(r.record.size()) +
-                             " bytes compressed, over the bus limit of " + std::to_string(kMaxPublishedPage) +
-                             "; it is stored but cannot be served: split the note");
-      }
-    });
+    std::vector<Rendered> out = RenderNotes(render, sources, next_version, now_s);
 
     phase("render");
     Commit c;
@@ -546,13 +374,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     c.version = next_version;
     std::set<std::string> pushed_paths;
     for (size_t i : changed) pushed_paths.insert(req.notes[i].path);
-    for (auto& r : out) {
-      const site::NoteMeta* note = vault_.Find(r.path);
-      auto& w = warnings[r.path];  // created even when empty: "no warnings now" is news
-      w.insert(w.end(), r.warnings.begin(), r.warnings.end());
-      c.outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c.site, note->url), r.record, ""});
-      c.pages.push_back({note->url, std::move(r.record)});
-    }
+    AddRendered(&c, &out, &warnings);
     // Rows for every changed note (unpublished ones too: the manifest lists
     // them) and the new warnings of re-rendered ones.
     for (const auto& [path, m] : vault_.notes()) {
@@ -580,7 +402,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       c.deleted_pages.push_back(url);
       c.outbox.insert(c.outbox.begin(), {0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
     }
-    for (const auto& d : deletes) c.deleted_notes.push_back(d);
+    for (const auto& d : deletes) {
+      c.deleted_notes.push_back(d);
+      if (related_.Set(d, {})) c.related.push_back({d, {}});  // search drops it too
+    }
     // Assets: immutable, content-addressed URLs; an old URL goes once unused.
     for (size_t k = 0; k < att_upserts.size(); ++k) {
       const site::AttachmentMeta* m = vault_.FindAttachment(att_upserts[k].path);
@@ -606,22 +431,24 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
       const site::NoteMeta* note = vault_.Find(pn.path);
       const markdown::RenderResult* m = meta_of[pn.path];
       bus::NoteEvent e{c.site, pn.path, note->url, next_version, !note->published, note->title, m->tags,
-                       note->published ? m->text : ""};
+                       note->published ? m->text : "", {}};
+      if (note->published) {
+        for (const markdown::Heading& h : m->headings) {
+          e.sections.push_back({h.text, h.id, static_cast<uint32_t>(std::min<size_t>(h.text_offset, m->text.size()))});
+        }
+      }
       c.outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c.site), bus::EncodeNoteEvent(e),
                           c.site + ":" + pn.path + ":" + std::to_string(next_version)});
     }
     for (size_t k = 0; k < deletes.size(); ++k) {
-      bus::NoteEvent e{c.site, deletes[k], old_urls[k], next_version, true, "", {}, ""};
+      bus::NoteEvent e{c.site, deletes[k], old_urls[k], next_version, true, "", {}, "", {}};
       c.outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c.site), bus::EncodeNoteEvent(e),
                           c.site + ":" + deletes[k] + ":" + std::to_string(next_version)});
     }
     c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(next_version), ""});
 
     if (Status s = store_->Apply(&c); !s.ok()) {
-      // The in-memory vault already moved; rebuild it from what is committed.
-      vault_ = site::Vault();
-      Status reload = store_->LoadVault(options_.site, &vault_);
-      if (!reload.ok()) log::Error("vault reload failed", {{"error", reload.message()}});
+      ReloadState();  // the in-memory vault already moved
       return s;
     }
     phase("commit");
@@ -629,6 +456,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     version_ = next_version;
     sum.rendered = out.size();
     rendered_total_->Increment(static_cast<double>(out.size() + sum.listings));
+    related_rerendered_->Increment(static_cast<double>(related_renders));
     sum.published = PublishPending();
     phase("publish");
   } else {

@@ -1,6 +1,8 @@
 // SiteWriter: applies pushes to one site. Validated notes go through two
 // parallel md4c passes (metadata and links; then full pages for exactly the
 // notes the change affects), one SQLite transaction, then JetStream publish.
+// Related-note lists from search (ApplyRelated) take the same way: stored,
+// and the pages whose shown list changed re-rendered, committed, published.
 //
 // Threading: every method runs on ingest's writer thread; rendering fans
 // out to the ThreadPool and joins before returning.
@@ -8,7 +10,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "folio/bus/bus.h"
 #include "folio/core/status.h"
@@ -18,6 +24,7 @@
 #include "folio/site/listings.h"
 #include "folio/site/vault.h"
 #include "push_request.h"
+#include "related.h"
 #include "store.h"
 
 namespace folio::ingest {
@@ -43,13 +50,27 @@ class SiteWriter {
  public:
   SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry);
 
-  // Loads the vault and writes the site's fixed pages (stylesheet, 404) if
-  // they are missing or stale.
+  // Loads the vault and the related lists and writes the site's fixed pages
+  // (stylesheet, 404) if they are missing or stale.
   Status Start();
   // Sets the bus (once connected); nullptr while disconnected.
   void SetBus(bus::Bus* bus) { bus_ = bus; }
 
+  // Besides the pushed notes, re-renders the pages that link to, embed or
+  // list as related (within what they show) a note whose title, URL or
+  // presence changed; a deleted note's own related list is dropped.
   Result<PushSummary> Push(PushRequest req);
+
+  // Stores the related lists of `update` (each NormalizeRelated, replacing
+  // the note's list; an empty list clears it) and re-renders the pages whose
+  // shown list (ShownRelated: titles and URLs) changes, in one transaction
+  // with a version bump, like a push; then publishes. A list whose sequence
+  // of paths is unchanged (scores may differ) is ignored. Lists of notes
+  // without a page are stored for when they get one. Returns how many pages
+  // were re-rendered (0: nothing to publish). Store errors as Status; on
+  // failure nothing is kept. REQUIRES: update.site == site().
+  Result<size_t> ApplyRelated(const bus::RelatedUpdate& update);
+
   // {"version":N,"notes":[{"path","sha256","url"}]}
   std::string ManifestJson() const;
 
@@ -60,7 +81,39 @@ class SiteWriter {
   const std::string& site() const { return options_.site; }
 
  private:
-  struct Rendered;
+  // One page produced by pass 2.
+  struct Rendered {
+    std::string path;
+    std::vector<std::string> warnings;
+    std::string record;  // bus::EncodePageRecord
+  };
+  // Note sources available to a render pass: pushed content and everything
+  // preloaded from the store (the store is not thread-safe; renders are).
+  using Sources = std::map<std::string, const std::string*, std::less<>>;
+  // How the notes a change touches appeared in related lists before it.
+  using RelatedBefore = std::map<std::string, std::optional<site::LinkItem>, std::less<>>;
+
+  // (Re)loads the vault, attachments and related lists from the store.
+  Status LoadState();
+  // LoadState after a failed commit (the in-memory state moved ahead); logs errors.
+  void ReloadState();
+  // Adds to *sources the stored text of every note in `render` not there
+  // yet, and of every note they embed, transitively (kept in *stored).
+  Status LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
+                     Sources* sources);
+  // Pass 2: full pages of `render` (published notes of the vault), in parallel.
+  std::vector<Rendered> RenderNotes(const std::vector<std::string>& render, const Sources& sources,
+                                    int64_t version, int64_t now_s) const;
+  // Adds each rendered page (record and outbox put) to *c and its warnings
+  // to *warnings (an entry even when empty: "no warnings now" is news).
+  void AddRendered(Commit* c, std::vector<Rendered>* out, std::map<std::string, std::vector<std::string>>* warnings);
+  // How a note appears in related lists now (nullopt: it has no page).
+  std::optional<site::LinkItem> RelatedItem(std::string_view path) const;
+  // The related-list appearance of those `paths` some list names, before a change.
+  RelatedBefore CaptureRelatedBefore(const std::vector<std::string>& paths) const;
+  // After the vault changed: adds to *render the published notes whose shown
+  // related list differs from before; returns how many it added.
+  size_t AddRelatedImpact(const RelatedBefore& before, std::set<std::string>* render) const;
   void AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
                std::string cache_control, std::string body, int64_t last_modified_s,
                std::string location = "");
@@ -76,12 +129,15 @@ class SiteWriter {
   ThreadPool* pool_;
   bus::Bus* bus_ = nullptr;
   site::Vault vault_;
+  RelatedIndex related_;
   int64_t version_ = 0;
   // Generated page URL -> (fingerprint, status) as last published.
   std::map<std::string, std::pair<uint64_t, uint16_t>> listing_fp_;
   metrics::Counter* rendered_total_;
   metrics::Counter* publish_failures_;
   metrics::Gauge* outbox_pending_;
+  metrics::Counter* related_lists_;
+  metrics::Counter* related_rerendered_;
 };
 
 }  // namespace folio::ingest

@@ -1,6 +1,7 @@
 #include "store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 
@@ -44,10 +45,39 @@ CREATE TABLE IF NOT EXISTS pages(
 CREATE TABLE IF NOT EXISTS outbox(
   seq INTEGER PRIMARY KEY AUTOINCREMENT, kind INTEGER NOT NULL, subject TEXT NOT NULL,
   payload BLOB NOT NULL, msg_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS related(
+  site TEXT NOT NULL, path TEXT NOT NULL, list TEXT NOT NULL, PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS sites(
   name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
   created_ms INTEGER NOT NULL);
 )sql";
+
+// related.list: one "path\tscore" line per entry, best first. Vault paths
+// hold no control characters (CheckVaultPath), so '\t' and '\n' are free.
+std::string EncodeRelatedList(const std::vector<bus::RelatedEntry>& entries) {
+  std::string s;
+  char num[32];
+  for (const auto& e : entries) {
+    if (!s.empty()) s += '\n';
+    s += e.path;
+    s += '\t';
+    auto r = std::to_chars(num, num + sizeof num, e.score);
+    s.append(num, r.ec == std::errc() ? r.ptr : num);
+  }
+  return s;
+}
+
+std::vector<bus::RelatedEntry> DecodeRelatedList(std::string_view s) {
+  std::vector<bus::RelatedEntry> out;
+  for (const std::string& line : Split(s)) {
+    bus::RelatedEntry e;
+    size_t tab = line.rfind('\t');
+    e.path = line.substr(0, tab);
+    if (tab != std::string::npos) std::from_chars(line.data() + tab + 1, line.data() + line.size(), e.score);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
 
 constexpr const char* kSiteColumns = "name, title, hosts, token_sha256, created_ms";
 
@@ -164,6 +194,20 @@ Result<std::vector<PageRow>> Store::AllPages(const std::string& site) {
   return out;
 }
 
+Result<std::vector<bus::RelatedList>> Store::LoadRelated(const std::string& site) {
+  auto q = db_->Prepare("SELECT path, list FROM related WHERE site=? ORDER BY path");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  std::vector<bus::RelatedList> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({std::string(q->Text(0)), DecodeRelatedList(q->Text(1))});
+  }
+  return out;
+}
+
 Status Store::Apply(Commit* c) {
   if (Status s = db_->Begin(); !s.ok()) return s;
   auto fail = [&](Status s) {
@@ -225,6 +269,17 @@ Status Store::Apply(Commit* c) {
     }
     for (const auto& [m, bytes] : c->attachments) {
       Status s = put->Bind(1, c->site).Bind(2, m.path).Bind(3, m.sha256).Bind(4, m.url).BindBlob(5, bytes).Run();
+      if (!s.ok()) return fail(s);
+    }
+  }
+  if (!c->related.empty()) {
+    auto put = db_->Prepare("INSERT OR REPLACE INTO related(site,path,list) VALUES(?,?,?)");
+    auto del = db_->Prepare("DELETE FROM related WHERE site=? AND path=?");
+    if (!put.ok()) return fail(put.status());
+    if (!del.ok()) return fail(del.status());
+    for (const auto& l : c->related) {
+      Status s = l.related.empty() ? del->Bind(1, c->site).Bind(2, l.path).Run()
+                                   : put->Bind(1, c->site).Bind(2, l.path).Bind(3, EncodeRelatedList(l.related)).Run();
       if (!s.ok()) return fail(s);
     }
   }

@@ -1,7 +1,8 @@
 // Store: ingest's SQLite database (WAL). Holds, per site, every note (text,
-// hash, metadata), every published page record, and the outbox of bus
-// messages committed but not yet acknowledged by JetStream; and the sites
-// table (name, title, host names, SHA-256 of the site's API token).
+// hash, metadata), every published page record, each note's related-note
+// list as search last sent it, and the outbox of bus messages committed but
+// not yet acknowledged by JetStream; and the sites table (name, title, host
+// names, SHA-256 of the site's API token).
 //
 // Commit first, publish second: a push is one transaction that writes notes,
 // pages and outbox rows together; the publisher deletes outbox rows once
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "folio/bus/schema.h"
 #include "folio/core/status.h"
 #include "folio/site/vault.h"
 #include "folio/sqlite/db.h"
@@ -62,6 +64,8 @@ struct Commit {
   std::vector<OutboxMsg> outbox;           // in publish order
   std::vector<std::pair<site::AttachmentMeta, std::string>> attachments;  // meta, bytes
   std::vector<std::string> deleted_attachments;                           // paths
+  // Related lists to store: each replaces the note's list; an empty one deletes it.
+  std::vector<bus::RelatedList> related;
 };
 
 class Store {
@@ -78,6 +82,8 @@ class Store {
   Result<std::string> PageRecord(const std::string& site, const std::string& url);
   // Every page of the site: (url, record).
   Result<std::vector<PageRow>> AllPages(const std::string& site);
+  // Every stored related list of the site, by note path.
+  Result<std::vector<bus::RelatedList>> LoadRelated(const std::string& site);
 
   // Writes the whole commit in one transaction and fills in outbox seqs.
   // On failure nothing is written.

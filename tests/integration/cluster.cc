@@ -37,6 +37,7 @@ Cluster::Cluster(std::vector<std::string> ingest_args, bool start_services)
 }
 
 Cluster::~Cluster() {
+  search_.reset();
   edge_.reset();
   ingest_.reset();
 }
@@ -70,6 +71,22 @@ void Cluster::StartEdge() {
 void Cluster::StopEdge(int signum) {
   if (edge_) edge_->Stop(signum);
   edge_.reset();
+}
+
+void Cluster::StartSearch(std::vector<std::string> extra_args) {
+  std::vector<std::string> argv{testing::BinPath("folio-search"), "--listen",
+                                "127.0.0.1:" + std::to_string(search_port_), "--nats", nats_.url(), "--data",
+                                search_data_dir()};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  search_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/search.log");
+  if (!testing::WaitForHttp(search_url() + "/livez", 200, 10000)) {
+    fprintf(stderr, "search did not start:\n%s\n", Logs().c_str());
+  }
+}
+
+void Cluster::StopSearch(int signum) {
+  if (search_) search_->Stop(signum);
+  search_.reset();
 }
 
 http::ClientResponse Cluster::Push(const std::string& body, const std::string& token) {
@@ -164,7 +181,7 @@ int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {
 
 std::string Cluster::Logs() const {
   std::string all;
-  for (const char* name : {"ingest.log", "edge.log"}) {
+  for (const char* name : {"ingest.log", "edge.log", "search.log"}) {
     std::ifstream in(dir() + "/" + name);
     std::stringstream ss;
     ss << in.rdbuf();

@@ -60,12 +60,22 @@ class Cluster {
   pid_t ingest_pid() const { return ingest_ ? ingest_->pid() : -1; }
   pid_t edge_pid() const { return edge_ ? edge_->pid() : -1; }
 
+  // folio-search (not started by the constructors): --data <dir>/search,
+  // plus extra_args; waits for /livez.
+  void StartSearch(std::vector<std::string> extra_args = {});
+  void StopSearch(int signum = 15);
+  std::string search_url() const { return "http://127.0.0.1:" + std::to_string(search_port_); }
+  std::string search_data_dir() const { return dir() + "/search"; }
+  pid_t search_pid() const { return search_ ? search_->pid() : -1; }
+
  private:
   testing::NatsServer nats_;
   testing::TempDir dir_;
   int ingest_port_, edge_port_;
   std::vector<std::string> ingest_args_;
   std::unique_ptr<testing::Process> ingest_, edge_;
+  int search_port_ = testing::FreePort();
+  std::unique_ptr<testing::Process> search_;
 };
 
 // {"notes":[{"path":p,"content":c}...],"delete":[...]}

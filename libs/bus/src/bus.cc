@@ -11,7 +11,7 @@ namespace folio::bus {
 namespace {
 
 constexpr int64_t kNanosPerMs = 1'000'000;
-constexpr int64_t kNotesDuplicateWindowNs = 2 * 60 * 1000 * kNanosPerMs;
+constexpr int64_t kDuplicateWindowNs = 2 * 60 * 1000 * kNanosPerMs;  // notes and related
 // HPUB framing: "NATS/1.0\r\n" ... "\r\n", plus "Name: value\r\n" per header.
 constexpr size_t kHeaderFraming = 12;
 
@@ -91,6 +91,31 @@ natsStatus SetOptions(natsOptions* o, const BusOptions& b, void* closure) {
   return s;
 }
 
+// Creates stream `name` on "<prefix>>" (file storage, limits retention,
+// 2-minute duplicate window), or accepts an existing one as it is.
+Status AddStream(jsCtx* js, std::string_view name, std::string_view subject_prefix) {
+  std::string stream(name), subject = std::string(subject_prefix) + ">";
+  const char* subjects[] = {subject.c_str()};
+  jsStreamConfig sc;
+  jsStreamConfig_Init(&sc);
+  sc.Name = stream.c_str();
+  sc.Subjects = subjects;
+  sc.SubjectsLen = 1;
+  sc.Storage = js_FileStorage;
+  sc.Retention = js_LimitsPolicy;
+  sc.Duplicates = kDuplicateWindowNs;
+  jsStreamInfo* si = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_AddStream(&si, js, &sc, nullptr, &jerr);
+  jsStreamInfo_Destroy(si);
+  if (s != NATS_OK && jerr == JSStreamNameExistErr) {
+    log::Warn("stream exists with a different config; using it", {{"stream", stream}});
+    return Status::Ok();
+  }
+  if (s != NATS_OK) return NatsError(s, "create stream '" + stream + "'");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status NatsError(natsStatus s, std::string_view what) {
@@ -127,6 +152,25 @@ bool IsValidBucketName(std::string_view bucket) {
     if (!ok) return false;
   }
   return true;
+}
+
+bool IsValidSubject(std::string_view subject, bool wildcards) {
+  if (subject.empty()) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = subject.find('.', start);
+    std::string_view token = subject.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (token.empty()) return false;
+    for (unsigned char c : token) {
+      if (c <= ' ' || c == 0x7f) return false;
+    }
+    bool last = dot == std::string_view::npos;
+    if (token == "*" || token == ">") {
+      if (!wildcards || (token == ">" && !last)) return false;
+    }
+    if (last) return true;
+    start = dot + 1;
+  }
 }
 
 // ---- Bus::Impl
@@ -246,25 +290,32 @@ Status Bus::EnsureSchema() {
     if (!existing.ok()) return NatsError(s, "create KV bucket '" + bucket + "'");
   }
 
-  std::string stream(kNotesStream), subject = std::string(kNotesSubjectPrefix) + ">";
-  const char* subjects[] = {subject.c_str()};
-  jsStreamConfig sc;
-  jsStreamConfig_Init(&sc);
-  sc.Name = stream.c_str();
-  sc.Subjects = subjects;
-  sc.SubjectsLen = 1;
-  sc.Storage = js_FileStorage;
-  sc.Duplicates = kNotesDuplicateWindowNs;
-  jsStreamInfo* si = nullptr;
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  s = js_AddStream(&si, impl_->js, &sc, nullptr, &jerr);
-  jsStreamInfo_Destroy(si);
-  if (s != NATS_OK && jerr == JSStreamNameExistErr) {
-    log::Warn("stream exists with a different config; using it", {{"stream", stream}});
-    return Status::Ok();
+  if (Status st = AddStream(impl_->js, kNotesStream, kNotesSubjectPrefix); !st.ok()) return st;
+  return AddStream(impl_->js, kRelatedStream, kRelatedSubjectPrefix);
+}
+
+Result<std::string> Bus::Request(std::string_view subject, std::string_view data, int64_t timeout_ms) {
+  std::string subj(subject);
+  if (!IsValidSubject(subj, false)) return Status::Invalid("invalid NATS subject '" + subj + "'");
+  // NATS.c would buffer the request until it reconnects; fail now instead.
+  if (!connected()) return Status::Unavailable("request to '" + subj + "': not connected to NATS");
+  natsMsg* reply = nullptr;
+  natsStatus s = natsConnection_Request(&reply, impl_->nc, subj.c_str(), data.data(),
+                                        static_cast<int>(data.size()), timeout_ms > 0 ? timeout_ms : 1);
+  if (s == NATS_NO_RESPONDERS) {
+    return Status::Unavailable("request to '" + subj + "': no responders");
   }
-  if (s != NATS_OK) return NatsError(s, "create stream '" + stream + "'");
-  return Status::Ok();
+  if (s == NATS_TIMEOUT) {
+    return Status(Code::kDeadlineExceeded,
+                  "request to '" + subj + "': no reply within " + std::to_string(timeout_ms) + " ms");
+  }
+  if (s != NATS_OK) return NatsError(s, "request to '" + subj + "'");
+  std::string out;
+  if (natsMsg_GetDataLength(reply) > 0) {
+    out.assign(natsMsg_GetData(reply), static_cast<size_t>(natsMsg_GetDataLength(reply)));
+  }
+  natsMsg_Destroy(reply);
+  return out;
 }
 
 Status Bus::PublishAsync(std::string_view subject, std::string_view data, std::string_view msg_id) {

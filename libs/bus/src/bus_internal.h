@@ -1,5 +1,6 @@
-// Internals shared by bus.cc and kv_watcher.cc: the Bus's NATS.c handles and
-// the natsStatus -> Status mapping. Private to libs/bus.
+// Internals shared by bus.cc, kv_watcher.cc, responder.cc and
+// pull_consumer.cc: the Bus's NATS.c handles, the natsStatus -> Status
+// mapping and name checks. Private to libs/bus.
 #pragma once
 
 #include <nats/nats.h>
@@ -47,7 +48,11 @@ Status NatsError(natsStatus s, std::string_view what);
 
 // NATS KV key alphabet: [-/_=.a-zA-Z0-9], no empty tokens.
 bool IsValidKvKey(std::string_view key);
-// Bucket names: [-_a-zA-Z0-9]+.
+// Bucket names: [-_a-zA-Z0-9]+. Also the check for stream and consumer names.
 bool IsValidBucketName(std::string_view bucket);
+// NATS subjects: '.'-separated non-empty tokens without spaces or control
+// characters. With `wildcards` (subscriptions), a token may be "*", and the
+// last one ">"; without (publishes, requests), neither.
+bool IsValidSubject(std::string_view subject, bool wildcards);
 
 }  // namespace folio::bus

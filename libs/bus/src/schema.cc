@@ -159,7 +159,16 @@ std::string EncodeNoteEvent(const NoteEvent& e) {
       .Key("title").String(e.title)
       .Key("tags").BeginArray();
   for (const std::string& t : e.tags) w.String(t);
-  w.EndArray().Key("text").String(e.text).EndObject();
+  w.EndArray().Key("text").String(e.text);
+  if (!e.sections.empty()) {
+    w.Key("sections").BeginArray();
+    for (const NoteSection& sec : e.sections) {
+      w.BeginObject().Key("heading").String(sec.heading).Key("anchor").String(sec.anchor)
+          .Key("offset").Int(sec.offset).EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
   return w.Take();
 }
 
@@ -221,6 +230,20 @@ Status ParseNoteField(std::string_view key, simdjson::dom::element v, NoteEvent*
   } else if (key == "tags") {
     if (!GetTags(v, &e->tags)) return FieldError(key, "an array of strings");
     *seen |= kTags;
+  } else if (key == "sections") {  // optional
+    simdjson::dom::array arr;
+    if (v.get_array().get(arr)) return FieldError(key, "an array of objects");
+    e->sections.clear();
+    for (simdjson::dom::element item : arr) {
+      NoteSection sec;
+      int64_t offset = 0;
+      if (!GetString(item["heading"], &sec.heading) || !GetString(item["anchor"], &sec.anchor) ||
+          item["offset"].get_int64().get(offset) || offset < 0 || offset > UINT32_MAX) {
+        return FieldError(key, "an array of {heading, anchor, offset}");
+      }
+      sec.offset = static_cast<uint32_t>(offset);
+      e->sections.push_back(std::move(sec));
+    }
   }
   return Status::Ok();
 }

@@ -25,4 +25,8 @@ inline constexpr size_t kMaxBodySize = 0xFFFFFFFFu;   // u32-prefixed body
 // Site names: [a-z0-9-]{1,63}, not starting with '-'.
 inline constexpr size_t kMaxSiteNameSize = 63;
 
+// Search requests and related-notes updates (JSON, schema kSearchSchema):
+// vault paths are non-empty UTF-8 of at most this many bytes.
+inline constexpr size_t kMaxVaultPathSize = 1024;
+
 }  // namespace folio::bus::format

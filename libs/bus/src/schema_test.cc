@@ -33,6 +33,7 @@ NoteEvent SampleEvent() {
   e.title = "Caf\xc3\xa9 \\ \"quoted\"\n";
   e.tags = {"a", "b/c", "\xe6\x97\xa5\xe6\x9c\xac"};
   e.text = "line one\nline two\ttab";
+  e.sections = {{"Line \"two\"", "line-two", 9}};
   return e;
 }
 
@@ -144,6 +145,13 @@ TEST_CASE("note event round trip") {
   CHECK(out.title == in.title);
   CHECK(out.tags == in.tags);
   CHECK(out.text == in.text);
+  REQUIRE(out.sections.size() == 1);
+  CHECK(out.sections[0].heading == in.sections[0].heading);
+  CHECK(out.sections[0].anchor == "line-two");
+  CHECK(out.sections[0].offset == 9);
+  NoteEvent bad;
+  CHECK(!DecodeNoteEvent(R"({"schema":1,"site":"a","path":"p","url":"/p","version":1,"deleted":false,"title":"",)"
+                         R"("tags":[],"text":"","sections":[{"heading":"h","anchor":"a","offset":-1}]})", &bad).ok());
 
   NoteEvent del;
   del.site = "docs";

@@ -256,7 +256,7 @@ void Renderer::LeaveHeading(int level) {
   AppendHtmlEscaped(id, &html());
   html() += "\">" + inner + "</" + tag + ">\n";
   if (level == 1 && first_h1_.empty()) first_h1_ = visible;
-  result_->headings.push_back(Heading{level, visible, id});
+  result_->headings.push_back(Heading{level, visible, id, heading_text_start_});
   TextBreak('\n');
 }
 

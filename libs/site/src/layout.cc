@@ -2,6 +2,7 @@
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
+#include "layout_internal.h"
 
 namespace folio::site {
 namespace {
@@ -27,22 +28,35 @@ void Meta(std::string_view attr, std::string_view key, std::string_view value, s
   *out += "\">";
 }
 
-struct Head {
-  std::string_view title;
-  std::string_view description;
-  std::string_view url;
-  std::string_view image;
-  std::string_view lang;
-  std::string_view og_type = "website";
-  const std::vector<std::string>* body_classes = nullptr;
-};
+// The search box of every page's header: a plain GET form, so it works
+// without script; the search page's script enhances this same form.
+void AppendSearchBox(const internal::Head& h, std::string* out) {
+  *out += "<form class=\"search-box\" role=\"search\" action=\"/search\" method=\"get\">"
+          "<label><span class=\"visually-hidden\">Search notes</span>"
+          "<input type=\"search\" name=\"q\" placeholder=\"Search notes\" autocomplete=\"off\" "
+          "enterkeyhint=\"search\" value=\"";
+  AppendHtmlEscaped(h.search_query, out);
+  *out += "\"></label>";
+  if (!h.search_mode.empty() && h.search_mode != "hybrid") {
+    *out += "<input type=\"hidden\" name=\"mode\" value=\"";
+    AppendHtmlEscaped(h.search_mode, out);
+    *out += "\">";
+  }
+  *out += "<button type=\"submit\">Search</button></form>";
+}
+
+}  // namespace
+
+namespace internal {
 
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "<!doctype html>\n<html lang=\"";
   AppendHtmlEscaped(h.lang.empty() ? std::string_view("en") : h.lang, out);
   *out += "\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-          "<meta name=\"color-scheme\" content=\"light dark\"><title>";
+          "<meta name=\"color-scheme\" content=\"light dark\">";
+  if (h.noindex) *out += "<meta name=\"robots\" content=\"noindex\">";
+  *out += "<title>";
   AppendHtmlEscaped(h.title, out);
   if (!site.name.empty() && h.title != site.name) {
     *out += " · ";
@@ -79,12 +93,22 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   }
   *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
-  *out += "</a><nav class=\"site-nav\"><a href=\"/recent\">Recent</a> <a href=\"/tags\">Tags</a></nav></header>\n<main>";
+  *out += "</a><nav class=\"site-nav\"><a href=\"/recent\">Recent</a> <a href=\"/tags\">Tags</a></nav>";
+  AppendSearchBox(h, out);
+  *out += "</header>\n<main>";
 }
 
 void AppendTail(std::string* out) {
   *out += "</main>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a></footer></body></html>\n";
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::AppendHead;
+using internal::AppendTail;
+using internal::Head;
 
 void AppendList(const std::vector<LinkItem>& items, const char* cls, std::string* out) {
   *out += "<ul class=\"";
@@ -128,7 +152,7 @@ void AppendLink(std::string_view url, std::string_view text, std::string* out) {
 std::string AssembleNotePage(const NotePage& p) {
   std::string out;
   out.reserve(p.body_html.size() + 4096);
-  Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses};
+  Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses, "", "", false};
   AppendHead(p.site, h, &out);
   if (!p.breadcrumbs.empty()) {
     out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
@@ -186,6 +210,11 @@ std::string AssembleNotePage(const NotePage& p) {
     }
     out += "</aside>\n";
   }
+  if (!p.related.empty()) {
+    out += "<nav class=\"related\" aria-label=\"Related notes\"><h2>Related notes</h2>";
+    AppendList(p.related, "", &out);
+    out += "</nav>\n";
+  }
   if (p.has_mermaid && !p.site.mermaid_url.empty()) {
     out += "<script type=\"module\">import mermaid from \"";
     AppendHtmlEscaped(p.site.mermaid_url, &out);
@@ -198,7 +227,7 @@ std::string AssembleNotePage(const NotePage& p) {
 std::string AssembleListingPage(const ListingPage& p) {
   std::string out;
   out.reserve(p.items.size() * 96 + 2048);
-  Head h{p.title, p.intro, p.url, "", "", "website", nullptr};
+  Head h{p.title, p.intro, p.url, "", "", "website", nullptr, "", "", false};
   AppendHead(p.site, h, &out);
   out += "<article><h1>";
   AppendHtmlEscaped(p.title, &out);
@@ -246,7 +275,7 @@ std::string Assemble404Page(std::string_view site_name) {
   std::string out;
   SiteInfo site;
   site.name = std::string(site_name);
-  AppendHead(site, Head{"Page not found", "", "", "", "", "website", nullptr}, &out);
+  AppendHead(site, Head{"Page not found", "", "", "", "", "website", nullptr, "", "", false}, &out);
   out += "<article><h1>Page not found</h1><p>There is no page at this address. "
          "It may have been renamed or removed.</p><p><a href=\"/\">Go to the home page</a> · "
          "<a href=\"/recent\">Recent notes</a></p></article>\n";

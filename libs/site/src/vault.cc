@@ -37,7 +37,7 @@ bool IsFolderNote(std::string_view path) {
 
 bool Vault::IsReservedUrl(std::string_view url) {
   return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" ||
-         url == "/sitemap.xml" || url == "/robots.txt" || url == "/recent" || url == "/tags" ||
+         url == "/sitemap.xml" || url == "/robots.txt" || url == "/recent" || url == "/tags" || url == "/search" ||
          StartsWith(url, "/assets/") || StartsWith(url, "/_folio/") || StartsWith(url, "/api/") ||
          StartsWith(url, "/tags/");
 }

@@ -30,6 +30,8 @@ void AutoIndex::ForEach(const std::function<void(uint64_t, std::span<const float
   }
 }
 
+std::span<const float> AutoIndex::Get(uint64_t id) const { return hnsw_ ? hnsw_->Get(id) : exact_->Get(id); }
+
 void AutoIndex::SwitchToHnsw() {
   auto h = std::make_unique<HnswIndex>(dim_, options_.hnsw);
   h->Build(exact_->ids(), exact_->data());

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "folio/core/text.h"
@@ -196,6 +197,12 @@ uint64_t FeatureHash(FeatureKind kind, std::string_view a, std::string_view b) {
 
 HashedEmbedder::HashedEmbedder(size_t dim) : dim_(dim) {}
 
+std::string HashedEmbedder::Describe() const {
+  std::string d = "hashed-" + std::to_string(dim_);
+  if (!idf_name_.empty()) d += "+" + idf_name_;
+  return d;
+}
+
 Status HashedEmbedder::Embed(std::span<const std::string_view> texts,
                              std::vector<std::vector<float>>* out) {
   for (size_t i = 0; i < texts.size(); ++i) {
@@ -221,6 +228,7 @@ Status HashedEmbedder::EmbedOne(std::string_view text, std::vector<float>* out) 
 }
 
 void HashedEmbedder::SetIdf(std::unordered_map<std::string, float> word_idf) {
+  idf_name_.clear();
   idf_ = [table = std::move(word_idf)](FeatureKind kind, std::string_view f) -> float {
     if (kind != FeatureKind::kWord) return 1.0f;
     auto it = table.find(std::string(f));
@@ -228,6 +236,44 @@ void HashedEmbedder::SetIdf(std::unordered_map<std::string, float> word_idf) {
   };
 }
 
-void HashedEmbedder::SetIdf(IdfFn idf) { idf_ = std::move(idf); }
+void HashedEmbedder::SetIdf(IdfFn idf, std::string name) {
+  idf_ = std::move(idf);
+  idf_name_ = idf_ ? std::move(name) : std::string();
+}
+
+HashedEmbedder::IdfFn StopWordIdf() {
+  static const std::unordered_set<std::string_view> kStop = {
+      // English
+      "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "because", "been",
+      "but", "by", "can", "could", "did", "do", "does", "each", "even", "every", "for", "from", "had", "has",
+      "have", "he", "her", "here", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+      "like", "may", "me", "more", "most", "much", "must", "my", "no", "not", "now", "of", "on", "one",
+      "only", "or", "other", "our", "out", "over", "same", "she", "should", "so", "some", "such", "than",
+      "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to",
+      "too", "up", "us", "very", "was", "we", "well", "were", "what", "when", "where", "which", "while",
+      "who", "why", "will", "with", "would", "you", "your",
+      // German
+      "der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "den", "mit", "von", "sich", "des",
+      "auf", "für", "im", "dem", "es", "auch", "als", "wie", "wir", "ich", "sie", "er", "oder", "aber",
+      // French
+      "le", "la", "les", "et", "un", "une", "du", "que", "qui", "pour", "pas", "dans", "ce", "il", "sur",
+      "au", "aux", "avec", "est", "ne", "se", "plus", "par", "je", "vous", "nous", "ou", "mais",
+      // Spanish / Portuguese / Italian
+      "el", "los", "las", "y", "en", "con", "por", "para", "una", "es", "lo", "al", "del", "su", "o",
+      "e", "os", "não", "uma", "com", "il", "di", "che", "non", "per", "sono", "della",
+      // Dutch
+      "het", "een", "van", "en", "op", "te", "dat", "niet", "zijn", "voor", "met",
+      // Russian
+      "и", "в", "не", "на", "что", "с", "по", "это", "как", "а", "но", "к", "у", "из", "за", "от", "то",
+      "же", "для", "так", "все", "он", "она", "они", "мы", "вы", "я", "или", "бы", "был", "была"};
+  return [](FeatureKind kind, std::string_view f) -> float {
+    if (kind == FeatureKind::kWord) return kStop.count(f) ? 0.1f : 1.0f;
+    if (kind == FeatureKind::kWordBigram) {
+      size_t sp = f.find(' ');
+      if (sp != std::string_view::npos && kStop.count(f.substr(0, sp)) && kStop.count(f.substr(sp + 1))) return 0.1f;
+    }
+    return 1.0f;
+  };
+}
 
 }  // namespace folio::vector

@@ -100,6 +100,12 @@ void ExactIndex::ForEach(const std::function<void(uint64_t, std::span<const floa
   }
 }
 
+std::span<const float> ExactIndex::Get(uint64_t id) const {
+  auto it = row_.find(id);
+  if (it == row_.end()) return {};
+  return std::span<const float>(data_.data() + it->second * dim_, dim_);
+}
+
 void ExactIndex::Reset(std::vector<uint64_t> ids, std::vector<float> data) {
   ids_ = std::move(ids);
   data_ = std::move(data);

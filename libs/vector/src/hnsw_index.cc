@@ -127,6 +127,15 @@ void HnswIndex::ForEach(const std::function<void(uint64_t, std::span<const float
   }
 }
 
+std::span<const float> HnswIndex::Get(uint64_t id) const {
+  auto found = label_of_.find(id);
+  if (found == label_of_.end()) return {};
+  const auto& alg = graph_->alg;
+  auto it = alg.label_lookup_.find(found->second);
+  if (it == alg.label_lookup_.end()) return {};
+  return std::span<const float>(reinterpret_cast<const float*>(alg.getDataByInternalId(it->second)), dim_);
+}
+
 void HnswIndex::Build(const std::vector<uint64_t>& ids, std::span<const float> data) {
   try {
     graph_ = std::make_unique<HnswGraph>(dim_, options_, std::max(ids.size(), options_.initial_capacity));

@@ -162,6 +162,27 @@ TEST_CASE("embedder: IDF weights change the vector; default idf = 1") {
   CHECK(Embed(e, "the cat and the hat") == base);
 }
 
+TEST_CASE("embedder: stop-word weights separate unrelated texts and name themselves") {
+  HashedEmbedder plain(384), weighted(384);
+  weighted.SetIdf(StopWordIdf(), kStopWordIdfName);
+  CHECK(plain.Describe() == "hashed-384");
+  CHECK(weighted.Describe() == "hashed-384+stopwords-1");
+  const char* a = "the cat sat on the mat and then it was in the house with the dog";
+  const char* b = "the market is open and the price of it was in the news with the bank";
+  auto dot = [](const std::vector<float>& x, const std::vector<float>& y) {
+    double s = 0;
+    for (size_t i = 0; i < x.size(); ++i) s += static_cast<double>(x[i]) * y[i];
+    return s;
+  };
+  double before = dot(Embed(plain, a), Embed(plain, b));
+  double after = dot(Embed(weighted, a), Embed(weighted, b));
+  CHECK(after < before / 2);
+  // Content words still match as before.
+  CHECK(dot(Embed(weighted, "the siamese cat purrs"), Embed(weighted, "a siamese cat and its purrs")) > 0.5);
+  weighted.SetIdf(HashedEmbedder::IdfFn(), "ignored");
+  CHECK(weighted.Describe() == "hashed-384");
+}
+
 // ---------------------------------------------------------------- chunking
 
 TEST_CASE("chunk: tiny note is one chunk, blank note none") {

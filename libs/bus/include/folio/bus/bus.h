@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "folio/core/status.h"
 
@@ -37,9 +38,16 @@ class Bus {
   static Result<std::unique_ptr<Bus>> Connect(const BusOptions& options);
   ~Bus();
 
-  // Creates (or accepts existing) KV bucket "pages" (history 1) and stream
-  // "notes" (subjects "notes.>", file storage, 2-minute duplicate window).
+  // Creates (or accepts existing) KV bucket "pages" (history 1), stream
+  // "notes" (subjects "notes.>", file storage, 2-minute duplicate window) and
+  // stream "related" (subjects "related.>", file storage, limits retention).
   Status EnsureSchema();
+
+  // Blocking request/reply (core NATS, not JetStream). Returns the reply's
+  // data. kUnavailable if nobody answers (no responders) or not connected;
+  // kDeadlineExceeded after timeout_ms. Thread-safe; may be called from any
+  // thread except a NATS callback thread.
+  Result<std::string> Request(std::string_view subject, std::string_view data, int64_t timeout_ms);
 
   // Async publishes: return once queued; failures surface in WaitForAcks.
   // msg_id (optional) sets Nats-Msg-Id so a republish is deduplicated.
@@ -63,6 +71,73 @@ class Bus {
 
  private:
   explicit Bus(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Answers requests on a subject. The handler runs on the subscription's own
+// NATS thread (one request at a time per Responder, in arrival order) and
+// returns the reply data. Several processes may serve one subject with the
+// same queue group: NATS gives each request to one of them.
+class Responder {
+ public:
+  using Handler = std::function<std::string(std::string_view subject, std::string_view data)>;
+  // queue_group may be empty (every responder gets every request).
+  static Result<std::unique_ptr<Responder>> Start(Bus* bus, std::string_view subject,
+                                                  std::string_view queue_group, Handler handler);
+  ~Responder();  // unsubscribes and waits for a running handler to return
+
+  struct Impl;
+
+ private:
+  explicit Responder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One message from a durable consumer. Ack once it is fully processed
+// (committed); a message not acked within ack_wait is delivered again.
+struct StreamMessage {
+  std::string subject;
+  std::string data;
+  uint64_t stream_seq = 0;
+  uint64_t delivered = 1;  // delivery count, 1 on the first delivery
+  struct Handle;           // the NATS message, kept for Ack/Nak
+  std::shared_ptr<Handle> handle;
+};
+
+struct ConsumerOptions {
+  std::string stream;            // e.g. kNotesStream
+  std::string durable;           // durable consumer name, e.g. "search"
+  std::string filter_subject;    // "" = every subject of the stream
+  int64_t ack_wait_ms = 60'000;  // redelivery after this long without an ack
+  int max_ack_pending = 10'000;  // unacked messages the server hands out at most
+};
+
+// A durable pull consumer of a stream: survives restarts of both the client
+// and the server (file storage), so a consumer catches up on what it missed
+// and, acking after it commits, processes each message once.
+// Thread-safety: Fetch from one thread at a time; Ack/Nak from any thread.
+class PullConsumer {
+ public:
+  // Creates the durable consumer if missing (deliver all, explicit ack) or
+  // binds to the existing one. kNotFound if the stream does not exist;
+  // kUnavailable if NATS cannot be reached.
+  static Result<std::unique_ptr<PullConsumer>> Start(Bus* bus, const ConsumerOptions& options);
+  ~PullConsumer();
+
+  // Up to max messages, waiting at most timeout_ms for the first. An empty
+  // vector (OK) on timeout; kUnavailable while disconnected.
+  Result<std::vector<StreamMessage>> Fetch(int max, int64_t timeout_ms);
+  Status Ack(const StreamMessage& m);
+  // Asks for redelivery after delay_ms (0 = now).
+  Status Nak(const StreamMessage& m, int64_t delay_ms = 0);
+  // Messages of the stream not yet delivered to this consumer (the backlog),
+  // as the server reports it. For metrics and tests.
+  Result<uint64_t> Pending();
+
+  struct Impl;
+
+ private:
+  explicit PullConsumer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -6,6 +6,10 @@
 //                      value = EncodeSiteRecord(SiteRecord)    (JSON, schema 1)
 //   stream   "notes"   subject = NotesSubject(site) = "notes.<site>"
 //                      data    = EncodeNoteEvent(NoteEvent)    (JSON, schema 1)
+//   stream   "related" subject = RelatedSubject(site) = "related.<site>"
+//                      data    = EncodeRelatedUpdate(RelatedUpdate) (JSON, schema 1)
+//   request  "search.query"    EncodeSearchQuery -> EncodeSearchReply (JSON, schema 1)
+//   request  "search.related"  EncodeRelatedQuery -> EncodeSearchReply (JSON, schema 1)
 //
 // Site names are [a-z0-9-]{1,63}. URL paths are the decoded path a reader
 // asks for ("/folder/my-note", "/" for home). Keys use base64url so any
@@ -61,6 +65,13 @@ std::string EncodePageRecord(const PageRecord& r);
 // kInvalidArgument on truncation, trailing bytes or an unknown schema byte.
 Status DecodePageRecord(std::string_view data, PageRecord* out);
 
+// A heading of a note, for consumers that split the text by section.
+struct NoteSection {
+  std::string heading;     // visible heading text
+  std::string anchor;      // its id in the page (url#anchor)
+  uint32_t offset = 0;     // byte offset in NoteEvent::text where the heading's line starts
+};
+
 // One changed or deleted note, for search and other consumers of "notes".
 struct NoteEvent {
   std::string site;
@@ -71,6 +82,7 @@ struct NoteEvent {
   std::string title;
   std::vector<std::string> tags;
   std::string text;        // plain text of the note (no markup)
+  std::vector<NoteSection> sections;  // headings in text order (optional; "sections" in JSON)
 };
 
 std::string EncodeNoteEvent(const NoteEvent& e);
@@ -107,5 +119,91 @@ std::string EncodeSiteRecord(const SiteRecord& r);
 // kInvalidArgument on malformed JSON, a missing field, an unknown schema, an
 // invalid site name, or a host that is not canonical. Unknown fields are skipped.
 Status DecodeSiteRecord(std::string_view json, SiteRecord* out);
+
+// ---- Search (request/reply) and related notes (stream "related").
+
+inline constexpr std::string_view kRelatedStream = "related";
+inline constexpr std::string_view kRelatedSubjectPrefix = "related.";  // + site
+inline constexpr std::string_view kSearchQuerySubject = "search.query";
+inline constexpr std::string_view kSearchRelatedSubject = "search.related";
+inline constexpr int kSearchSchema = 1;
+inline constexpr size_t kMaxQueryBytes = 1024;  // longer query text is rejected
+inline constexpr int kMaxSearchK = 100;         // largest k a query may ask for
+inline constexpr int kMaxRelatedK = 50;         // largest related list search publishes
+
+// "related.<site>"
+std::string RelatedSubject(std::string_view site);
+
+enum class SearchMode : uint8_t { kHybrid, kVector, kText };
+// "hybrid", "vector", "text"
+std::string_view SearchModeName(SearchMode m);
+// Inverse of SearchModeName; false for anything else.
+bool ParseSearchMode(std::string_view name, SearchMode* out);
+
+// search.query request: {"schema":1,"site":"docs","q":"...","k":10,"mode":"hybrid"}
+struct SearchQuery {
+  std::string site;
+  std::string q;          // valid UTF-8, 1..kMaxQueryBytes bytes
+  int k = 10;             // 1..kMaxSearchK
+  SearchMode mode = SearchMode::kHybrid;
+};
+
+// search.related request: {"schema":1,"site":"docs","path":"a/b.md","k":10}
+struct RelatedQuery {
+  std::string site;
+  std::string path;       // vault path of the note
+  int k = 10;             // 1..kMaxRelatedK
+};
+
+struct SearchHit {
+  std::string path;       // vault path, "Folder/Note.md"
+  std::string url;        // canonical URL path
+  std::string title;
+  std::string snippet;    // HTML-escaped text; matched terms wrapped in <mark>..</mark>
+  double score = 0;       // higher is better; scale depends on the mode
+};
+
+// Reply to either request: {"schema":1,"error":"","hits":[...],"took_us":123}
+// error is empty on success, otherwise a message for the user (and hits empty).
+struct SearchReply {
+  std::string error;
+  int error_status = 0;   // HTTP-like status that goes with error (400, 404, 503); 0 if none
+  std::vector<SearchHit> hits;
+  int64_t took_us = 0;
+};
+
+std::string EncodeSearchQuery(const SearchQuery& q);
+// kInvalidArgument naming the field: malformed JSON, unknown schema, invalid
+// site, empty/oversized/non-UTF-8 q, k outside 1..kMaxSearchK, unknown mode.
+// Missing k/mode take the defaults.
+Status DecodeSearchQuery(std::string_view json, SearchQuery* out);
+std::string EncodeRelatedQuery(const RelatedQuery& q);
+Status DecodeRelatedQuery(std::string_view json, RelatedQuery* out);
+std::string EncodeSearchReply(const SearchReply& r);
+Status DecodeSearchReply(std::string_view json, SearchReply* out);
+
+// Related notes of some notes of one site, as search computed them. A list
+// replaces the note's previous list; an empty list clears it. Search splits
+// large updates so one message stays under kMaxRelatedMessageBytes.
+struct RelatedEntry {
+  std::string path;       // vault path of the related note
+  double score = 0;
+};
+struct RelatedList {
+  std::string path;       // vault path of the note whose list this is
+  std::vector<RelatedEntry> related;  // best first, at most kMaxRelatedK
+};
+struct RelatedUpdate {
+  std::string site;
+  std::vector<RelatedList> lists;
+};
+inline constexpr size_t kMaxRelatedMessageBytes = 512 * 1024;
+
+// {"schema":1,"site":"docs","lists":[{"path":"a.md","related":[{"path":"b.md","score":0.5}]}]}
+std::string EncodeRelatedUpdate(const RelatedUpdate& u);
+Status DecodeRelatedUpdate(std::string_view json, RelatedUpdate* out);
+// Splits u into updates whose encodings are each at most max_bytes (a single
+// list larger than that goes alone). Order of lists is kept.
+std::vector<RelatedUpdate> SplitRelatedUpdate(const RelatedUpdate& u, size_t max_bytes = kMaxRelatedMessageBytes);
 
 }  // namespace folio::bus

@@ -60,6 +60,7 @@ struct Heading {
   int level = 1;
   std::string text;  // visible text
   std::string id;    // HeadingId(text), de-duplicated within the note ("x", "x-1")
+  size_t text_offset = 0;  // where the heading's text starts in RenderResult::text
 };
 
 struct RenderResult {

@@ -1,6 +1,8 @@
 // Page assembly: turns a rendered note body into a complete HTML page (and
 // builds the generated pages: home listing, 404). The stylesheet is a
-// separate, immutable, content-hashed asset, never inlined.
+// separate, immutable, content-hashed asset, never inlined. Every page's
+// header carries the search box: a plain GET form to /search (the edge's
+// search page, search_page.h), so it works without script.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -47,6 +49,7 @@ struct NotePage {
   bool has_mermaid = false;
   std::vector<LinkItem> backlinks;  // possibly a bounded prefix of all of them
   size_t backlinks_total = 0;        // how many exist; the page says "and N more"
+  std::vector<LinkItem> related;     // related notes as search computed them, best first
 };
 
 // A generated listing: home, folder, tag, recent.

@@ -1,8 +1,8 @@
 // Embedders: turn note text into fixed-size float vectors for similarity search.
 //
 // Embedder is the one interface the search service uses; HashedEmbedder is the
-// built-in default (no model, no download, deterministic, any language). An
-// OpenAI-compatible HTTP embedder will implement the same interface later.
+// built-in default (no model, no download, deterministic, any language);
+// HttpEmbedder (http_embedder.h) calls an OpenAI-compatible endpoint.
 //
 // Ownership: Embed writes into a caller-owned vector; embedders keep no
 // reference to the input texts after returning.
@@ -38,6 +38,11 @@ class Embedder {
   // kDeadlineExceeded for remote embedders; on failure *out is unspecified.
   virtual Status Embed(std::span<const std::string_view> texts,
                        std::vector<std::vector<float>>* out) = 0;
+
+  // What produces the vectors, for logs and status pages, e.g. "hashed-384"
+  // or "openai:<model>@<url>". Never contains secrets. "" if not described.
+  // Vectors from embedders with different descriptions are not comparable.
+  virtual std::string Describe() const { return ""; }
 };
 
 // The kinds of feature HashedEmbedder extracts; passed to an IDF function.
@@ -77,6 +82,9 @@ class HashedEmbedder final : public Embedder {
   explicit HashedEmbedder(size_t dim = 384);  // default 384, as small sentence models
 
   size_t dim() const override { return dim_; }
+  // "hashed-<dim>", e.g. "hashed-384"; "+<name>" when SetIdf named its weights
+  // ("hashed-384+stopwords-1"), so vectors made with other weights are told apart.
+  std::string Describe() const override;
 
   // Thread-safe (see file comment). Fails with kInvalidArgument on invalid UTF-8.
   Status Embed(std::span<const std::string_view> texts,
@@ -89,13 +97,24 @@ class HashedEmbedder final : public Embedder {
   // CJK characters); other features and missing words get 1. Replaces any
   // previous table or function. REQUIRES: no concurrent Embed.
   void SetIdf(std::unordered_map<std::string, float> word_idf);
-  // General form; an empty function resets to idf = 1 everywhere.
-  void SetIdf(IdfFn idf);
+  // General form; an empty function resets to idf = 1 everywhere. `name`
+  // (optional) identifies the weights in Describe(); change it whenever the
+  // function's values change.
+  void SetIdf(IdfFn idf, std::string name = "");
 
  private:
   size_t dim_;
   IdfFn idf_;  // empty: idf = 1
+  std::string idf_name_;
 };
+
+// Weights that make function words nearly silent (0.1) in kWord features
+// and in kWordBigram features made of two of them: the most frequent words
+// of English, German, French, Spanish, Portuguese, Italian, Dutch and
+// Russian. Without it, two unrelated notes look alike because both use
+// "the", "and", "of". Name for SetIdf: kStopWordIdfName.
+HashedEmbedder::IdfFn StopWordIdf();
+inline constexpr const char* kStopWordIdfName = "stopwords-1";
 
 // The feature hash HashedEmbedder uses (exposed for tests and tools).
 uint64_t FeatureHash(FeatureKind kind, std::string_view a, std::string_view b = {});

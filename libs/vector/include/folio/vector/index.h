@@ -64,6 +64,9 @@ class VectorIndex {
   virtual std::vector<Hit> Search(std::span<const float> query, size_t k) const = 0;
   // Calls fn for every live vector, in unspecified order.
   virtual void ForEach(const std::function<void(uint64_t id, std::span<const float> v)>& fn) const = 0;
+  // The stored vector of id (valid until the next non-const call), or an
+  // empty span if id is not present.
+  virtual std::span<const float> Get(uint64_t id) const = 0;
 
   // Writes the file atomically (temp file, fsync, rename).
   // Fails with kUnavailable on I/O errors.
@@ -91,6 +94,7 @@ class ExactIndex final : public VectorIndex {
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
+  std::span<const float> Get(uint64_t id) const override;
 
   // Row access for rebuilds: ids()[i] has vector data()[i*dim, (i+1)*dim).
   const std::vector<uint64_t>& ids() const { return ids_; }
@@ -132,6 +136,7 @@ class HnswIndex final : public VectorIndex {
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
+  std::span<const float> Get(uint64_t id) const override;
 
   // Bulk build: replaces the contents with rows of `data` (ids.size() x dim),
   // inserting on options.build_threads threads. REQUIRES: ids unique, finite.
@@ -171,6 +176,7 @@ class AutoIndex final : public VectorIndex {
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
+  std::span<const float> Get(uint64_t id) const override;
 
   bool is_hnsw() const { return hnsw_ != nullptr; }
 

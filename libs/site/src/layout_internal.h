@@ -1,0 +1,32 @@
+// The page chrome shared by layout.cc and search_page.cc: <head>, the site
+// header (with the search box) and the footer. Internal to libs/site.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/site/layout.h"
+
+namespace folio::site::internal {
+
+struct Head {
+  std::string_view title;
+  std::string_view description;
+  std::string_view url;
+  std::string_view image;
+  std::string_view lang;
+  std::string_view og_type = "website";
+  const std::vector<std::string>* body_classes = nullptr;
+  std::string_view search_query;  // prefills the header's search box
+  std::string_view search_mode;   // kept as a hidden field unless "" or "hybrid"
+  bool noindex = false;           // <meta name="robots" content="noindex">
+};
+
+// "<!doctype html>..." up to and including "<main>".
+void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
+// "</main>" to the end of the document.
+void AppendTail(std::string* out);
+
+}  // namespace folio::site::internal

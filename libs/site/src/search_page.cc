@@ -1,0 +1,189 @@
+#include "folio/site/search_page.h"
+
+#include <cstdio>
+
+#include "folio/core/hash.h"
+#include "folio/core/text.h"
+#include "layout_internal.h"
+
+namespace folio::site {
+namespace {
+
+// Live results: as the reader types (debounced), fetch the fragment of the
+// same query and swap the results' children in place (the element stays, so
+// its aria-live announcements work); the address follows with replaceState.
+// Stale answers are dropped (seq) and superseded fetches aborted. Submitting
+// does the same without a reload. Kept byte-stable: SearchPageCsp() hashes it.
+constexpr std::string_view kScript =
+    "(()=>{const f=document.querySelector('form[role=search]'),i=f&&f.querySelector('input[name=q]');"
+    "if(!i)return;let t=0,seq=0,ctl=null;"
+    "const run=()=>{const p=new URLSearchParams(new FormData(f));"
+    "history.replaceState(null,'','/search?'+p);p.set('fragment','1');const n=++seq;"
+    "if(ctl)ctl.abort();ctl=new AbortController();"
+    "fetch('/search?'+p,{signal:ctl.signal}).then(r=>r.text()).then(h=>{"
+    "const old=document.getElementById('search-results');if(n!==seq||!old)return;"
+    "const tpl=document.createElement('template');tpl.innerHTML=h;const e=tpl.content.firstElementChild;"
+    "if(!e||e.id!=='search-results')return;old.replaceChildren(...e.childNodes);"
+    "if(e.dataset.title){old.dataset.title=e.dataset.title;document.title=e.dataset.title;}"
+    "}).catch(()=>{});};"
+    "i.addEventListener('input',e=>{if(e.isComposing)return;clearTimeout(t);t=setTimeout(run,150);});"
+    "f.addEventListener('submit',e=>{e.preventDefault();clearTimeout(t);run();});"
+    "if(!i.value)i.focus();})();";
+
+std::string PageTitle(const SearchPage& p) {
+  std::string t = p.query.empty() ? "Search" : "Search: " + p.query;
+  if (!p.site.name.empty()) t += " · " + p.site.name;
+  return t;
+}
+
+// Snippets come from search already escaped, with matches in <mark>. They
+// are written as they are, except that any markup other than <mark> and
+// </mark> is escaped: a buggy or hostile search reply cannot inject HTML.
+void AppendSnippet(std::string_view s, std::string* out) {
+  while (!s.empty()) {
+    if (StartsWith(s, "<mark>") || StartsWith(s, "</mark>")) {
+      size_t n = s[1] == '/' ? 7 : 6;
+      out->append(s.substr(0, n));
+      s.remove_prefix(n);
+      continue;
+    }
+    char c = s.front();
+    if (c == '<') *out += "&lt;";
+    else if (c == '>') *out += "&gt;";
+    else out->push_back(c);
+    s.remove_prefix(1);
+  }
+}
+
+void AppendTook(int64_t took_us, std::string* out) {
+  if (took_us <= 0) return;
+  char buf[48];
+  double ms = static_cast<double>(took_us) / 1000.0;
+  snprintf(buf, sizeof buf, ms < 10 ? " (%.1f ms)" : " (%.0f ms)", ms);
+  *out += buf;
+}
+
+void AppendResults(const SearchPage& p, std::string* out) {
+  *out += "<section id=\"";
+  *out += kSearchResultsId;
+  *out += "\" class=\"search-results\" aria-live=\"polite\" data-title=\"";
+  AppendHtmlEscaped(PageTitle(p), out);
+  *out += "\">";
+  if (!p.error.empty()) {
+    *out += "<p class=\"search-error\" role=\"alert\">";
+    AppendHtmlEscaped(p.error, out);
+    *out += "</p>";
+  } else if (p.query.empty()) {
+    *out += "<p class=\"meta\">Type what you are looking for in the search box.</p>";
+  } else if (p.results.empty()) {
+    *out += "<p class=\"search-empty\">No results for <q>";
+    AppendHtmlEscaped(p.query, out);
+    *out += "</q>.</p>";
+  } else {
+    *out += "<p class=\"meta\">" + std::to_string(p.results.size()) +
+            (p.results.size() == 1 ? " result" : " results") + " for <q>";
+    AppendHtmlEscaped(p.query, out);
+    *out += "</q>";
+    AppendTook(p.took_us, out);
+    *out += "</p><ol class=\"search-hits\">";
+    for (const auto& r : p.results) {
+      *out += "<li>";
+      AppendLink(r.url.empty() ? "/" : r.url, r.title.empty() ? r.url : r.title, out);
+      if (!r.snippet_html.empty()) {
+        *out += "<p class=\"snippet\">";
+        AppendSnippet(r.snippet_html, out);
+        *out += "</p>";
+      }
+      *out += "</li>";
+    }
+    *out += "</ol>";
+  }
+  *out += "</section>";
+}
+
+// Standard base64 (CSP hashes use it) from the unpadded base64url we have.
+std::string Base64(std::string_view data) {
+  std::string s = Base64UrlEncode(data);
+  for (char& c : s) {
+    if (c == '-') c = '+';
+    else if (c == '_') c = '/';
+  }
+  while (s.size() % 4 != 0) s += '=';
+  return s;
+}
+
+std::string HtmlUnescape(std::string_view s) {
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+  std::string out;
+  while (!s.empty()) {
+    bool matched = false;
+    if (s.front() == '&') {
+      for (const auto& [entity, c] : kEntities) {
+        if (StartsWith(s, entity)) {
+          out += c;
+          s.remove_prefix(entity.size());
+          matched = true;
+          break;
+        }
+      }
+    }
+    if (!matched) {
+      out += s.front();
+      s.remove_prefix(1);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string AssembleSearchResultsFragment(const SearchPage& p) {
+  std::string out;
+  out.reserve(512 + p.results.size() * 320);
+  AppendResults(p, &out);
+  return out;
+}
+
+std::string AssembleSearchPage(const SearchPage& p) {
+  std::string out;
+  out.reserve(4096 + p.results.size() * 320);
+  std::string title = p.query.empty() ? "Search" : "Search: " + p.query;
+  internal::Head h;
+  h.title = title;
+  h.url = "/search";
+  h.search_query = p.query;
+  h.search_mode = p.mode;
+  h.noindex = true;
+  internal::AppendHead(p.site, h, &out);
+  out += "<article class=\"search-page\"><h1>Search</h1>";
+  AppendResults(p, &out);
+  out += "</article>\n<script>";
+  out += kScript;
+  out += "</script>";
+  internal::AppendTail(&out);
+  return out;
+}
+
+const std::string& SearchPageCsp() {
+  static const std::string csp = [] {
+    Sha256Digest d = Sha256(kScript);
+    std::string_view digest(reinterpret_cast<const char*>(d.data()), d.size());
+    return "default-src 'none'; script-src 'sha256-" + Base64(digest) +
+                "'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+           "base-uri 'none'; frame-ancestors 'none'";
+  }();
+  return csp;
+}
+
+std::string SiteNameFromPage(std::string_view html) {
+  static constexpr std::string_view kOpen = "<a class=\"site-name\" href=\"/\">";
+  size_t at = html.find(kOpen);
+  if (at == std::string_view::npos) return "";
+  html.remove_prefix(at + kOpen.size());
+  size_t end = html.find("</a>");
+  if (end == std::string_view::npos) return "";
+  return HtmlUnescape(html.substr(0, end));
+}
+
+}  // namespace folio::site

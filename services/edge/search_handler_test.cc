@@ -1,0 +1,183 @@
+// GET /search on a real Worker (Loop + Server on 127.0.0.1) without NATS:
+// validation, the empty page, and the deferred path when the search service
+// cannot be reached (the backend has no bus: every search fails
+// kUnavailable on the pool and the answer is posted back to the loop).
+// The path through a real search responder is tests/integration/edge_search_test.cc.
+#include <doctest/doctest.h>
+
+#include <future>
+#include <thread>
+
+#include "folio/core/gzip.h"
+#include "folio/http/client.h"
+#include "folio/site/layout.h"
+#include "page_cache.h"
+#include "search_handler.h"
+
+using namespace folio;
+using namespace folio::edge;
+
+namespace {
+
+bool Has(const std::string& hay, std::string_view needle) { return hay.find(needle) != std::string::npos; }
+
+struct EdgeUnderTest {
+  metrics::Registry registry;
+  ServeCounters counters{&registry.NewCounter("t_requests", "t", {{"code", "200"}}),
+                         &registry.NewCounter("t_requests", "t", {{"code", "304"}}),
+                         &registry.NewCounter("t_requests", "t", {{"code", "404"}}),
+                         &registry.NewCounter("t_requests", "t", {{"code", "other"}})};
+  SearchBackend backend;
+  Worker worker;
+  std::thread thread;
+
+  explicit EdgeUnderTest(SearchOptions o)
+      : backend(o, &registry), worker("default", counters, &registry, [] { return std::string(); }, &backend) {
+    REQUIRE(worker.server().Listen("127.0.0.1", 0).ok());
+    thread = std::thread([this] { worker.loop().Run(); });
+  }
+  ~EdgeUnderTest() {
+    worker.loop().Stop();
+    thread.join();
+  }
+  std::string Url(const std::string& path) {
+    return "http://127.0.0.1:" + std::to_string(worker.server().port()) + path;
+  }
+  http::ClientResponse Get(const std::string& path, const std::string& method = "GET") {
+    http::ClientRequest req;
+    req.method = method;
+    req.url = Url(path);
+    auto r = http::Fetch(req);
+    REQUIRE(r.ok());
+    return *r;
+  }
+  template <typename F>
+  void OnLoop(F fn) {
+    std::promise<void> done;
+    worker.loop().Post([&] {
+      fn();
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
+};
+
+void CheckHeaders(const http::ClientResponse& r) {
+  CHECK(r.Header("Content-Type") == "text/html; charset=utf-8");
+  CHECK(r.Header("Cache-Control") == "no-store");
+  CHECK(r.Header("Content-Security-Policy") == site::SearchPageCsp());
+  CHECK(r.Header("X-Content-Type-Options") == "nosniff");
+}
+
+}  // namespace
+
+TEST_CASE("edge search: status mapping and reply application") {
+  CHECK(SearchHttpStatus(Status::Invalid("x")) == 400);
+  CHECK(SearchHttpStatus(Status::Unavailable("x")) == 503);
+  CHECK(SearchHttpStatus(Status(Code::kDeadlineExceeded, "x")) == 503);
+  CHECK(SearchHttpStatus(Status::Internal("x")) == 502);
+  CHECK(SearchReplyHttpStatus(400) == 400);
+  CHECK(SearchReplyHttpStatus(503) == 503);
+  CHECK(SearchReplyHttpStatus(0) == 502);
+  CHECK(SearchReplyHttpStatus(200) == 502);
+  CHECK(SearchReplyHttpStatus(999) == 502);
+
+  bus::SearchReply reply;
+  reply.took_us = 42;
+  for (int i = 0; i < kMaxSearchResults + 5; ++i) reply.hits.push_back({"p.md", "/p", "T", "s", 1.0});
+  site::SearchPage page;
+  CHECK(ApplySearchReply(reply, &page) == 200);
+  CHECK(page.results.size() == static_cast<size_t>(kMaxSearchResults));
+  CHECK(page.took_us == 42);
+  CHECK(page.results[0].title == "T");
+  CHECK(page.results[0].snippet_html == "s");
+
+  bus::SearchReply bad;
+  bad.error = "index is rebuilding";
+  bad.error_status = 503;
+  site::SearchPage page2;
+  CHECK(ApplySearchReply(bad, &page2) == 503);
+  CHECK(page2.error == "index is rebuilding");
+  CHECK(page2.results.empty());
+}
+
+TEST_CASE("edge search: validation, the empty page, and 503 when search cannot be reached") {
+  EdgeUnderTest e(SearchOptions{1, 64, 500});
+
+  auto r = e.Get("/search");
+  CHECK(r.status == 200);
+  CheckHeaders(r);
+  CHECK(Has(r.body, "<!doctype html>"));
+  CHECK(Has(r.body, "<meta name=\"robots\" content=\"noindex\">"));
+  CHECK(Has(r.body, "role=\"search\""));
+  CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">default</a>"));  // no 404 page yet: the site id
+
+  r = e.Get("/search?q=&fragment=1");
+  CHECK(r.status == 200);
+  CHECK(r.body.rfind("<section id=\"search-results\"", 0) == 0);
+
+  r = e.Get("/search?q=%FF");
+  CHECK(r.status == 400);
+  CheckHeaders(r);
+  CHECK(Has(r.body, "role=\"alert\">The search text is not valid UTF-8.</p>"));
+  CHECK(Has(r.body, "value=\"\""));  // the bad text is not echoed
+
+  r = e.Get("/search?q=" + std::string(1025, 'a') + "&fragment=1");
+  CHECK(r.status == 400);
+  CHECK(r.body.rfind("<section", 0) == 0);
+  CHECK(Has(r.body, "too long"));
+  CHECK(e.Get("/search?q=x&mode=fuzzy").status == 400);
+  CHECK(e.Get("/search?q=x&k=0").status == 400);
+  CHECK(e.Get("/search?q=x&k=51").status == 400);
+  CHECK(e.Get("/search?q=%zz").status == 400);
+
+  // Through the pool and back to the loop: no bus, so 503.
+  r = e.Get("/search?q=hello+%3Cworld%3E&mode=text");
+  CHECK(r.status == 503);
+  CheckHeaders(r);
+  CHECK(Has(r.body, "Search is unavailable right now"));
+  CHECK(Has(r.body, "value=\"hello &lt;world&gt;\""));
+  CHECK(Has(r.body, "<input type=\"hidden\" name=\"mode\" value=\"text\">"));
+  r = e.Get("/search?q=hello&fragment=1");
+  CHECK(r.status == 503);
+  CHECK(r.body.rfind("<section", 0) == 0);
+  r = e.Get("/search?q=hello", "HEAD");
+  CHECK(r.status == 503);
+  CHECK(r.body.empty());
+  CHECK(e.Get("/search?q=hello", "POST").status == 405);
+  CHECK(e.backend.in_flight() == 0);
+
+  std::string metrics = e.registry.Serialize();
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"unavailable\"} 3"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"invalid\"} 6"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"empty_query\"} 2"));
+  CHECK(Has(metrics, "folio_edge_search_seconds_count 3"));
+}
+
+TEST_CASE("edge search: the site's name comes from its 404 page, then its site record") {
+  EdgeUnderTest e(SearchOptions{1, 64, 500});
+  bus::PageRecord rec;
+  rec.status = 404;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"x\"";
+  rec.body_gzip = GzipCompress(site::Assemble404Page("Field <Notes>"));
+  auto page = BuildPage(rec);
+  REQUIRE(page.ok());
+  e.OnLoop([&] { e.worker.sites().SetTitle("default", "From the record"); });
+  CHECK(Has(e.Get("/search").body, "<a class=\"site-name\" href=\"/\">From the record</a>"));
+  e.OnLoop([&] { e.worker.sites().Put("default", std::string(kNotFoundKey), *page); });
+  auto r = e.Get("/search?q=x");
+  CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">Field &lt;Notes&gt;</a>"));
+  CHECK(Has(r.body, "<title>Search: x · Field &lt;Notes&gt;</title>"));
+}
+
+TEST_CASE("edge search: past max_in_flight a search is refused at once with 503") {
+  EdgeUnderTest e(SearchOptions{1, 0, 500});
+  auto r = e.Get("/search?q=hello");
+  CHECK(r.status == 503);
+  CHECK(r.Header("Retry-After") == "1");
+  CHECK(Has(r.body, "Search is busy right now"));
+  CHECK(Has(e.registry.Serialize(), "folio_edge_searches_total{outcome=\"overloaded\"} 1"));
+  // Pages are unaffected.
+  CHECK(e.Get("/no-such-page").status == 404);
+}

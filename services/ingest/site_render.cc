@@ -1,0 +1,242 @@
+// Pass 2 of a push (and of a related-list update): full pages for the
+// notes whose pages must change, rendered in parallel on the ThreadPool.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "folio/bus/schema.h"
+#include "folio/core/gzip.h"
+#include "folio/core/hash.h"
+#include "folio/core/text.h"
+#include "folio/markdown/render.h"
+#include "folio/markdown/slug.h"
+#include "folio/site/layout.h"
+#include "site_writer.h"
+#include "site_writer_internal.h"
+
+namespace folio::ingest {
+namespace {
+
+// A page lists at most this many backlinks (a hub note can have thousands).
+constexpr size_t kMaxBacklinks = 500;
+
+// SiteWriter::Sources (private there).
+using Sources = std::map<std::string, const std::string*, std::less<>>;
+
+constexpr int kMaxEmbedDepth = 8;
+
+// Resolves links of one note against the vault during rendering, and
+// renders note embeds (recursively, with cycle detection).
+class VaultResolver : public markdown::LinkResolver {
+ public:
+  VaultResolver(const site::Vault& v, const Sources& sources, std::string_view from,
+                std::vector<std::string>* warnings, std::vector<std::string> stack = {})
+      : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)) {
+    stack_.emplace_back(from);
+  }
+  std::optional<std::string> Resolve(std::string_view target) override {
+    auto r = vault_.Resolve(target, from_);
+    if (!r) return std::nullopt;
+    if (r->ambiguous && warnings_) {
+      warnings_->push_back("ambiguous link [[" + std::string(target) + "]]: several notes match; linked to " + r->path);
+    }
+    const site::NoteMeta* n = vault_.Find(r->path);
+    return n && n->published ? std::optional<std::string>(n->url) : std::nullopt;
+  }
+  std::optional<std::string> ResolveAttachment(std::string_view target) override {
+    return vault_.AttachmentUrl(target, from_);
+  }
+  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor) override {
+    auto r = vault_.Resolve(target, from_);
+    if (!r) return std::nullopt;
+    const site::NoteMeta* n = vault_.Find(r->path);
+    if (!n || !n->published) return std::nullopt;
+    if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end() || stack_.size() > kMaxEmbedDepth) {
+      if (warnings_) warnings_->push_back("embed cycle: ![[" + std::string(target) + "]] would include itself");
+      return std::string("<p class=\"embed-cycle\">Embed cycle: this note is already shown above.</p>");
+    }
+    auto src = sources_.find(r->path);
+    if (src == sources_.end()) return std::nullopt;
+    std::optional<std::string> part;
+    if (anchor.empty()) {
+      part = *src->second;
+    } else if (anchor[0] == '^') {
+      part = markdown::ExtractBlock(*src->second, anchor.substr(1));
+    } else {
+      part = markdown::ExtractSection(*src->second, anchor);
+    }
+    if (!part) {
+      if (warnings_) warnings_->push_back("embed ![[" + std::string(target) + "#" + std::string(anchor) + "]]: no such heading or block");
+      return std::string("<p class=\"embed-missing\">Nothing matches this embed.</p>");
+    }
+    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_);
+    markdown::RenderOptions opts;
+    opts.resolver = &inner;
+    return markdown::RenderNote(*part, r->path, opts).html;
+  }
+
+ private:
+  const site::Vault& vault_;
+  const Sources& sources_;
+  std::string_view from_;
+  std::vector<std::string>* warnings_;  // null inside embeds: the embedded note reports its own
+  std::vector<std::string> stack_;      // notes being embedded, outermost first
+};
+
+std::string Summary(std::string_view text, size_t max = 200) {
+  std::string s;
+  for (char c : text) {
+    if (s.size() >= max) break;
+    s += (c == '\n' || c == '\t') ? ' ' : c;
+  }
+  // Do not cut a UTF-8 sequence in half.
+  while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();
+  if (!s.empty() && static_cast<unsigned char>(s.back()) >= 0xC0) s.pop_back();
+  return s;
+}
+
+// [[note#Heading]] / [[note#^block]] whose target has no such heading or
+// block still links to the note, with a warning (OBSIDIAN.md "Anchors").
+void CheckAnchors(const site::Vault& vault, const std::string& from, const std::vector<markdown::LinkRef>& links,
+                  std::vector<std::string>* warnings) {
+  for (const auto& l : links) {
+    if (l.anchor.empty() || l.embed) continue;
+    const site::NoteMeta* target = nullptr;
+    if (l.target.empty()) {
+      target = vault.Find(from);
+    } else if (auto r = vault.Resolve(l.target, from)) {
+      target = vault.Find(r->path);
+    }
+    if (!target) continue;
+    std::string want;
+    if (l.anchor[0] == '^') {
+      want = "^" + AsciiLower(l.anchor.substr(1));
+    } else {
+      std::string_view last = l.anchor;
+      if (size_t hash = last.rfind('#'); hash != std::string_view::npos) last.remove_prefix(hash + 1);
+      want = markdown::HeadingId(last);
+    }
+    if (std::find(target->anchors.begin(), target->anchors.end(), want) == target->anchors.end()) {
+      warnings->push_back("link [[" + l.target + "#" + l.anchor + "]]: '" + target->path +
+                          "' has no such heading or block; linking to the note");
+    }
+  }
+}
+
+// "A/B/Note.md" -> [A -> /a/, A/B -> /a/b/]
+std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
+  std::vector<site::LinkItem> out;
+  size_t slash = 0;
+  while ((slash = path.find('/', slash)) != std::string_view::npos) {
+    std::string dir(path.substr(0, slash));
+    size_t prev = dir.rfind('/');
+    out.push_back({prev == std::string::npos ? dir : dir.substr(prev + 1), site::FolderUrl(dir), ""});
+    ++slash;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status SiteWriter::LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
+                               Sources* sources) {
+  std::vector<std::string> todo = render;
+  std::set<std::string> seen(todo.begin(), todo.end());
+  while (!todo.empty()) {
+    std::string path = std::move(todo.back());
+    todo.pop_back();
+    if (!sources->count(path)) {
+      auto c = store_->NoteContent(options_.site, path);
+      if (!c.ok()) return c.status();
+      auto [it, _] = stored->insert_or_assign(path, std::move(*c));
+      (*sources)[path] = &it->second;
+    }
+    if (const site::NoteMeta* m = vault_.Find(path)) {
+      for (const auto& e : m->embeds_out) {
+        if (seen.insert(e).second) todo.push_back(e);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std::string>& render, const Sources& sources,
+                                                          int64_t version, int64_t now_s) const {
+  std::vector<Rendered> out(render.size());
+  const site::SiteInfo info = Info();
+  auto related_item = [this](std::string_view p) { return RelatedItem(p); };
+  pool_->ParallelFor(render.size(), [&](size_t k) {
+    const std::string& path = render[k];
+    const site::NoteMeta* note = vault_.Find(path);
+    Rendered& r = out[k];
+    r.path = path;
+    VaultResolver resolver(vault_, sources, path, &r.warnings);
+    markdown::RenderOptions opts;
+    opts.resolver = &resolver;
+    markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
+    for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
+    CheckAnchors(vault_, path, res.links, &r.warnings);
+    if (!res.frontmatter.error.empty()) r.warnings.push_back(path + ": " + res.frontmatter.error);
+    const markdown::Frontmatter& fm = res.frontmatter;
+    site::NotePage page;
+    page.site = info;
+    page.url = note->url;
+    page.title = note->title;
+    page.body_html = std::move(res.html);
+    page.description = fm.description.empty() ? Summary(res.text) : fm.description;
+    page.created = fm.date;
+    page.updated = fm.updated.empty() ? site::DayOf(note->updated_ms) : fm.updated;
+    page.image = fm.image;
+    page.lang = fm.lang;
+    page.cssclasses = fm.cssclasses;
+    page.tags = res.tags;
+    page.breadcrumbs = Breadcrumbs(path);
+    for (const auto& h : res.headings) {
+      if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
+    }
+    page.has_mermaid = res.has_mermaid;
+    for (const auto& b : vault_.Backlinks(path)) {
+      const site::NoteMeta* src = vault_.Find(b);
+      if (src && src->published) page.backlinks.push_back({src->title, src->url, ""});
+    }
+    page.backlinks_total = page.backlinks.size();
+    auto by_title = [](const auto& a, const auto& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; };
+    if (page.backlinks.size() > kMaxBacklinks) {
+      std::partial_sort(page.backlinks.begin(), page.backlinks.begin() + kMaxBacklinks, page.backlinks.end(), by_title);
+      page.backlinks.resize(kMaxBacklinks);
+    } else {
+      std::sort(page.backlinks.begin(), page.backlinks.end(), by_title);
+    }
+    if (const std::vector<std::string>* list = related_.Find(path)) page.related = ShownRelated(*list, related_item);
+    std::string html = site::AssembleNotePage(page);
+    thread_local GzipCompressor gz;
+    bus::PageRecord rec;
+    rec.status = 200;
+    rec.content_type = internal::kHtml;
+    rec.cache_control = internal::kPageCache;
+    rec.etag = "\"" + Sha256Hex(html).substr(0, 20) + "\"";
+    rec.last_modified_s = now_s;
+    rec.version = version;
+    gz.Compress(html, &rec.body_gzip);
+    r.record = bus::EncodePageRecord(rec);
+    if (r.record.size() > internal::kMaxPublishedPage) {
+      r.warnings.push_back("the page is " + std::to_string(r.record.size()) +
+                           " bytes compressed, over the bus limit of " + std::to_string(internal::kMaxPublishedPage) +
+                           "; it is stored but cannot be served: split the note");
+    }
+  });
+  return out;
+}
+
+void SiteWriter::AddRendered(Commit* c, std::vector<Rendered>* out,
+                             std::map<std::string, std::vector<std::string>>* warnings) {
+  for (auto& r : *out) {
+    const site::NoteMeta* note = vault_.Find(r.path);
+    auto& w = (*warnings)[r.path];
+    w.insert(w.end(), r.warnings.begin(), r.warnings.end());
+    c->outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c->site, note->url), r.record, ""});
+    c->pages.push_back({note->url, std::move(r.record)});
+  }
+}
+
+}  // namespace folio::ingest

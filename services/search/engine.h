@@ -1,0 +1,131 @@
+// Engine: folio-search's model of every site it indexes: vectors in memory
+// (a note index and a chunk index per site), the full-text index and note
+// texts in SQLite (SearchStore), and each note's related list.
+//
+// Writes: Apply() takes a batch of note events from the "notes" stream,
+// embeds what changed (a note whose title, tags and text hash the same as
+// before is not embedded again), commits it to SQLite in one transaction,
+// updates the in-memory indexes, and recomputes the related lists the batch
+// can change: the changed notes' own lists, and the lists of notes that a
+// changed note enters (it scores above their k-th entry) or leaves (it was
+// in them). It returns the lists that changed, which the caller publishes
+// and then confirms with MarkPublished(). Nothing about related notes is
+// computed per query.
+//
+// Reads: Search() and Related() answer queries from the in-memory indexes
+// plus a per-thread read connection for texts and full text.
+//
+// Threading: Apply, MarkPublished, PendingUpdates and Load run on one thread
+// (the consumer). Search and Related may run on any number of other threads
+// at the same time: the indexes are behind a shared_mutex (shared for
+// queries, exclusive only while a committed batch is swapped in).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <thread>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "folio/bus/schema.h"
+#include "folio/core/status.h"
+#include "folio/core/thread_pool.h"
+#include "folio/vector/embedder.h"
+#include "folio/vector/index.h"
+#include "fulltext.h"
+#include "store.h"
+
+namespace folio::search {
+
+struct EngineOptions {
+  std::string data_dir;            // holds search.db
+  size_t related_k = 10;           // length of each note's related list
+  float related_min_score = 0.1f;  // notes less similar than this are not "related"
+  size_t hnsw_threshold = 20000;   // vectors per site index before it switches to HNSW
+  size_t hnsw_ef_search = 128;     // query beam width of HNSW indexes
+  size_t chunk_chars = 1500;       // notes longer than this are also embedded by section
+  size_t embed_batch = 64;         // texts per Embed call
+};
+
+struct ApplyStats {
+  size_t events = 0;
+  size_t embedded_notes = 0;   // notes whose vectors were computed
+  size_t embedded_texts = 0;   // texts sent to the embedder (notes + chunks)
+  size_t unchanged = 0;        // events whose content was already indexed
+  size_t deleted = 0;
+  size_t related_recomputed = 0;  // lists recomputed
+  size_t related_changed = 0;     // lists whose note sequence changed
+  double embed_ms = 0, commit_ms = 0, related_ms = 0;
+};
+
+class Engine {
+ public:
+  // Opens the store and loads every stored vector and related list into
+  // memory (no embedding). Fails if the store cannot be opened. If the
+  // embedder differs from the one that made the stored vectors (another
+  // Describe()), every note is embedded again from its stored text.
+  static Result<std::unique_ptr<Engine>> Open(EngineOptions options, vector::Embedder* embedder,
+                                              ThreadPool* pool);
+  ~Engine();
+
+  // Applies events in order (later versions win; an event older than what
+  // is stored is skipped, so redelivery is harmless). On failure (embedder
+  // down, disk error) nothing is changed and the same batch can be retried.
+  // Returns the related lists to publish.
+  Result<std::vector<bus::RelatedUpdate>> Apply(std::span<const bus::NoteEvent> events, ApplyStats* stats);
+  // Related lists computed but not yet confirmed published (after a crash or
+  // a failed publish): what the caller must (re)publish.
+  Result<std::vector<bus::RelatedUpdate>> PendingUpdates();
+  // Confirms that updates returned by Apply/PendingUpdates were published.
+  Status MarkPublished(const std::vector<bus::RelatedUpdate>& updates);
+
+  // Any thread.
+  bus::SearchReply Search(const bus::SearchQuery& q);
+  bus::SearchReply Related(const bus::RelatedQuery& q);
+
+  size_t notes() const { return notes_count_.load(); }
+  size_t vectors() const { return vectors_count_.load(); }
+
+  struct Site;  // per-site in-memory state (engine.cc)
+
+ private:
+  Engine(EngineOptions options, vector::Embedder* embedder, ThreadPool* pool, std::unique_ptr<SearchStore> store);
+  Status Load();
+  Status Reembed();
+  Site* SiteFor(const std::string& site);  // creates; REQUIRES: exclusive lock
+  // Recomputes related lists of `changed` notes (and those they enter or
+  // leave) in `site`; stores changed lists; appends them to *out.
+  Status UpdateRelated(Site* site, const std::unordered_set<int64_t>& changed, bool all,
+                       std::vector<bus::RelatedUpdate>* out, ApplyStats* stats);
+  struct ReaderConn;
+  ReaderConn* Reader();  // this thread's read connection; nullptr if it cannot be opened
+
+  EngineOptions options_;
+  vector::Embedder* embedder_;
+  ThreadPool* pool_;
+  std::unique_ptr<SearchStore> store_;
+  std::string embedder_id_;
+
+  mutable std::shared_mutex mu_;
+  std::map<std::string, std::unique_ptr<Site>, std::less<>> sites_;  // GUARDED_BY(mu_)
+  std::atomic<size_t> notes_count_{0}, vectors_count_{0};
+
+  std::unique_ptr<FullTextIndex> fts_;  // on store_'s connection; the consumer thread only
+
+  std::mutex readers_mu_;
+  std::vector<std::unique_ptr<ReaderConn>> readers_;  // one per querying thread, found by thread id
+  std::vector<std::thread::id> reader_threads_;
+};
+
+// What is embedded for a note as a whole: title (twice, it matters most),
+// tags and text.
+std::string NoteEmbedText(const bus::NoteEvent& e);
+
+}  // namespace folio::search

@@ -1,0 +1,298 @@
+#include "store.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "fulltext.h"
+
+namespace folio::search {
+namespace {
+
+constexpr std::string_view kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS notes(
+  id INTEGER PRIMARY KEY,
+  site TEXT NOT NULL,
+  path TEXT NOT NULL,
+  url TEXT NOT NULL,
+  title TEXT NOT NULL,
+  text TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  related_dirty INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(site, path));
+CREATE TABLE IF NOT EXISTS vectors(
+  note_id INTEGER NOT NULL,
+  chunk INTEGER NOT NULL,
+  heading TEXT NOT NULL,
+  anchor TEXT NOT NULL,
+  vec BLOB NOT NULL,
+  PRIMARY KEY(note_id, chunk)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS related(
+  note_id INTEGER PRIMARY KEY,
+  list TEXT NOT NULL,
+  published INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+)sql";
+
+std::string_view FloatBytes(const std::vector<float>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SearchStore>> SearchStore::Open(const std::string& dir) {
+  auto db = sqlite::Db::Open(dir + "/search.db");
+  if (!db.ok()) return db.status();
+  if (Status s = (*db)->Exec(kSchema); !s.ok()) return s;
+  if (Status s = FullTextIndex::CreateSchema(db->get()); !s.ok()) return s;
+  return std::unique_ptr<SearchStore>(new SearchStore(std::move(*db)));
+}
+
+Result<std::unique_ptr<sqlite::Db>> SearchStore::OpenReader(const std::string& dir) {
+  return sqlite::Db::Open(dir + "/search.db");
+}
+
+Result<sqlite::Stmt*> SearchStore::Cached(int slot, std::string_view sql) {
+  std::optional<sqlite::Stmt>& st = stmts_[static_cast<size_t>(slot)];
+  if (!st) {
+    auto prepared = db_->Prepare(sql);
+    if (!prepared.ok()) return prepared.status();
+    st.emplace(std::move(*prepared));
+  }
+  st->Reset();
+  return &*st;
+}
+
+Result<std::string> SearchStore::GetMeta(std::string_view key) {
+  auto st_r = Cached(0, "SELECT value FROM meta WHERE key = ?");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, key);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  std::string value = *row ? std::string(st->Text(0)) : std::string();
+  st->Reset();
+  return value;
+}
+
+Status SearchStore::SetMeta(std::string_view key, std::string_view value) {
+  auto st_r = Cached(1, "INSERT INTO meta(key, value) VALUES(?, ?) "
+                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, key).Bind(2, value);
+  return st->Run();
+}
+
+Result<std::optional<StoredNote>> SearchStore::FindNote(std::string_view site, std::string_view path) {
+  auto st_r = Cached(2, "SELECT id, url, title, hash, version FROM notes WHERE site = ? AND path = ?");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, site).Bind(2, path);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<StoredNote>();
+  StoredNote n;
+  n.id = st->Int(0);
+  n.site = site;
+  n.path = path;
+  n.url = st->Text(1);
+  n.title = st->Text(2);
+  n.hash = st->Text(3);
+  n.version = st->Int(4);
+  st->Reset();
+  return std::optional<StoredNote>(std::move(n));
+}
+
+Result<int64_t> SearchStore::UpsertNote(const StoredNote& n, std::string_view text) {
+  auto st_r = Cached(13,
+      "INSERT INTO notes(site, path, url, title, text, hash, version) VALUES(?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT(site, path) DO UPDATE SET url = excluded.url, title = excluded.title, "
+      "text = excluded.text, hash = excluded.hash, version = excluded.version RETURNING id");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, n.site).Bind(2, n.path).Bind(3, n.url).Bind(4, n.title).Bind(5, text).Bind(6, n.hash);
+  st->Bind(7, n.version);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return Status::Internal("upsert of note " + n.path + " returned no id");
+  int64_t id = st->Int(0);
+  st->Reset();
+  return id;
+}
+
+Status SearchStore::DeleteNote(int64_t id) {
+  int slot = 14;
+  for (std::string_view sql : {"DELETE FROM notes WHERE id = ?", "DELETE FROM vectors WHERE note_id = ?",
+                               "DELETE FROM related WHERE note_id = ?"}) {
+    auto st_r = Cached(slot++, sql);
+    if (!st_r.ok()) return st_r.status();
+    sqlite::Stmt* st = *st_r;
+    st->Bind(1, id);
+    if (Status s = st->Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status SearchStore::ReplaceVectors(int64_t id, const std::vector<StoredVector>& vectors) {
+  auto del_r = Cached(3, "DELETE FROM vectors WHERE note_id = ?");
+  if (!del_r.ok()) return del_r.status();
+  sqlite::Stmt* del = *del_r;
+  del->Bind(1, id);
+  if (Status s = del->Run(); !s.ok()) return s;
+  auto ins_r = Cached(4, "INSERT INTO vectors(note_id, chunk, heading, anchor, vec) VALUES(?, ?, ?, ?, ?)");
+  if (!ins_r.ok()) return ins_r.status();
+  sqlite::Stmt* ins = *ins_r;
+  for (const StoredVector& v : vectors) {
+    ins->Bind(1, id).Bind(2, static_cast<int64_t>(v.chunk)).Bind(3, v.heading).Bind(4, v.anchor);
+    ins->BindBlob(5, FloatBytes(v.v));
+    if (Status s = ins->Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status SearchStore::SetRelatedDirty(int64_t id, bool dirty) {
+  auto st_r = Cached(5, "UPDATE notes SET related_dirty = ? WHERE id = ?");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, int64_t{dirty}).Bind(2, id);
+  return st->Run();
+}
+
+Status SearchStore::ForEachNote(const std::function<void(const StoredNote&)>& fn) {
+  auto st_r = Cached(6, "SELECT id, site, path, url, title, hash, version FROM notes ORDER BY id");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  StoredNote n;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    n.id = st->Int(0);
+    n.site = st->Text(1);
+    n.path = st->Text(2);
+    n.url = st->Text(3);
+    n.title = st->Text(4);
+    n.hash = st->Text(5);
+    n.version = st->Int(6);
+    fn(n);
+  }
+}
+
+Status SearchStore::ForEachVector(const std::function<void(int64_t, const StoredVector&)>& fn) {
+  auto st_r = Cached(7, "SELECT note_id, chunk, heading, anchor, vec FROM vectors ORDER BY note_id, chunk");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  StoredVector v;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    v.chunk = static_cast<int>(st->Int(1));
+    v.heading = st->Text(2);
+    v.anchor = st->Text(3);
+    std::string_view blob = st->Blob(4);
+    v.v.resize(blob.size() / sizeof(float));
+    if (!blob.empty()) std::memcpy(v.v.data(), blob.data(), v.v.size() * sizeof(float));
+    fn(st->Int(0), v);
+  }
+}
+
+Status SearchStore::ForEachText(const std::function<void(int64_t, std::string_view, std::string_view)>& fn) {
+  auto st_r = Cached(8, "SELECT id, site, text FROM notes ORDER BY id");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    fn(st->Int(0), st->Text(1), st->Text(2));
+  }
+}
+
+Result<std::vector<int64_t>> SearchStore::RelatedDirtyNotes() {
+  auto st_r = Cached(9, "SELECT id FROM notes WHERE related_dirty != 0");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  std::vector<int64_t> ids;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return ids;
+    ids.push_back(st->Int(0));
+  }
+}
+
+Status SearchStore::SetRelated(int64_t id, std::string_view list, bool published) {
+  auto st_r = Cached(10, "INSERT INTO related(note_id, list, published) VALUES(?, ?, ?) "
+                         "ON CONFLICT(note_id) DO UPDATE SET list = excluded.list, published = excluded.published");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  st->Bind(1, id).Bind(2, list).Bind(3, int64_t{published});
+  return st->Run();
+}
+
+Status SearchStore::MarkRelatedPublished(std::span<const int64_t> ids) {
+  auto st_r = Cached(11, "UPDATE related SET published = 1 WHERE note_id = ?");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  for (int64_t id : ids) {
+    st->Bind(1, id);
+    if (Status s = st->Run(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status SearchStore::ForEachRelated(const std::function<void(int64_t, std::string_view, bool)>& fn) {
+  auto st_r = Cached(12, "SELECT note_id, list, published FROM related");
+  if (!st_r.ok()) return st_r.status();
+  sqlite::Stmt* st = *st_r;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    fn(st->Int(0), st->Text(1), st->Int(2) != 0);
+  }
+}
+
+std::string EncodeRelatedList(const std::vector<std::pair<int64_t, float>>& list) {
+  std::string out;
+  char buf[64];
+  for (const auto& [id, score] : list) {
+    if (!out.empty()) out += ' ';
+    auto r = std::to_chars(buf, buf + sizeof buf, id);
+    out.append(buf, r.ptr);
+    out += ':';
+    r = std::to_chars(buf, buf + sizeof buf, score);
+    out.append(buf, r.ptr);
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, float>> DecodeRelatedList(std::string_view s) {
+  std::vector<std::pair<int64_t, float>> out;
+  while (!s.empty()) {
+    size_t sp = s.find(' ');
+    std::string_view item = s.substr(0, sp);
+    s = sp == std::string_view::npos ? std::string_view() : s.substr(sp + 1);
+    size_t colon = item.find(':');
+    if (colon == std::string_view::npos) continue;
+    int64_t id = 0;
+    float score = 0;
+    if (std::from_chars(item.data(), item.data() + colon, id).ec != std::errc()) continue;
+    if (std::from_chars(item.data() + colon + 1, item.data() + item.size(), score).ec != std::errc()) continue;
+    out.emplace_back(id, score);
+  }
+  return out;
+}
+
+Result<std::string> ReadNoteText(sqlite::Db* reader, int64_t id) {
+  auto st = reader->Prepare("SELECT text FROM notes WHERE id = ?");
+  if (!st.ok()) return st.status();
+  st->Bind(1, id);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  return *row ? std::string(st->Text(0)) : std::string();
+}
+
+}  // namespace folio::search

@@ -1,0 +1,321 @@
+// The reader-facing search through the real thing: nats-server -js, a real
+// folio-edge process, and a bus::Responder on "search.query" in this test
+// process that answers with canned hits (standing in for folio-search).
+// Checks the search page and fragment the edge assembles from the reply
+// (escaping, <mark> snippets, site by Host), the query it forwards, bad
+// input (400), the search service failing, timing out or missing (503),
+// the in-flight bound (503), and that published pages carry the search box.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/core/gzip.h"
+#include "folio/http/client.h"
+#include "folio/site/layout.h"
+#include "folio/site/search_page.h"
+#include "folio/testing/testing.h"
+
+using namespace folio;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool Has(const std::string& hay, std::string_view needle) { return hay.find(needle) != std::string::npos; }
+
+// One folio-edge on a free port against `nats`, with extra flags.
+class Edge {
+ public:
+  Edge(testing::NatsServer& nats, std::vector<std::string> extra = {}) : port_(testing::FreePort()) {
+    std::vector<std::string> argv{testing::BinPath("folio-edge"), "--listen", "127.0.0.1:" + std::to_string(port_),
+                                  "--nats", nats.url(), "--threads", "2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc_ = std::make_unique<testing::Process>(argv, std::vector<std::string>{}, dir_.path() + "/edge.log");
+    // Ready = the pages bucket is replayed, so the NATS connection is up.
+    if (!testing::WaitForHttp(Url("/readyz"), 200, 15000)) FAIL("edge not ready:\n" << Log());
+  }
+  std::string Url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  http::ClientResponse Get(const std::string& path, std::vector<std::pair<std::string, std::string>> headers = {},
+                           const std::string& method = "GET", int64_t timeout_ms = 10'000) {
+    http::ClientRequest req;
+    req.method = method;
+    req.url = Url(path);
+    req.headers = std::move(headers);
+    req.timeout_ms = timeout_ms;
+    auto r = http::Fetch(req);
+    return r.ok() ? *r : http::ClientResponse{};
+  }
+  std::string Log() const {
+    std::ifstream in(dir_.path() + "/edge.log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  testing::TempDir dir_;
+  int port_;
+  std::unique_ptr<testing::Process> proc_;
+};
+
+// The stand-in for folio-search: canned answers by query text, and a record
+// of what the edge sent.
+class FakeSearch {
+ public:
+  explicit FakeSearch(bus::Bus* bus) {
+    auto r = bus::Responder::Start(bus, bus::kSearchQuerySubject, "search",
+                                   [this](std::string_view, std::string_view data) { return Answer(data); });
+    REQUIRE_MESSAGE(r.ok(), r.status().message());
+    responder_ = std::move(*r);
+  }
+  bus::SearchQuery last() {
+    std::lock_guard<std::mutex> l(mu_);
+    return last_;
+  }
+  int calls() const { return calls_.load(); }
+  // Waits until no handler runs (a slow one finished).
+  void WaitIdle() {
+    for (int i = 0; i < 500 && busy_.load(); ++i) std::this_thread::sleep_for(10ms);
+  }
+
+ private:
+  std::string Answer(std::string_view data) {
+    busy_ = true;
+    ++calls_;
+    bus::SearchQuery q;
+    bus::SearchReply reply;
+    if (Status s = bus::DecodeSearchQuery(data, &q); !s.ok()) {
+      reply.error = "bad query: " + s.message();
+      reply.error_status = 400;
+    } else {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        last_ = q;
+      }
+      if (q.q == "slow") std::this_thread::sleep_for(1200ms);
+      if (q.q == "broken") {
+        reply.error = "The index is being rebuilt <soon>";
+        reply.error_status = 503;
+      } else if (q.q != "nothing") {
+        reply.hits = {{"Notes/Alpha & <Beta>.md", "/notes/alpha & <beta>", "Alpha & <Beta>",
+                       "the <mark>alpha</mark> &amp; &lt;beta&gt; note", 0.9},
+                      {"b.md", "/b", "Second", "second <mark>alpha</mark>", 0.5}};
+        reply.took_us = 1234;
+      }
+    }
+    busy_ = false;
+    return bus::EncodeSearchReply(reply);
+  }
+
+  std::mutex mu_;
+  bus::SearchQuery last_;  // GUARDED_BY(mu_)
+  std::atomic<int> calls_{0};
+  std::atomic<bool> busy_{false};
+  std::unique_ptr<bus::Responder> responder_;
+};
+
+std::unique_ptr<bus::Bus> Connect(testing::NatsServer& nats) {
+  bus::BusOptions o;
+  o.url = nats.url();
+  o.name = "edge-search-test";
+  auto b = bus::Bus::Connect(o);
+  REQUIRE_MESSAGE(b.ok(), b.status().message());
+  REQUIRE((*b)->EnsureSchema().ok());
+  return std::move(*b);
+}
+
+void PutPage(bus::Bus* b, const std::string& site, const std::string& url, uint16_t status, const std::string& html) {
+  bus::PageRecord rec;
+  rec.status = status;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"" + std::to_string(std::hash<std::string>{}(html)) + "\"";
+  rec.body_gzip = GzipCompress(html);
+  REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::PageKey(site, url), bus::EncodePageRecord(rec)).ok());
+  REQUIRE(b->WaitForAcks(5000).ok());
+}
+
+void CheckSearchHeaders(const http::ClientResponse& r) {
+  CHECK(r.Header("Content-Type") == "text/html; charset=utf-8");
+  CHECK(r.Header("Cache-Control") == "no-store");
+  CHECK(r.Header("Content-Security-Policy") == site::SearchPageCsp());
+}
+
+}  // namespace
+
+TEST_CASE("edge search: results from a real NATS responder, escaped, as a page and as a fragment") {
+  testing::NatsServer nats;
+  auto b = Connect(nats);
+  FakeSearch search(b.get());
+  Edge edge(nats);
+  INFO(edge.Log());
+
+  auto r = edge.Get("/search?q=alpha");
+  REQUIRE(r.status == 200);
+  CheckSearchHeaders(r);
+  CHECK(r.body.rfind("<!doctype html>", 0) == 0);
+  CHECK(Has(r.body, "<meta name=\"robots\" content=\"noindex\">"));
+  CHECK(Has(r.body, "value=\"alpha\""));
+  CHECK(Has(r.body, "<li><a href=\"/notes/alpha%20%26%20%3Cbeta%3E\">Alpha &amp; &lt;Beta&gt;</a>"
+                    "<p class=\"snippet\">the <mark>alpha</mark> &amp; &lt;beta&gt; note</p></li>"));
+  CHECK(Has(r.body, "<li><a href=\"/b\">Second</a><p class=\"snippet\">second <mark>alpha</mark></p></li>"));
+  CHECK(Has(r.body, "2 results for <q>alpha</q> (1.2 ms)"));
+  CHECK(!Has(r.body, "<Beta>"));
+  CHECK(Has(r.body, "<script>"));
+  bus::SearchQuery q = search.last();
+  CHECK(q.site == "default");
+  CHECK(q.q == "alpha");
+  CHECK(q.k == 20);
+  CHECK(q.mode == bus::SearchMode::kHybrid);
+
+  r = edge.Get("/search?q=+alpha+%C3%A9&mode=text&k=5&fragment=1");
+  REQUIRE(r.status == 200);
+  CheckSearchHeaders(r);
+  CHECK(r.body.rfind("<section id=\"search-results\"", 0) == 0);
+  CHECK(!Has(r.body, "<!doctype"));
+  CHECK(!Has(r.body, "<script"));
+  CHECK(Has(r.body, "<mark>alpha</mark>"));
+  q = search.last();
+  CHECK(q.q == "alpha é");
+  CHECK(q.k == 5);
+  CHECK(q.mode == bus::SearchMode::kText);
+
+  r = edge.Get("/search?q=nothing");
+  CHECK(r.status == 200);
+  CHECK(Has(r.body, "No results for <q>nothing</q>."));
+
+  r = edge.Get("/search?q=broken");
+  CHECK(r.status == 503);
+  CHECK(Has(r.body, "role=\"alert\">The index is being rebuilt &lt;soon&gt;</p>"));
+
+  r = edge.Get("/search?q=alpha", {}, "HEAD");
+  CHECK(r.status == 200);
+  CHECK(r.body.empty());
+  CHECK(r.Header("Cache-Control") == "no-store");
+
+  // No query: the page and its box, without asking search.
+  int calls = search.calls();
+  r = edge.Get("/search");
+  CHECK(r.status == 200);
+  CHECK(Has(r.body, "role=\"search\""));
+  CHECK(search.calls() == calls);
+
+  {
+    INFO("bad input is 400 with the page naming the problem, and search is not asked");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"/search?q=%FF%FE", "not valid UTF-8"},
+        {"/search?q=" + std::string(1025, 'x'), "too long"},
+        {"/search?q=alpha&mode=semantic", "Unknown search mode"},
+        {"/search?q=alpha&k=0", "k must be"},
+        {"/search?q=alpha&k=51", "k must be"},
+        {"/search?q=%E0%A4", "not valid UTF-8"},
+        {"/search?q=50%", "malformed"},
+    };
+    for (const auto& [path, message] : cases) {
+      CAPTURE(path);
+      auto bad = edge.Get(path);
+      CHECK(bad.status == 400);
+      CHECK(bad.Header("Content-Type") == "text/html; charset=utf-8");
+      CHECK(Has(bad.body, message));
+      CHECK(Has(bad.body, "role=\"search\""));
+    }
+    auto frag = edge.Get("/search?q=%FF&fragment=1");
+    CHECK(frag.status == 400);
+    CHECK(frag.body.rfind("<section", 0) == 0);
+    CHECK(search.calls() == calls);
+  }
+
+  {
+    INFO("the Host picks the site searched and named; published pages carry the search box");
+    bus::SiteRecord rec{"docs", {"docs.example"}, "Docs Site"};
+    REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::SiteKey("docs"), bus::EncodeSiteRecord(rec)).ok());
+    site::NotePage note;
+    note.site.name = "Docs <Site>";
+    note.url = "/note";
+    note.title = "A note";
+    note.body_html = "<p>Body</p>";
+    note.related = {{"Related & one", "/related one", ""}};
+    // The 404 page first: once /note is served, the name is known too.
+    PutPage(b.get(), "docs", "/_folio/404", 404, site::Assemble404Page("Docs <Site>"));
+    PutPage(b.get(), "docs", "/note", 200, site::AssembleNotePage(note));
+
+    http::ClientResponse page;
+    for (int i = 0; i < 200; ++i) {
+      page = edge.Get("/note", {{"Host", "docs.example"}});
+      if (page.status == 200) break;
+      std::this_thread::sleep_for(25ms);
+    }
+    REQUIRE(page.status == 200);
+    CHECK(Has(page.body, "<form class=\"search-box\" role=\"search\" action=\"/search\" method=\"get\">"));
+    CHECK(Has(page.body, "<input type=\"search\" name=\"q\""));
+    CHECK(Has(page.body, "<nav class=\"related\" aria-label=\"Related notes\">"));
+    CHECK(Has(page.body, "<a href=\"/related%20one\">Related &amp; one</a>"));
+
+    auto s = edge.Get("/search?q=alpha", {{"Host", "docs.example:8081"}});
+    CHECK(s.status == 200);
+    CHECK(search.last().site == "docs");
+    CHECK(Has(s.body, "<a class=\"site-name\" href=\"/\">Docs &lt;Site&gt;</a>"));
+  }
+}
+
+TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and no search service") {
+  testing::NatsServer nats;
+  auto b = Connect(nats);
+  auto search = std::make_unique<FakeSearch>(b.get());
+  Edge edge(nats, {"--search-timeout-ms", "500", "--search-max-in-flight", "1"});
+  INFO(edge.Log());
+
+  // The search service answers too late: 503 after the timeout, not after it.
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = edge.Get("/search?q=slow");
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.status == 503);
+  CheckSearchHeaders(r);
+  CHECK(Has(r.body, "Search is unavailable right now"));
+  CHECK(took >= 400ms);
+  CHECK(took < 1100ms);
+  search->WaitIdle();
+
+  // One search in flight fills the bound: the next is refused at once.
+  auto slow = std::async(std::launch::async, [&] { return edge.Get("/search?q=slow"); });
+  std::this_thread::sleep_for(150ms);
+  r = edge.Get("/search?q=alpha");
+  CHECK(r.status == 503);
+  CHECK(r.Header("Retry-After") == "1");
+  CHECK(Has(r.body, "Search is busy right now"));
+  CHECK(slow.get().status == 503);
+  search->WaitIdle();
+  CHECK(edge.Get("/search?q=alpha").status == 200);  // the slot came back
+
+  // A reader who gives up before the answer: the edge answers nobody and
+  // goes on serving.
+  r = edge.Get("/search?q=slow", {}, "GET", 100);
+  CHECK(r.status == 0);
+  std::this_thread::sleep_for(600ms);
+  search->WaitIdle();
+  CHECK(edge.Get("/search?q=alpha").status == 200);
+
+  // No search service at all: 503 at once (NATS says no responders).
+  search.reset();
+  t0 = std::chrono::steady_clock::now();
+  r = edge.Get("/search?q=alpha");
+  CHECK(r.status == 503);
+  CHECK(Has(r.body, "Search is unavailable right now"));
+  CHECK(std::chrono::steady_clock::now() - t0 < 450ms);
+  r = edge.Get("/search?q=alpha&fragment=1");
+  CHECK(r.status == 503);
+  CHECK(r.body.rfind("<section", 0) == 0);
+
+  auto metrics = edge.Get("/metrics").body;
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"timeout\"} 3"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"overloaded\"} 1"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"unavailable\"} 2"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"ok\"} 2"));
+  CHECK(Has(metrics, "folio_edge_search_seconds_count 7"));
+}
