@@ -123,11 +123,36 @@ Status SiteWriter::Start() {
   }
   std::vector<std::string> gone;
   for (const auto& url : c.deleted_pages) gone.push_back(url);
-  if (stale.empty() && gone.empty()) return Status::Ok();
+  // A new layout (this build renders pages differently): every note page again.
+  std::string layout = site::LayoutFingerprint(options_.site_name);
+  auto had_layout = store_->LayoutFingerprint(options_.site);
+  if (!had_layout.ok()) return had_layout.status();
+  std::vector<Rendered> rerendered;
+  if (*had_layout != layout) {
+    std::vector<std::string> paths;
+    for (const auto& [path, note] : vault_.notes()) {
+      if (note.published) paths.push_back(path);
+    }
+    if (!paths.empty()) {
+      std::map<std::string, std::string> stored;
+      Sources sources;
+      if (Status s = LoadSources(paths, &stored, &sources); !s.ok()) return s;
+      rerendered = RenderNotes(paths, sources, version_, now_s);
+      log::Info("layout changed: re-rendering every note page", {{"site", options_.site},
+                                                               {"notes", std::to_string(paths.size())}});
+    }
+  }
+  if (stale.empty() && gone.empty() && *had_layout == layout) return Status::Ok();
+  c.layout_fingerprint = layout;
   c.pages = std::move(stale);
   c.outbox.clear();
+
   for (const auto& url : gone) c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
   for (const auto& p : c.pages) c.outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c.site, p.url), p.record, ""});
+  if (!rerendered.empty()) {
+    std::map<std::string, std::vector<std::string>> warnings;  // unchanged by the layout; not stored
+    AddRendered(&c, &rerendered, &warnings);
+  }
   c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(version_), ""});
   return store_->Apply(&c);
 }

@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS outbox(
   payload BLOB NOT NULL, msg_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS related(
   site TEXT NOT NULL, path TEXT NOT NULL, list TEXT NOT NULL, PRIMARY KEY(site, path));
+CREATE TABLE IF NOT EXISTS site_layout(site TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sites(
   name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
   created_ms INTEGER NOT NULL);
@@ -167,6 +168,15 @@ Result<std::string> Store::NoteContent(const std::string& site, const std::strin
   return std::move(**v);
 }
 
+Result<std::string> Store::LayoutFingerprint(const std::string& site) {
+  auto q = db_->Prepare("SELECT fingerprint FROM site_layout WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? std::string(q->Text(0)) : std::string();
+}
+
 Result<std::string> Store::NoteWarnings(const std::string& site, const std::string& path) {
   auto v = SelectOne("SELECT warnings FROM notes WHERE site=? AND path=?", site, path);
   if (!v.ok()) return v.status();
@@ -282,6 +292,11 @@ Status Store::Apply(Commit* c) {
                                    : put->Bind(1, c->site).Bind(2, l.path).Bind(3, EncodeRelatedList(l.related)).Run();
       if (!s.ok()) return fail(s);
     }
+  }
+  if (!c->layout_fingerprint.empty()) {
+    auto put = db_->Prepare("INSERT OR REPLACE INTO site_layout(site, fingerprint) VALUES(?,?)");
+    if (!put.ok()) return fail(put.status());
+    if (Status s = put->Bind(1, c->site).Bind(2, c->layout_fingerprint).Run(); !s.ok()) return fail(s);
   }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);

@@ -66,6 +66,8 @@ struct Commit {
   std::vector<std::string> deleted_attachments;                           // paths
   // Related lists to store: each replaces the note's list; an empty one deletes it.
   std::vector<bus::RelatedList> related;
+  // When set, recorded as the layout the site's note pages were rendered with.
+  std::string layout_fingerprint;
 };
 
 class Store {
@@ -79,6 +81,8 @@ class Store {
   Status LoadVault(const std::string& site, site::Vault* vault);
   Result<std::string> NoteContent(const std::string& site, const std::string& path);
   Result<std::string> NoteWarnings(const std::string& site, const std::string& path);
+  // The layout fingerprint last recorded for the site ("" if none).
+  Result<std::string> LayoutFingerprint(const std::string& site);
   Result<std::string> PageRecord(const std::string& site, const std::string& url);
   // Every page of the site: (url, record).
   Result<std::vector<PageRow>> AllPages(const std::string& site);

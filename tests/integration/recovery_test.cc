@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "cluster.h"
+#include "folio/sqlite/db.h"
 #include "json_util.h"
 
 using namespace folio;
@@ -52,4 +53,41 @@ TEST_CASE("a wiped NATS gets every page republished by ingest") {
   c.StartIngest();
   c.StartEdge();
   CHECK(c.WaitForPage("/kept", 200, "Kept", 15000).status == 200);
+}
+
+TEST_CASE("an ingest built with a new page layout re-renders every note page on start") {
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"A.md", "# A\n\nalpha\n"}, {"B.md", "# B\n\nbeta\n"}, {"Draft.md", "---\npublish: false\n---\n# D\n"}})).status == 200);
+  REQUIRE(c.WaitForPage("/a", 200, "alpha").status == 200);
+  c.StopIngest();
+  // Pretend the stored pages came from an older layout: another fingerprint,
+  // and page bodies the old layout would have made.
+  {
+    auto db = sqlite::Db::Open(c.ingest_data_dir() + "/ingest.db");
+    REQUIRE(db.ok());
+    REQUIRE((*db)->Exec("UPDATE site_layout SET fingerprint = 'old-layout'").ok());
+    auto rec = (*db)->Prepare("SELECT record FROM pages WHERE url = '/b'");
+    REQUIRE(rec.ok());
+    REQUIRE(*rec->Step());
+    std::string record(rec->Blob(0));
+    rec->Reset();
+    auto put = (*db)->Prepare("UPDATE pages SET record = ? WHERE url = '/a'");
+    REQUIRE(put.ok());
+    REQUIRE(put->BindBlob(1, record).Run().ok());  // "/a" now holds B's old page
+  }
+  c.StartIngest();
+  // The re-rendered page for /a is A again (and carries today's layout).
+  auto page = c.WaitForPage("/a", 200, "alpha");
+  CHECK(page.body.find("alpha") != std::string::npos);
+  CHECK(page.body.find("role=\"search\"") != std::string::npos);
+  // Drafts stay unpublished.
+  CHECK(c.EdgeGet("/draft").status == 404);
+  // The next start finds the current layout recorded: nothing to redo.
+  c.StopIngest();
+  c.StartIngest();
+  REQUIRE(testing::WaitForHttp(c.ingest_url() + "/readyz", 200, 10000));
+  std::string logs = c.Logs();
+  size_t n = 0;
+  for (size_t pos = 0; (pos = logs.find("layout changed", pos)) != std::string::npos; pos += 14) ++n;
+  CHECK(n == 1);
 }

@@ -322,4 +322,9 @@ std::string AssembleRobots(const SiteInfo& site) {
   return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }
 
+std::string LayoutFingerprint(std::string_view site_name) {
+  return Sha256Hex("layout " + std::to_string(kLayoutVersion) + "\n" + StyleSheet() + "\n" +
+                   Assemble404Page(site_name));
+}
+
 }  // namespace folio::site

@@ -79,6 +79,14 @@ std::string AssembleRobots(const SiteInfo& site);
 
 // The stylesheet and its URL ("/assets/folio.<hash>.css").
 const std::string& StyleSheet();
+
+// Names the markup AssembleNotePage produces. Bump it with any change to a
+// note page's HTML that the stylesheet and the 404 page do not show (ingest
+// re-renders every note page of a site when LayoutFingerprint changes).
+inline constexpr int kLayoutVersion = 2;  // 2: search box, related notes
+// A digest of this build's layout: kLayoutVersion, the stylesheet and the
+// 404 page of a site named site_name.
+std::string LayoutFingerprint(std::string_view site_name);
 const std::string& StyleSheetUrl();
 
 // Writes <a href="URL">text</a> with the URL percent-encoded and both escaped.
