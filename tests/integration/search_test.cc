@@ -159,8 +159,12 @@ void WaitIndexed(Cluster& c, size_t notes) {
 }  // namespace
 
 TEST_CASE("search: every mode finds the expected notes, in any script") {
+  // Exact indexes (the default for small sites), and HNSW from the first vectors on.
+  std::vector<std::string> args;
+  SUBCASE("exact") {}
+  SUBCASE("hnsw") { args = {"--hnsw-threshold", "2"}; }
   Cluster c;
-  c.StartSearch();
+  c.StartSearch(args);
   PushVault(c);
   WaitIndexed(c, Vault().size());
 
@@ -278,6 +282,16 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
   after.hits.resize(before.hits.size());
   CHECK(Paths(after.hits) == Paths(before.hits));
   CHECK(Search(c, "sqlite", "text").hits.at(0).path == "db/sqlite.md");
+
+  // Another embedder (here: another dimension) makes the stored vectors
+  // useless: every note is embedded again once, from the stored texts.
+  c.StopSearch();
+  c.StartSearch({"--embed-dim", "128"});
+  CHECK(Eventually([&] { return Metric(c.search_url(), "folio_search_vectors") >= Vault().size(); }));
+  Reply r128 = Search(c, "cat purrs groom fur", "vector");
+  REQUIRE(!r128.hits.empty());
+  CHECK(r128.hits[0].path.rfind("cats/", 0) == 0);
+  CHECK(c.Logs().find("the embedder changed") != std::string::npos);
 }
 
 TEST_CASE("search: an OpenAI-compatible embedding endpoint, and what happens when it is down") {
