@@ -66,6 +66,15 @@ TEST_CASE("host:port parsing") {
 
 TEST_CASE("sha256 and base64url") {
   CHECK(Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  {
+    Sha256Stream st;
+    st.Update("a");
+    st.Update("");
+    st.Update("bc");
+    CHECK(st.FinishHex() == Sha256Hex("abc"));
+    Sha256Stream empty;
+    CHECK(empty.FinishHex() == Sha256Hex(""));
+  }
   std::string d;
   for (std::string s : {"", "a", "ab", "abc", "hello/world?\xff"}) {
     std::string enc = Base64UrlEncode(s);

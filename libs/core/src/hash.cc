@@ -81,4 +81,21 @@ std::string Base64UrlEncode(std::string_view data) {
 bool Base64UrlDecode(std::string_view in, std::string* out) { return Decode(in, out, true); }
 bool Base64Decode(std::string_view in, std::string* out) { return Decode(in, out, false); }
 
+Sha256Stream::Sha256Stream() : ctx_(EVP_MD_CTX_new()) {
+  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
+}
+
+Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+
+void Sha256Stream::Update(std::string_view data) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size());
+}
+
+std::string Sha256Stream::FinishHex() {
+  Sha256Digest d;
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), d.data(), &len);
+  return HexEncode(d.data(), d.size());
+}
+
 }  // namespace folio

@@ -17,6 +17,16 @@ constexpr uint64_t kLingerMs = 2000;
 
 Connection* FromHandle(void* data) { return static_cast<Connection*>(data); }
 
+Code CodeForHttp(int status) {
+  switch (status) {
+    case 408: return Code::kDeadlineExceeded;
+    case 413:
+    case 414:
+    case 431: return Code::kTooLarge;
+    default: return Code::kInvalidArgument;
+  }
+}
+
 }  // namespace
 
 InputBuffer::~InputBuffer() { free(data); }
@@ -45,7 +55,7 @@ void InputBuffer::ShrinkIfEmpty() {
 }
 
 Connection::Connection(Server::Impl* server)
-    : server_(server), loop_(server->loop_impl), parser_(&server->options) {}
+    : server_(server), loop_(server->loop_impl), parser_(&server->options, this) {}
 
 void Connection::Accept(Server::Impl* server, uv_stream_t* listener) {
   auto* c = new Connection(server);
@@ -77,7 +87,7 @@ void Connection::Unref() {
   if (--refs_ == 0) delete this;
 }
 
-void Connection::Close() {
+void Connection::Close(Code why, const char* message) {
   if (closed_) return;
   closed_ = true;
   Server::Impl* server = std::exchange(server_, nullptr);
@@ -85,6 +95,9 @@ void Connection::Close() {
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), OnHandleClosed);
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), OnHandleClosed);
   if (server != nullptr) server->OnConnectionClosed(this);
+  // Last, so that whatever these callbacks do sees a closed connection.
+  if (reader_ != nullptr) AbortReader(Status(why, message));
+  if (source_ != nullptr) CancelSource(Status(why, message));
 }
 
 void Connection::OnHandleClosed(uv_handle_t* h) {
@@ -106,9 +119,16 @@ void Connection::StartReading() {
   reading_ = uv_read_start(stream(), OnAlloc, OnRead) == 0;
 }
 
+void Connection::StopReading() {
+  if (!reading_) return;
+  uv_read_stop(stream());
+  reading_ = false;
+}
+
 void Connection::OnAlloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
   Connection* c = FromHandle(h->data);
   if (c->phase_ == Phase::kLinger) c->buf_.Clear();
+  if (c->phase_ == Phase::kStreamBody) c->DropStreamedBytes();
   c->buf_.Reserve(kMinRead);
   *buf = uv_buf_init(c->buf_.data + c->buf_.end, static_cast<unsigned>(c->buf_.cap - c->buf_.end));
 }
@@ -116,7 +136,7 @@ void Connection::OnAlloc(uv_handle_t* h, size_t, uv_buf_t* buf) {
 void Connection::OnRead(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   Connection* c = FromHandle(s->data);
   if (nread < 0) {
-    c->Close();  // EOF or error: nothing left to answer on this stream
+    c->Close(Code::kUnavailable, "client closed the connection");  // nothing left to answer
     return;
   }
   if (nread == 0 || c->phase_ == Phase::kLinger) return;
@@ -128,58 +148,116 @@ void Connection::OnRead(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   c->ProcessInput();
 }
 
+bool Connection::Parsing() const {
+  return !closed_ && (phase_ == Phase::kHeaders || phase_ == Phase::kBody ||
+                      (phase_ == Phase::kStreamBody && !body_paused_));
+}
+
 void Connection::ProcessInput() {
-  while ((phase_ == Phase::kHeaders || phase_ == Phase::kBody) && buf_.parsed < buf_.end) {
+  while (Parsing() && buf_.parsed < buf_.end) {
+    const char* base = buf_.data + buf_.start;
     size_t n = parser_.Execute(buf_.data + buf_.start, buf_.parsed - buf_.start,
                                buf_.end - buf_.start);
     buf_.parsed += n;
     if (parser_.error_status() != 0) {
-      RespondError(parser_.error_status(), parser_.error_code(), parser_.error_message());
+      int status = parser_.error_status();
+      RespondError(status, Status(CodeForHttp(status), parser_.error_message()));
       return;
     }
+    std::string_view piece;
+    if (phase_ == Phase::kStreamBody && parser_.TakeBodyPiece(base, &piece)) {
+      DeliverPiece(piece);  // may pause, answer, abort or close: the loop re-checks
+      continue;
+    }
     if (parser_.message_complete()) {
-      Dispatch();
+      if (phase_ == Phase::kStreamBody) {
+        EndStream();
+      } else {
+        Dispatch();
+      }
       return;
     }
     if (phase_ == Phase::kHeaders && parser_.headers_complete()) {
-      phase_ = Phase::kBody;
-      ArmTimer(server_->options.body_timeout_ms);
-      // Size the buffer for the announced body once (offsets survive the move).
-      buf_.Reserve(static_cast<size_t>(parser_.body_remaining()));
-      if (parser_.TakeExpectContinue()) WriteContinue();
+      OnHeadersDone();
+      continue;
     }
     if (n == 0) {
-      RespondError(400, "invalid_argument", "malformed request");
+      RespondError(400, Status::Invalid("malformed request"));
       return;
     }
   }
 }
 
-void Connection::Dispatch() {
-  phase_ = Phase::kInFlight;
-  uv_timer_stop(&timer_);
-  uv_read_stop(stream());
-  reading_ = false;
+// Routes once, inside the parser's headers callback, so that a buffered
+// request still parses in one Execute. A body-less request on a streaming
+// route is read the buffered way (the parser streams only a body): its
+// handler runs once the request is complete, so refusing it keeps the
+// connection.
+BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
+  route_ = RouterInternal::Find(*server_->router, parser.method(), parser.Path(base));
+  if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes};
+  return {false, server_->options.max_body_bytes};
+}
+
+void Connection::OnHeadersDone() {
+  if (parser_.streaming()) {
+    StartStreaming();
+    return;
+  }
+  phase_ = Phase::kBody;
+  ArmTimer(server_->options.body_timeout_ms);
+  // Size the buffer for the announced body once (offsets survive the move).
+  buf_.Reserve(static_cast<size_t>(parser_.body_remaining()));
+  if (parser_.TakeExpectContinue()) WriteContinue();
+}
+
+void Connection::BeginRequest() {
   ++requests_;
   const ServerOptions& o = server_->options;
   bool limit_hit = o.max_requests_per_connection != 0 && requests_ >= o.max_requests_per_connection;
   keep_alive_ = parser_.keep_alive() && !limit_hit && !server_->shutting_down;
   is_head_ = parser_.is_head();
   http10_ = parser_.is_http10();
+  answer_pending_ = true;
+}
+
+void Connection::Dispatch() {
+  phase_ = Phase::kInFlight;
+  uv_timer_stop(&timer_);
+  StopReading();
+  BeginRequest();
   Request req;
   parser_.Fill(buf_.data + buf_.start, &req);
   req.peer = peer_;
-  server_->router->Dispatch(req, Responder(this));
+  if (route_ == nullptr) {
+    server_->router->Dispatch(req, Responder(this));  // 405, fallback or 404
+  } else if (route_->handler) {
+    route_->handler(req, Responder(this));
+  } else {
+    RouterInternal::RunWithBody(*route_, req, Responder(this));
+  }
 }
 
-void Connection::RespondError(int status, const char* code, const std::string& message) {
+void Connection::RespondError(int status, const Status& why) {
+  bool streaming = phase_ == Phase::kStreamBody;
   phase_ = Phase::kInFlight;
   uv_timer_stop(&timer_);
-  uv_read_stop(stream());
-  reading_ = false;
+  StopReading();
   keep_alive_ = false;  // the stream is out of step: answer, then close
+  if (streaming) {
+    // The reader may answer in OnAbort; a Responder it drops unanswered
+    // leaves the answer to us (not the usual 500).
+    server_answers_ = true;
+    AbortReader(why);
+    server_answers_ = false;
+    if (closed_ || !answer_pending_) return;
+  }
   is_head_ = false;
-  Send(Response::Json(status, JsonError(code, message)));
+  answer_pending_ = true;
+  // Internal detail stays here; the client learns only that it happened.
+  std::string_view message =
+      why.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(why.message());
+  Send(Response::Json(status, JsonError(CodeName(why.code()), message)));
 }
 
 void Connection::WriteContinue() {
@@ -198,15 +276,18 @@ void Connection::OnTimeout(uv_timer_t* t) {
   Connection* c = FromHandle(t->data);
   switch (c->phase_) {
     case Phase::kHeaders:
-      c->RespondError(408, "deadline_exceeded", "request headers not received in time");
+      c->RespondError(408, Status(Code::kDeadlineExceeded, "request headers not received in time"));
       break;
     case Phase::kBody:
-      c->RespondError(408, "deadline_exceeded", "request body not received in time");
+    case Phase::kStreamBody:
+      c->RespondError(408, Status(Code::kDeadlineExceeded, "request body not received in time"));
       break;
     case Phase::kInFlight:
       break;
-    case Phase::kIdle:
     case Phase::kWriting:
+      c->Close(Code::kDeadlineExceeded, "the client did not read the response in time");
+      break;
+    case Phase::kIdle:
     case Phase::kLinger:
       c->Close();
       break;
@@ -217,6 +298,7 @@ void Connection::FinishRequest() {
   ++server_->requests_served;
   keep_.reset();
   resp_body_ = std::string();
+  route_ = nullptr;
   if (!keep_alive_ || server_->shutting_down) {
     Linger();
     return;

@@ -8,9 +8,21 @@
 // the socket (its Send*() then does nothing).
 //
 // Phases: kIdle (waiting for a request's first byte; idle timer) -> kHeaders
-// (header timer) -> kBody (body timer) -> kInFlight (reading stopped, no
-// timer) -> kWriting (write timer = idle timeout) -> kIdle again, or kLinger
-// (write side shut, input discarded until EOF or a short timer) -> closed.
+// (header timer; the request is routed when they are complete) -> kBody
+// (buffered body; body timer) or kStreamBody (body handed to a BodyReader;
+// body timer per piece, stopped while paused) -> kInFlight (reading stopped,
+// no timer) -> kWriting (write timer = idle timeout, re-armed per streamed
+// chunk) -> kIdle again, or kLinger (write side shut, input discarded until
+// EOF or a short timer) -> closed.
+//
+// The answer: `answer_pending_` is set when a handler gets the request and
+// cleared by the first Send*. An answer before the body was read whole ends
+// the reader and turns keep-alive off: the unread body is never parsed.
+//
+// Streamed request body (request_stream.cc): the head stays put at the front
+// of the buffer (the handler's Request views hold); consumed body bytes are
+// dropped before each read, so the buffer never grows. Streamed response
+// (response_stream.cc): head via write_req_, each chunk its own uv_write_t.
 #pragma once
 
 #include <uv.h>
@@ -18,13 +30,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "folio/core/status.h"
 #include "folio/http/server.h"
 #include "request_parser.h"
+#include "router_internal.h"
 #include "server_internal.h"
 
 namespace folio::http {
+
+// Whether a response with this status carries a body (and Content-Length).
+inline bool StatusHasBody(int status) { return status >= 200 && status != 204 && status != 304; }
+
+inline uv_buf_t Buf(std::string_view s) { return uv_buf_init(const_cast<char*>(s.data()), static_cast<unsigned>(s.size())); }
 
 // The connection's input: [0,start) answered requests, [start,parsed) the
 // current request as parsed so far, [parsed,end) received but not parsed.
@@ -48,7 +71,7 @@ struct InputBuffer {
   void ShrinkIfEmpty();
 };
 
-class Connection {
+class Connection final : private BodyPolicy {
  public:
   // Accepts one pending connection from `listener` (may close it at once).
   static void Accept(Server::Impl* server, uv_stream_t* listener);
@@ -61,16 +84,27 @@ class Connection {
   // Responder's side. Each answers the request in flight; no-op otherwise.
   void Send(Response&& r);
   void SendPrepared(const PreparedResponse& r);
+  void SendStream(int status, const std::vector<std::pair<std::string, std::string>>& headers,
+                  uint64_t content_length, std::shared_ptr<BodySource> source);
+  void AnswerDropped();  // a Responder went unanswered: 500, unless we answer
 
-  // The one close path: unlink from the server, stop timers, uv_close both
-  // handles; memory goes when the last reference does.
-  void Close();
+  // BodyReader's and BodySource's side (no-ops unless that one is attached).
+  void PauseBody();
+  void ResumeBody();
+  void OnSourceWrite(std::string owned, std::string_view bytes, std::shared_ptr<const void> keep);
+  void OnSourceAbort();
+
+  // The one close path: unlink from the server, stop timers, end any reader
+  // or source (OnAbort/OnCancel with `why`), uv_close both handles; memory
+  // goes when the last reference does.
+  void Close(Code why = Code::kUnavailable, const char* message = "connection closed");
 
   Connection* prev = nullptr;  // Server::Impl's list of open connections
   Connection* next = nullptr;
 
  private:
-  enum class Phase { kIdle, kHeaders, kBody, kInFlight, kWriting, kLinger };
+  enum class Phase { kIdle, kHeaders, kBody, kStreamBody, kInFlight, kWriting, kLinger };
+  struct StreamChunk;
 
   explicit Connection(Server::Impl* server);
   ~Connection() = default;
@@ -82,20 +116,39 @@ class Connection {
   static void OnContinueWritten(uv_write_t* req, int status);
   static void OnShutdown(uv_shutdown_t* req, int status);
   static void OnHandleClosed(uv_handle_t* h);
+  static void OnChunkWritten(uv_write_t* req, int status);
 
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
   void ArmTimer(uint64_t ms);
   void StartReading();
+  void StopReading();
+  bool Parsing() const;  // headers, or a body not paused
   void ProcessInput();
+  BodyPlan PlanBody(const RequestParser& parser, const char* base) override;
+  void OnHeadersDone();  // routed: read the body buffered or streaming
+  void BeginRequest();   // a handler gets it: count it, settle keep-alive
   void Dispatch();
-  void RespondError(int status, const char* code, const std::string& message);
+  void RespondError(int status, const Status& why);  // ends a reader first
   void WriteContinue();
-  // Appends Date, Connection (if needed) and the blank line to `out`.
-  void AppendTrailer(std::string* out);
-  size_t WriteTrailer(char* out, size_t cap);
+  bool BeginAnswer();  // claims the answer; false if answered or closed
+  void AnswerBeforeBody();
+  void WriteHead(int status, const std::vector<std::pair<std::string, std::string>>& headers,
+                 bool has_body, uint64_t content_length);
   void StartWrite(uv_buf_t* bufs, unsigned n);
   void FinishRequest();
   void Linger();
+
+  // request_stream.cc
+  void StartStreaming();
+  void DeliverPiece(std::string_view piece);
+  void EndStream();
+  void DropStreamedBytes();
+  void AbortReader(Status why);
+  // response_stream.cc
+  void PumpSource();
+  void OnStreamProgress();  // a streamed write completed: finish, or pull more
+  void CancelSource(Status why);
+  std::shared_ptr<BodySource> DetachSource();
 
   Server::Impl* server_;  // null once closed
   Loop::Impl* loop_;
@@ -106,12 +159,33 @@ class Connection {
   uv_shutdown_t shutdown_req_;
   RequestParser parser_;
   InputBuffer buf_;
+  const RouterInternal::Route* route_ = nullptr;  // of the current request; null: unrouted
   Phase phase_ = Phase::kIdle;
   bool closed_ = false;
   bool reading_ = false;
   bool keep_alive_ = true;
   bool is_head_ = false;
   bool http10_ = false;
+  bool answer_pending_ = false;
+  bool server_answers_ = false;  // RespondError runs OnAbort, then answers
+
+  // Streaming request body.
+  std::shared_ptr<BodyReader> reader_;  // attached reader
+  size_t stream_keep_ = 0;      // offset from buf_.start of the first droppable byte
+  bool body_paused_ = false;
+  bool in_reader_call_ = false;  // OnData is running: end the reader after it
+  std::optional<Status> reader_abort_;  // why, once it is to end
+
+  // Streaming response body.
+  std::shared_ptr<BodySource> source_;  // attached source
+  bool streaming_out_ = false;  // a streamed response is being written
+  bool head_written_ = false;
+  bool pull_pending_ = false;
+  bool pumping_ = false;
+  bool in_source_call_ = false;  // OnPull is running: cancel the source after it
+  std::optional<Status> source_cancel_;  // why, once it is to be cancelled
+  uint64_t stream_unqueued_ = 0;     // body bytes the source still owes
+  uint64_t stream_outstanding_ = 0;  // body bytes queued, not yet written
   int refs_ = 1;          // the handles' reference, dropped when both closed
   int handles_open_ = 2;  // tcp_ and timer_
   uint64_t requests_ = 0;

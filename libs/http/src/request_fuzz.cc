@@ -1,8 +1,10 @@
 // libFuzzer target: bytes -> RequestParser, exactly as a connection feeds it
 // (in reads of varying size, one request at a time, buffer compacted between
-// requests). Checks that every view lies inside the request's bytes.
+// requests; when bodies stream, consumed body bytes dropped after each piece). Checks that every view and
+// piece lies inside the bytes it must, and that limits hold.
 // Build (clang): cmake --build B --target http_request_fuzz
 // Run: ./B/bin/http_request_fuzz libs/http/fuzz/corpus
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +21,16 @@ void CheckInside(std::string_view v, const char* lo, const char* hi) {
   if (v.data() < lo || v.data() + v.size() > hi) abort();
 }
 
+// Streams every body (as a HandleStreaming route would) or none.
+struct Policy final : folio::http::BodyPolicy {
+  folio::http::BodyPlan plan;
+  folio::http::BodyPlan PlanBody(const folio::http::RequestParser& parser, const char* base) override {
+    std::string_view path = parser.Path(base);
+    if (!path.empty() && path != "/" && path.data() < base) abort();
+    return plan;
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -28,21 +40,54 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_headers = 16;
   options.max_url_bytes = 512;
   options.max_body_bytes = 4096;
-  // The first byte picks the read size, so splits land everywhere.
+  // The first byte picks the read size, so splits land everywhere, and
+  // whether bodies stream (as on a HandleStreaming route, with a limit of
+  // its own) with consumed body bytes dropped between reads, as the
+  // connection does.
   size_t step = 1 + data[0] % 64;
+  bool streaming = (data[0] & 0x40) != 0;
+  uint64_t stream_limit = (data[0] & 0x80) ? 100 : 1 << 20;
   std::vector<char> buf(data + 1, data + size);
-  folio::http::RequestParser parser(&options);
+  Policy policy;
+  policy.plan = {streaming, streaming ? stream_limit : options.max_body_bytes};
+  folio::http::RequestParser parser(&options, &policy);
   size_t start = 0, parsed = 0, end = 0;
+  size_t keep = 0;  // streaming: first droppable byte (absolute)
+  uint64_t streamed = 0;
   while (parsed < buf.size() || end < buf.size()) {
     if (parsed == end) {
       if (end == buf.size()) break;
       end = std::min(buf.size(), end + step);
     }
     char* base = buf.data() + start;
+    bool had_headers = parser.headers_complete();
     size_t n = parser.Execute(base, parsed - start, end - start);
     parsed += n;
     if (parser.error_status() != 0) break;
-    if (!parser.message_complete()) continue;
+    std::string_view piece;
+    if (parser.TakeBodyPiece(base, &piece)) {
+      if (!streaming) abort();
+      CheckInside(piece, buf.data() + keep, buf.data() + end);
+      streamed += piece.size();
+      if (streamed > stream_limit) abort();
+      // Drop what the parser consumed, as Connection::DropStreamedBytes does.
+      if (parsed > keep) {
+        buf.erase(buf.begin() + static_cast<std::ptrdiff_t>(keep), buf.begin() + static_cast<std::ptrdiff_t>(parsed));
+        end -= parsed - keep;
+        parsed = keep;
+      }
+      continue;
+    }
+    if (!had_headers && parser.headers_complete()) {
+      if (parser.streaming() != (streaming && parser.has_body())) abort();
+      keep = parsed;  // a streamed body starts here (the parser stopped)
+      streamed = 0;
+    }
+    if (!parser.message_complete()) {
+      // The connection answers 400 when a call makes no progress at all.
+      if (n == 0 && had_headers == parser.headers_complete()) break;
+      continue;
+    }
     folio::http::Request req;
     parser.Fill(base, &req);
     const char* hi = buf.data() + parsed;
@@ -55,6 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       CheckInside(h.value, base, hi);
     }
     if (req.body.size() > options.max_body_bytes) abort();
+    if (streaming && parser.has_body() && !req.body.empty()) abort();
     if (req.headers.size() > options.max_headers) abort();
     if (!req.keep_alive) break;
     parser.Reset();

@@ -1,6 +1,8 @@
 #include "request_parser.h"
 
 #include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -20,11 +22,16 @@ std::string_view TrimTrailingSpace(std::string_view v) {
 
 // Bytes a chunked request may occupy on the wire before we call it abuse
 // (chunk framing and extensions are not body, but they do fill the buffer).
-size_t RawLimit(const ServerOptions& o) { return o.max_header_bytes + 2 * o.max_body_bytes + 65536; }
+uint64_t RawLimit(const ServerOptions& o, uint64_t body_limit) {
+  uint64_t slack = o.max_header_bytes + uint64_t{65536};
+  if (body_limit > (UINT64_MAX - slack) / 2) return UINT64_MAX;
+  return slack + 2 * body_limit;
+}
 
 }  // namespace
 
-RequestParser::RequestParser(const ServerOptions* options) : options_(options) {
+RequestParser::RequestParser(const ServerOptions* options, BodyPolicy* policy)
+    : options_(options), policy_(policy) {
   http_parser_init(&parser_, HTTP_REQUEST);
   parser_.data = this;
 }
@@ -41,21 +48,71 @@ size_t RequestParser::Execute(char* base, size_t from, size_t to) {
     s.on_message_complete = OnMessageComplete;
     return s;
   }();
+  if (yielded_) {
+    yielded_ = false;
+    http_parser_pause(&parser_, 0);
+  }
   base_ = base;
   size_t n = http_parser_execute(&parser_, &settings, base + from, to - from);
   base_ = nullptr;
+  consumed_ += n;
   http_errno err = HTTP_PARSER_ERRNO(&parser_);
-  if (err == HPE_PAUSED || error_status_ != 0) return n;
+  if (error_status_ != 0) return n;
   if (err == HPE_HEADER_OVERFLOW) {
     Fail(431, "too_large", "request headers too large");
-  } else if (err != HPE_OK) {
+  } else if (err != HPE_OK && err != HPE_PAUSED) {
     Fail(400, "invalid_argument", std::string("malformed request: ") + http_errno_description(err));
   } else if (!headers_complete_ && from + n > options_->max_header_bytes) {
     Fail(431, "too_large", "request headers too large");
-  } else if (!message_complete_ && from + n > RawLimit(*options_)) {
+  } else if (!message_complete_ && headers_complete_ && consumed_ > RawLimit(*options_, body_limit_)) {
     Fail(413, "too_large", "request body too large");
   }
   return n;
+}
+
+// "/a?b#c" -> path "/a", query "b"; absolute-form "http://h/p?q" -> "/p", "q";
+// "http://h" -> "/". Done once: the policy routes on the path, Fill hands it out.
+void RequestParser::SplitTarget() {
+  constexpr size_t npos = std::string_view::npos;
+  std::string_view t = View(base_, url_);
+  size_t begin = 0;
+  if (!t.empty() && t[0] != '/') {
+    size_t scheme = t.find("://");
+    if (scheme != npos) {
+      begin = t.find('/', scheme + 3);
+      if (begin == npos) {
+        root_path_ = true;
+        return;
+      }
+    }
+  }
+  std::string_view p = t.substr(begin);
+  p = p.substr(0, p.find('#'));
+  size_t q = p.find('?');
+  path_ = {url_.off + begin, q == npos ? p.size() : q};
+  if (q != npos) query_ = {url_.off + begin + q + 1, p.size() - q - 1};
+}
+
+int RequestParser::PlanBody() {
+  SplitTarget();
+  BodyPlan plan = policy_ != nullptr ? policy_->PlanBody(*this, base_)
+                                     : BodyPlan{false, options_->max_body_bytes};
+  streaming_ = plan.streaming && has_body_;
+  body_limit_ = plan.max_body_bytes;
+  if (has_body_ && body_remaining() > body_limit_) return Fail(413, "too_large", "request body too large");
+  if (streaming_) {
+    // Stop, so the owner starts the stream outside the parser's callbacks.
+    yielded_ = true;
+    http_parser_pause(&parser_, 1);
+  }
+  return 0;
+}
+
+bool RequestParser::TakeBodyPiece(const char* base, std::string_view* piece) {
+  if (!has_piece_) return false;
+  has_piece_ = false;
+  *piece = View(base, piece_);
+  return true;
 }
 
 int RequestParser::Fail(int status, const char* code, std::string message) {
@@ -88,6 +145,7 @@ int RequestParser::OnUrl(http_parser* p, const char* at, size_t len) {
 
 int RequestParser::OnHeaderField(http_parser* p, const char* at, size_t len) {
   RequestParser* self = Self(p);
+  if (self->headers_complete_) return 0;  // a chunked trailer: ignored
   if (self->last_ != Last::kField) {
     if (self->header_spans_.size() >= self->options_->max_headers) {
       return self->Fail(431, "too_large", "too many request headers");
@@ -103,6 +161,7 @@ int RequestParser::OnHeaderField(http_parser* p, const char* at, size_t len) {
 
 int RequestParser::OnHeaderValue(http_parser* p, const char* at, size_t len) {
   RequestParser* self = Self(p);
+  if (self->headers_complete_) return 0;
   self->last_ = Last::kValue;
   if (self->header_spans_.empty()) return 0;
   if (!self->Extend(&self->header_spans_.back().value, at, len)) {
@@ -114,14 +173,13 @@ int RequestParser::OnHeaderValue(http_parser* p, const char* at, size_t len) {
 int RequestParser::OnHeadersComplete(http_parser* p) {
   RequestParser* self = Self(p);
   self->headers_complete_ = true;
+  self->method_ = http_method_str(static_cast<http_method>(p->method));
   if (p->http_major != 1) return self->Fail(400, "invalid_argument", "unsupported HTTP version");
   bool chunked = (p->flags & F_CHUNKED) != 0;
   bool has_length = p->content_length != ULLONG_MAX;
-  if (!chunked && has_length && p->content_length > self->options_->max_body_bytes) {
-    return self->Fail(413, "too_large", "request body too large");
-  }
-  bool has_body = chunked || (has_length && p->content_length > 0);
-  if (has_body && p->http_major == 1 && p->http_minor >= 1) {
+  self->has_body_ = chunked || (has_length && p->content_length > 0);
+  self->keep_alive_ = http_should_keep_alive(p) != 0;
+  if (self->has_body_ && p->http_minor >= 1) {
     for (const HeaderSpan& h : self->header_spans_) {
       if (EqualsIgnoreAsciiCase(self->View(self->base_, h.name), "expect") &&
           EqualsIgnoreAsciiCase(TrimTrailingSpace(self->View(self->base_, h.value)),
@@ -130,12 +188,23 @@ int RequestParser::OnHeadersComplete(http_parser* p) {
       }
     }
   }
-  return 0;
+  return self->PlanBody();
 }
 
 int RequestParser::OnBody(http_parser* p, const char* at, size_t len) {
   RequestParser* self = Self(p);
   size_t off = static_cast<size_t>(at - self->base_);
+  if (self->streaming_) {
+    self->body_bytes_ += len;
+    if (self->body_bytes_ > self->body_limit_) {
+      return self->Fail(413, "too_large", "request body too large");
+    }
+    self->piece_ = {off, len};
+    self->has_piece_ = true;
+    self->yielded_ = true;
+    http_parser_pause(p, 1);  // the owner hands the piece on before parsing more
+    return 0;
+  }
   Span& body = self->body_;
   if (body.len == 0) {
     body.off = off;
@@ -144,7 +213,7 @@ int RequestParser::OnBody(http_parser* p, const char* at, size_t len) {
     memmove(self->base_ + body.off + body.len, at, len);
   }
   body.len += len;
-  if (body.len > self->options_->max_body_bytes) {
+  if (body.len > self->body_limit_) {
     return self->Fail(413, "too_large", "request body too large");
   }
   return 0;
@@ -152,8 +221,7 @@ int RequestParser::OnBody(http_parser* p, const char* at, size_t len) {
 
 int RequestParser::OnMessageComplete(http_parser* p) {
   RequestParser* self = Self(p);
-  self->message_complete_ = true;
-  self->keep_alive_ = http_should_keep_alive(p) != 0;
+  self->message_complete_ = true;  // keep_alive_ was settled with the headers
   // Pausing makes http_parser_execute return right after this request, so
   // pipelined requests wait in the buffer until this one is answered.
   http_parser_pause(p, 1);
@@ -173,22 +241,15 @@ uint64_t RequestParser::body_remaining() const {
   return parser_.content_length;
 }
 
+std::string_view RequestParser::Path(const char* base) const {
+  return root_path_ ? std::string_view("/") : View(base, path_);
+}
+
 void RequestParser::Fill(const char* base, Request* req) {
-  req->method = http_method_str(static_cast<http_method>(parser_.method));
+  req->method = method_;
   req->target = View(base, url_);
-  std::string_view path = req->target;
-  // Absolute-form ("http://host/p?q"): keep the path and what follows.
-  if (!path.empty() && path[0] != '/') {
-    size_t scheme = path.find("://");
-    if (scheme != std::string_view::npos) {
-      size_t slash = path.find('/', scheme + 3);
-      path = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
-    }
-  }
-  path = path.substr(0, path.find('#'));
-  size_t q = path.find('?');
-  req->query = q == std::string_view::npos ? std::string_view() : path.substr(q + 1);
-  req->path = path.substr(0, q);
+  req->path = Path(base);
+  req->query = View(base, query_);
   headers_.clear();
   for (const HeaderSpan& h : header_spans_) {
     headers_.push_back({View(base, h.name), TrimTrailingSpace(View(base, h.value))});
@@ -202,10 +263,21 @@ void RequestParser::Fill(const char* base, Request* req) {
 void RequestParser::Reset() {
   http_parser_pause(&parser_, 0);
   url_ = {};
+  path_ = {};
+  query_ = {};
+  root_path_ = false;
   body_ = {};
+  piece_ = {};
   header_spans_.clear();
   last_ = Last::kNone;
   headers_complete_ = false;
+  streaming_ = false;
+  has_body_ = false;
+  has_piece_ = false;
+  yielded_ = false;
+  body_limit_ = 0;
+  body_bytes_ = 0;
+  consumed_ = 0;
   message_complete_ = false;
   keep_alive_ = false;
   expect_continue_ = false;

@@ -4,10 +4,20 @@
 // buffer between Execute() calls. Views are made only at the end (Fill), when
 // the buffer holds still until the request is answered.
 //
-// Chunked bodies are compacted in place: each decoded chunk is moved down over
-// the (already consumed) chunk framing, so the body is one contiguous range.
-// Limits come from ServerOptions; a violation records the status to send.
-// Not thread-safe; one per connection.
+// Once the headers are complete, the BodyPolicy (the owner, who routes the
+// request there) says how to read the body. Execute() stops after one
+// complete request and, when the body streams, also once the headers are
+// complete and after each body piece. A buffered request thus parses in one
+// call, as it did before bodies could stream.
+//
+// A buffered body is compacted in place: each decoded chunk is moved down
+// over the (already consumed) chunk framing, so the body is one contiguous
+// range. A streamed body is only reported piece by piece (TakeBodyPiece); the
+// parser keeps no offset into it, so the owner may drop consumed body bytes
+// and move later ones down between calls (the header bytes must stay).
+// Chunked trailers are parsed and ignored.
+// Limits come from ServerOptions and the BodyPolicy; a violation records the
+// status to send. Not thread-safe; one per connection.
 #pragma once
 
 #include <http_parser.h>
@@ -15,29 +25,61 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "folio/http/server.h"
 
 namespace folio::http {
 
+class RequestParser;
+
+struct BodyPlan {
+  bool streaming = false;       // else buffered
+  uint64_t max_body_bytes = 0;  // past it 413
+};
+
+// Decides, once a request's headers are complete, how its body is read.
+// Buffered: collected in place. Streaming: reported piece by piece (only if
+// the request has a body). Called inside Execute(); must not touch the
+// buffer. Views from parser.Path(base) are valid during the call.
+class BodyPolicy {
+ public:
+  virtual BodyPlan PlanBody(const RequestParser& parser, const char* base) = 0;
+
+ protected:
+  ~BodyPolicy() = default;
+};
+
 class RequestParser {
  public:
-  explicit RequestParser(const ServerOptions* options);
+  // policy == nullptr: every body buffered, up to options->max_body_bytes.
+  RequestParser(const ServerOptions* options, BodyPolicy* policy);
   RequestParser(const RequestParser&) = delete;
   RequestParser& operator=(const RequestParser&) = delete;
 
   // Parses base[from, to). base[0] is the first byte of the current request
-  // and base[0, from) holds what earlier calls consumed, unchanged. Stops after
-  // one complete request. Returns the bytes consumed.
+  // and base[0, from) holds what earlier calls consumed, unchanged (but see
+  // streaming above). Returns the bytes consumed, possibly 0 at a stop.
   // REQUIRES: from < to; !message_complete(); error_status() == 0.
   size_t Execute(char* base, size_t from, size_t to);
 
   bool headers_complete() const { return headers_complete_; }
+  // The body streams (the BodyPolicy said so and there is a body).
+  bool streaming() const { return streaming_; }
+  // Chunked, or Content-Length > 0. REQUIRES: headers_complete().
+  bool has_body() const { return has_body_; }
+  // Streaming: the piece the last Execute() stopped after (a view into
+  // `base`, the same base as that call); false if it stopped for another
+  // reason. Each piece is returned once.
+  bool TakeBodyPiece(const char* base, std::string_view* piece);
   bool message_complete() const { return message_complete_; }
   bool is_head() const { return parser_.method == HTTP_HEAD; }
+  // "GET", ... REQUIRES: headers_complete().
+  std::string_view method() const { return method_; }
   bool is_http10() const { return parser_.http_major == 1 && parser_.http_minor == 0; }
   // Whether the connection may carry another request (HTTP/1.0 and 1.1 rules).
+  // Known once the headers are complete.
   bool keep_alive() const { return keep_alive_; }
   // 0 while fine; else the status to answer (400, 413, 414, 431).
   int error_status() const { return error_status_; }
@@ -48,9 +90,12 @@ class RequestParser {
   // Body bytes still due on a Content-Length request (0 if unknown or chunked).
   uint64_t body_remaining() const;
 
+  // The request path (percent-encoded, without query). REQUIRES: headers_complete().
+  std::string_view Path(const char* base) const;
   // Points req's views into base (method, target, path, query, headers, body,
-  // keep_alive, is_head; not peer). Header views live in this parser.
-  // REQUIRES: message_complete().
+  // keep_alive, is_head; not peer). Header views live in this parser. The
+  // body is what is buffered so far: empty when streaming.
+  // REQUIRES: headers_complete().
   void Fill(const char* base, Request* req);
   // Makes ready for the next request on the same stream.
   // REQUIRES: message_complete() and no error.
@@ -78,19 +123,35 @@ class RequestParser {
   // Extends `span` by a fragment at `at`; false if the header section is too big.
   bool Extend(Span* span, const char* at, size_t len);
   std::string_view View(const char* base, Span s) const { return {base + s.off, s.len}; }
+  // Run in OnHeadersComplete: find path and query, then apply the policy.
+  void SplitTarget();
+  int PlanBody();
 
   const ServerOptions* options_;
+  BodyPolicy* policy_;
   http_parser parser_;
   char* base_ = nullptr;  // set only during Execute
+  std::string_view method_;  // static string from http-parser
   Span url_;
-  Span body_;
+  Span path_;   // inside url_, unless root_path_
+  Span query_;
+  bool root_path_ = false;  // absolute-form without a path: "/"
+  Span body_;   // buffered body
+  Span piece_;  // streaming: the last piece, until taken
   std::vector<HeaderSpan> header_spans_;  // capacity reused across requests
   std::vector<Header> headers_;           // views handed out by Fill
   Last last_ = Last::kNone;
   bool headers_complete_ = false;
+  bool streaming_ = false;
+  bool has_body_ = false;
+  bool has_piece_ = false;
+  bool yielded_ = false;  // paused at streaming headers or a piece; Execute goes on
   bool message_complete_ = false;
   bool keep_alive_ = false;
   bool expect_continue_ = false;
+  uint64_t body_limit_ = 0;
+  uint64_t body_bytes_ = 0;  // decoded body bytes so far
+  uint64_t consumed_ = 0;    // raw bytes of this request consumed so far
   int error_status_ = 0;
   const char* error_code_ = "";
   std::string error_message_;

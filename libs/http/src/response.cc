@@ -15,10 +15,6 @@ namespace {
 constexpr std::string_view kClose = "Connection: close\r\n";
 constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
 
-bool StatusHasBody(int status) { return status >= 200 && status != 204 && status != 304; }
-
-uv_buf_t Buf(std::string_view s) { return uv_buf_init(const_cast<char*>(s.data()), static_cast<unsigned>(s.size())); }
-
 std::string_view ConnectionLine(bool keep_alive, bool http10) {
   if (!keep_alive) return kClose;
   return http10 ? kKeepAlive : std::string_view("");  // non-null data: it is memcpy'd
@@ -39,27 +35,45 @@ Response Response::Text(int status, std::string body) {
   return Response{status, {{"Content-Type", "text/plain; charset=utf-8"}}, std::move(body)};
 }
 
-void Connection::Send(Response&& r) {
-  if (closed_ || phase_ != Phase::kInFlight) return;
+void Connection::AnswerDropped() {
+  if (closed_ || !answer_pending_) return;
+  if (server_answers_) return;  // RespondError is about to answer instead
+  Send(Response::Json(500, JsonError("internal", "the handler did not answer")));
+}
+
+bool Connection::BeginAnswer() {
+  if (closed_ || !answer_pending_) return false;
+  answer_pending_ = false;
   if (server_->shutting_down) keep_alive_ = false;
-  bool has_body = StatusHasBody(r.status);
+  if (phase_ != Phase::kInFlight) AnswerBeforeBody();  // ends the reader: it may close
+  return !closed_;
+}
+
+void Connection::WriteHead(int status, const std::vector<std::pair<std::string, std::string>>& headers,
+                           bool has_body, uint64_t content_length) {
   std::string_view date = loop_->DateLine();
   size_t estimate = 64 + date.size() + kKeepAlive.size();
-  for (const auto& [k, v] : r.headers) estimate += k.size() + v.size() + 4;
+  for (const auto& [k, v] : headers) estimate += k.size() + v.size() + 4;
   out_.clear();
   out_.reserve(estimate);
   out_ += "HTTP/1.1 ";
-  out_ += std::to_string(r.status);
+  out_ += std::to_string(status);
   out_ += ' ';
-  out_ += ReasonPhrase(r.status);
+  out_ += ReasonPhrase(status);
   out_ += "\r\n";
-  for (const auto& [k, v] : r.headers) {
+  for (const auto& [k, v] : headers) {
     out_.append(k).append(": ").append(v).append("\r\n");
   }
-  if (has_body) out_.append("Content-Length: ").append(std::to_string(r.body.size())).append("\r\n");
+  if (has_body) out_.append("Content-Length: ").append(std::to_string(content_length)).append("\r\n");
   out_ += date;
   out_ += ConnectionLine(keep_alive_, http10_);
   out_ += "\r\n";
+}
+
+void Connection::Send(Response&& r) {
+  if (!BeginAnswer()) return;
+  bool has_body = StatusHasBody(r.status);
+  WriteHead(r.status, r.headers, has_body, r.body.size());
   resp_body_ = std::move(r.body);
   uv_buf_t bufs[2] = {Buf(out_), Buf(resp_body_)};
   bool send_body = has_body && !is_head_ && !resp_body_.empty();
@@ -69,8 +83,7 @@ void Connection::Send(Response&& r) {
 // The hot path: no allocation. The caller's head and body go out as they are;
 // only the Date/Connection tail is copied, into a per-connection array.
 void Connection::SendPrepared(const PreparedResponse& r) {
-  if (closed_ || phase_ != Phase::kInFlight) return;
-  if (server_->shutting_down) keep_alive_ = false;
+  if (!BeginAnswer()) return;
   std::string_view date = loop_->DateLine();
   std::string_view conn = ConnectionLine(keep_alive_, http10_);
   size_t n = 0;
@@ -100,6 +113,11 @@ void Connection::OnWritten(uv_write_t* req, int status) {
     c->Close();
     return;
   }
+  if (c->streaming_out_) {  // only the head: the body follows in chunks
+    c->head_written_ = true;
+    c->OnStreamProgress();
+    return;
+  }
   c->FinishRequest();
 }
 
@@ -111,14 +129,20 @@ Responder::Responder(Responder&& o) noexcept : conn_(std::exchange(o.conn_, null
 
 Responder& Responder::operator=(Responder&& o) noexcept {
   if (this != &o) {
-    if (conn_ != nullptr) SendError(500, "internal", "the handler did not answer");
+    if (conn_ != nullptr) Drop();
     conn_ = std::exchange(o.conn_, nullptr);
   }
   return *this;
 }
 
 Responder::~Responder() {
-  if (conn_ != nullptr) SendError(500, "internal", "the handler did not answer");
+  if (conn_ != nullptr) Drop();
+}
+
+void Responder::Drop() {
+  Connection* c = std::exchange(conn_, nullptr);
+  c->AnswerDropped();
+  c->Unref();
 }
 
 void Responder::Send(Response r) {
@@ -132,6 +156,14 @@ void Responder::SendPrepared(const PreparedResponse& r) {
   Connection* c = std::exchange(conn_, nullptr);
   if (c == nullptr) return;
   c->SendPrepared(r);
+  c->Unref();
+}
+
+void Responder::SendStream(int status, std::vector<std::pair<std::string, std::string>> headers,
+                           uint64_t content_length, std::shared_ptr<BodySource> source) {
+  Connection* c = std::exchange(conn_, nullptr);
+  if (c == nullptr) return;
+  c->SendStream(status, headers, content_length, std::move(source));
   c->Unref();
 }
 

@@ -5,12 +5,15 @@
 // beats a prefix one, a longer prefix beats a shorter one, and the earlier
 // registration wins a tie. If some route's path matched but none its method,
 // the answer is 405 with Allow listing every method those routes accept.
+// Streaming routes (HandleStreaming*) match by the same rules; the Server
+// finds the route once the headers are in, to know how to read the body.
 #include <string>
 #include <utility>
 
 #include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/http/server.h"
+#include "router_internal.h"
 
 namespace folio::http {
 
@@ -18,6 +21,10 @@ namespace {
 
 bool MethodMatches(std::string_view route_method, std::string_view method) {
   return route_method == method || (method == "HEAD" && route_method == "GET");
+}
+
+bool PathMatches(bool prefix, std::string_view route_path, std::string_view path) {
+  return prefix ? StartsWith(path, route_path) : path == route_path;
 }
 
 void AddAllowed(std::string_view method, std::string* allow) {
@@ -70,39 +77,64 @@ std::string Request::QueryParam(std::string_view key) const {
 }
 
 void Router::Handle(std::string_view method, std::string path, Handler h) {
-  routes_.push_back({std::string(method), std::move(path), false, std::move(h)});
+  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0});
 }
 
 void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h) {
-  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h)});
+  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0});
+}
+
+void Router::HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
+                             uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes});
+}
+
+void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
+                                   uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(prefix), true, nullptr, std::move(h), max_body_bytes});
 }
 
 void Router::Fallback(Handler h) { fallback_ = std::move(h); }
 
-void Router::Dispatch(const Request& req, Responder r) const {
+const Router::Route* RouterInternal::Find(const Router& router, std::string_view method,
+                                          std::string_view path) {
   const Route* best = nullptr;
-  bool path_matched = false;
-  for (const Route& route : routes_) {
-    bool match = route.prefix ? StartsWith(req.path, route.path) : req.path == route.path;
-    if (!match) continue;
-    path_matched = true;
-    if (!MethodMatches(route.method, req.method)) continue;
+  for (const Route& route : router.routes_) {
+    if (!PathMatches(route.prefix, route.path, path) || !MethodMatches(route.method, method)) continue;
     bool better = best == nullptr || (best->prefix && !route.prefix) ||
                   (best->prefix && route.prefix && route.path.size() > best->path.size());
     if (better) best = &route;
   }
-  if (best != nullptr) {
-    best->handler(req, std::move(r));
+  return best;
+}
+
+void RouterInternal::RunWithBody(const Route& route, const Request& req, Responder r) {
+  std::shared_ptr<BodyReader> reader = route.streaming(req, std::move(r));
+  if (reader == nullptr) return;
+  Status s = req.body.empty() ? Status::Ok() : reader->OnData(req.body);
+  if (s.ok()) {
+    reader->OnEnd();
+  } else {
+    reader->OnAbort(s);
+  }
+}
+
+void Router::Dispatch(const Request& req, Responder r) const {
+  if (const Route* best = RouterInternal::Find(*this, req.method, req.path)) {
+    if (best->handler) {
+      best->handler(req, std::move(r));
+    } else {
+      RouterInternal::RunWithBody(*best, req, std::move(r));
+    }
     return;
   }
-  if (path_matched) {
-    std::string allow;
-    for (const Route& route : routes_) {
-      bool match = route.prefix ? StartsWith(req.path, route.path) : req.path == route.path;
-      if (!match) continue;
-      AddAllowed(route.method, &allow);
-      if (route.method == "GET") AddAllowed("HEAD", &allow);
-    }
+  std::string allow;
+  for (const Route& route : routes_) {
+    if (!PathMatches(route.prefix, route.path, req.path)) continue;
+    AddAllowed(route.method, &allow);
+    if (route.method == "GET") AddAllowed("HEAD", &allow);
+  }
+  if (!allow.empty()) {
     Response resp = Response::Json(405, JsonError("method_not_allowed", "method not allowed here"));
     resp.headers.emplace_back("Allow", std::move(allow));
     r.Send(std::move(resp));

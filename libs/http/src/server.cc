@@ -2,6 +2,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -32,6 +33,14 @@ bool ParseAddress(std::string host, int port, sockaddr_storage* out) {
   return uv_ip6_addr(host.c_str(), port, reinterpret_cast<sockaddr_in6*>(out)) == 0;
 }
 
+// libuv writes with writev(), so a peer that left turns the next write into
+// SIGPIPE, whose default action kills the process. Ignore it unless the
+// program chose a disposition of its own; the write then fails with EPIPE.
+void IgnoreSigpipeIfDefault() {
+  struct sigaction old {};
+  if (sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+}
+
 // libuv 1.44 has no UV_TCP_REUSEPORT, so the socket is made here.
 int BindReusePort(const sockaddr_storage& addr, std::string* error) {
   int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -56,6 +65,7 @@ int BindReusePort(const sockaddr_storage& addr, std::string* error) {
 
 Server::Impl::Impl(Loop* l, const Router* r, ServerOptions o)
     : loop(l), loop_impl(l->impl()), router(r), options(o) {
+  IgnoreSigpipeIfDefault();
   loop_impl->AddCloser(this);
 }
 

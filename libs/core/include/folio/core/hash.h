@@ -15,6 +15,22 @@ Sha256Digest Sha256(std::string_view data);
 // Lower-case hex of SHA-256(data): 64 characters.
 std::string Sha256Hex(std::string_view data);
 std::string HexEncode(const uint8_t* data, size_t n);
+
+// SHA-256 of data that arrives in pieces (a streamed upload). One thread at
+// a time per object; Finish() once, after which the object is spent.
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  ~Sha256Stream();
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+  void Update(std::string_view data);
+  // Lower-case hex of the digest of everything passed to Update.
+  std::string FinishHex();
+
+ private:
+  void* ctx_;  // EVP_MD_CTX
+};
 // RFC 4648 base64url, no padding (NATS-key safe: [A-Za-z0-9_-]).
 std::string Base64UrlEncode(std::string_view data);
 // Returns false on a character outside the alphabet.

@@ -31,6 +31,14 @@ struct ClientResponse {
 
 // Fails with kUnavailable when the server cannot be reached or times out.
 Result<ClientResponse> Fetch(const ClientRequest& req);
+// As Fetch, but streamed through files so neither body is held in memory:
+// if body_path is not empty the request body is read from that file (as it
+// is sent; req.body is ignored); if response_path is not empty a 2xx body is
+// written to that file (created or truncated) instead of resp.body, while
+// other responses' bodies stay in resp.body. kUnavailable also when a file
+// cannot be opened or written.
+Result<ClientResponse> FetchFile(const ClientRequest& req, const std::string& body_path,
+                                 const std::string& response_path);
 Result<ClientResponse> Get(const std::string& url,
                            std::vector<std::pair<std::string, std::string>> headers = {});
 

@@ -8,7 +8,8 @@
 //   Allow), 408 header or body timeout, 413 body too large, 414 URL too long,
 //   431 headers too large or too many.
 // Error answers are JSON: {"error":{"code":"...","message":"..."}} and close
-// the connection when the request stream can no longer be trusted.
+// the connection when the request stream can no longer be trusted. A Server
+// ignores SIGPIPE if at its default (else a client gone mid-write kills us).
 //
 // Threading: a Server belongs to one Loop; all its methods, its handlers and
 // every Responder run on that loop's thread. To serve from N threads, make N
@@ -16,7 +17,8 @@
 //
 // Memory: request views (Request) point into the connection's input buffer
 // and stay valid until the response is sent. A PreparedResponse is written
-// straight from the caller's bytes (no copy); `keep` pins them until written.
+// straight from the caller's bytes; `keep` pins them until written. Large
+// bodies stream (stream.h): Router::HandleStreaming, Responder::SendStream.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +33,7 @@
 
 #include "folio/core/status.h"
 #include "folio/http/loop.h"
+#include "folio/http/stream.h"
 
 namespace folio::http {
 
@@ -44,7 +47,7 @@ struct Request {
   std::string_view target;   // as sent: "/a%20b?x=1"
   std::string_view path;     // target up to '?', still percent-encoded
   std::string_view query;    // after '?', without it; "" if none
-  std::string_view body;     // complete body (Content-Length or chunked)
+  std::string_view body;     // complete body; empty for streaming routes
   std::span<const Header> headers;
   bool keep_alive = true;
   bool is_head = false;      // HEAD: handlers answer as for GET
@@ -93,11 +96,17 @@ class Responder {
 
   void Send(Response r);
   void SendPrepared(const PreparedResponse& r);
+  // Status and headers now (plus Content-Length: content_length, Date,
+  // Connection), then content_length bytes pulled from `source` (stream.h);
+  // none for HEAD, 1xx, 204, 304. Range: pass 206 and Content-Range.
+  void SendStream(int status, std::vector<std::pair<std::string, std::string>> headers,
+                  uint64_t content_length, std::shared_ptr<BodySource> source);
   // JSON error body {"error":{"code":code,"message":message}}.
   void SendError(int status, std::string_view code, std::string_view message);
   bool connection_open() const;
 
  private:
+  void Drop();  // unanswered: 500, unless the server answers itself
   Connection* conn_ = nullptr;
 };
 
@@ -112,16 +121,27 @@ class Router {
   void HandlePrefix(std::string_view method, std::string prefix, Handler h);
   // Anything unmatched (else 404 JSON). Called for every method.
   void Fallback(Handler h);
+  // Streaming request bodies (stream.h), matched like Handle/HandlePrefix.
+  // Past this route's max_body_bytes: 413, before the handler if
+  // Content-Length says so, else when crossed (the reader gets OnAbort).
+  void HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
+                       uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes);
+  void HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
+                             uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes);
 
-  // Dispatch (used by Server). GET routes also answer HEAD.
+  // Runs the handler for a complete request; GET routes answer HEAD too. A
+  // streaming route's reader gets req.body as one OnData, then OnEnd/OnAbort.
   void Dispatch(const Request& req, Responder r) const;
 
  private:
+  friend class RouterInternal;
   struct Route {
     std::string method;
     std::string path;
     bool prefix;
-    Handler handler;
+    Handler handler;             // buffered route, or
+    StreamingHandler streaming;  // streaming route, with its body limit:
+    uint64_t max_body_bytes;
   };
   std::vector<Route> routes_;
   Handler fallback_;
@@ -131,12 +151,15 @@ struct ServerOptions {
   size_t max_header_bytes = 16 * 1024;     // request line + headers; past it 431
   size_t max_headers = 100;                // header count; past it 431
   size_t max_url_bytes = 8 * 1024;         // request target; past it 414
-  size_t max_body_bytes = 1024 * 1024;     // past it 413 (checked on Content-Length first)
+  size_t max_body_bytes = 1024 * 1024;     // past it 413 (Content-Length first); not streaming
   uint64_t max_requests_per_connection = 0;  // 0 = unlimited; then Connection: close
   uint64_t header_timeout_ms = 10'000;     // first byte to end of headers; 408
-  uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408
+  uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408. Streaming:
+                                           // per piece, stopped while paused; no total
   uint64_t idle_timeout_ms = 60'000;       // keep-alive wait for the next request; silent close
   size_t max_connections = 10'000;         // further accepts are closed at once
+  size_t stream_watermark_bytes = 256 * 1024;  // SendStream pulls while less is queued
+  size_t stream_pull_bytes = 64 * 1024;    // max_bytes passed to BodySource::OnPull
 };
 
 class Server {

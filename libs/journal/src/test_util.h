@@ -1,0 +1,173 @@
+// Helpers for the journal's tests (not part of the library): deterministic
+// content, file surgery on copies of a journal directory, and FaultEnv, a
+// wrapper of the real Env that injects failed syncs and short writes.
+// Threading: FaultEnv's switches are atomics, safe from any thread; the other
+// helpers are plain functions.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "folio/journal/env.h"
+#include "folio/journal/journal.h"
+
+namespace folio::journal::test {
+
+inline uint64_t SplitMix(uint64_t* s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// n pseudo-random bytes determined by seed.
+inline std::string Content(uint64_t seed, size_t n) {
+  std::string out(n, '\0');
+  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = SplitMix(&s);
+    for (size_t k = 0; k < 8 && i + k < n; ++k) out[i + k] = static_cast<char>(v >> (8 * k));
+  }
+  return out;
+}
+
+inline std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void WriteFileBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Segment file names of dir, sorted.
+inline std::vector<std::string> SegmentFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.starts_with("segment-")) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A scratch directory for loops that rewrite journal files thousands of
+// times: on /dev/shm (tmpfs) when there is one, so the loop costs CPU, not
+// the disk's unlink latency; removed by the destructor.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string base = std::filesystem::is_directory("/dev/shm") && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    std::string templ = base + "/folio-journal-test-XXXXXX";
+    if (mkdtemp(templ.data()) == nullptr) std::abort();
+    path_ = templ;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Makes dst hold exactly src's files (no LOCK), rewriting files in place
+// rather than recreating the directory.
+inline void SyncDirContents(const std::string& src, const std::string& dst) {
+  std::filesystem::create_directories(dst);
+  for (const auto& e : std::filesystem::directory_iterator(dst)) {
+    std::string name = e.path().filename().string();
+    if (name != "LOCK" && !std::filesystem::exists(src + "/" + name)) std::filesystem::remove(e.path());
+  }
+  for (const auto& e : std::filesystem::directory_iterator(src)) {
+    std::string name = e.path().filename().string();
+    if (name != "LOCK") WriteFileBytes(dst + "/" + name, ReadFileBytes(e.path().string()));
+  }
+}
+
+// Replaces dst's contents with copies of src's files (no LOCK).
+inline void CopyDir(const std::string& src, const std::string& dst) {
+  std::filesystem::remove_all(dst);
+  std::filesystem::create_directories(dst);
+  for (const auto& e : std::filesystem::directory_iterator(src)) {
+    if (e.path().filename() == "LOCK") continue;
+    std::filesystem::copy_file(e.path(), dst + "/" + e.path().filename().string());
+  }
+}
+
+// The blob's bytes, or "<error: ...>" / "<absent>".
+inline std::string ReadBlob(const Journal& j, const std::string& key) {
+  Result<BlobReader> r = j.Get(key);
+  if (!r.ok()) return r.status().code() == Code::kNotFound ? "<absent>" : "<error: " + r.status().ToString() + ">";
+  std::string out;
+  Status s = r->ReadAll(&out);
+  return s.ok() ? out : "<error: " + s.ToString() + ">";
+}
+
+class FaultEnv final : public Env {
+ public:
+  std::atomic<bool> fail_sync{false};     // File::Sync fails
+  // Syncs succeed without reaching the disk: for tests that reopen a journal
+  // thousands of times and check what is in the files, not durability.
+  std::atomic<bool> no_sync{false};
+  std::atomic<bool> short_writes{false};  // WriteAt writes half, then fails
+  std::atomic<uint64_t> syncs{0};
+
+  Result<std::unique_ptr<File>> OpenFile(const std::string& path, bool create) override {
+    Result<std::unique_ptr<File>> f = base_->OpenFile(path, create);
+    if (!f.ok()) return f;
+    return std::unique_ptr<File>(new FaultFile(this, std::move(f).value()));
+  }
+  Status ReadFile(const std::string& p, std::string* out) override { return base_->ReadFile(p, out); }
+  Status CreateDir(const std::string& p) override { return base_->CreateDir(p); }
+  Result<std::vector<std::string>> ListDir(const std::string& d) override { return base_->ListDir(d); }
+  Status Remove(const std::string& p) override { return base_->Remove(p); }
+  Status Rename(const std::string& a, const std::string& b) override { return base_->Rename(a, b); }
+  Status SyncDir(const std::string& d) override { return no_sync ? Status::Ok() : base_->SyncDir(d); }
+  Result<std::unique_ptr<DirLock>> LockFile(const std::string& p) override { return base_->LockFile(p); }
+
+ private:
+  class FaultFile final : public File {
+   public:
+    FaultFile(FaultEnv* env, std::unique_ptr<File> base) : File(base->path()), env_(env), base_(std::move(base)) {}
+    Status WriteAt(uint64_t offset, std::span<const std::string_view> parts) override {
+      if (!env_->short_writes) return base_->WriteAt(offset, parts);
+      std::string all;
+      for (std::string_view p : parts) all.append(p);
+      std::string_view half[] = {std::string_view(all).substr(0, all.size() / 2)};
+      Status ignored = base_->WriteAt(offset, half);
+      (void)ignored;
+      return Status::Unavailable("injected short write to '" + path() + "'");
+    }
+    Status ReadAt(uint64_t o, size_t n, char* out, size_t* got) const override { return base_->ReadAt(o, n, out, got); }
+    Status Sync() override {
+      ++env_->syncs;
+      if (env_->fail_sync) return Status::Unavailable("injected fdatasync failure on '" + path() + "'");
+      return env_->no_sync ? Status::Ok() : base_->Sync();
+    }
+    Status Truncate(uint64_t size) override { return base_->Truncate(size); }
+    Result<uint64_t> Size() const override { return base_->Size(); }
+
+   private:
+    FaultEnv* env_;
+    std::unique_ptr<File> base_;
+  };
+
+  Env* base_ = DefaultEnv();
+};
+
+}  // namespace folio::journal::test

@@ -1,0 +1,474 @@
+#include "api.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+
+#include "folio/core/hash.h"
+#include "folio/core/json.h"
+#include "folio/core/log.h"
+#include "folio/core/text.h"
+
+namespace folio::storage {
+namespace {
+
+constexpr std::string_view kBlobPrefix = "/blobs/sha256/";
+constexpr std::string_view kObjectPrefix = "/objects/";
+constexpr std::string_view kBlobKeyPrefix = "sha256/";
+constexpr std::string_view kObjectKeyPrefix = "objects/";
+constexpr size_t kMaxContentType = 255;
+constexpr size_t kMaxObjectName = 512;
+constexpr size_t kMaxListLimit = 10000;
+constexpr const char* kImmutable = "public, max-age=31536000, immutable";
+
+bool IsHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool IsHexPrefix(std::string_view s) {
+  return s.size() <= 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+int HttpStatusFor(const Status& s) {
+  switch (s.code()) {
+    case Code::kInvalidArgument: return 400;
+    case Code::kNotFound: return 404;
+    case Code::kTooLarge: return 413;
+    case Code::kConflict: return 409;
+    case Code::kDeadlineExceeded: return 408;
+    case Code::kUnavailable: return 503;
+    default: return 500;
+  }
+}
+
+void SendStatus(http::Responder& r, const Status& s) {
+  r.SendError(HttpStatusFor(s), CodeName(s.code()), s.message());
+}
+
+// The object name of /objects/<name>: a vault-style relative path.
+Status ObjectName(std::string_view encoded, std::string* name) {
+  if (!PercentDecode(encoded, name)) return Status::Invalid("object name is not valid percent-encoding");
+  if (name->empty() || name->size() > kMaxObjectName) {
+    return Status::Invalid("object name must be 1.." + std::to_string(kMaxObjectName) + " bytes");
+  }
+  if (Status s = CheckVaultPath(*name); !s.ok()) return Status::Invalid("object name: " + s.message());
+  return Status::Ok();
+}
+
+struct Metrics {
+  explicit Metrics(metrics::Registry* r)
+      : puts(r->NewCounter("folio_storage_requests_total", "Requests by operation", {{"op", "put"}})),
+        gets(r->NewCounter("folio_storage_requests_total", "Requests by operation", {{"op", "get"}})),
+        deletes(r->NewCounter("folio_storage_requests_total", "Requests by operation", {{"op", "delete"}})),
+        lists(r->NewCounter("folio_storage_requests_total", "Requests by operation", {{"op", "list"}})),
+        rejected(r->NewCounter("folio_storage_rejected_uploads_total", "Uploads refused (hash mismatch, limits, errors)")),
+        bytes_in(r->NewCounter("folio_storage_bytes_received_total", "Blob bytes committed")),
+        bytes_out(r->NewCounter("folio_storage_bytes_sent_total", "Blob bytes read for responses")),
+        put_seconds(r->NewHistogram("folio_storage_put_seconds", "Time from the end of an upload to its durable commit",
+                                    {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1, 1})) {}
+  metrics::Counter &puts, &gets, &deletes, &lists, &rejected, &bytes_in, &bytes_out;
+  metrics::Histogram& put_seconds;
+};
+
+Metrics* M(ApiContext* ctx) {
+  static Metrics* m = new Metrics(ctx->registry);  // one registry per process
+  return m;
+}
+
+// A streamed upload into a BlobWriter: buffers up to write_chunk_bytes,
+// then pauses the body while the I/O pool appends it.
+class Upload final : public http::BodyReader, public std::enable_shared_from_this<Upload> {
+ public:
+  Upload(ApiContext* ctx, http::Responder resp, journal::BlobWriter writer, std::string expect_hex,
+         std::string label, int keep)
+      : ctx_(ctx), resp_(std::move(resp)), writer_(std::make_shared<journal::BlobWriter>(std::move(writer))),
+        expect_hex_(std::move(expect_hex)), label_(std::move(label)), keep_(keep) {}
+
+  Status OnData(std::string_view piece) override {
+    if (!expect_hex_.empty()) hash_.Update(piece);
+    buf_.append(piece);
+    if (buf_.size() >= ctx_->options.write_chunk_bytes) Write(false);
+    return Status::Ok();
+  }
+
+  void OnEnd() override {
+    if (!expect_hex_.empty()) {
+      std::string got = hash_.FinishHex();
+      if (got != expect_hex_) {
+        M(ctx_)->rejected.Increment();
+        AbortWriter();
+        resp_.SendError(400, "invalid_argument",
+                        "body has SHA-256 " + got + ", not the " + expect_hex_ + " named in the URL; nothing was kept");
+        return;
+      }
+    }
+    Write(true);
+  }
+
+  void OnAbort(const Status& why) override {
+    M(ctx_)->rejected.Increment();
+    log::Info("upload abandoned", {{"object", label_}, {"why", why.message()}});
+    AbortWriter();
+  }
+
+ private:
+  void AbortWriter() {
+    auto w = writer_;
+    ctx_->io->Submit([w] { w->Abort(); });
+  }
+
+  // Appends the buffer on the I/O pool (and commits if `last`).
+  void Write(bool last) {
+    Pause();
+    auto self = shared_from_this();
+    auto data = std::make_shared<std::string>(std::move(buf_));
+    buf_.clear();
+    auto end_time = std::chrono::steady_clock::now();
+    ctx_->io->Submit([self, data, last, end_time] {
+      Status s = data->empty() ? Status::Ok() : self->writer_->Append(*data);
+      if (s.ok() && last) s = self->writer_->Commit();
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - end_time).count();
+      self->ctx_->loop->Post([self, s, last, secs] { self->Written(s, last, secs); });
+    });
+  }
+
+  void Written(const Status& s, bool last, double secs) {
+    if (!s.ok()) {
+      M(ctx_)->rejected.Increment();
+      log::Warn("upload failed", {{"object", label_}, {"error", s.message()}});
+      AbortWriter();
+      SendStatus(resp_, s);  // the body (if any is left) is discarded by the server
+      Resume();
+      return;
+    }
+    if (!last) {
+      Resume();
+      return;
+    }
+    M(ctx_)->put_seconds.Observe(secs);
+    M(ctx_)->bytes_in.Increment(static_cast<double>(writer_->size()));
+    JsonWriter w;
+    w.BeginObject().Key("key").String(writer_->key()).Key("size").Int(static_cast<int64_t>(writer_->size()));
+    w.EndObject();
+    resp_.Send(http::Response::Json(201, w.Take()));
+    if (keep_ > 0) Retain(writer_->key(), keep_);
+  }
+
+  // Keeps the newest `keep` objects of key's folder (backups retention).
+  void Retain(const std::string& key, int keep) {
+    size_t slash = key.rfind('/');
+    std::string folder = key.substr(0, slash + 1);
+    journal::Journal* j = ctx_->journal;
+    ctx_->io->Submit([j, folder, keep] {
+      auto all = j->List(folder, 100000);
+      if (!all.ok()) return;
+      std::vector<journal::BlobInfo> direct;
+      for (auto& b : *all) {
+        if (b.key.find('/', folder.size()) == std::string::npos) direct.push_back(std::move(b));
+      }
+      std::sort(direct.begin(), direct.end(), [](const auto& a, const auto& b) { return a.seq > b.seq; });
+      for (size_t i = static_cast<size_t>(keep); i < direct.size(); ++i) {
+        if (Status s = j->Delete(direct[i].key); s.ok()) {
+          log::Info("retention removed an old object", {{"key", direct[i].key}});
+        }
+      }
+    });
+  }
+
+  ApiContext* ctx_;
+  http::Responder resp_;
+  std::shared_ptr<journal::BlobWriter> writer_;  // used on the I/O pool, one task at a time
+  std::string expect_hex_;                       // "" for named objects (no hash check)
+  std::string label_;
+  int keep_;
+  Sha256Stream hash_;
+  std::string buf_;
+};
+
+// A streamed download: each pull reads the next piece on the I/O pool.
+class Download final : public http::BodySource, public std::enable_shared_from_this<Download> {
+ public:
+  Download(ApiContext* ctx, journal::BlobReader reader, uint64_t first, uint64_t end)
+      : ctx_(ctx), reader_(std::make_shared<journal::BlobReader>(std::move(reader))), next_(first), end_(end) {}
+
+  void OnPull(size_t max_bytes) override {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(max_bytes, end_ - next_));
+    auto self = shared_from_this();
+    uint64_t offset = next_;
+    ctx_->io->Submit([self, offset, n] {
+      auto out = std::make_shared<std::string>();
+      Status s = self->reader_->ReadAt(offset, n, out.get());
+      self->ctx_->loop->Post([self, s, out] {
+        if (!s.ok() || out->empty()) {
+          log::Error("blob read failed; response cut short",
+                     {{"key", self->reader_->key()}, {"error", s.ok() ? "short read" : s.message()}});
+          self->Abort();
+          return;
+        }
+        self->next_ += out->size();
+        M(self->ctx_)->bytes_out.Increment(static_cast<double>(out->size()));
+        self->Write(std::move(*out));
+      });
+    });
+  }
+
+  void OnCancel(const Status&) override {}
+
+ private:
+  ApiContext* ctx_;
+  std::shared_ptr<journal::BlobReader> reader_;
+  uint64_t next_, end_;
+};
+
+std::string ETagOf(const journal::BlobReader& r) {
+  std::string_view key = r.key();
+  if (key.substr(0, kBlobKeyPrefix.size()) == kBlobKeyPrefix) return "\"" + std::string(key.substr(kBlobKeyPrefix.size())) + "\"";
+  return "\"" + std::to_string(r.seq()) + "-" + std::to_string(r.size()) + "\"";
+}
+
+bool EtagMatches(std::string_view header, std::string_view etag) {
+  if (header == "*") return true;
+  size_t pos = 0;
+  while (pos < header.size()) {
+    size_t comma = header.find(',', pos);
+    std::string_view item = header.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.substr(0, 2) == "W/") item.remove_prefix(2);
+    if (item == etag) return true;
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return false;
+}
+
+void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, const std::string& key, bool immutable) {
+  M(ctx)->gets.Increment();
+  auto reader = ctx->journal->Get(key);
+  if (!reader.ok()) {
+    SendStatus(resp, reader.status().code() == Code::kNotFound ? Status::NotFound("no object " + key) : reader.status());
+    return;
+  }
+  const uint64_t size = reader->size();
+  std::string etag = ETagOf(*reader);
+  std::vector<std::pair<std::string, std::string>> headers{
+      {"Content-Type", reader->meta().empty() ? "application/octet-stream" : reader->meta()},
+      {"ETag", etag},
+      {"Accept-Ranges", "bytes"},
+      {"Cache-Control", immutable ? kImmutable : "no-cache"},
+  };
+  std::string_view inm = req.GetHeader("if-none-match");
+  if (!inm.empty() && EtagMatches(inm, etag)) {
+    resp.Send(http::Response{304, {{"ETag", etag}, {"Cache-Control", immutable ? kImmutable : "no-cache"}}, ""});
+    return;
+  }
+  uint64_t first = 0, last = size == 0 ? 0 : size - 1;
+  int status = 200;
+  std::string_view range = req.GetHeader("range");
+  std::string_view if_range = req.GetHeader("if-range");
+  if (!range.empty() && (if_range.empty() || if_range == etag)) {
+    bool malformed = false;
+    if (ParseRange(range, size, &first, &last, &malformed)) {
+      status = 206;
+      headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
+                                                std::to_string(size));
+    } else if (!malformed) {
+      http::Response r = http::Response::Json(416, R"({"error":{"code":"invalid_argument","message":"range not satisfiable"}})");
+      r.headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
+      resp.Send(std::move(r));
+      return;
+    }
+  }
+  uint64_t length = size == 0 ? 0 : last - first + 1;
+  auto source = std::make_shared<Download>(ctx, std::move(*reader), first, first + length);
+  resp.SendStream(status, std::move(headers), length, source);
+}
+
+void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
+  M(ctx)->deletes.Increment();
+  auto shared = std::make_shared<http::Responder>(std::move(resp));
+  ctx->io->Submit([ctx, shared, key] {
+    Status s = ctx->journal->Delete(key);
+    ctx->loop->Post([shared, s, key] {
+      if (s.ok()) {
+        shared->Send(http::Response{204, {}, ""});
+      } else {
+        SendStatus(*shared, s.code() == Code::kNotFound ? Status::NotFound("no object " + key) : s);
+      }
+    });
+  });
+}
+
+void List(ApiContext* ctx, const http::Request& req, http::Responder resp, bool blobs) {
+  M(ctx)->lists.Increment();
+  std::string prefix = req.QueryParam("prefix"), after = req.QueryParam("after"), limit_s = req.QueryParam("limit");
+  size_t limit = 1000;
+  if (!limit_s.empty()) {
+    auto [p, ec] = std::from_chars(limit_s.data(), limit_s.data() + limit_s.size(), limit);
+    if (ec != std::errc() || p != limit_s.data() + limit_s.size() || limit < 1 || limit > kMaxListLimit) {
+      resp.SendError(400, "invalid_argument", "limit must be an integer in 1.." + std::to_string(kMaxListLimit));
+      return;
+    }
+  }
+  if (blobs && (!IsHexPrefix(prefix) || !IsHexPrefix(after))) {
+    resp.SendError(400, "invalid_argument", "prefix and after must be lower-case hex (at most 64 digits)");
+    return;
+  }
+  if (!IsValidUtf8(prefix) || !IsValidUtf8(after) || prefix.size() > kMaxObjectName || after.size() > kMaxObjectName) {
+    resp.SendError(400, "invalid_argument", "prefix and after must be UTF-8 of at most 512 bytes");
+    return;
+  }
+  std::string kp(blobs ? kBlobKeyPrefix : kObjectKeyPrefix);
+  auto items = ctx->journal->List(kp + prefix, limit, after.empty() ? "" : kp + after);
+  if (!items.ok()) {
+    SendStatus(resp, items.status());
+    return;
+  }
+  JsonWriter w;
+  w.BeginObject().Key(blobs ? "blobs" : "objects").BeginArray();
+  for (const journal::BlobInfo& b : *items) {
+    w.BeginObject().Key(blobs ? "sha256" : "name").String(std::string_view(b.key).substr(kp.size()));
+    w.Key("size").Int(static_cast<int64_t>(b.size)).Key("content_type").String(b.meta);
+    w.Key("seq").Int(static_cast<int64_t>(b.seq)).EndObject();
+  }
+  w.EndArray().Key("truncated").Bool(items->size() == limit).EndObject();
+  resp.Send(http::Response::Json(200, w.Take()));
+}
+
+// Starts an upload of `key`; nullptr (after answering) when refused.
+std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Request& req, http::Responder resp,
+                                              std::string key, std::string expect_hex, int keep) {
+  M(ctx)->puts.Increment();
+  std::string content_type(req.GetHeader("content-type"));
+  if (content_type.size() > kMaxContentType || !IsValidUtf8(content_type)) {
+    resp.SendError(400, "invalid_argument", "Content-Type must be UTF-8 of at most 255 bytes");
+    return nullptr;
+  }
+  if (!expect_hex.empty()) {
+    // Content-addressed: an existing blob is the same bytes. Not read again.
+    if (auto have = ctx->journal->Get(key); have.ok()) {
+      JsonWriter w;
+      w.BeginObject().Key("key").String(key).Key("size").Int(static_cast<int64_t>(have->size()));
+      w.Key("existing").Bool(true).EndObject();
+      resp.Send(http::Response::Json(200, w.Take()));
+      return nullptr;
+    }
+  }
+  auto writer = ctx->journal->BeginBlob(key, content_type);
+  if (!writer.ok()) {
+    SendStatus(resp, writer.status());
+    return nullptr;
+  }
+  return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep);
+}
+
+}  // namespace
+
+bool ParseRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* last, bool* malformed) {
+  *malformed = true;
+  if (h.substr(0, 6) != "bytes=") return false;
+  h.remove_prefix(6);
+  if (h.find(',') != std::string_view::npos) return false;  // multiple ranges: send everything
+  size_t dash = h.find('-');
+  if (dash == std::string_view::npos) return false;
+  std::string_view a = h.substr(0, dash), b = h.substr(dash + 1);
+  auto num = [](std::string_view s, uint64_t* v) {
+    if (s.empty()) return false;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return ec == std::errc() && p == s.data() + s.size();
+  };
+  uint64_t x = 0, y = 0;
+  if (a.empty()) {  // suffix: the last y bytes
+    if (!num(b, &y)) return false;
+    *malformed = false;
+    if (y == 0 || size == 0) return false;
+    *first = y >= size ? 0 : size - y;
+    *last = size - 1;
+    return true;
+  }
+  if (!num(a, &x)) return false;
+  if (!b.empty() && !num(b, &y)) return false;
+  if (!b.empty() && y < x) return false;
+  *malformed = false;
+  if (x >= size) return false;
+  *first = x;
+  *last = b.empty() ? size - 1 : std::min(y, size - 1);
+  return true;
+}
+
+void MountApi(http::Router* router, ApiContext* ctx) {
+  M(ctx);
+  router->HandleStreamingPrefix(
+      "PUT", std::string(kBlobPrefix),
+      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+        std::string_view hex = req.path.substr(kBlobPrefix.size());
+        if (!IsHex64(hex)) {
+          resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
+          return nullptr;
+        }
+        return StartUpload(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex),
+                           std::string(hex), 0);
+      },
+      ctx->options.max_blob_bytes);
+  router->HandleStreamingPrefix(
+      "PUT", std::string(kObjectPrefix),
+      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+        std::string name;
+        if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
+          SendStatus(resp, s);
+          return nullptr;
+        }
+        int keep = 0;
+        if (std::string k = req.QueryParam("keep"); !k.empty()) {
+          auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), keep);
+          if (ec != std::errc() || p != k.data() + k.size() || keep < 1 || keep > 10000) {
+            resp.SendError(400, "invalid_argument", "keep must be an integer in 1..10000");
+            return nullptr;
+          }
+        }
+        return StartUpload(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, "", keep);
+      },
+      ctx->options.max_blob_bytes);
+  router->HandlePrefix("GET", std::string(kBlobPrefix), [ctx](const http::Request& req, http::Responder resp) {
+    std::string_view hex = req.path.substr(kBlobPrefix.size());
+    if (!IsHex64(hex)) {
+      resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
+      return;
+    }
+    Serve(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex), true);
+  });
+  router->HandlePrefix("DELETE", std::string(kBlobPrefix), [ctx](const http::Request& req, http::Responder resp) {
+    std::string_view hex = req.path.substr(kBlobPrefix.size());
+    if (!IsHex64(hex)) {
+      resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
+      return;
+    }
+    Delete(ctx, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex));
+  });
+  router->Handle("GET", "/blobs", [ctx](const http::Request& req, http::Responder resp) {
+    List(ctx, req, std::move(resp), true);
+  });
+  router->HandlePrefix("GET", std::string(kObjectPrefix), [ctx](const http::Request& req, http::Responder resp) {
+    std::string name;
+    if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
+      SendStatus(resp, s);
+      return;
+    }
+    Serve(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, false);
+  });
+  router->HandlePrefix("DELETE", std::string(kObjectPrefix), [ctx](const http::Request& req, http::Responder resp) {
+    std::string name;
+    if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
+      SendStatus(resp, s);
+      return;
+    }
+    Delete(ctx, std::move(resp), std::string(kObjectKeyPrefix) + name);
+  });
+  router->Handle("GET", "/objects", [ctx](const http::Request& req, http::Responder resp) {
+    List(ctx, req, std::move(resp), false);
+  });
+}
+
+}  // namespace folio::storage

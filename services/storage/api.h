@@ -1,0 +1,55 @@
+// folio-storage's HTTP API over one block journal (libs/journal).
+//
+//   PUT    /blobs/sha256/<hex>   body streamed in; its SHA-256 must equal <hex>
+//                                (else 400, nothing kept); Content-Type kept.
+//                                201 new, 200 already present (body not read)
+//   GET    /blobs/sha256/<hex>   streamed out; ETag "<hex>", If-None-Match -> 304,
+//   HEAD                         Range: bytes=a-b / a- / -n -> 206 (416 if unsatisfiable),
+//                                Cache-Control: public, max-age=31536000, immutable
+//   DELETE /blobs/sha256/<hex>   204, 404 if absent
+//   GET    /blobs?prefix=<hex prefix>&after=<hex>&limit=N     JSON listing
+//   PUT    /objects/<name>[?keep=N]   a named object (backups); with keep, only the
+//                                newest N objects of the name's folder are kept
+//   GET/HEAD/DELETE /objects/<name>, GET /objects?prefix=&after=&limit=
+//
+// Every error is a JSON body {"error":{"code","message"}} with a 4xx/5xx.
+//
+// Threading: handlers run on the loop thread; journal calls that touch the
+// disk (Append of full blocks, Commit's fdatasync, ReadAt, Delete) run on
+// the I/O pool and post back. Upload bodies are paused while a block is
+// being written, so an upload holds at most about one block in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "folio/core/thread_pool.h"
+#include "folio/http/loop.h"
+#include "folio/http/server.h"
+#include "folio/journal/journal.h"
+#include "folio/metrics/metrics.h"
+
+namespace folio::storage {
+
+struct ApiOptions {
+  uint64_t max_blob_bytes = 1ull << 30;   // largest PUT body (1 GiB)
+  size_t write_chunk_bytes = 1u << 20;    // bytes buffered before a write on the I/O pool
+};
+
+struct ApiContext {
+  http::Loop* loop;
+  ThreadPool* io;
+  journal::Journal* journal;
+  metrics::Registry* registry;
+  ApiOptions options;
+};
+
+// Mounts the routes on router. ctx must outlive the router's use.
+void MountApi(http::Router* router, ApiContext* ctx);
+
+// Parses a single-range "bytes=..." header for a body of `size` bytes.
+// Returns false if unsatisfiable or malformed (the caller answers 416, or
+// ignores a malformed header and sends everything, as RFC 9110 allows).
+bool ParseRange(std::string_view header, uint64_t size, uint64_t* first, uint64_t* last, bool* malformed);
+
+}  // namespace folio::storage

@@ -1,0 +1,114 @@
+// folio-storage: content-addressed blobs (note attachments) and named
+// objects (backups) in an append-only, checksummed block journal on local
+// disk (libs/journal), over HTTP (api.h). Wiring only.
+//
+// Threads: the loop serves HTTP; an I/O pool runs the journal's disk work
+// (appends, group-committed fdatasyncs, reads); the journal's own thread
+// checkpoints its index and compacts segments.
+#include <csignal>
+
+#include <filesystem>
+
+#include "api.h"
+#include "folio/core/config.h"
+#include "folio/core/log.h"
+#include "folio/core/service.h"
+#include "folio/core/thread_pool.h"
+#include "folio/http/server.h"
+#include "folio/journal/journal.h"
+#include "folio/metrics/metrics.h"
+
+using namespace folio;
+
+namespace {
+
+int Fail(const Status& s) {
+  log::Error("startup failed", {{"error", s.message()}});
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags("folio-storage", "Stores attachments and backups in checksummed block journals.");
+  AddServiceFlags(&flags, "127.0.0.1:8083");
+  flags.Add("data", "./data/storage", "directory of the block journal");
+  flags.Add("max-blob", "1GiB", "largest blob or object");
+  flags.Add("segment-size", "64MiB", "size at which a journal segment file is sealed");
+  flags.Add("io-threads", "8", "threads doing disk work (concurrent writers share fsyncs)");
+  ServiceBasics basics;
+  if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  auto max_blob = flags.GetBytes("max-blob");
+  auto segment = flags.GetBytes("segment-size");
+  auto io_threads = flags.GetInt("io-threads");
+  for (const auto* r : {&max_blob, &segment}) {
+    if (!r->ok()) return Fail(r->status());
+  }
+  if (!io_threads.ok()) return Fail(io_threads.status());
+  if (*io_threads < 1 || *io_threads > 256) return Fail(Status::Invalid("--io-threads must be in 1..256"));
+
+  std::error_code ec;
+  std::filesystem::create_directories(flags.Get("data"), ec);
+  if (ec) return Fail(Status::Unavailable("cannot create --data " + flags.Get("data") + ": " + ec.message()));
+  journal::Options jo;
+  jo.segment_bytes = static_cast<uint64_t>(*segment);
+  jo.max_blob_bytes = static_cast<uint64_t>(*max_blob);
+  auto journal = journal::Journal::Open(flags.Get("data"), jo);
+  if (!journal.ok()) return Fail(journal.status());
+  {
+    journal::Stats st = (*journal)->stats();
+    log::Info("journal opened", {{"blobs", std::to_string(st.live_blobs)},
+                                 {"segments", std::to_string(st.segments)},
+                                 {"checkpoint", st.checkpoint_loaded ? "yes" : "no"},
+                                 {"truncated_bytes", std::to_string(st.truncated_bytes)},
+                                 {"corrupt_records", std::to_string(st.corrupt_records)}});
+  }
+
+  metrics::Registry registry;
+  auto& g_blobs = registry.NewGauge("folio_storage_blobs", "Live blobs and objects");
+  auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
+  auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");
+  auto& g_fsyncs = registry.NewGauge("folio_storage_fsyncs", "fdatasync/fsync calls since start");
+  auto& g_wa = registry.NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start");
+  auto& g_corrupt = registry.NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start");
+  auto refresh = [&] {
+    journal::Stats st = (*journal)->stats();
+    g_blobs.Set(static_cast<double>(st.live_blobs));
+    g_live.Set(static_cast<double>(st.live_bytes));
+    g_disk.Set(static_cast<double>(st.disk_bytes));
+    g_fsyncs.Set(static_cast<double>(st.fsyncs));
+    g_wa.Set(st.write_amplification());
+    g_corrupt.Set(static_cast<double>(st.corrupt_records));
+  };
+  refresh();
+
+  http::Loop loop;
+  // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
+  ThreadPool io(static_cast<size_t>(*io_threads));
+  http::Router router;
+  metrics::MountOpsEndpoints(&router, &registry, [] { return std::string(); });
+  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}};
+  ctx.options.max_blob_bytes = static_cast<uint64_t>(*max_blob);
+  storage::MountApi(&router, &ctx);
+  loop.Every(1000, refresh);
+
+  http::ServerOptions sopts;
+  sopts.stream_pull_bytes = 256 * 1024;
+  sopts.stream_watermark_bytes = 1024 * 1024;
+  http::Server server(&loop, &router, sopts);
+  Status ls;
+  if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
+  else ls = server.Listen(basics.host, basics.port);
+  if (!ls.ok()) return Fail(ls);
+  log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
+                                         {"data", flags.Get("data")}});
+  auto shutdown = [&] {
+    log::Info("shutting down");
+    server.Shutdown([&] { loop.Stop(); });
+  };
+  loop.OnSignal(SIGTERM, shutdown);
+  loop.OnSignal(SIGINT, shutdown);
+  loop.Run();
+  log::Info("folio-storage stopped");
+  return 0;
+}
