@@ -103,6 +103,12 @@ Result<std::unique_ptr<Responder>> Responder::Start(Bus* bus, std::string_view s
     static_cast<void>(impl.release());
     return st;
   }
+  // A round trip to the server: the subscription is registered there when
+  // Start returns, so a request sent next (from any connection) finds it.
+  // Not fatal if it times out (the subscription goes through anyway).
+  if (natsConnection_FlushTimeout(nc, 2000) != NATS_OK) {
+    log::Warn("responder subscription not confirmed by the server yet", {{"subject", impl->subject}});
+  }
   return std::unique_ptr<Responder>(new Responder(std::move(impl)));
 }
 

@@ -81,7 +81,8 @@ class Bus {
 class Responder {
  public:
   using Handler = std::function<std::string(std::string_view subject, std::string_view data)>;
-  // queue_group may be empty (every responder gets every request).
+  // queue_group may be empty (every responder gets every request). On
+  // return the server knows the subscription (one flush round trip).
   static Result<std::unique_ptr<Responder>> Start(Bus* bus, std::string_view subject,
                                                   std::string_view queue_group, Handler handler);
   ~Responder();  // unsubscribes and waits for a running handler to return
