@@ -10,6 +10,7 @@
 //
 // Threads: N workers (each a Loop + Server on the shared port), plus the
 // KV watcher thread and the search pool. Worker 0 runs on the main thread.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
   flags.Add("search-threads", "8", "threads making search requests to the search service");
   flags.Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
   flags.Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
+  flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): /assets/ misses are fetched from it; \"\" = off");
+  flags.Add("asset-cache", "256MiB", "bytes of assets kept in memory (objects over 1/8 of it are served, not kept)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   const std::string& host = basics.host;
@@ -84,9 +87,20 @@ int main(int argc, char** argv) {
   // Destroyed explicitly below: after the loops stop (its pool posts to them)
   // and before the bus (its pool uses it).
   auto search = std::make_unique<edge::SearchBackend>(search_opts, &registry);
+  std::unique_ptr<edge::AssetStore> assets;  // likewise destroyed after the loops stop
+  if (!flags.Get("storage").empty()) {
+    auto cache = flags.GetBytes("asset-cache");
+    if (!cache.ok()) return Fail(cache.status());
+    edge::AssetOptions ao;
+    ao.storage_url = flags.Get("storage");
+    while (!ao.storage_url.empty() && ao.storage_url.back() == '/') ao.storage_url.pop_back();
+    ao.cache_bytes = static_cast<size_t>(std::max<int64_t>(*cache, 0));
+    assets = std::make_unique<edge::AssetStore>(ao, &registry);
+  }
   std::vector<std::unique_ptr<edge::Worker>> workers;
   for (size_t i = 0; i < nworkers; ++i) {
-    workers.push_back(std::make_unique<edge::Worker>(site, counters, &registry, readiness, search.get()));
+    workers.push_back(
+        std::make_unique<edge::Worker>(site, counters, &registry, readiness, search.get(), assets.get()));
   }
   auto fds = http::SystemdListenFds();
   int bound_port = port;
@@ -225,6 +239,7 @@ int main(int argc, char** argv) {
   for (auto& t : threads) t.join();
   connector.join();
   search.reset();  // runs what is queued (the loops still exist), joins the pool
+  assets.reset();  // likewise
   watcher.reset();
   bus_conn.reset();
   log::Info("folio-edge stopped");

@@ -72,8 +72,9 @@ const PageTable* SiteTables::Find(std::string_view host_header) {
 std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }
 
 Worker::Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-               metrics::ReadinessCheck ready, SearchBackend* search)
-    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search) {
+               metrics::ReadinessCheck ready, SearchBackend* search, AssetStore* assets)
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
+      assets_(assets) {
   metrics::MountOpsEndpoints(&router_, registry, std::move(ready));
   router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); });
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); });
@@ -153,6 +154,8 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
     auto it = pages->find(std::string_view(scratch_));
     if (it != pages->end() && it->first != kNotFoundKey) {
       keep = it->second;
+    } else if (assets_ != nullptr && ServeAsset(req, &r)) {
+      return;  // an attachment held by folio-storage; off the hot path
     } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
       // Another spelling of a page's URL (letter case, ".md", a trailing
       // slash): 301 to the canonical one. Off the hot path.

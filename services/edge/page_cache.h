@@ -18,6 +18,7 @@
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "folio/site/search_page.h"
+#include "asset_store.h"
 #include "page.h"
 #include "search_backend.h"
 
@@ -89,8 +90,10 @@ class Worker {
  public:
   // `search` (may be null: searches then answer 503) is shared by every
   // worker and must outlive the loop's run.
+  // `assets` (may be null: /assets/ URLs not in the page tables are 404)
+  // is shared likewise.
   Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-         metrics::ReadinessCheck ready, SearchBackend* search = nullptr);
+         metrics::ReadinessCheck ready, SearchBackend* search = nullptr, AssetStore* assets = nullptr);
 
   http::Loop& loop() { return loop_; }
   http::Server& server() { return *server_; }
@@ -105,6 +108,19 @@ class Worker {
   // FinishSearch, posted back to this loop by the backend's pool.
   void ServeSearch(const http::Request& req, http::Responder r);
   void FinishSearch(uint64_t id, site::SearchPage page, bool fragment, Result<bus::SearchReply> reply);
+  // GET/HEAD /assets/<hash16>/<name> missing from the page tables
+  // (asset_handler.cc): from the AssetStore, else parked in pending_assets_
+  // until FinishAsset is posted back. Returns false if the path is not of
+  // that shape or there is no store (the caller goes on as for any page).
+  bool ServeAsset(const http::Request& req, http::Responder* r);
+  struct PendingAsset {
+    http::Responder responder;
+    std::string host, range, if_none_match;  // copied: the request's views die with it
+  };
+  void FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset);
+  void SendAsset(http::Responder r, const Asset& asset, std::shared_ptr<const Asset> keep,
+                 std::string_view range, std::string_view if_none_match);
+  void SendNotFound(http::Responder r, std::string_view host);
 
   http::Loop loop_;
   http::Router router_;
@@ -119,6 +135,9 @@ class Worker {
   // their connection is gone.
   std::unordered_map<uint64_t, http::Responder> pending_searches_;
   uint64_t next_search_id_ = 1;
+  AssetStore* assets_;
+  std::unordered_map<uint64_t, std::unique_ptr<PendingAsset>> pending_assets_;
+  uint64_t next_asset_id_ = 1;
 };
 
 }  // namespace folio::edge

@@ -5,6 +5,7 @@
 //   folio-ingest [flags]              serve (the --site site plus every site
 //                                     of the sites table)
 //   folio-ingest site add|list|remove administer sites (see site_command.h)
+//   folio-ingest backup|restore       backups in folio-storage (see backup.h)
 //
 // Threads: the main loop serves HTTP; the writer loop (its own thread) owns
 // the Store, Sites and their SiteWriters and runs every push, manifest,
@@ -15,6 +16,7 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -30,6 +32,7 @@
 #include "folio/core/time.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "backup.h"
 #include "handlers.h"
 #include "related_consumer.h"
 #include "site_command.h"
@@ -62,6 +65,20 @@ Result<std::string> LoadToken(const std::string& flag, const std::string& data_d
   return tok;
 }
 
+// --backup-every: a BackupSchedule into *out, or nothing when 0.
+Status StartBackups(const Flags& flags, metrics::Registry* registry, std::unique_ptr<ingest::BackupSchedule>* out) {
+  auto every = flags.GetDurationMs("backup-every");
+  auto keep = flags.GetInt("backup-keep");
+  if (!every.ok()) return every.status();
+  if (!keep.ok() || *keep < 1 || *keep > 10000) return Status::Invalid("--backup-keep must be in 1..10000");
+  if (*every <= 0) return Status::Ok();
+  if (flags.Get("storage").empty()) return Status::Invalid("--backup-every needs --storage");
+  *out = std::make_unique<ingest::BackupSchedule>(flags.Get("data"), flags.Get("storage"), static_cast<int>(*keep),
+                                                  *every, registry);
+  (*out)->Start();
+  return Status::Ok();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,11 +97,17 @@ int main(int argc, char** argv) {
   flags.Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
             "ES module of mermaid, loaded only by pages with a diagram (self-host it to avoid the CDN)");
+  flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
+  flags.Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
+  flags.Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
+  flags.Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   if (!flags.positional().empty()) {
     if (flags.positional()[0] == "site") return ingest::RunSiteCommand(flags);
-    fprintf(stderr, "folio-ingest: unknown command \"%s\" (commands: site; none to serve)\n",
+    if (flags.positional()[0] == "backup") return ingest::RunBackupCommand(flags);
+    if (flags.positional()[0] == "restore") return ingest::RunRestoreCommand(flags);
+    fprintf(stderr, "folio-ingest: unknown command \"%s\" (commands: site, backup, restore; none to serve)\n",
             flags.positional()[0].c_str());
     return 2;
   }
@@ -113,8 +136,23 @@ int main(int argc, char** argv) {
   site_opts.site_name = flags.Get("site-name");
   site_opts.base_url = flags.Get("base-url");
   site_opts.mermaid_url = flags.Get("mermaid-url");
+  site_opts.storage_url = flags.Get("storage");
+  while (!site_opts.storage_url.empty() && site_opts.storage_url.back() == '/') site_opts.storage_url.pop_back();
+  ingest::PushLimits push_limits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
+  if (const std::string& v = flags.Get("max-attachment"); !v.empty()) {
+    auto max_att = flags.GetBytes("max-attachment");
+    if (!max_att.ok()) return Fail(max_att.status());
+    if (*max_att < 1) return Fail(Status::Invalid("--max-attachment must be positive"));
+    push_limits.max_attachment_bytes = static_cast<size_t>(*max_att);
+  } else if (!site_opts.storage_url.empty()) {
+    push_limits.max_attachment_bytes = 64u << 20;
+  }
+  // One attachment may travel alone, as base64 (4/3) in JSON.
+  *max_body = std::max<int64_t>(*max_body, static_cast<int64_t>(push_limits.max_attachment_bytes / 3 * 4 + (1 << 20)));
   ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return Fail(s);
+  std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
+  if (Status s = StartBackups(flags, &registry, &backups); !s.ok()) return Fail(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
@@ -163,8 +201,7 @@ int main(int argc, char** argv) {
   metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   });
-  ingest::HandlerContext hctx{&loop, &writer_loop, &sites,
-                              {static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)}, &registry};
+  ingest::HandlerContext hctx{&loop, &writer_loop, &sites, push_limits, &registry};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
@@ -195,6 +232,7 @@ int main(int argc, char** argv) {
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);
   loop.Run();
+  backups.reset();
   related.Stop();  // before the bus goes; a batch the writer has not run is redelivered
   writer_thread.join();
   bus_conn.reset();

@@ -11,6 +11,7 @@
 #include "folio/core/text.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
+#include "folio/http/client.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/layout.h"
@@ -50,6 +51,37 @@ std::string ContentTypeOf(std::string_view path) {
   if (dot == std::string_view::npos) return "application/octet-stream";
   auto it = kTypes.find(AsciiLower(path.substr(dot + 1)));
   return it == kTypes.end() ? "application/octet-stream" : it->second;
+}
+
+// Puts each attachment into folio-storage unless it is there already (HEAD
+// first, so a known blob is not sent again). Blocking libcurl calls on the
+// writer loop: acceptable while pushes are rare; a worker would keep them off
+// the writer's path. kUnavailable when storage cannot take a blob.
+Status PutBlobs(const std::string& storage_url, const std::vector<site::AttachmentMeta>& metas,
+                const std::vector<const PushAttachment*>& bytes) {
+  for (size_t k = 0; k < metas.size(); ++k) {
+    const std::string url = storage_url + "/blobs/sha256/" + metas[k].sha256;
+    http::ClientRequest head;
+    head.method = "HEAD";
+    head.url = url;
+    head.timeout_ms = 10'000;
+    auto have = http::Fetch(head);
+    if (have.ok() && have->status == 200) continue;
+    http::ClientRequest put;
+    put.method = "PUT";
+    put.url = url;
+    put.headers = {{"Content-Type", ContentTypeOf(metas[k].path)}};
+    put.body = bytes[k]->data;
+    put.timeout_ms = 120'000;
+    auto r = http::Fetch(put);
+    if (!r.ok() || (r->status != 200 && r->status != 201)) {
+      std::string why = r.ok() ? "HTTP " + std::to_string(r->status) : r.status().message();
+      log::Warn("storage refused an attachment", {{"path", metas[k].path}, {"error", why}});
+      return Status::Unavailable("attachment storage is unavailable (" + metas[k].path + ": " + why +
+                                 "); nothing was changed, retry the push");
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -314,6 +346,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
   for (const auto& d : req.delete_attachments) {
     if (vault_.FindAttachment(d)) att_deletes.push_back(d);
   }
+  // Storage first: a committed page never references a blob storage lacks.
+  if (!options_.storage_url.empty() && !att_upserts.empty()) {
+    if (Status s = PutBlobs(options_.storage_url, att_upserts, att_bytes); !s.ok()) return s;
+  }
   phase("hash");
   sum.changed = changed.size() + att_upserts.size();
   sum.deleted = deletes.size() + att_deletes.size();
@@ -434,6 +470,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     // Assets: immutable, content-addressed URLs; an old URL goes once unused.
     for (size_t k = 0; k < att_upserts.size(); ++k) {
       const site::AttachmentMeta* m = vault_.FindAttachment(att_upserts[k].path);
+      if (!options_.storage_url.empty()) {
+        c.attachments.push_back({*m, ""});  // the bytes live in storage; edges fetch them from there
+        continue;
+      }
       if (!taken.count(m->url)) {
         AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, att_bytes[k]->data, now_s);
         taken.insert(m->url);

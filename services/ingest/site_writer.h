@@ -35,6 +35,8 @@ struct SiteOptions {
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
   std::string mermaid_url = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
                                        // loaded only by pages with a mermaid diagram
+  std::string storage_url;             // folio-storage ("http://127.0.0.1:8083"): attachment bytes go
+                                       // there, not to SQLite or the bus; "" (default) = as before
 };
 
 struct PushSummary {

@@ -40,6 +40,7 @@ Cluster::~Cluster() {
   search_.reset();
   edge_.reset();
   ingest_.reset();
+  storage_.reset();
 }
 
 void Cluster::StartIngest() {
@@ -59,10 +60,10 @@ void Cluster::StopIngest(int signum) {
 }
 
 void Cluster::StartEdge() {
-  edge_ = std::make_unique<testing::Process>(
-      Pinned(std::vector<std::string>{testing::BinPath("folio-edge"), "--listen",
-                               "127.0.0.1:" + std::to_string(edge_port_), "--nats", nats_.url()}),
-      std::vector<std::string>{}, dir() + "/edge.log");
+  std::vector<std::string> argv{testing::BinPath("folio-edge"), "--listen",
+                                "127.0.0.1:" + std::to_string(edge_port_), "--nats", nats_.url()};
+  argv.insert(argv.end(), edge_args_.begin(), edge_args_.end());
+  edge_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/edge.log");
   if (!testing::WaitForHttp(edge_url() + "/livez", 200, 10000)) {
     fprintf(stderr, "edge did not start:\n%s\n", Logs().c_str());
   }
@@ -87,6 +88,29 @@ void Cluster::StartSearch(std::vector<std::string> extra_args) {
 void Cluster::StopSearch(int signum) {
   if (search_) search_->Stop(signum);
   search_.reset();
+}
+
+void Cluster::StartStorage(std::vector<std::string> extra_args) {
+  std::vector<std::string> argv{testing::BinPath("folio-storage"), "--listen",
+                                "127.0.0.1:" + std::to_string(storage_port_), "--data", dir() + "/storage"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  storage_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/storage.log");
+  if (!testing::WaitForHttp(storage_url() + "/livez", 200, 10000)) {
+    fprintf(stderr, "storage did not start:\n%s\n", Logs().c_str());
+  }
+}
+
+void Cluster::StopStorage(int signum) {
+  if (storage_) storage_->Stop(signum);
+  storage_.reset();
+}
+
+void Cluster::AddIngestArgs(std::vector<std::string> args) {
+  ingest_args_.insert(ingest_args_.end(), args.begin(), args.end());
+}
+
+void Cluster::AddEdgeArgs(std::vector<std::string> args) {
+  edge_args_.insert(edge_args_.end(), args.begin(), args.end());
 }
 
 http::ClientResponse Cluster::Push(const std::string& body, const std::string& token) {
@@ -181,7 +205,7 @@ int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {
 
 std::string Cluster::Logs() const {
   std::string all;
-  for (const char* name : {"ingest.log", "edge.log", "search.log"}) {
+  for (const char* name : {"ingest.log", "edge.log", "search.log", "storage.log"}) {
     std::ifstream in(dir() + "/" + name);
     std::stringstream ss;
     ss << in.rdbuf();

@@ -68,6 +68,16 @@ class Cluster {
   std::string search_data_dir() const { return dir() + "/search"; }
   pid_t search_pid() const { return search_ ? search_->pid() : -1; }
 
+  // folio-storage (not started by the constructors): --data <dir>/storage,
+  // plus extra_args; waits for /livez. Its port stays the same across restarts.
+  void StartStorage(std::vector<std::string> extra_args = {});
+  void StopStorage(int signum = 15);
+  std::string storage_url() const { return "http://127.0.0.1:" + std::to_string(storage_port_); }
+  // Arguments appended to folio-ingest's / folio-edge's command line from the
+  // next StartIngest() / StartEdge() on (e.g. {"--storage", storage_url()}).
+  void AddIngestArgs(std::vector<std::string> args);
+  void AddEdgeArgs(std::vector<std::string> args);
+
  private:
   testing::NatsServer nats_;
   testing::TempDir dir_;
@@ -76,6 +86,9 @@ class Cluster {
   std::unique_ptr<testing::Process> ingest_, edge_;
   int search_port_ = testing::FreePort();
   std::unique_ptr<testing::Process> search_;
+  int storage_port_ = testing::FreePort();
+  std::unique_ptr<testing::Process> storage_;
+  std::vector<std::string> edge_args_;
 };
 
 // {"notes":[{"path":p,"content":c}...],"delete":[...]}

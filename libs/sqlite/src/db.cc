@@ -1,6 +1,11 @@
 #include "folio/sqlite/db.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 
 namespace folio::sqlite {
 namespace {
@@ -116,5 +121,66 @@ Result<Stmt> Db::Prepare(std::string_view sql) {
 void Db::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 int Db::Changes() const { return sqlite3_changes(db_); }
+
+Status Db::BackupTo(const std::string& dest_path, int pages_per_step, int pause_ms) {
+  std::error_code ec;
+  if (std::filesystem::exists(dest_path, ec)) return Status::Invalid("backup target exists: " + dest_path);
+  sqlite3* dest = nullptr;
+  int rc = sqlite3_open_v2(dest_path.c_str(), &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  std::string err;
+  if (rc == SQLITE_OK) {
+    sqlite3_backup* b = sqlite3_backup_init(dest, "main", db_, "main");
+    if (!b) {
+      err = sqlite3_errmsg(dest);
+    } else {
+      // BUSY/LOCKED only mean a writer holds the source for now: wait, retry.
+      do {
+        rc = sqlite3_backup_step(b, pages_per_step);
+        if (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(pause_ms);
+      } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+      sqlite3_backup_finish(b);
+      if (rc != SQLITE_DONE) err = sqlite3_errstr(rc);
+    }
+  } else {
+    err = dest ? sqlite3_errmsg(dest) : "out of memory";
+  }
+  sqlite3_close_v2(dest);
+  if (!err.empty()) {
+    std::remove(dest_path.c_str());
+    return Status::Unavailable("backup to " + dest_path + " failed: " + err);
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Db::IntegrityCheck() {
+  auto st = Prepare("PRAGMA integrity_check");
+  if (!st.ok()) return st.status();
+  std::string out;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    if (!out.empty()) out += "\n";
+    out += st->Text(0);
+  }
+  if (out.empty()) return Status::Internal("integrity_check returned no rows");
+  return out;
+}
+
+bool OpenedByAnotherProcess(const std::string& db_path) {
+  // The -shm lock bytes start at offset 120; the DMS ("dead man switch")
+  // byte is slot 8 (os_unix.c, UNIX_SHM_DMS).
+  constexpr off_t kShmDmsByte = 120 + 8;
+  int fd = open((db_path + "-shm").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock fl = {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = kShmDmsByte;
+  fl.l_len = 1;
+  bool open_elsewhere = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+  close(fd);
+  return open_elsewhere;
+}
 
 }  // namespace folio::sqlite

@@ -1,23 +1,45 @@
-// vector-bench: query latency/QPS and recall of ExactIndex vs HnswIndex, and
-// HashedEmbedder throughput. A benchmark driver, not a test.
+// vector-bench: query latency/QPS and recall@10 of ExactIndex vs HnswIndex on
+// four kinds of data, and HashedEmbedder throughput. A benchmark driver, not
+// a test.
 //
-//   vector-bench [--quick] [--uniform] [--queries N]
+//   vector-bench [--quick] [--data LIST] [--sizes LIST] [--dims LIST]
+//                [--m LIST] [--efc LIST] [--ef LIST] [--queries N] [--pin CPU] [--csv FILE]
 //
-// Data: synthetic unit vectors. By default clustered (n/100 random centres,
-// each point = normalise(centre + gaussian noise of norm ~0.8)), which is closer
-// to real embeddings than uniform noise; --uniform uses i.i.d. gaussian
-// directions (the hardest case for HNSW). Queries are fresh points from the
-// same distribution. Latency is single-threaded, one query at a time.
-// Full run: 10k and 100k x 384-d and 1024-d; --quick skips 100k x 1024-d.
+// Data (unit vectors; queries are fresh draws from the same distribution):
+//   clustered  n/100 equal clusters, noise of norm 0.8: easy (recall ~1 at any ef).
+//   mixture    the realistic middle: n/50 clusters with power-law sizes (the
+//              largest holds 1/8-1/6 of the points) under n/500 super-topics;
+//              noise of norm ~1.0 (as large as the centre): 0.8 in 16 latent
+//              directions per cluster (real embeddings have an intrinsic
+//              dimension of tens, not hundreds) and 0.6 isotropic.
+//   uniform    i.i.d. gaussian directions: the pathological case for HNSW.
+//   notes      what folio-search indexes by default: HashedEmbedder (stop-word
+//              IDF, as the service sets it) of synthetic notes (see NoteGen).
+//              Two query sets: held-out notes ("related", the related-notes
+//              workload) and 1-4 word queries ("words", the search box).
+// Latency is single-threaded, one query at a time (on --pin CPU if given);
+// HNSW builds use every hardware thread, as HnswIndex::Build does. Per HNSW
+// setting: recall@10 against the exact top 10, and "scores": the sum of the
+// returned top-10 scores over the exact top-10's (1 = as similar; near-ties
+// lower recall but not this).
+// Full run: every kind at 10k x 384 and 1024 and at 100k x 384; mixture also
+// at 100k x 1024. --quick: 384-d only, 100k for mixture and notes.
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "folio/vector/embedder.h"
@@ -39,33 +61,304 @@ void Normalise(float* v, size_t dim) {
   for (size_t i = 0; i < dim; ++i) v[i] *= inv;
 }
 
-// n rows of dim floats, row-major.
-std::vector<float> MakeData(size_t n, size_t dim, bool uniform, const std::vector<float>& centres,
-                            std::mt19937_64& rng) {
-  std::normal_distribution<float> g;
-  size_t nc = centres.size() / dim;
-  std::uniform_int_distribution<size_t> pick(0, nc - 1);
-  float sigma = 0.8f / std::sqrt(static_cast<float>(dim));
-  std::vector<float> out(n * dim);
-  for (size_t r = 0; r < n; ++r) {
-    float* v = out.data() + r * dim;
-    if (uniform) {
-      for (size_t i = 0; i < dim; ++i) v[i] = g(rng);
-    } else {
-      const float* c = centres.data() + pick(rng) * dim;
-      for (size_t i = 0; i < dim; ++i) v[i] = c[i] + sigma * g(rng);
-    }
-    Normalise(v, dim);
-  }
-  return out;
+std::vector<double> Zipf(size_t n, double s) {
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) w[i] = 1.0 / std::pow(static_cast<double>(i + 1), s);
+  return w;
 }
+
+// Runs fn(i) for i in [0, n) on every hardware thread (data preparation only).
+template <typename Fn>
+void Parallel(size_t n, Fn&& fn) {
+  size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (size_t i = t; i < n; i += threads) fn(i);
+    });
+  }
+  for (auto& th : pool) th.join();
+}
+
+// Samples index i with probability w[i] / sum(w). Const, so threads may share it.
+class Sampler {
+ public:
+  Sampler() = default;
+  explicit Sampler(const std::vector<double>& w) : cdf_(w.size()) {
+    double sum = 0;
+    for (size_t i = 0; i < w.size(); ++i) cdf_[i] = sum += w[i];
+  }
+  size_t operator()(std::mt19937_64& rng) const {
+    double u = std::uniform_real_distribution<double>(0, cdf_.back())(rng);
+    return std::min<size_t>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin(), cdf_.size() - 1);
+  }
+
+ private:
+  std::vector<double> cdf_;
+};
+
+// ---- Synthetic notes. The same model as services/search/search_bench.cc
+// (keep them in step): a Zipf vocabulary of 40,000 word-like strings whose
+// head is real English function words; topics with power-law popularity, six
+// subtopics each (a topic's 300 and a subtopic's 80 words are drawn from the
+// mid/low-frequency part). A note has a topic, a subtopic and a second topic;
+// its words are 45% general, 25% topic, 20% subtopic, 10% second topic;
+// 200-2000 words (log-uniform) in 6-18 word sentences, 3-6 per paragraph,
+// a heading (2-4 subtopic words) every 2-4 paragraphs; the title is 2-4
+// topic/subtopic words; the tag names the topic.
+struct SynthNote {
+  std::string title, tag, body;
+  std::vector<std::pair<std::string, size_t>> headings;  // text, byte offset of its line in body
+};
+
+class NoteGen {
+ public:
+  NoteGen(size_t topics, uint64_t seed);
+  SynthNote Note(uint64_t i) const;  // deterministic in i
+  std::string Query(uint64_t i) const;  // a 1-4 word search-box query, deterministic in i
+
+ private:
+  static constexpr size_t kSub = 6, kTopicWords = 300, kSubWords = 80;
+  const std::string& Word(std::mt19937_64& rng, size_t topic, size_t sub, size_t other) const;
+  const std::string& Focused(std::mt19937_64& rng, size_t topic, size_t sub) const;
+  std::vector<std::string> words_;
+  std::vector<std::vector<uint32_t>> topic_words_, sub_words_;  // sub: topic * kSub + s
+  Sampler general_, topic_, sub_, topic_rank_, sub_rank_;
+};
+
+NoteGen::NoteGen(size_t topics, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  static const char* kFunction[] = {"the", "of", "and", "to", "a", "in", "is", "it", "that", "for", "on",
+                                    "with", "as", "this", "be", "are", "by", "from", "or", "not", "we", "can",
+                                    "at", "an", "if", "which", "you", "but", "has", "when", "all", "more"};
+  static const char* kOnset[] = {"", "b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t",
+                                 "v", "w", "z", "br", "st", "tr", "ch", "sh", "th", "pl", "gr", "sp", "cl"};
+  static const char* kVowel[] = {"a", "e", "i", "o", "u", "ai", "ea", "ou", "io", "y"};
+  static const char* kCoda[] = {"", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "ng", "x"};
+  std::unordered_set<std::string> seen(std::begin(kFunction), std::end(kFunction));
+  words_.assign(std::begin(kFunction), std::end(kFunction));
+  while (words_.size() < 40000) {
+    std::string w;
+    static const size_t kSyllables[20] = {1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4};
+    for (size_t s = kSyllables[rng() % 20]; s > 0; --s) {
+      w += kOnset[rng() % std::size(kOnset)];
+      w += kVowel[rng() % std::size(kVowel)];
+      w += kCoda[rng() % std::size(kCoda)];
+    }
+    if (w.size() >= 2 && seen.insert(w).second) words_.push_back(w);
+  }
+  auto draw = [&](size_t n) {
+    std::vector<uint32_t> v(n);
+    for (auto& w : v) w = static_cast<uint32_t>(500 + rng() % (words_.size() - 500));
+    return v;
+  };
+  for (size_t t = 0; t < topics; ++t) topic_words_.push_back(draw(kTopicWords));
+  for (size_t s = 0; s < topics * kSub; ++s) sub_words_.push_back(draw(kSubWords));
+  general_ = Sampler(Zipf(words_.size(), 1.0));
+  topic_ = Sampler(Zipf(topics, 1.0));
+  sub_ = Sampler(Zipf(kSub, 1.0));
+  topic_rank_ = Sampler(Zipf(kTopicWords, 0.8));
+  sub_rank_ = Sampler(Zipf(kSubWords, 0.8));
+}
+
+const std::string& NoteGen::Word(std::mt19937_64& rng, size_t topic, size_t sub, size_t other) const {
+  double u = std::uniform_real_distribution<double>(0, 1)(rng);
+  if (u < 0.45) return words_[general_(rng)];
+  if (u < 0.70) return words_[topic_words_[topic][topic_rank_(rng)]];
+  if (u < 0.90) return words_[sub_words_[topic * kSub + sub][sub_rank_(rng)]];
+  return words_[topic_words_[other][topic_rank_(rng)]];
+}
+
+const std::string& NoteGen::Focused(std::mt19937_64& rng, size_t topic, size_t sub) const {
+  if (rng() % 2) return words_[topic_words_[topic][rng() % 30]];
+  return words_[sub_words_[topic * kSub + sub][rng() % 30]];
+}
+
+SynthNote NoteGen::Note(uint64_t i) const {
+  std::mt19937_64 rng(i * 0x9E3779B97F4A7C15ull + 1);
+  size_t topic = topic_(rng), sub = sub_(rng), other = topic_(rng);
+  size_t words = static_cast<size_t>(200.0 * std::pow(10.0, std::uniform_real_distribution<double>(0, 1)(rng)));
+  SynthNote n;
+  for (size_t w = 2 + rng() % 3; w > 0; --w) n.title += (n.title.empty() ? "" : " ") + Focused(rng, topic, sub);
+  n.title[0] = static_cast<char>(n.title[0] - 'a' + 'A');
+  n.tag = "topic" + std::to_string(topic);
+  n.body.reserve(words * 8);
+  size_t sentence_left = 0, sentences_left = 3 + rng() % 4, paragraphs_left = 1 + rng() % 3;
+  for (size_t w = 0; w < words; ++w) {
+    bool first = sentence_left == 0;
+    if (first) sentence_left = 6 + rng() % 13;
+    size_t at = n.body.size();
+    n.body += Word(rng, topic, sub, other);
+    if (first) n.body[at] = static_cast<char>(n.body[at] - 'a' + 'A');
+    if (--sentence_left > 0) {
+      n.body += ' ';
+      continue;
+    }
+    n.body += '.';
+    if (--sentences_left > 0) {
+      n.body += ' ';
+      continue;
+    }
+    n.body += "\n\n";
+    sentences_left = 3 + rng() % 4;
+    if (--paragraphs_left > 0 || w + 50 > words) continue;
+    paragraphs_left = 2 + rng() % 3;
+    std::string h;
+    for (size_t k = 2 + rng() % 3; k > 0; --k) h += (h.empty() ? "" : " ") + Focused(rng, topic, sub);
+    n.headings.emplace_back(h, n.body.size());
+    n.body += h + "\n\n";
+  }
+  return n;
+}
+
+// What folio-search embeds for a note (search's NoteEmbedText): title twice, tags, text.
+std::string EmbedText(const SynthNote& n) { return n.title + "\n" + n.title + "\n" + n.tag + " \n" + n.body; }
+
+std::string NoteGen::Query(uint64_t i) const {
+  std::mt19937_64 rng(i * 0xC2B2AE3D27D4EB4Full + 7);
+  size_t topic = topic_(rng), sub = sub_(rng);
+  std::string q;
+  for (size_t w = 1 + rng() % 4; w > 0; --w) q += (q.empty() ? "" : " ") + Focused(rng, topic, sub);
+  return q;
+}
+
+// ---- Data sets.
+
+struct Data {
+  size_t n = 0, dim = 0;
+  std::vector<float> base;                                      // n x dim
+  std::vector<std::pair<std::string, std::vector<float>>> queries;  // name, nq x dim
+};
+
+// nc centres under nc/10 super-topics; cluster sizes ~ Zipf(1) (power law).
+// Each cluster gets kFacets latent directions from a pool of kPool.
+constexpr size_t kFacets = 16, kPool = 1024;
+struct Mixture {
+  size_t dim, nc;
+  std::vector<float> centres, pool;
+  std::vector<uint32_t> facets;  // nc x kFacets
+  Sampler pick;
+};
+
+Mixture MakeMixture(size_t n, size_t dim, std::mt19937_64& rng) {
+  std::normal_distribution<float> g;
+  Mixture m{dim, std::max<size_t>(n / 50, 20), {}, {}, {}, {}};
+  size_t ns = std::max<size_t>(m.nc / 10, 4);
+  std::vector<float> supers(ns * dim);
+  for (float& x : supers) x = g(rng);
+  for (size_t s = 0; s < ns; ++s) Normalise(&supers[s * dim], dim);
+  m.centres.resize(m.nc * dim);
+  for (size_t c = 0; c < m.nc; ++c) {
+    const float* s = &supers[(c % ns) * dim];
+    for (size_t i = 0; i < dim; ++i) m.centres[c * dim + i] = s[i] + 0.9f * g(rng) / std::sqrt(float(dim));
+    Normalise(&m.centres[c * dim], dim);
+  }
+  m.pool.resize(kPool * dim);
+  for (float& x : m.pool) x = g(rng);
+  for (size_t p = 0; p < kPool; ++p) Normalise(&m.pool[p * dim], dim);
+  m.facets.resize(m.nc * kFacets);
+  for (auto& f : m.facets) f = static_cast<uint32_t>(rng() % kPool);
+  m.pick = Sampler(Zipf(m.nc, 1.0));
+  return m;
+}
+
+void MixturePoint(const Mixture& m, std::mt19937_64& rng, float* v) {
+  std::normal_distribution<float> g;
+  size_t c = m.pick(rng), dim = m.dim;
+  const float iso = 0.6f / std::sqrt(float(dim)), lat = 0.8f / std::sqrt(float(kFacets));
+  for (size_t i = 0; i < dim; ++i) v[i] = m.centres[c * dim + i] + iso * g(rng);
+  for (size_t f = 0; f < kFacets; ++f) {
+    float z = lat * g(rng);
+    const float* d = &m.pool[m.facets[c * kFacets + f] * dim];
+    for (size_t i = 0; i < dim; ++i) v[i] += z * d[i];
+  }
+  Normalise(v, dim);
+}
+
+void ClusteredPoint(const std::vector<float>& centres, size_t dim, std::mt19937_64& rng, float* v) {
+  std::normal_distribution<float> g;
+  size_t c = rng() % (centres.size() / dim);
+  float sigma = 0.8f / std::sqrt(static_cast<float>(dim));
+  for (size_t i = 0; i < dim; ++i) v[i] = centres[c * dim + i] + sigma * g(rng);
+  Normalise(v, dim);
+}
+
+Data MakeGaussian(const std::string& kind, size_t n, size_t dim, size_t nq) {
+  std::mt19937_64 rng(n * 31 + dim);
+  std::normal_distribution<float> g;
+  Data d{n, dim, std::vector<float>(n * dim), {{"same", std::vector<float>(nq * dim)}}};
+  std::vector<float> centres(std::max<size_t>(n / 100, 10) * dim);
+  for (float& x : centres) x = g(rng);
+  for (size_t c = 0; c < centres.size() / dim; ++c) Normalise(&centres[c * dim], dim);
+  Mixture mix = MakeMixture(n, dim, rng);
+  auto point = [&](float* v) {
+    if (kind == "clustered") return ClusteredPoint(centres, dim, rng, v);
+    if (kind == "mixture") return MixturePoint(mix, rng, v);
+    for (size_t i = 0; i < dim; ++i) v[i] = g(rng);
+    Normalise(v, dim);
+  };
+  for (size_t r = 0; r < n; ++r) point(&d.base[r * dim]);
+  for (size_t r = 0; r < nq; ++r) point(&d.queries[0].second[r * dim]);
+  return d;
+}
+
+HashedEmbedder ServiceEmbedder(size_t dim) {
+  HashedEmbedder e(dim);
+  e.SetIdf(StopWordIdf(), kStopWordIdfName);
+  return e;
+}
+
+// Embeds text(i) for i in [0, n) into out (n x dim), on every thread.
+template <typename TextFn>
+void EmbedAll(size_t n, size_t dim, TextFn&& text, float* out) {
+  HashedEmbedder e = ServiceEmbedder(dim);
+  Parallel(n, [&](size_t i) {
+    std::vector<float> v;
+    if (!e.EmbedOne(text(i), &v).ok()) std::abort();
+    std::copy(v.begin(), v.end(), out + i * dim);
+  });
+}
+
+Data MakeNotes(size_t n, size_t dim, size_t nq) {
+  NoteGen gen(std::max<size_t>(n / 200, 16), 42);
+  Data d{n, dim, std::vector<float>(n * dim),
+         {{"related", std::vector<float>(nq * dim)}, {"words", std::vector<float>(nq * dim)}}};
+  EmbedAll(n, dim, [&](size_t i) { return EmbedText(gen.Note(i)); }, d.base.data());
+  EmbedAll(nq, dim, [&](size_t i) { return EmbedText(gen.Note(n + i)); }, d.queries[0].second.data());
+  EmbedAll(nq, dim, [&](size_t i) { return gen.Query(i); }, d.queries[1].second.data());
+  return d;
+}
+
+// ---- Measurement.
 
 struct Latency {
   double p50_us, p99_us, qps;
 };
 
+// Pins the calling thread to cpu (if >= 0) while alive; restores its mask after.
+class Pin {
+ public:
+  explicit Pin(int cpu) {
+    if (cpu < 0) return;
+    pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    active_ = pthread_setaffinity_np(pthread_self(), sizeof(one), &one) == 0;
+  }
+  ~Pin() {
+    if (active_) pthread_setaffinity_np(pthread_self(), sizeof(saved_), &saved_);
+  }
+
+ private:
+  cpu_set_t saved_;
+  bool active_ = false;
+};
+
 template <typename Fn>
-Latency Measure(size_t nq, Fn&& fn) {
+Latency Measure(size_t nq, int cpu, Fn&& fn) {
+  Pin pin(cpu);
+  for (size_t i = 0; i < std::min<size_t>(nq, 20); ++i) fn(i);  // warm up
   std::vector<double> t(nq);
   auto start = Clock::now();
   for (size_t i = 0; i < nq; ++i) {
@@ -78,118 +371,238 @@ Latency Measure(size_t nq, Fn&& fn) {
   return {t[nq / 2], t[std::min(nq - 1, nq * 99 / 100)], static_cast<double>(nq) / total};
 }
 
-void BenchIndexes(size_t n, size_t dim, bool uniform, size_t nq) {
-  std::mt19937_64 rng(n * 31 + dim);
-  std::vector<float> centres;
-  if (!uniform) {
-    size_t nc = std::max<size_t>(n / 100, 10);
-    std::normal_distribution<float> g;
-    centres.resize(nc * dim);
-    for (float& x : centres) x = g(rng);
-    for (size_t c = 0; c < nc; ++c) Normalise(centres.data() + c * dim, dim);
-  } else {
-    centres.resize(dim, 1.0f);
-  }
-  std::vector<float> data = MakeData(n, dim, uniform, centres, rng);
-  std::vector<float> queries = MakeData(nq, dim, uniform, centres, rng);
-  auto q = [&](size_t i) { return std::span<const float>(queries.data() + i * dim, dim); };
-  std::vector<uint64_t> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = i;
+struct Config {
+  std::vector<size_t> ms = {HnswOptions{}.m}, efcs = {HnswOptions{}.ef_construction};
+  std::vector<size_t> efs = {32, 64, 128, 192, 256};
+  size_t nq = 1000;
+  int cpu = -1;
+  FILE* csv = nullptr;
+  std::string date;
+};
 
-  ExactIndex exact(dim);
-  auto t0 = Clock::now();
-  for (size_t i = 0; i < n; ++i) {
-    if (!exact.Upsert(i, std::span<const float>(data.data() + i * dim, dim)).ok()) std::abort();
-  }
-  double exact_build = Seconds(t0, Clock::now());
-  size_t exact_nq = std::min(nq, n * dim >= 50'000'000 ? size_t{200} : nq);
-  std::vector<std::set<uint64_t>> truth(nq);
-  for (size_t i = 0; i < nq; ++i) {
-    for (auto& h : exact.Search(q(i), 10)) truth[i].insert(h.id);
-  }
-  Latency le = Measure(exact_nq, [&](size_t i) { (void)exact.Search(q(i), 10); });
-  std::printf("%-9s %7zu %5zu  %-6s %8.1f %5s %9.0f %9.0f %9.0f %8s\n", uniform ? "uniform" : "clustered",
-              n, dim, "exact", exact_build, "-", le.p50_us, le.p99_us, le.qps, "1.000");
+// One output line (and CSV row). m == 0 marks the exact index.
+struct Result {
+  const char* index;
+  size_t m, efc;
+  double build_s;
+  size_t ef;
+  Latency l;
+  double recall;
+  double score_ratio;  // sum of the top-10 scores / the exact top-10's: 1 = as similar
+};
+
+void Row(const Config& c, const std::string& kind, const std::string& qset, const Data& d, const Result& r) {
+  auto opt = [](size_t x) { return x ? std::to_string(x) : std::string("-"); };
+  std::printf("%-9s %-7s %7zu %5zu  %-5s %3s %4s %8.1f %5s %8.0f %8.0f %8.0f %7.3f %6.3f\n", kind.c_str(),
+              qset.c_str(), d.n, d.dim, r.index, opt(r.m).c_str(), opt(r.efc).c_str(), r.build_s, opt(r.ef).c_str(),
+              r.l.p50_us, r.l.p99_us, r.l.qps, r.recall, r.score_ratio);
   std::fflush(stdout);
+  if (!c.csv) return;
+  std::fprintf(c.csv, "%s,%s,%s,%zu,%zu,%s,%zu,%zu,%.2f,%zu,%.1f,%.1f,%.1f,%.4f,%.4f,\n", c.date.c_str(), kind.c_str(),
+               qset.c_str(), d.n, d.dim, r.index, r.m, r.efc, r.build_s, r.ef, r.l.p50_us, r.l.p99_us, r.l.qps,
+               r.recall, r.score_ratio);
+  std::fflush(c.csv);
+}
 
-  HnswIndex hnsw(dim);
-  t0 = Clock::now();
-  hnsw.Build(ids, data);
-  double hnsw_build = Seconds(t0, Clock::now());
-  for (size_t ef : {64, 128, 256}) {
-    hnsw.set_ef_search(ef);
-    size_t found = 0;
-    for (size_t i = 0; i < nq; ++i) {
-      for (auto& h : hnsw.Search(q(i), 10)) found += truth[i].count(h.id);
+std::span<const float> Rowspan(const std::vector<float>& v, size_t i, size_t dim) {
+  return std::span<const float>(v.data() + i * dim, dim);
+}
+
+// Per query: the exact top-10 ids and the sum of their scores.
+struct Truth {
+  std::vector<std::set<uint64_t>> ids;
+  std::vector<double> score_sum;
+};
+
+// Builds an HNSW graph per (M, ef_construction) and sweeps ef_search over
+// every query set.
+void BenchHnsw(const Config& c, const std::string& kind, const Data& d, const std::vector<Truth>& truth) {
+  std::vector<uint64_t> ids(d.n);
+  for (size_t i = 0; i < d.n; ++i) ids[i] = i;
+  for (size_t m : c.ms) {
+    for (size_t efc : c.efcs) {
+      HnswOptions o;
+      o.m = m;
+      o.ef_construction = efc;
+      HnswIndex hnsw(d.dim, o);
+      auto t0 = Clock::now();
+      hnsw.Build(ids, d.base);
+      double build_s = Seconds(t0, Clock::now());
+      for (size_t q = 0; q < d.queries.size(); ++q) {
+        const auto& queries = d.queries[q].second;
+        for (size_t ef : c.efs) {
+          hnsw.set_ef_search(ef);
+          size_t found = 0;
+          double rel = 0;
+          for (size_t i = 0; i < c.nq; ++i) {
+            double sum = 0;
+            for (auto& h : hnsw.Search(Rowspan(queries, i, d.dim), 10)) {
+              found += truth[q].ids[i].count(h.id);
+              sum += h.score;
+            }
+            rel += truth[q].score_sum[i] > 0 ? sum / truth[q].score_sum[i] : 1.0;
+          }
+          double recall = static_cast<double>(found) / static_cast<double>(c.nq * 10);
+          Latency l = Measure(c.nq, c.cpu, [&](size_t i) { (void)hnsw.Search(Rowspan(queries, i, d.dim), 10); });
+          Row(c, kind, d.queries[q].first, d, {"hnsw", m, efc, build_s, ef, l, recall, rel / double(c.nq)});
+        }
+      }
     }
-    double recall = static_cast<double>(found) / static_cast<double>(nq * 10);
-    Latency lh = Measure(nq, [&](size_t i) { (void)hnsw.Search(q(i), 10); });
-    std::printf("%-9s %7zu %5zu  %-6s %8.1f %5zu %9.0f %9.0f %9.0f %8.3f\n", uniform ? "uniform" : "clustered",
-                n, dim, "hnsw", hnsw_build, ef, lh.p50_us, lh.p99_us, lh.qps, recall);
-    std::fflush(stdout);
   }
 }
 
-void BenchEmbedder() {
-  // ~2 KB notes from a 5,000-word vocabulary with a Zipf-like draw.
-  std::mt19937_64 rng(7);
-  std::vector<std::string> vocab;
-  std::uniform_int_distribution<int> len(2, 10), letter('a', 'z');
-  for (int i = 0; i < 5000; ++i) {
-    std::string w;
-    for (int k = len(rng); k > 0; --k) w.push_back(static_cast<char>(letter(rng)));
-    vocab.push_back(w);
+void BenchData(const Config& c, const std::string& kind, const Data& d) {
+  std::vector<Truth> truth;
+  {
+    ExactIndex exact(d.dim);
+    auto t0 = Clock::now();
+    for (size_t i = 0; i < d.n; ++i) {
+      if (!exact.Upsert(i, Rowspan(d.base, i, d.dim)).ok()) std::abort();
+    }
+    double build_s = Seconds(t0, Clock::now());
+    for (const auto& [qset, queries] : d.queries) {
+      Truth& t = truth.emplace_back(Truth{std::vector<std::set<uint64_t>>(c.nq), std::vector<double>(c.nq)});
+      Parallel(c.nq, [&](size_t i) {
+        for (auto& h : exact.Search(Rowspan(queries, i, d.dim), 10)) {
+          t.ids[i].insert(h.id);
+          t.score_sum[i] += h.score;
+        }
+      });
+      size_t nq = d.n * d.dim >= 30'000'000 ? std::min<size_t>(c.nq, 300) : c.nq;
+      Latency l = Measure(nq, c.cpu, [&](size_t i) { (void)exact.Search(Rowspan(queries, i, d.dim), 10); });
+      Row(c, kind, qset, d, {"exact", 0, 0, build_s, 0, l, 1.0, 1.0});
+    }
   }
-  std::vector<double> weights(vocab.size());
-  for (size_t i = 0; i < weights.size(); ++i) weights[i] = 1.0 / static_cast<double>(i + 1);
-  std::discrete_distribution<size_t> zipf(weights.begin(), weights.end());
+  BenchHnsw(c, kind, d, truth);
+}
+
+// Single-thread throughput of the service's embedder on synthetic notes.
+void BenchEmbedder(const Config& c) {
+  NoteGen gen(50, 42);
   const size_t kNotes = 2000;
   std::vector<std::string> notes(kNotes);
   size_t bytes = 0;
-  for (auto& note : notes) {
-    while (note.size() < 2048) {
-      note += vocab[zipf(rng)];
-      note += (note.size() % 97 < 7) ? ". " : " ";
-    }
-    bytes += note.size();
-  }
+  for (size_t i = 0; i < kNotes; ++i) bytes += (notes[i] = EmbedText(gen.Note(i))).size();
   std::vector<std::string_view> views(notes.begin(), notes.end());
   for (size_t dim : {384, 1024}) {
-    HashedEmbedder e(dim);
+    HashedEmbedder e = ServiceEmbedder(dim);
     std::vector<std::vector<float>> out;
+    Pin pin(c.cpu);
     auto t0 = Clock::now();
     if (!e.Embed(views, &out).ok()) std::abort();
     double s = Seconds(t0, Clock::now());
-    std::printf("HashedEmbedder dim %4zu: %zu notes (avg %zu B) in %.2f s: %.0f notes/s, %.1f MB/s (1 thread)\n",
-                dim, kNotes, bytes / kNotes, s, static_cast<double>(kNotes) / s,
-                static_cast<double>(bytes) / s / 1e6);
+    std::printf("HashedEmbedder dim %4zu: %zu notes (avg %zu B) in %.2f s: %.0f notes/s, %.1f MB/s (1 thread)\n", dim,
+                kNotes, bytes / kNotes, s, static_cast<double>(kNotes) / s, static_cast<double>(bytes) / s / 1e6);
+    if (c.csv) {
+      std::fprintf(c.csv, "%s,embedder,notes,%zu,%zu,hashed,0,0,%.2f,0,0,0,%.1f,0,0,%.2f\n", c.date.c_str(), kNotes,
+                   dim, s, static_cast<double>(kNotes) / s, static_cast<double>(bytes) / s / 1e6);
+    }
   }
+}
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+std::vector<size_t> SplitNumbers(const std::string& s) {
+  std::vector<size_t> out;
+  for (const auto& x : Split(s)) out.push_back(std::strtoul(x.c_str(), nullptr, 10));
+  return out;
+}
+
+// The default matrix leaves out the slowest, least telling runs (see the file comment).
+bool Skip(const std::string& kind, size_t n, size_t dim, bool quick) {
+  if (n < 100000) return false;
+  if (quick) return kind == "clustered" || kind == "uniform";
+  return dim > 384 && kind != "mixture";
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "usage: vector-bench [--quick] [--data clustered,mixture,uniform,notes] [--sizes 10000,100000]\n"
+               "                    [--dims 384,1024] [--m LIST] [--efc LIST] [--ef 32,64,128,192,256]\n"
+               "                    [--queries 1000] [--pin CPU] [--csv FILE]\n");
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, uniform = false;
-  size_t nq = 1000;
+  Config c;
+  bool quick = false;
+  std::vector<std::string> kinds = {"clustered", "mixture", "uniform", "notes"};
+  std::vector<size_t> sizes = {10000, 100000}, dims = {384, 1024};
+  bool sizes_set = false, dims_set = false;
+  std::string csv;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
+    std::string a = argv[i];
+    bool has = i + 1 < argc;
+    if (a == "--quick") {
       quick = true;
-    } else if (std::strcmp(argv[i], "--uniform") == 0) {
-      uniform = true;
-    } else if (std::strcmp(argv[i], "--queries") == 0 && i + 1 < argc) {
-      nq = std::max<size_t>(std::strtoul(argv[++i], nullptr, 10), 10);
+    } else if (a == "--data" && has) {
+      kinds = Split(argv[++i]);
+    } else if (a == "--sizes" && has) {
+      sizes = SplitNumbers(argv[++i]), sizes_set = true;
+    } else if (a == "--dims" && has) {
+      dims = SplitNumbers(argv[++i]), dims_set = true;
+    } else if (a == "--m" && has) {
+      c.ms = SplitNumbers(argv[++i]);
+    } else if (a == "--efc" && has) {
+      c.efcs = SplitNumbers(argv[++i]);
+    } else if (a == "--ef" && has) {
+      c.efs = SplitNumbers(argv[++i]);
+    } else if (a == "--queries" && has) {
+      c.nq = std::max<size_t>(std::strtoul(argv[++i], nullptr, 10), 10);
+    } else if (a == "--pin" && has) {
+      c.cpu = std::atoi(argv[++i]);
+    } else if (a == "--csv" && has) {
+      csv = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: vector-bench [--quick] [--uniform] [--queries N]\n");
-      return 2;
+      return Usage();
     }
   }
-  std::printf("vector-bench: %u hardware threads; k=10; HNSW M=16 ef_construction=200; %zu queries\n",
-              std::thread::hardware_concurrency(), nq);
-  BenchEmbedder();
-  std::printf("\n%-9s %7s %5s  %-6s %8s %5s %9s %9s %9s %8s\n", "data", "n", "dim", "index", "build_s",
-              "ef", "p50_us", "p99_us", "qps", "recall");
-  std::vector<std::pair<size_t, size_t>> configs = {{10000, 384}, {10000, 1024}, {100000, 384}};
-  if (!quick) configs.emplace_back(100000, 1024);
-  for (auto [n, dim] : configs) BenchIndexes(n, dim, uniform, nq);
+  for (const auto& k : kinds) {
+    if (k != "clustered" && k != "mixture" && k != "uniform" && k != "notes") return Usage();
+  }
+  if (quick && !dims_set) dims = {384};
+  if (!csv.empty()) {
+    bool fresh = !std::filesystem::exists(csv);
+    c.csv = std::fopen(csv.c_str(), "a");
+    if (!c.csv) {
+      std::perror(csv.c_str());
+      return 1;
+    }
+    if (fresh) {
+      std::fprintf(c.csv, "date,data,queries,n,dim,index,m,efc,build_s,ef,p50_us,p99_us,qps,recall,score_ratio,"
+                          "mb_per_s\n");
+    }
+  }
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  c.date = date;
+  std::printf("vector-bench: %u hardware threads; k=10; %zu queries; query thread pinned to CPU %d (-1: not)\n",
+              std::thread::hardware_concurrency(), c.nq, c.cpu);
+  BenchEmbedder(c);
+  std::printf("\n%-9s %-7s %7s %5s  %-5s %3s %4s %8s %5s %8s %8s %8s %7s %6s\n", "data", "queries", "n", "dim",
+              "index", "M", "efc", "build_s", "ef", "p50_us", "p99_us", "qps", "recall", "scores");
+  for (const auto& kind : kinds) {
+    for (size_t n : sizes) {
+      for (size_t dim : dims) {
+        if (!sizes_set && !dims_set && Skip(kind, n, dim, quick)) continue;
+        Data d = kind == "notes" ? MakeNotes(n, dim, c.nq) : MakeGaussian(kind, n, dim, c.nq);
+        BenchData(c, kind, d);
+      }
+    }
+  }
+  if (c.csv) std::fclose(c.csv);
   return 0;
 }

@@ -64,9 +64,29 @@ class Db {
   int64_t LastInsertRowId() const;
   int Changes() const;
 
+  // Copies a consistent snapshot of this database into a new file at
+  // dest_path with SQLite's Online Backup API, pages_per_step pages at a
+  // time with a pause_ms sleep between steps so writers on other
+  // connections keep going. If another connection writes meanwhile, the
+  // copy restarts (SQLite's rule), so the result is the state at one
+  // commit. kInvalidArgument if dest_path exists; kUnavailable if it cannot
+  // be created or a step keeps failing (the partial file is removed).
+  // REQUIRES: pages_per_step > 0.
+  Status BackupTo(const std::string& dest_path, int pages_per_step = 256, int pause_ms = 5);
+
+  // Runs PRAGMA integrity_check: "ok", or the problems found, one a line.
+  // kInternal if the check cannot run (e.g. the file is not a database).
+  Result<std::string> IntegrityCheck();
+
  private:
   explicit Db(sqlite3* db) : db_(db) {}
   sqlite3* db_;
 };
+
+// True if another process has the database at db_path open (SQLite holds a
+// read lock on the "-shm" file's DMS byte for as long as a WAL-mode
+// connection is open). Connections of this process are not seen. False if
+// there is no -shm file. Never fails: an unreadable -shm counts as not open.
+bool OpenedByAnotherProcess(const std::string& db_path);
 
 }  // namespace folio::sqlite

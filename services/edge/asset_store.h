@@ -1,0 +1,80 @@
+// AssetStore: the edge's side of attachments held by folio-storage. Pages
+// reference them as /assets/<first 16 hex of sha256>/<file name>; on a miss
+// the store resolves the full hash (GET /blobs?prefix=) and fetches the blob
+// (GET /blobs/sha256/<hex>) on its own thread pool, never on a loop thread.
+// Fetched assets are kept in an LRU bounded by bytes; an asset larger than
+// 1/8 of the budget is handed to its waiters and not kept. Concurrent misses
+// for one hash share one fetch. Failures are never cached.
+//
+// Ownership: main owns it and destroys it after the loops stop (its pool's
+// Done callbacks post to them). Threading: every method is thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "folio/core/status.h"
+#include "folio/core/thread_pool.h"
+#include "folio/metrics/metrics.h"
+
+namespace folio::edge {
+
+struct AssetOptions {
+  std::string storage_url;             // "http://127.0.0.1:8083"; required
+  size_t cache_bytes = 256u << 20;     // LRU budget of asset bodies (default 256 MiB)
+  size_t threads = 4;                  // fetching threads (default 4)
+  int64_t timeout_ms = 30'000;         // per storage request (default 30 s)
+};
+
+// One blob as served. Immutable once built; shared by every worker.
+struct Asset {
+  std::string sha256;        // full hex, the ETag's value
+  std::string content_type;  // as storage holds it
+  std::string body;
+};
+
+class AssetStore {
+ public:
+  // Called exactly once per Get, on a pool thread (a miss) or inside Get (a
+  // hit). Failure: kNotFound (storage has no such blob), kUnavailable
+  // (storage unreachable or failing).
+  using Done = std::function<void(Result<std::shared_ptr<const Asset>>)>;
+
+  AssetStore(AssetOptions options, metrics::Registry* registry);
+  ~AssetStore();
+  AssetStore(const AssetStore&) = delete;
+  AssetStore& operator=(const AssetStore&) = delete;
+
+  // REQUIRES: hash16 is 16 lower-case hex digits.
+  void Get(const std::string& hash16, Done done);
+
+  // True if `s` is 16 lower-case hex digits.
+  static bool IsHash16(std::string_view s);
+
+ private:
+  Result<std::shared_ptr<const Asset>> Fetch(const std::string& hash16);
+  void OnFetched(const std::string& hash16, Result<std::shared_ptr<const Asset>> r);
+
+  const AssetOptions options_;
+  metrics::Counter* hits_;
+  metrics::Counter* misses_;
+  metrics::Counter* fetch_errors_;
+  metrics::Gauge* cached_bytes_;
+  std::mutex mu_;
+  // Most recently used first. GUARDED_BY(mu_), as are the maps below.
+  std::list<std::shared_ptr<const Asset>> lru_;
+  std::unordered_map<std::string, std::list<std::shared_ptr<const Asset>>::iterator> by_hash16_;
+  std::unordered_map<std::string, std::vector<Done>> in_flight_;
+  size_t bytes_ = 0;
+  ThreadPool pool_;  // last: joined first, while everything above still exists
+};
+
+}  // namespace folio::edge

@@ -1,0 +1,187 @@
+// Attachments through folio-storage: ingest --storage puts them there (not in
+// SQLite pages nor the bus), the edge --storage fetches them on a miss, keeps
+// them in memory and serves them immutable, with ETag, 304 and Range.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <random>
+
+#include "cluster.h"
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/core/hash.h"
+#include "folio/core/json.h"
+
+using namespace folio;
+using namespace folio::it;
+
+namespace {
+
+std::string RandomBytes(std::string prefix, size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s = std::move(prefix);
+  while (s.size() < n) s.push_back(static_cast<char>(rng() & 0xff));
+  return s;
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// The n-th "/assets/<hash16>/..." URL in a page (skipping the stylesheet).
+std::string AssetUrl(const std::string& body, const std::string& name) {
+  size_t at = body.find("/assets/");
+  while (at != std::string::npos) {
+    size_t end = body.find('"', at);
+    std::string url = body.substr(at, end - at);
+    if (url.size() > name.size() && url.compare(url.size() - name.size(), name.size(), name) == 0) return url;
+    at = body.find("/assets/", at + 1);
+  }
+  return "";
+}
+
+double Metric(const std::string& text, const std::string& series) {
+  size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+}  // namespace
+
+TEST_CASE("attachments go through folio-storage and the edge serves them from it") {
+  Cluster c({}, /*start_services=*/false);
+  c.StartStorage();
+  c.AddIngestArgs({"--storage", c.storage_url()});
+  c.AddEdgeArgs({"--storage", c.storage_url(), "--asset-cache", "64MiB"});
+  c.StartIngest();
+  c.StartEdge();
+
+  const std::string png = RandomBytes("\x89PNG\r\n\x1a\n", 6000, 1);
+  const std::string pdf = RandomBytes("%PDF-1.4\n", 2'500'000 + (1 << 19), 2);  // ~2.9 MiB: over the old 1 MiB
+  std::string vault = c.dir() + "/vault";
+  REQUIRE(system(("mkdir -p '" + vault + "/media'").c_str()) == 0);
+  WriteFile(vault + "/media/img.png", png);
+  WriteFile(vault + "/media/doc.pdf", pdf);
+  WriteFile(vault + "/Note.md", "# Note\n\nA picture: ![[img.png]]\n\nThe paper: ![[doc.pdf]]\n");
+
+  std::string out;
+  std::vector<std::string> push{"push", vault, "--server", c.ingest_url(), "--token", kToken,
+                                "--max-attachment-bytes", "64MiB"};
+  int rc = c.RunCli(push, &out);
+  INFO(out);
+  INFO(c.Logs());
+  REQUIRE(rc == 0);
+
+  auto page = c.WaitForPage("/note", 200, "img.png");
+  REQUIRE(page.status == 200);
+  std::string img_url = AssetUrl(page.body, "img.png");
+  std::string pdf_url = AssetUrl(page.body, "doc.pdf");
+  REQUIRE(!img_url.empty());
+  REQUIRE(!pdf_url.empty());
+  CHECK(page.body.find("src=\"" + img_url + "\"") != std::string::npos);
+  const std::string png_sha = Sha256Hex(png), pdf_sha = Sha256Hex(pdf);
+  CHECK(img_url == "/assets/" + png_sha.substr(0, 16) + "/img.png");
+
+  // Storage holds both blobs.
+  auto listing = http::Get(c.storage_url() + "/blobs?prefix=" + png_sha.substr(0, 8));
+  REQUIRE(listing.ok());
+  CHECK(listing->body.find(png_sha) != std::string::npos);
+  listing = http::Get(c.storage_url() + "/blobs?prefix=" + pdf_sha.substr(0, 8));
+  REQUIRE(listing.ok());
+  CHECK(listing->body.find(pdf_sha) != std::string::npos);
+
+  // The bus holds no asset pages: the edge must fetch them from storage.
+  {
+    bus::BusOptions o;
+    o.url = c.nats().url();
+    auto b = bus::Bus::Connect(o);
+    REQUIRE(b.ok());
+    CHECK((*b)->KvGet(bus::kPagesBucket, bus::PageKey("default", img_url)).status().code() == Code::kNotFound);
+    CHECK((*b)->KvGet(bus::kPagesBucket, bus::PageKey("default", pdf_url)).status().code() == Code::kNotFound);
+  }
+
+  auto img = c.EdgeGet(img_url);
+  REQUIRE(img.status == 200);
+  CHECK(img.body == png);
+  CHECK(img.Header("Content-Type") == "image/png");
+  CHECK(img.Header("ETag") == "\"" + png_sha + "\"");
+  CHECK(img.Header("Cache-Control") == "public, max-age=31536000, immutable");
+  CHECK(img.Header("Accept-Ranges") == "bytes");
+  auto again = c.EdgeGet(img_url, {{"If-None-Match", "\"" + png_sha + "\""}});
+  CHECK(again.status == 304);
+  CHECK(again.body.empty());
+  auto part = c.EdgeGet(img_url, {{"Range", "bytes=10-109"}});
+  CHECK(part.status == 206);
+  CHECK(part.body == png.substr(10, 100));
+  CHECK(part.Header("Content-Range") == "bytes 10-109/6000");
+  auto tail = c.EdgeGet(img_url, {{"Range", "bytes=-8"}});
+  CHECK(tail.status == 206);
+  CHECK(tail.body == png.substr(png.size() - 8));
+  CHECK(c.EdgeGet(img_url, {{"Range", "bytes=6000-"}}).status == 416);
+  auto head = c.EdgeGet(img_url, {}, "HEAD");
+  CHECK(head.status == 200);
+  CHECK(head.Header("Content-Length") == "6000");
+  // An unknown hash: the site's 404 page.
+  auto missing = c.EdgeGet("/assets/0123456789abcdef/nothing.png");
+  CHECK(missing.status == 404);
+  CHECK(missing.body.find("<html") != std::string::npos);
+
+  auto edge_metrics = c.EdgeGet("/metrics").body;
+  CHECK(Metric(edge_metrics, "folio_edge_asset_misses_total") >= 1);
+  CHECK(Metric(edge_metrics, "folio_edge_asset_hits_total") >= 1);
+  CHECK(Metric(edge_metrics, "folio_edge_asset_cache_bytes") == 6000);
+
+  // A re-push uploads nothing.
+  auto storage_metrics = http::Get(c.storage_url() + "/metrics");
+  REQUIRE(storage_metrics.ok());
+  const double puts = Metric(storage_metrics->body, "folio_storage_requests_total{op=\"put\"}");
+  CHECK(puts == 2);
+  rc = c.RunCli(push, &out);
+  CHECK(rc == 0);
+  storage_metrics = http::Get(c.storage_url() + "/metrics");
+  REQUIRE(storage_metrics.ok());
+  CHECK(Metric(storage_metrics->body, "folio_storage_requests_total{op=\"put\"}") == puts);
+
+  // Storage down: cached assets still serve, a new miss is 503 (not cached),
+  // and a push with a new attachment fails and changes nothing.
+  c.StopStorage();
+  CHECK(c.EdgeGet(img_url).status == 200);
+  auto down = c.EdgeGet(pdf_url);
+  CHECK(down.status == 503);
+  JsonWriter w;
+  w.BeginObject().Key("attachments").BeginArray();
+  w.BeginObject().Key("path").String("media/new.png").Key("data").String(Base64UrlEncode("new bytes")).EndObject();
+  w.EndArray().EndObject();
+  auto refused = c.Push(w.Take());
+  CHECK(refused.status == 503);
+  CHECK(refused.body.find("storage") != std::string::npos);
+  CHECK(c.Manifest().body.find("new.png") == std::string::npos);
+  edge_metrics = c.EdgeGet("/metrics").body;
+  CHECK(Metric(edge_metrics, "folio_edge_asset_fetch_errors_total") >= 1);
+
+  // Back up: the large PDF is served in full and by range.
+  c.StartStorage();
+  auto doc = c.EdgeGet(pdf_url);
+  REQUIRE(doc.status == 200);
+  CHECK(doc.body.size() == pdf.size());
+  CHECK(doc.body == pdf);
+  CHECK(doc.Header("Content-Type") == "application/pdf");
+  auto mid = c.EdgeGet(pdf_url, {{"Range", "bytes=2000000-2000099"}});
+  CHECK(mid.status == 206);
+  CHECK(mid.body == pdf.substr(2'000'000, 100));
+}
+
+TEST_CASE("without --storage attachments stay in the pages bucket") {
+  Cluster c;
+  JsonWriter w;
+  w.BeginObject().Key("attachments").BeginArray();
+  w.BeginObject().Key("path").String("pic.png").Key("data").String(Base64UrlEncode("png bytes")).EndObject();
+  w.EndArray().EndObject();
+  auto r = c.Push(w.Take());
+  REQUIRE(r.status == 200);
+  std::string url = "/assets/" + Sha256Hex("png bytes").substr(0, 16) + "/pic.png";
+  auto got = c.WaitForPage(url, 200, "png bytes");
+  CHECK(got.status == 200);
+  CHECK(got.body == "png bytes");
+}
