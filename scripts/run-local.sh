@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# make run: start nats-server -js, folio-ingest, folio-edge and folio-search on
-# loopback, publish examples/vault, print the URL. Ctrl-C stops everything
-# started here. Ports: 4222 (NATS), 8080 (ingest), 8081 (edge), 8082 (search)
-# unless taken, then the next free ones; override with NATS_PORT,
-# INGEST_PORT, EDGE_PORT, SEARCH_PORT.
+# make run: start nats-server -js, folio-storage, folio-ingest, folio-edge and
+# folio-search on loopback, publish examples/vault, print the URL. Ctrl-C
+# stops everything started here. Ports: 4222 (NATS), 8080 (ingest), 8081
+# (edge), 8082 (search), 8083 (storage) unless taken, then the next free
+# ones; override with NATS_PORT, INGEST_PORT, EDGE_PORT, SEARCH_PORT,
+# STORAGE_PORT.
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/$BUILD/bin"
 RUN="$ROOT/run"
-mkdir -p "$RUN/nats" "$RUN/ingest" "$RUN/search" "$RUN/logs"
+mkdir -p "$RUN/nats" "$RUN/ingest" "$RUN/search" "$RUN/storage" "$RUN/logs"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pick_port() { local p=$1; while ! port_free "$p"; do p=$((p + 1)); done; echo "$p"; }
@@ -19,13 +20,17 @@ EDGE_PORT=${EDGE_PORT:-$(pick_port 8081)}
 [[ $EDGE_PORT == "$INGEST_PORT" ]] && EDGE_PORT=$(pick_port $((INGEST_PORT + 1)))
 SEARCH_PORT=${SEARCH_PORT:-$(pick_port 8082)}
 while [[ $SEARCH_PORT == "$INGEST_PORT" || $SEARCH_PORT == "$EDGE_PORT" ]]; do SEARCH_PORT=$(pick_port $((SEARCH_PORT + 1))); done
+STORAGE_PORT=${STORAGE_PORT:-$(pick_port 8083)}
+while [[ $STORAGE_PORT == "$INGEST_PORT" || $STORAGE_PORT == "$EDGE_PORT" || $STORAGE_PORT == "$SEARCH_PORT" ]]; do
+  STORAGE_PORT=$(pick_port $((STORAGE_PORT + 1)))
+done
 TOKEN=${FOLIO_TOKEN:-$(cat "$RUN/ingest/token" 2>/dev/null || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 echo "$TOKEN" >"$RUN/ingest/token"
 
 pids=()
 cleanup() {
   trap - INT TERM EXIT
-  echo; echo "stopping folio (ingest, edge, search, nats)..."
+  echo; echo "stopping folio (ingest, edge, search, storage, nats)..."
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
@@ -43,10 +48,15 @@ nats-server -js -a 127.0.0.1 -p "$NATS_PORT" -sd "$RUN/nats" -m $((NATS_PORT + 4
   >"$RUN/logs/nats.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$((NATS_PORT + 4000))/healthz?js-enabled-only=true"
 
+"$BIN/folio-storage" --listen "127.0.0.1:$STORAGE_PORT" --data "$RUN/storage" \
+  >"$RUN/logs/storage.log" 2>&1 & pids+=($!)
+wait_http "http://127.0.0.1:$STORAGE_PORT/readyz"
+
 "$BIN/folio-ingest" --listen "127.0.0.1:$INGEST_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
+  --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" \
+  --storage "http://127.0.0.1:$STORAGE_PORT" >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
 "$BIN/folio-edge" --listen "127.0.0.1:$EDGE_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  >"$RUN/logs/edge.log" 2>&1 & pids+=($!)
+  --storage "http://127.0.0.1:$STORAGE_PORT" >"$RUN/logs/edge.log" 2>&1 & pids+=($!)
 "$BIN/folio-search" --listen "127.0.0.1:$SEARCH_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
   --data "$RUN/search" >"$RUN/logs/search.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$INGEST_PORT/readyz"
@@ -62,6 +72,7 @@ cat <<MSG
     search it:      http://127.0.0.1:$EDGE_PORT/search?q=markdown
     ingest API:     http://127.0.0.1:$INGEST_PORT  (token: $TOKEN)
     search API:     http://127.0.0.1:$SEARCH_PORT/api/v1/search?site=default&q=markdown
+    storage:        http://127.0.0.1:$STORAGE_PORT/blobs   (attachments; backups: $BIN/folio-ingest backup --storage http://127.0.0.1:$STORAGE_PORT --data $RUN/ingest)
     push a vault:   $BIN/folio push DIR --server http://127.0.0.1:$INGEST_PORT --token $TOKEN
     logs:           $RUN/logs/
 

@@ -88,7 +88,19 @@ void AppendResults(const SearchPage& p, std::string* out) {
     *out += "</p><ol class=\"search-hits\">";
     for (const auto& r : p.results) {
       *out += "<li>";
-      AppendLink(r.url.empty() ? "/" : r.url, r.title.empty() ? r.url : r.title, out);
+      // A hit in a section links to its heading: "/note#anchor" (the path
+      // is percent-encoded, the fragment kept as a fragment).
+      std::string_view url = r.url.empty() ? std::string_view("/") : std::string_view(r.url);
+      size_t hash = url.find('#');
+      *out += "<a href=\"";
+      AppendHtmlEscaped(PercentEncodePath(url.substr(0, hash)), out);
+      if (hash != std::string_view::npos) {
+        *out += '#';
+        AppendHtmlEscaped(PercentEncodePath(url.substr(hash + 1)), out);
+      }
+      *out += "\">";
+      AppendHtmlEscaped(r.title.empty() ? r.url : r.title, out);
+      *out += "</a>";
       if (!r.snippet_html.empty()) {
         *out += "<p class=\"snippet\">";
         AppendSnippet(r.snippet_html, out);

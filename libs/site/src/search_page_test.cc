@@ -87,6 +87,15 @@ TEST_CASE("search page: chrome, noindex, prefilled box, results with escaped tit
   CHECK(html.find(AssembleSearchResultsFragment(p)) != std::string::npos);
 }
 
+TEST_CASE("search page: a hit in a section links to the heading's anchor") {
+  SearchPage p = Sample();
+  p.results.resize(1);
+  p.results[0].url = "/guides/links and urls#other-spellings";
+  std::string html = AssembleSearchPage(p);
+  CHECK(Has(html, "<a href=\"/guides/links%20and%20urls#other-spellings\">"));
+  CHECK(!Has(html, "%23"));
+}
+
 TEST_CASE("search page: no results, empty query, error, and a non-default mode kept by the form") {
   SearchPage p = Sample();
   p.results.clear();
