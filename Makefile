@@ -30,6 +30,9 @@ run: build
 bench: build
 	@FOLIO_BENCH_DEPS=1 bash scripts/install-deps.sh
 	@bash loadtest/push-bench.sh $(BUILD)
+	@bash loadtest/serve-bench.sh $(BUILD)
+	@bash loadtest/storage-bench.sh $(BUILD)
+	@QUICK=1 bash loadtest/search-bench.sh
 
 clean:
 	rm -rf build build-asan

@@ -10,7 +10,7 @@ PKGS=(
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
 )
 # Benchmarks only (make bench): load generator and the nginx anchor.
-if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light); fi
+if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light fio); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
