@@ -11,6 +11,7 @@
 #
 #   loadtest/search-bench.sh [BUILD_DIR] [VECTOR_RUNS] [SEARCH_RUNS]   (defaults: build-sbench 1 3)
 #   QUICK=1 loadtest/search-bench.sh     --quick for both drivers (a few minutes)
+#   ALL=1 ...                            summarise every row of today's files, not just this run's
 set -euo pipefail
 BUILD=${1:-build-sbench}; VRUNS=${2:-1}; SRUNS=${3:-3}
 ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
@@ -26,14 +27,16 @@ DATE=$(date -u +%F); mkdir -p loadtest/results
 VCSV=loadtest/results/search-vectors-$DATE.csv; SCSV=loadtest/results/search-bench-$DATE.csv
 lines() { [[ -f "$1" ]] && wc -l <"$1" || echo 0; }
 V0=$(lines "$VCSV"); S0=$(lines "$SCSV")
+[[ "${ALL:-0}" == 1 ]] && V0=0 && S0=0
+load() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: other work inflates latencies)"; }
 
-echo "== $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 for r in $(seq 1 "$VRUNS"); do
-  echo "== vector-bench run $r/$VRUNS"
+  echo "== vector-bench run $r/$VRUNS; $(load)"
   "$BUILD/bin/vector-bench" --pin 1 --csv "$VCSV" "${QUICK_FLAG[@]}"
 done
 for r in $(seq 1 "$SRUNS"); do
-  echo "== search-bench run $r/$SRUNS"
+  echo "== search-bench run $r/$SRUNS; $(load)"
   "$BUILD/bin/search-bench" --pin 1 --csv "$SCSV" "${QUICK_FLAG[@]}"
 done
 

@@ -11,7 +11,9 @@
 //    folio-search sets it) over every note's embed text, one thread.
 // 3. Import: the notes as NoteEvent JSON in batches of 256, each decoded,
 //    Apply()'d, its related updates encoded and MarkPublished() (the
-//    consumer's work minus NATS). Reports embed, commit and related time.
+//    consumer's work minus NATS). Reports embed, commit and related time,
+//    and (a probe thread timing Related() lookups) how long Apply's write
+//    lock keeps queries waiting.
 // 4. One changed note, C times (default 20): Apply of one event (embed the
 //    note and its chunks, commit, update the related lists it touches).
 // 5. Queries, one thread, one at a time (on --pin CPU if given): Search in
