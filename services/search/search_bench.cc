@@ -6,7 +6,7 @@
 //
 // 1. Generates N synthetic notes (default 10,000; --quick 2,000): title,
 //    a tag, 200-2000 words from topic vocabularies with headings (the model
-//    of libs/vector/src/vector_bench.cc's NoteGen; keep them in step).
+//    of folio/loadtest/synthetic_notes.h, shared with vector-bench).
 // 2. Embedder alone: the built-in HashedEmbedder (stop-word IDF, as
 //    folio-search sets it) over every note's embed text, one thread.
 // 3. Import: the notes as NoteEvent JSON in batches of 256, each decoded,
