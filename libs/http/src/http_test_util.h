@@ -47,9 +47,14 @@ struct TestServer {
     REQUIRE(server->port() > 0);
     thread = std::thread([this] { loop.Run(); });
   }
-  ~TestServer() {
+  // Stops the loop and joins its thread; the Loop object stays valid, and
+  // tasks posted to it from now on are dropped. Idempotent.
+  void Stop() {
     loop.Stop();
     if (thread.joinable()) thread.join();
+  }
+  ~TestServer() {
+    Stop();
     server.reset();
   }
   int port() const { return server->port(); }

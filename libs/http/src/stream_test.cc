@@ -46,11 +46,16 @@ bool IsPattern(uint64_t offset, std::string_view s) {
   return true;
 }
 
-// One thread running tasks in order: stands in for a disk worker.
+// One thread running tasks in order: stands in for a disk worker. Its tasks
+// post back to `ts`'s loop, and the loop thread posts to it, so it is declared
+// after `ts` and shuts down in the only safe order: stop the loop thread (no
+// new tasks), drain and join this thread (posts to the stopped loop are
+// dropped), and only then may `ts` destroy the Loop.
 class Worker {
  public:
-  Worker() : thread_([this] { Run(); }) {}
+  explicit Worker(TestServer* ts) : ts_(ts), thread_([this] { Run(); }) {}
   ~Worker() {
+    ts_->Stop();
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -80,6 +85,7 @@ class Worker {
       fn();
     }
   }
+  TestServer* ts_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;  // GUARDED_BY(mu_)
@@ -684,8 +690,8 @@ std::string ReadStreamed(RawConn& c, std::string* head, uint64_t length, uint64_
 }  // namespace
 
 TEST_CASE("stream download: 64 MiB from a worker thread, byte for byte, bounded memory, keep-alive") {
-  Worker worker;
   TestServer ts;
+  Worker worker(&ts);
   auto log = std::make_shared<SourceLog>();
   AddDownload(ts, kBig, &worker, log);
   AddHello(ts);
@@ -736,8 +742,8 @@ TEST_CASE("stream download: Range 206, HEAD sends the head only, pipelined after
 }
 
 TEST_CASE("stream download: a client that leaves mid-body cancels the source, which is freed") {
-  Worker worker;
   TestServer ts;
+  Worker worker(&ts);
   auto log = std::make_shared<SourceLog>();
   std::weak_ptr<PatternSource> last;
   AddDownload(ts, kBig, &worker, log, &last);
@@ -822,11 +828,11 @@ TEST_CASE("stream download: a source that fails or overruns ends the connection"
 }
 
 TEST_CASE("stream: a server going away ends readers and sources") {
-  Worker worker;
   auto up = std::make_shared<ReaderLog>();
   auto down = std::make_shared<SourceLog>();
   {
     TestServer ts;
+    Worker worker(&ts);
     AddUpload(ts, "/blob", up);
     AddDownload(ts, kBig, &worker, down);
     ts.Start();
