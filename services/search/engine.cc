@@ -22,6 +22,10 @@ double MsSince(Clock::time_point t) {
 // Vector ids: a note's whole-note vector lives in Site::notes under its note
 // id; chunk c (1..255) lives in Site::chunks under (note id << 8) | c.
 constexpr size_t kMaxChunks = 255;
+
+// Apply swaps a batch into the indexes in slices of about this many vectors
+// under the exclusive lock (~10-50 ms of HNSW inserts on two cores).
+constexpr size_t kSwapVectors = 256;
 uint64_t ChunkId(int64_t note, int chunk) { return (static_cast<uint64_t>(note) << 8) | static_cast<uint64_t>(chunk); }
 int64_t NoteOfChunk(uint64_t id) { return static_cast<int64_t>(id >> 8); }
 
@@ -90,15 +94,44 @@ std::string ContentHash(std::string_view embedder_id, const bus::NoteEvent& e, s
   return Sha256Hex(h);
 }
 
-// The site's best related list for one note vector.
-std::vector<std::pair<int64_t, float>> TopRelated(const vector::VectorIndex& index, int64_t self,
-                                                  std::span<const float> v, size_t k, float min_score) {
+// A note's related list from the hits of its own vector: itself and notes
+// scoring under min_score left out, at most k.
+std::vector<std::pair<int64_t, float>> RelatedFromHits(const std::vector<vector::Hit>& hits, int64_t self, size_t k,
+                                                       float min_score) {
   std::vector<std::pair<int64_t, float>> out;
-  if (v.empty()) return out;
-  for (const vector::Hit& h : index.Search(v, k + 1)) {
+  for (const vector::Hit& h : hits) {
     if (static_cast<int64_t>(h.id) == self || h.score < min_score) continue;
     if (out.size() == k) break;
     out.emplace_back(static_cast<int64_t>(h.id), h.score);
+  }
+  return out;
+}
+
+// For each of ids, the k best hits of its note vector in `index` (none if
+// it has no vector): blocks of queries run on the pool through SearchMany,
+// which scans an exact index once per block. The caller holds the lock that
+// keeps `index` unchanged.
+std::vector<std::vector<vector::Hit>> SearchNotes(const vector::AutoIndex& index, const std::vector<int64_t>& ids,
+                                                  size_t k, ThreadPool* pool) {
+  constexpr size_t kBlock = 64;
+  std::vector<std::vector<vector::Hit>> out(ids.size());
+  const size_t blocks = (ids.size() + kBlock - 1) / kBlock;
+  auto run = [&](size_t b) {
+    std::vector<float> rows;
+    std::vector<size_t> at;
+    for (size_t i = b * kBlock; i < std::min(ids.size(), (b + 1) * kBlock); ++i) {
+      auto v = index.Get(static_cast<uint64_t>(ids[i]));
+      if (v.empty()) continue;
+      rows.insert(rows.end(), v.begin(), v.end());
+      at.push_back(i);
+    }
+    auto hits = index.SearchMany(rows, k);
+    for (size_t j = 0; j < at.size() && j < hits.size(); ++j) out[at[j]] = std::move(hits[j]);
+  };
+  if (pool && blocks > 1) {
+    pool->ParallelFor(blocks, run);
+  } else {
+    for (size_t b = 0; b < blocks; ++b) run(b);
   }
   return out;
 }
@@ -212,14 +245,21 @@ Status Engine::Load() {
   if (!s.ok()) return s;
   const bool same_embedder = *stored_id == embedder_id_;
   if (same_embedder) {
+    // Collected per index and inserted in bulk: an HNSW index is then built
+    // on every CPU instead of one vector at a time.
+    struct Rows {
+      std::vector<uint64_t> ids;
+      std::vector<float> data;
+    };
+    std::map<vector::AutoIndex*, Rows> rows;
     s = store_->ForEachVector([&](int64_t note_id, const StoredVector& v) {
       auto it = site_of.find(note_id);
       if (it == site_of.end() || v.v.size() != embedder_->dim()) return;
       Site* site = it->second;
-      if (v.chunk == 0) {
-        (void)site->notes.Upsert(static_cast<uint64_t>(note_id), v.v);
-      } else {
-        (void)site->chunks.Upsert(ChunkId(note_id, v.chunk), v.v);
+      Rows& r = rows[v.chunk == 0 ? &site->notes : &site->chunks];
+      r.ids.push_back(v.chunk == 0 ? static_cast<uint64_t>(note_id) : ChunkId(note_id, v.chunk));
+      r.data.insert(r.data.end(), v.v.begin(), v.v.end());
+      if (v.chunk > 0) {
         auto& chunks = site->docs[note_id].chunks;
         if (chunks.size() < static_cast<size_t>(v.chunk)) chunks.resize(v.chunk);
         chunks[v.chunk - 1] = {v.heading, v.anchor};
@@ -227,6 +267,11 @@ Status Engine::Load() {
       ++vectors;
     });
     if (!s.ok()) return s;
+    for (auto& [index, r] : rows) {
+      if (Status st = index->UpsertMany(r.ids, r.data); !st.ok()) {
+        return Status(st.code(), "stored vectors in " + options_.data_dir + " are damaged: " + st.message());
+      }
+    }
     s = store_->ForEachRelated([&](int64_t id, std::string_view list, bool) {
       auto it = site_of.find(id);
       if (it != site_of.end()) it->second->SetList(id, DecodeRelatedList(list));
@@ -338,22 +383,35 @@ Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteE
     }
   }
   stats->embedded_texts = texts.size();
-  for (size_t b = 0; b < texts.size(); b += options_.embed_batch) {
-    size_t n = std::min(options_.embed_batch, texts.size() - b);
-    std::vector<std::string_view> batch(texts.begin() + b, texts.begin() + b + n);
-    std::vector<std::vector<float>> vecs;
-    if (Status s = embedder_->Embed(batch, &vecs); !s.ok()) return s;
-    for (size_t j = 0; j < n; ++j) {
-      auto [wi, chunk] = owner[b + j];
-      StoredVector v;
-      v.chunk = chunk;
-      if (chunk > 0) {
-        v.heading = work[wi].chunks[chunk - 1].heading;
-        v.anchor = work[wi].chunks[chunk - 1].anchor;
-      }
-      v.v = std::move(vecs[j]);
-      work[wi].vectors.push_back(std::move(v));
+  // Batches run on the pool (both embedders may be called from many threads;
+  // a remote one then has a few requests in flight).
+  const size_t batch = std::max<size_t>(options_.embed_batch, 1);
+  const size_t batches = (texts.size() + batch - 1) / batch;
+  std::vector<std::vector<std::vector<float>>> vecs(batches);
+  std::vector<Status> embed_status(batches);
+  auto embed = [&](size_t b) {
+    const size_t from = b * batch, n = std::min(batch, texts.size() - from);
+    std::vector<std::string_view> in(texts.begin() + from, texts.begin() + from + n);
+    embed_status[b] = embedder_->Embed(in, &vecs[b]);
+  };
+  if (pool_ && batches > 1) {
+    pool_->ParallelFor(batches, embed);
+  } else {
+    for (size_t b = 0; b < batches; ++b) embed(b);
+  }
+  for (const Status& st : embed_status) {
+    if (!st.ok()) return st;
+  }
+  for (size_t t = 0; t < texts.size(); ++t) {
+    auto [wi, chunk] = owner[t];
+    StoredVector v;
+    v.chunk = chunk;
+    if (chunk > 0) {
+      v.heading = work[wi].chunks[chunk - 1].heading;
+      v.anchor = work[wi].chunks[chunk - 1].anchor;
     }
+    v.v = std::move(vecs[t / batch][t % batch]);
+    work[wi].vectors.push_back(std::move(v));
   }
   stats->embed_ms = MsSince(t_embed);
 
@@ -389,45 +447,87 @@ Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteE
   if (Status s = db->Commit(); !s.ok()) return fail(s);
   stats->commit_ms = MsSince(t_commit);
 
-  // Swap into memory.
+  // Swap into memory, a slice of about kSwapVectors vectors at a time, so
+  // queries wait for one slice at most, never for the whole batch. Apply is
+  // the only writer, so what it reads under the shared lock stays valid
+  // until it takes the exclusive one.
   std::map<Site*, std::unordered_set<int64_t>> changed;
-  std::map<Site*, std::string> site_names;
+  std::vector<Site*> site_of(work.size());
   {
     std::unique_lock lock(mu_);
-    for (Work& w : work) {
+    for (size_t i = 0; i < work.size(); ++i) site_of[i] = SiteFor(work[i].e->site);
+  }
+  for (size_t begin = 0, end = 0; begin < work.size(); begin = end) {
+    size_t slice_vectors = 0;
+    while (end < work.size() && (end == begin || slice_vectors + work[end].vectors.size() <= kSwapVectors)) {
+      slice_vectors += work[end++].vectors.size();
+    }
+    struct Rows {
+      std::vector<uint64_t> ids;
+      std::vector<float> data;
+      void Add(uint64_t id, const std::vector<float>& v) {
+        ids.push_back(id);
+        data.insert(data.end(), v.begin(), v.end());
+      }
+    };
+    std::map<Site*, std::pair<Rows, Rows>> rows;  // site -> (note rows, chunk rows)
+    for (size_t i = begin; i < end; ++i) {
+      for (const StoredVector& v : work[i].vectors) {
+        auto& [notes, chunks] = rows[site_of[i]];
+        if (v.chunk == 0) {
+          notes.Add(static_cast<uint64_t>(work[i].id), v.v);
+        } else {
+          chunks.Add(ChunkId(work[i].id, v.chunk), v.v);
+        }
+      }
+    }
+    // An index about to switch to HNSW gets its graph built here, under the
+    // shared lock, instead of inside the exclusive one.
+    std::map<vector::AutoIndex*, vector::AutoIndex::Prepared> prepared;
+    {
+      std::shared_lock lock(mu_);
+      for (auto& [site, r] : rows) {
+        if (site->notes.WouldSwitch(r.first.ids.size())) prepared[&site->notes] = site->notes.PrepareHnsw();
+        if (site->chunks.WouldSwitch(r.second.ids.size())) prepared[&site->chunks] = site->chunks.PrepareHnsw();
+      }
+    }
+    std::unique_lock lock(mu_);
+    for (auto& [index, p] : prepared) index->AdoptHnsw(std::move(p));
+    for (size_t i = begin; i < end; ++i) {
+      Work& w = work[i];
       const bus::NoteEvent& e = *w.e;
-      Site* site = SiteFor(e.site);
-      site_names[site] = e.site;
+      Site* site = site_of[i];
+      Doc& doc = site->docs[w.id];
+      if (e.deleted || w.embed) {
+        for (size_t c = 1; c <= doc.chunks.size(); ++c) site->chunks.Remove(ChunkId(w.id, static_cast<int>(c)));
+        doc.chunks.clear();
+        changed[site].insert(w.id);
+      }
       if (e.deleted) {
         ++stats->deleted;
         site->notes.Remove(static_cast<uint64_t>(w.id));
-        auto doc = site->docs.find(w.id);
-        if (doc != site->docs.end()) {
-          for (size_t c = 1; c <= doc->second.chunks.size(); ++c) site->chunks.Remove(ChunkId(w.id, static_cast<int>(c)));
-          site->by_path.erase(doc->second.path);
-          site->docs.erase(doc);
-        }
-        changed[site].insert(w.id);
+        site->by_path.erase(doc.path);
+        site->docs.erase(w.id);
         continue;
       }
-      Doc& doc = site->docs[w.id];
-      if (w.embed) {
-        for (size_t c = 1; c <= doc.chunks.size(); ++c) site->chunks.Remove(ChunkId(w.id, static_cast<int>(c)));
-        doc.chunks.clear();
-        for (const StoredVector& v : w.vectors) {
-          if (v.chunk == 0) {
-            (void)site->notes.Upsert(static_cast<uint64_t>(w.id), v.v);
-          } else {
-            (void)site->chunks.Upsert(ChunkId(w.id, v.chunk), v.v);
-            doc.chunks.emplace_back(v.heading, v.anchor);
-          }
+      for (const StoredVector& v : w.vectors) {
+        if (v.chunk > 0) {
+          if (doc.chunks.size() < static_cast<size_t>(v.chunk)) doc.chunks.resize(v.chunk);
+          doc.chunks[v.chunk - 1] = {v.heading, v.anchor};
         }
-        changed[site].insert(w.id);
       }
       doc.path = e.path;
       doc.url = e.url;
       doc.title = e.title;
       site->by_path[e.path] = w.id;
+    }
+    for (auto& [site, r] : rows) {
+      for (auto* part : {&r.first, &r.second}) {
+        vector::AutoIndex& index = part == &r.first ? site->notes : site->chunks;
+        if (Status st = index.UpsertMany(part->ids, part->data); !st.ok()) {
+          log::Error("search: vectors not indexed", {{"error", st.message()}});
+        }
+      }
     }
     size_t notes = 0, vectors = 0;
     for (const auto& [name, site] : sites_) {
@@ -467,36 +567,60 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
     if (all) {
       for (const auto& [id, doc] : site->docs) affected.insert(id);
     } else {
-      const size_t probe = std::max<size_t>(50, 5 * k);
+      std::vector<int64_t> live;  // changed notes that still exist
       for (int64_t c : changed) {
         // Lists that name c (it may leave them, or its score changed).
         auto lb = site->listed_by.find(c);
         if (lb != site->listed_by.end()) affected.insert(lb->second.begin(), lb->second.end());
-        auto v = site->notes.Get(static_cast<uint64_t>(c));
-        if (v.empty()) continue;  // deleted
+        if (site->docs.count(c) == 0) continue;  // deleted
         affected.insert(c);
-        // Lists that c now enters: its nearest neighbours whose k-th entry it beats.
-        for (const vector::Hit& h : site->notes.Search(v, probe)) {
-          int64_t m = static_cast<int64_t>(h.id);
-          if (m == c || h.score < min_score) continue;
-          if (h.score > site->KthScore(m, k)) affected.insert(m);
+        live.push_back(c);
+      }
+      // Lists that a changed note c now enters: those of notes m for which c
+      // beats m's k-th entry.
+      if (!site->notes.is_hnsw()) {
+        // Exact index: c is scored against every note (one pass over the
+        // vectors for the whole batch), so no such list is missed.
+        std::vector<std::span<const float>> cv;
+        std::vector<int64_t> cid;
+        for (int64_t c : live) {
+          auto v = site->notes.Get(static_cast<uint64_t>(c));
+          if (!v.empty()) cv.push_back(v), cid.push_back(c);
+        }
+        site->notes.ForEach([&](uint64_t id, std::span<const float> row) {
+          const auto m = static_cast<int64_t>(id);
+          const float kth = std::max(site->KthScore(m, k), min_score);
+          for (size_t j = 0; j < cv.size(); ++j) {
+            if (cid[j] == m) continue;
+            float score = vector::Score(cv[j], row);
+            if (score >= min_score && score > kth) {
+              affected.insert(m);
+              break;
+            }
+          }
+        });
+      } else {
+        // HNSW (large sites): probe c's nearest neighbours. A list whose
+        // owner is not among them (asymmetric neighbourhoods) can be missed
+        // until it is next recomputed.
+        const size_t probe = std::max<size_t>(100, 10 * k);
+        std::vector<std::vector<vector::Hit>> near = SearchNotes(site->notes, live, probe, pool_);
+        for (size_t i = 0; i < live.size(); ++i) {
+          for (const vector::Hit& h : near[i]) {
+            int64_t m = static_cast<int64_t>(h.id);
+            if (m == live[i] || h.score < min_score) continue;
+            if (h.score > site->KthScore(m, k)) affected.insert(m);
+          }
         }
       }
     }
     targets.assign(affected.begin(), affected.end());
     std::sort(targets.begin(), targets.end());
-    std::vector<std::vector<std::pair<int64_t, float>>> lists(targets.size());
-    auto compute = [&](size_t i) {
-      int64_t id = targets[i];
-      if (site->docs.count(id) == 0) return;
-      lists[i] = TopRelated(site->notes, id, site->notes.Get(static_cast<uint64_t>(id)), k, min_score);
-    };
-    if (pool_ && targets.size() > 64) {
-      pool_->ParallelFor(targets.size(), compute);
-    } else {
-      for (size_t i = 0; i < targets.size(); ++i) compute(i);
+    std::vector<std::vector<vector::Hit>> hits = SearchNotes(site->notes, targets, k + 1, pool_);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (site->docs.count(targets[i]) == 0) continue;
+      fresh[targets[i]] = RelatedFromHits(hits[i], targets[i], k, min_score);
     }
-    for (size_t i = 0; i < targets.size(); ++i) fresh[targets[i]] = std::move(lists[i]);
   }
   stats->related_recomputed += targets.size();
 

@@ -10,16 +10,49 @@ AutoIndex::AutoIndex(size_t dim, AutoOptions options)
 size_t AutoIndex::size() const { return hnsw_ ? hnsw_->size() : exact_->size(); }
 
 Status AutoIndex::Upsert(uint64_t id, std::span<const float> v) {
+  ++generation_;
   if (hnsw_) return hnsw_->Upsert(id, v);
   Status s = exact_->Upsert(id, v);
   if (s.ok() && exact_->size() > options_.threshold) SwitchToHnsw();
   return s;
 }
 
-bool AutoIndex::Remove(uint64_t id) { return hnsw_ ? hnsw_->Remove(id) : exact_->Remove(id); }
+Status AutoIndex::UpsertMany(std::span<const uint64_t> ids, std::span<const float> data) {
+  ++generation_;
+  if (hnsw_) return hnsw_->UpsertMany(ids, data);
+  Status s = exact_->UpsertMany(ids, data);
+  if (s.ok() && exact_->size() > options_.threshold) SwitchToHnsw();
+  return s;
+}
+
+bool AutoIndex::Remove(uint64_t id) {
+  ++generation_;
+  return hnsw_ ? hnsw_->Remove(id) : exact_->Remove(id);
+}
 
 std::vector<Hit> AutoIndex::Search(std::span<const float> query, size_t k) const {
   return hnsw_ ? hnsw_->Search(query, k) : exact_->Search(query, k);
+}
+
+std::vector<std::vector<Hit>> AutoIndex::SearchMany(std::span<const float> queries, size_t k) const {
+  return hnsw_ ? hnsw_->SearchMany(queries, k) : exact_->SearchMany(queries, k);
+}
+
+AutoIndex::Prepared AutoIndex::PrepareHnsw() const {
+  Prepared p;
+  p.generation = generation_;
+  if (hnsw_) return p;
+  p.index = std::make_unique<HnswIndex>(dim_, options_.hnsw);
+  p.index->Build(exact_->ids(), exact_->data());
+  return p;
+}
+
+bool AutoIndex::AdoptHnsw(Prepared prepared) {
+  if (hnsw_ || !prepared.index || prepared.generation != generation_) return false;
+  ++generation_;
+  hnsw_ = std::move(prepared.index);
+  exact_.reset();
+  return true;
 }
 
 void AutoIndex::ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const {
@@ -40,6 +73,7 @@ void AutoIndex::SwitchToHnsw() {
 }
 
 void AutoIndex::Reset(std::vector<uint64_t> ids, std::vector<float> data) {
+  ++generation_;
   if (ids.size() > options_.threshold) {
     auto h = std::make_unique<HnswIndex>(dim_, options_.hnsw);
     h->Build(ids, data);

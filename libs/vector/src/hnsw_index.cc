@@ -45,6 +45,31 @@ class HnswGraph {
   hnswlib::HierarchicalNSW<float> alg;
 };
 
+namespace {
+
+// Adds rows [0, n) of data under labels first..first+n-1 on `threads`
+// threads. hnswlib's addPoint locks what it touches, so distinct labels may
+// be added concurrently. REQUIRES: capacity for them.
+void AddRows(hnswlib::HierarchicalNSW<float>& alg, const float* data, size_t dim, size_t first, size_t n,
+             size_t threads) {
+  threads = std::clamp<size_t>(threads ? threads : std::thread::hardware_concurrency(), 1, 64);
+  if (n < 64) threads = 1;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    try {
+      for (size_t i = next++; i < n; i = next++) alg.addPoint(data + i * dim, first + i);
+    } catch (const std::exception& e) {
+      Fatal(e);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace
+
 HnswIndex::HnswIndex(size_t dim, HnswOptions options)
     : dim_(dim), options_(options),
       graph_(std::make_unique<HnswGraph>(dim, options_, options_.initial_capacity)) {}
@@ -66,6 +91,30 @@ Status HnswIndex::Upsert(uint64_t id, std::span<const float> v) {
   } catch (const std::exception& e) {
     Fatal(e);
   }
+  Compact();
+  return Status::Ok();
+}
+
+Status HnswIndex::UpsertMany(std::span<const uint64_t> ids, std::span<const float> data) {
+  if (Status s = CheckRows(ids, data, dim_); !s.ok()) return s;
+  if (ids.empty()) return Status::Ok();
+  auto& alg = graph_->alg;
+  const size_t first = id_of_.size();
+  try {
+    for (uint64_t id : ids) {
+      auto it = label_of_.find(id);
+      if (it != label_of_.end()) alg.markDelete(it->second);
+    }
+    const size_t need = first + ids.size();
+    if (need > alg.max_elements_) alg.resizeIndex(std::max(need, 2 * alg.max_elements_));
+  } catch (const std::exception& e) {
+    Fatal(e);
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    id_of_.push_back(ids[i]);
+    label_of_[ids[i]] = first + i;
+  }
+  AddRows(alg, data.data(), dim_, first, ids.size(), options_.build_threads);
   Compact();
   return Status::Ok();
 }
@@ -147,22 +196,7 @@ void HnswIndex::Build(const std::vector<uint64_t>& ids, std::span<const float> d
   label_of_.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) label_of_[ids[i]] = i;
 
-  size_t threads = options_.build_threads ? options_.build_threads : std::thread::hardware_concurrency();
-  threads = std::clamp<size_t>(threads, 1, 64);
-  if (ids.size() < 1000) threads = 1;
-  std::atomic<size_t> next{0};
-  auto& alg = graph_->alg;
-  auto work = [&] {
-    try {
-      for (size_t i = next++; i < ids.size(); i = next++) alg.addPoint(data.data() + i * dim_, i);
-    } catch (const std::exception& e) {
-      Fatal(e);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  AddRows(graph_->alg, data.data(), dim_, 0, ids.size(), options_.build_threads);
 }
 
 void HnswIndex::set_ef_search(size_t ef) {

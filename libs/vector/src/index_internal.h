@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "folio/core/status.h"
@@ -14,6 +15,8 @@ float Dot(const float* a, const float* b, size_t n);
 bool AllFinite(std::span<const float> v);
 // kInvalidArgument unless v.size() == dim and every value is finite.
 Status CheckVector(std::span<const float> v, size_t dim);
+// kInvalidArgument unless data holds ids.size() rows of dim values, all finite.
+Status CheckRows(std::span<const uint64_t> ids, std::span<const float> data, size_t dim);
 // True if a ranks before b: higher score, then lower id.
 bool HitBetter(const Hit& a, const Hit& b);
 

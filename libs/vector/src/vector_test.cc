@@ -458,3 +458,101 @@ TEST_CASE("auto: switches to HNSW above the threshold and keeps results") {
   CHECK(small.size() == 1200);
   std::remove(path.c_str());
 }
+
+namespace {
+std::vector<float> Flatten(const std::vector<std::vector<float>>& rows, size_t from, size_t to) {
+  std::vector<float> out;
+  for (size_t i = from; i < to; ++i) out.insert(out.end(), rows[i].begin(), rows[i].end());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("exact: SearchMany gives what Search gives, for every query block and row block") {
+  // 3000 x 96-d rows span several 256 KiB row blocks; 70 queries span three
+  // query blocks, the last one partial.
+  const size_t dim = 96;
+  auto vecs = RandomUnit(3000, dim, 21);
+  ExactIndex idx(dim);
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < vecs.size(); ++i) ids.push_back(i * 7 + 1);
+  REQUIRE(idx.UpsertMany(ids, Flatten(vecs, 0, vecs.size())).ok());
+  auto queries = RandomUnit(70, dim, 22);
+  for (size_t k : {size_t{1}, size_t{10}, size_t{5000}}) {
+    auto many = idx.SearchMany(Flatten(queries, 0, queries.size()), k);
+    REQUIRE(many.size() == queries.size());
+    for (size_t q = 0; q < queries.size(); ++q) CHECK(many[q] == idx.Search(queries[q], k));
+  }
+  CHECK(idx.SearchMany(Flatten(queries, 0, 3), 0) == std::vector<std::vector<Hit>>(3));
+  ExactIndex empty(dim);
+  CHECK(empty.SearchMany(Flatten(queries, 0, 2), 10) == std::vector<std::vector<Hit>>(2));
+  CHECK(empty.Search(queries[0], 10).empty());
+}
+
+TEST_CASE("batch upsert: same contents as one-by-one upserts; a bad row changes nothing") {
+  const size_t dim = 32;
+  auto vecs = RandomUnit(2600, dim, 31);
+  std::vector<uint64_t> ids(2000);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  HnswOptions ho;
+  ho.initial_capacity = 16;  // UpsertMany grows the graph once
+  ho.build_threads = 2;
+  HnswIndex hnsw(dim, ho);
+  ExactIndex exact(dim);
+  AutoIndex autox(dim, AutoOptions{.threshold = 1500, .hnsw = ho});
+  for (VectorIndex* idx : std::initializer_list<VectorIndex*>{&hnsw, &exact, &autox}) {
+    REQUIRE(idx->UpsertMany(std::span(ids).first(1000), Flatten(vecs, 0, 1000)).ok());
+    REQUIRE(idx->UpsertMany(std::span(ids).subspan(1000), Flatten(vecs, 1000, 2000)).ok());
+    CHECK(idx->size() == 2000);
+    // Replacing: ids 0..599 get vectors 2000..2599.
+    REQUIRE(idx->UpsertMany(std::span(ids).first(600), Flatten(vecs, 2000, 2600)).ok());
+    CHECK(idx->size() == 2000);
+    for (size_t i = 0; i < 600; i += 37) {
+      auto hit = idx->Search(vecs[2000 + i], 1);
+      REQUIRE(hit.size() == 1);
+      CHECK(hit[0].id == i);
+      CHECK(idx->Get(i)[0] == vecs[2000 + i][0]);
+    }
+    for (size_t i = 600; i < 2000; i += 53) CHECK(idx->Search(vecs[i], 1)[0].id == i);
+    // A NaN in the last row, or a short batch: rejected, nothing changed.
+    auto bad = Flatten(vecs, 0, 3);
+    bad.back() = std::nanf("");
+    std::vector<uint64_t> new_ids = {5000, 5001, 5002};
+    folio::Status s = idx->UpsertMany(new_ids, bad);
+    CHECK(s.code() == folio::Code::kInvalidArgument);
+    CHECK(s.message().find("vector 2") != std::string::npos);
+    CHECK(idx->UpsertMany(new_ids, Flatten(vecs, 0, 2)).code() == folio::Code::kInvalidArgument);
+    CHECK(idx->size() == 2000);
+    CHECK(idx->Get(5000).empty());
+  }
+  CHECK(autox.is_hnsw());
+  std::vector<std::vector<float>> queries(vecs.begin() + 600, vecs.begin() + 700);
+  CHECK(RecallAt10(hnsw, exact, queries) >= 0.95);
+}
+
+TEST_CASE("auto: a graph prepared ahead is adopted, unless the index changed in between") {
+  const size_t dim = 16;
+  auto vecs = RandomUnit(1100, dim, 41);
+  AutoIndex idx(dim, AutoOptions{.threshold = 1000, .hnsw = {}});
+  std::vector<uint64_t> ids(900);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  REQUIRE(idx.UpsertMany(ids, Flatten(vecs, 0, 900)).ok());
+  CHECK(!idx.WouldSwitch(100));
+  CHECK(idx.WouldSwitch(101));
+
+  // A mutation after PrepareHnsw voids it: still exact, and the change kept.
+  auto stale = idx.PrepareHnsw();
+  REQUIRE(stale.index != nullptr);
+  CHECK(idx.Remove(3));
+  CHECK(!idx.AdoptHnsw(std::move(stale)));
+  CHECK(!idx.is_hnsw());
+
+  auto fresh = idx.PrepareHnsw();
+  CHECK(fresh.index->size() == 899);
+  CHECK(idx.AdoptHnsw(std::move(fresh)));
+  CHECK(idx.is_hnsw());
+  CHECK(idx.size() == 899);
+  CHECK(idx.Get(3).empty());
+  for (size_t i = 4; i < 900; i += 61) CHECK(idx.Search(vecs[i], 1)[0].id == i);
+  CHECK(!idx.WouldSwitch(1000));                   // already HNSW
+  CHECK(idx.PrepareHnsw().index == nullptr);       // nothing to prepare
+}

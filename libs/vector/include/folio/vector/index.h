@@ -62,6 +62,15 @@ class VectorIndex {
   // than k if the index is smaller. REQUIRES: query.size() == dim() (otherwise
   // returns no hits).
   virtual std::vector<Hit> Search(std::span<const float> query, size_t k) const = 0;
+  // Inserts or replaces ids[i] with row i of data (ids.size() x dim()), as
+  // Upsert of each in order would. Checks every vector first: on failure
+  // nothing changes. HnswIndex inserts on several threads.
+  // REQUIRES: ids unique.
+  virtual Status UpsertMany(std::span<const uint64_t> ids, std::span<const float> data);
+  // Search for each row of queries (rows of dim() floats): out[i] is what
+  // Search(row i, k) returns. ExactIndex scans its vectors once per block of
+  // queries instead of once per query (several times faster on large sets).
+  virtual std::vector<std::vector<Hit>> SearchMany(std::span<const float> queries, size_t k) const;
   // Calls fn for every live vector, in unspecified order.
   virtual void ForEach(const std::function<void(uint64_t id, std::span<const float> v)>& fn) const = 0;
   // The stored vector of id (valid until the next non-const call), or an
@@ -93,6 +102,7 @@ class ExactIndex final : public VectorIndex {
   Status Upsert(uint64_t id, std::span<const float> v) override;
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
+  std::vector<std::vector<Hit>> SearchMany(std::span<const float> queries, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
   std::span<const float> Get(uint64_t id) const override;
 
@@ -135,6 +145,10 @@ class HnswIndex final : public VectorIndex {
   size_t dim() const override { return dim_; }
   size_t size() const override { return label_of_.size(); }
   Status Upsert(uint64_t id, std::span<const float> v) override;
+  // Marks replaced ids deleted, grows the graph once, then adds the rows on
+  // options.build_threads threads (hnswlib's addPoint is thread-safe for
+  // distinct labels).
+  Status UpsertMany(std::span<const uint64_t> ids, std::span<const float> data) override;
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
@@ -169,18 +183,40 @@ struct AutoOptions {
 // HnswIndex from the exact vectors once and drops the exact copy. It stays
 // HNSW afterwards (no switching back on removes); Load picks exact or HNSW by
 // the file's count.
+//
+// The switch builds a graph of every vector, seconds at the default
+// threshold. A caller whose writes all come from one thread, and whose
+// readers share the index under a shared lock, can build that graph ahead
+// without blocking readers: WouldSwitch(n) under any lock, PrepareHnsw()
+// (const) under the shared lock, then AdoptHnsw() under the exclusive lock
+// before the writes. A mutation between the two voids the prepared graph
+// (AdoptHnsw then does nothing and the next write switches as usual).
 class AutoIndex final : public VectorIndex {
  public:
   explicit AutoIndex(size_t dim, AutoOptions options = {});
   size_t dim() const override { return dim_; }
   size_t size() const override;
   Status Upsert(uint64_t id, std::span<const float> v) override;
+  Status UpsertMany(std::span<const uint64_t> ids, std::span<const float> data) override;
   bool Remove(uint64_t id) override;
   std::vector<Hit> Search(std::span<const float> query, size_t k) const override;
+  std::vector<std::vector<Hit>> SearchMany(std::span<const float> queries, size_t k) const override;
   void ForEach(const std::function<void(uint64_t, std::span<const float>)>& fn) const override;
   std::span<const float> Get(uint64_t id) const override;
 
   bool is_hnsw() const { return hnsw_ != nullptr; }
+
+  // True if still exact and `added` more vectors would take it over the threshold.
+  bool WouldSwitch(size_t added) const { return !hnsw_ && exact_->size() + added > options_.threshold; }
+  struct Prepared {
+    std::unique_ptr<HnswIndex> index;
+    uint64_t generation = 0;  // of the contents it was built from
+  };
+  // An HNSW copy of the current (exact) contents. nullptr index if already HNSW.
+  Prepared PrepareHnsw() const;
+  // Switches to the prepared graph if nothing changed since PrepareHnsw();
+  // returns whether it did.
+  bool AdoptHnsw(Prepared prepared);
 
  protected:
   void Reset(std::vector<uint64_t> ids, std::vector<float> data) override;
@@ -190,9 +226,14 @@ class AutoIndex final : public VectorIndex {
 
   size_t dim_;
   AutoOptions options_;
+  uint64_t generation_ = 0;  // bumped by every mutation
   std::unique_ptr<ExactIndex> exact_;  // exactly one of exact_, hnsw_ is set
   std::unique_ptr<HnswIndex> hnsw_;
 };
+
+// The score Search gives b for query a (their dot product; cosine for
+// normalised vectors), computed the same way. REQUIRES: a.size() == b.size().
+float Score(std::span<const float> a, std::span<const float> b);
 
 // Sorts hits by score descending, then id ascending (the order Search returns).
 void SortHits(std::vector<Hit>* hits);
