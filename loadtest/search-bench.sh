@@ -9,7 +9,8 @@
 # Query latency is measured on one thread pinned to CPU 1 (--pin 1); HNSW builds, the
 # import's related-list pool and data generation use both CPUs, as the service would.
 #
-#   loadtest/search-bench.sh [BUILD_DIR] [VECTOR_RUNS] [SEARCH_RUNS]   (defaults: build-sbench 1 3)
+#   loadtest/search-bench.sh [BUILD_DIR] [VECTOR_RUNS] [SEARCH_RUNS]   (defaults: build-sbench 1 3;
+#                                                                        0 skips a driver)
 #   QUICK=1 loadtest/search-bench.sh     --quick for both drivers (a few minutes)
 #   ALL=1 ...                            summarise every row of today's files, not just this run's
 set -euo pipefail
@@ -41,7 +42,7 @@ for r in $(seq 1 "$SRUNS"); do
 done
 
 # Medians over this invocation's rows (files may hold earlier runs of the same day).
-python3 - "$VCSV" "$V0" "$SCSV" "$S0" <<'PY'
+python3 - "$VCSV" "$V0" "$SCSV" "$S0" "$VRUNS" <<'PY'
 import csv, statistics, sys
 def rows(path, skip):
     with open(path) as f:
@@ -51,14 +52,16 @@ def rows(path, skip):
     return [dict(zip(header, l.split(","))) for l in body if l]
 med = lambda xs: statistics.median(float(x) for x in xs)
 
-v = rows(sys.argv[1], sys.argv[2])
+v = rows(sys.argv[1], sys.argv[2]) if int(sys.argv[5]) > 0 else []
 groups = {}
 for r in v:
     groups.setdefault(tuple(r[k] for k in ("data", "queries", "n", "dim", "index", "m", "efc", "ef")), []).append(r)
-print("\nvector-bench (medians of %d run(s)); k=10, one query at a time, one thread" %
-      max(len(g) for g in groups.values()))
-print("%-9s %-8s %7s %5s %-6s %3s %4s %5s %8s %9s %9s %8s %7s %6s" %
-      ("data", "queries", "n", "dim", "index", "M", "efc", "ef", "build_s", "p50_us", "p99_us", "qps", "recall", "scores"))
+if groups:
+    print("\nvector-bench (medians of %d run(s)); k=10, one query at a time, one thread" %
+          max(len(g) for g in groups.values()))
+    print("%-9s %-8s %7s %5s %-6s %3s %4s %5s %8s %9s %9s %8s %7s %6s" %
+          ("data", "queries", "n", "dim", "index", "M", "efc", "ef", "build_s", "p50_us", "p99_us", "qps", "recall",
+           "scores"))
 for key, g in groups.items():
     data, q, n, dim, index, m, efc, ef = key
     if data == "embedder":

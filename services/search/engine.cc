@@ -152,7 +152,8 @@ struct Doc {
 };
 
 struct Engine::Site {
-  Site(size_t dim, const vector::AutoOptions& o) : notes(dim, o), chunks(dim, o) {}
+  Site(size_t dim, const vector::AutoOptions& note_options, const vector::AutoOptions& chunk_options)
+      : notes(dim, note_options), chunks(dim, chunk_options) {}
   vector::AutoIndex notes;   // whole-note vectors by note id
   vector::AutoIndex chunks;  // chunk vectors by ChunkId
   std::unordered_map<int64_t, Doc> docs;
@@ -222,7 +223,9 @@ Engine::Site* Engine::SiteFor(const std::string& site) {
   vector::AutoOptions o;
   o.threshold = options_.hnsw_threshold;
   o.hnsw.ef_search = options_.hnsw_ef_search;
-  auto s = std::make_unique<Site>(embedder_->dim(), o);
+  vector::AutoOptions chunks = o;
+  chunks.hnsw.ef_construction = options_.chunk_ef_construction;
+  auto s = std::make_unique<Site>(embedder_->dim(), o, chunks);
   Site* raw = s.get();
   sites_.emplace(site, std::move(s));
   return raw;
@@ -555,6 +558,7 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
   std::string site_name;
   std::vector<int64_t> targets;
   std::unordered_map<int64_t, std::vector<std::pair<int64_t, float>>> fresh;
+  size_t merged = 0;  // lists that only gained entries (merged, not searched)
   {
     std::shared_lock lock(mu_);
     for (const auto& [name, s] : sites_) {
@@ -563,7 +567,13 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
     const size_t n = site->docs.size();
     // A large batch changes most lists anyway: recompute all of them.
     all = all || changed.size() * 4 >= n;
+    // Lists to compute from scratch, and lists that only gain entries: a
+    // list that names no changed note, which a changed note c now beats the
+    // k-th entry of, is exactly its old entries plus those c merged (no
+    // other note's score against it changed).
     std::unordered_set<int64_t> affected;
+    std::unordered_map<int64_t, std::vector<std::pair<int64_t, float>>> gains;
+    auto gain = [&](int64_t m, int64_t c, float score) { gains[m].emplace_back(c, score); };
     if (all) {
       for (const auto& [id, doc] : site->docs) affected.insert(id);
     } else {
@@ -589,14 +599,11 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
         }
         site->notes.ForEach([&](uint64_t id, std::span<const float> row) {
           const auto m = static_cast<int64_t>(id);
+          if (affected.count(m)) return;  // computed from scratch anyway
           const float kth = std::max(site->KthScore(m, k), min_score);
           for (size_t j = 0; j < cv.size(); ++j) {
-            if (cid[j] == m) continue;
             float score = vector::Score(cv[j], row);
-            if (score >= min_score && score > kth) {
-              affected.insert(m);
-              break;
-            }
+            if (score >= min_score && score > kth && cid[j] != m) gain(m, cid[j], score);
           }
         });
       } else {
@@ -608,8 +615,8 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
         for (size_t i = 0; i < live.size(); ++i) {
           for (const vector::Hit& h : near[i]) {
             int64_t m = static_cast<int64_t>(h.id);
-            if (m == live[i] || h.score < min_score) continue;
-            if (h.score > site->KthScore(m, k)) affected.insert(m);
+            if (m == live[i] || h.score < min_score || affected.count(m)) continue;
+            if (h.score > site->KthScore(m, k)) gain(m, live[i], h.score);
           }
         }
       }
@@ -621,8 +628,21 @@ Status Engine::UpdateRelated(Site* site, const std::unordered_set<int64_t>& chan
       if (site->docs.count(targets[i]) == 0) continue;
       fresh[targets[i]] = RelatedFromHits(hits[i], targets[i], k, min_score);
     }
+    for (auto& [m, entries] : gains) {
+      auto old = site->related.find(m);
+      if (old != site->related.end()) entries.insert(entries.end(), old->second.begin(), old->second.end());
+      std::sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) {
+        return x.second != y.second ? x.second > y.second : x.first < y.first;  // Search's order
+      });
+      if (entries.size() > k) entries.resize(k);
+      fresh[m] = std::move(entries);
+      targets.push_back(m);
+    }
+    merged = gains.size();
+    std::sort(targets.begin(), targets.end());
   }
-  stats->related_recomputed += targets.size();
+  stats->related_merged += merged;
+  stats->related_recomputed += targets.size() - merged;
 
   // Which lists changed (by their sequence of notes: the pages show titles).
   std::vector<int64_t> changed_lists;

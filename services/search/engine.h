@@ -6,9 +6,12 @@
 // embeds what changed (a note whose title, tags and text hash the same as
 // before is not embedded again), commits it to SQLite in one transaction,
 // updates the in-memory indexes, and recomputes the related lists the batch
-// can change: the changed notes' own lists, and the lists of notes that a
-// changed note enters (it scores above their k-th entry) or leaves (it was
-// in them). It returns the lists that changed, which the caller publishes
+// can change: the changed notes' own lists and the lists naming a changed
+// note (it may leave them) by a search; the lists a changed note enters (it
+// scores above their k-th entry) by merging it in. On an exact index the
+// lists it enters are found by scoring it against every note, so the lists
+// stay exactly what a full recomputation gives; on HNSW by probing its
+// nearest neighbours. It returns the lists that changed, which the caller publishes
 // and then confirms with MarkPublished(). Nothing about related notes is
 // computed per query.
 //
@@ -50,6 +53,11 @@ struct EngineOptions {
   float related_min_score = 0.1f;  // notes less similar than this are not "related"
   size_t hnsw_threshold = 20000;   // vectors per site index before it switches to HNSW
   size_t hnsw_ef_search = 192;     // query beam width of HNSW indexes; default 192 (recall@10 ~0.97 at 100k notes)
+  // Build beam width of the section (chunk) HNSW index; default 100. Note
+  // vectors keep hnswlib's 200 (related lists and recall figures depend on
+  // them); sections are one signal of several in a search and outnumber
+  // notes ~7 to 1, so their inserts dominate an import.
+  size_t chunk_ef_construction = 100;
   size_t chunk_chars = 1500;       // notes longer than this are also embedded by section
   size_t embed_batch = 64;         // texts per Embed call
 };
@@ -60,7 +68,8 @@ struct ApplyStats {
   size_t embedded_texts = 0;   // texts sent to the embedder (notes + chunks)
   size_t unchanged = 0;        // events whose content was already indexed
   size_t deleted = 0;
-  size_t related_recomputed = 0;  // lists recomputed
+  size_t related_recomputed = 0;  // lists recomputed by a search
+  size_t related_merged = 0;      // lists that only gained entries (a merge, no search)
   size_t related_changed = 0;     // lists whose note sequence changed
   double embed_ms = 0, commit_ms = 0, related_ms = 0;
 };

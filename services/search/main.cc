@@ -70,6 +70,8 @@ struct Metrics {
         embed_failures(r->NewCounter("folio_search_embed_failures_total", "Batches that failed to embed")),
         related_published(r->NewCounter("folio_search_related_lists_published_total", "Related lists published")),
         related_recomputed(r->NewCounter("folio_search_related_lists_computed_total", "Related lists recomputed")),
+        related_merged(r->NewCounter("folio_search_related_lists_merged_total",
+                                     "Related lists updated by merging in notes that entered them")),
         embedder_up(r->NewGauge("folio_search_embedder_up", "1 if the last embedding batch succeeded")),
         notes(r->NewGauge("folio_search_notes", "Notes indexed")),
         vectors(r->NewGauge("folio_search_vectors", "Vectors indexed (notes and chunks)")),
@@ -78,7 +80,7 @@ struct Metrics {
                                       {0.001, 0.01, 0.1, 1, 10, 60})) {}
   metrics::Counter &search_queries, &related_queries, &query_errors;
   metrics::Histogram& query_seconds;
-  metrics::Counter &events, &embedded, &embed_failures, &related_published, &related_recomputed;
+  metrics::Counter &events, &embedded, &embed_failures, &related_published, &related_recomputed, &related_merged;
   metrics::Gauge &embedder_up, &notes, &vectors, &pending;
   metrics::Histogram& apply_seconds;
 };
@@ -282,6 +284,7 @@ class Indexer {
     m_->events.Increment(static_cast<double>(stats.events));
     m_->embedded.Increment(static_cast<double>(stats.embedded_texts));
     m_->related_recomputed.Increment(static_cast<double>(stats.related_recomputed));
+    m_->related_merged.Increment(static_cast<double>(stats.related_merged));
     m_->notes.Set(static_cast<double>(engine_->notes()));
     m_->vectors.Set(static_cast<double>(engine_->vectors()));
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -292,6 +295,7 @@ class Indexer {
                           {"unchanged", std::to_string(stats.unchanged)},
                           {"deleted", std::to_string(stats.deleted)},
                           {"related_computed", std::to_string(stats.related_recomputed)},
+                          {"related_merged", std::to_string(stats.related_merged)},
                           {"related_changed", std::to_string(stats.related_changed)},
                           {"embed_ms", std::to_string(static_cast<int64_t>(stats.embed_ms))},
                           {"related_ms", std::to_string(static_cast<int64_t>(stats.related_ms))},
