@@ -31,9 +31,9 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("dry-run", false, "print what would be sent and deleted; send nothing");
   flags->Add("batch-notes", "500", "most notes (plus attachments and deletions) per request");
   flags->Add("batch-bytes", "8MiB", "most note content plus attachment base64 per request; a larger file travels alone");
-  flags->Add("max-note-bytes", "4MiB", "larger notes are left out with a warning (the server's limit)");
-  flags->Add("max-attachment-bytes", "1008KiB",
-             "larger attachments are left out with a warning (the server's limit; 64MiB when it runs with --storage)");
+  flags->Add("max-note-bytes", "", "larger notes are left out with a warning (default: the server's limit)");
+  flags->Add("max-attachment-bytes", "",
+             "larger attachments are left out with a warning (default: the server's limit, e.g. 64MiB with --storage)");
   flags->Add("timeout", "120s", "time limit of each request");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
 }
@@ -62,15 +62,22 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->allow_delete_all = flags.GetBool("allow-delete-all");
   auto notes = flags.GetInt("batch-notes");
   auto bytes = flags.GetBytes("batch-bytes");
-  auto max_note = flags.GetBytes("max-note-bytes");
-  auto max_att = flags.GetBytes("max-attachment-bytes");
+  // Empty: the server's limits, from its manifest.
+  auto bytes_or_zero = [&](const char* name) -> folio::Result<int64_t> {
+    if (flags.Get(name).empty()) return int64_t{0};
+    auto v = flags.GetBytes(name);
+    if (v.ok() && *v < 1) return folio::Status::Invalid(std::string("--") + name + " must be positive");
+    return v;
+  };
+  auto max_note = bytes_or_zero("max-note-bytes");
+  auto max_att = bytes_or_zero("max-attachment-bytes");
   auto timeout = flags.GetDurationMs("timeout");
   for (const folio::Status* st : {&notes.status(), &bytes.status(), &max_note.status(), &max_att.status(),
                                   &timeout.status()}) {
     if (!st->ok()) return st->message();
   }
-  if (*notes < 1 || *bytes < 1 || *max_note < 1 || *max_att < 1 || *timeout < 1) {
-    return "--batch-notes, --batch-bytes, --max-note-bytes, --max-attachment-bytes and --timeout must be positive";
+  if (*notes < 1 || *bytes < 1 || *timeout < 1) {
+    return "--batch-notes, --batch-bytes and --timeout must be positive";
   }
   out->max_attachment_bytes = *max_att;
   out->limits = {*notes, *bytes};

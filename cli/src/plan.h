@@ -24,6 +24,9 @@ using RemoteAttachment = RemoteFile;
 
 struct Manifest {
   int64_t version = 0;
+  // What the server accepts ("limits"); 0 if it does not say (older servers).
+  int64_t max_note_bytes = 0;
+  int64_t max_attachment_bytes = 0;
   std::vector<RemoteNote> notes;
   std::vector<RemoteAttachment> attachments;  // empty from servers older than attachments
 };

@@ -37,9 +37,13 @@ class Pusher {
     // The manifest first: a wrong server or token fails before a long walk.
     Result<Manifest> manifest = FetchManifest(options_.server);
     if (!manifest.ok()) return Fail(manifest.status().message());
+    max_note_bytes_ = Limit("--max-note-bytes", options_.max_note_bytes, manifest->max_note_bytes,
+                            kDefaultMaxNoteBytes);
+    max_attachment_bytes_ = Limit("--max-attachment-bytes", options_.max_attachment_bytes,
+                                  manifest->max_attachment_bytes, kMaxAttachmentBytes);
     WalkOptions walk;
-    walk.max_note_bytes = options_.max_note_bytes;
-    walk.max_attachment_bytes = options_.max_attachment_bytes;
+    walk.max_note_bytes = max_note_bytes_;
+    walk.max_attachment_bytes = max_attachment_bytes_;
     Result<Vault> vault = WalkVault(options_.dir, walk);
     if (!vault.ok()) return Fail(vault.status().message());
     for (const SkippedFile& s : vault->skipped) {
@@ -115,14 +119,14 @@ class Pusher {
     attachments.reserve(b.attachment_count);
     for (size_t i = b.first_attachment; i < b.first_attachment + b.attachment_count; ++i) {
       const LocalAttachment& a = plan_.attachments.to_send[i];
-      Result<std::string> data = Read(a, ReadAttachment, options_.max_attachment_bytes, true);
+      Result<std::string> data = Read(a, ReadAttachment, max_attachment_bytes_, true);
       if (data.ok()) attachments.push_back({a.path, Base64Encode(*data)});
     }
     std::vector<OutgoingNote> notes;
     notes.reserve(b.note_count);
     for (size_t i = b.first_note; i < b.first_note + b.note_count; ++i) {
       const LocalNote& n = plan_.notes.to_send[i];
-      Result<std::string> content = Read(n, ReadNote, options_.max_note_bytes, false);
+      Result<std::string> content = Read(n, ReadNote, max_note_bytes_, false);
       if (content.ok()) notes.push_back({n.path, std::move(content).value()});
     }
     std::span<const std::string> deletes(plan_.to_delete.data() + b.first_delete, b.delete_count);
@@ -173,7 +177,21 @@ class Pusher {
     }
   }
 
+  // The size limit to use: the flag's (0: not given), the server's (0: not
+  // advertised), or `fallback`. A flag over the server's limit would only
+  // get the push refused, so the server's wins, with a warning.
+  static int64_t Limit(const char* flag, int64_t given, int64_t server, int64_t fallback) {
+    if (given <= 0) return server > 0 ? server : fallback;
+    if (server > 0 && given > server) {
+      std::fprintf(stderr, "warning: %s %s is over the server's limit of %s; using the server's\n", flag,
+                   FormatBytes(given).c_str(), FormatBytes(server).c_str());
+      return server;
+    }
+    return given;
+  }
+
   const PushOptions& options_;
+  int64_t max_note_bytes_ = 0, max_attachment_bytes_ = 0;  // in effect (Limit)
   int64_t start_us_;
   ProgressBar bar_;
   PushPlan plan_;

@@ -33,8 +33,11 @@ struct PushOptions {
   std::filesystem::path dir;                      // the vault root
   ServerOptions server;
   BatchLimits limits;                             // defaults: 500 notes, 8 MiB
-  int64_t max_note_bytes = kDefaultMaxNoteBytes;  // default 4 MiB
-  int64_t max_attachment_bytes = kMaxAttachmentBytes;  // the server's cap; default 1008 KiB
+  // Larger files are left out with a warning. 0: the limit the server's
+  // manifest advertises (servers that do not: 4 MiB notes, 1008 KiB
+  // attachments). A value over the server's limit is lowered to it.
+  int64_t max_note_bytes = 0;
+  int64_t max_attachment_bytes = 0;
   bool dry_run = false;                           // list, send nothing
   bool allow_delete_all = false;                  // an empty vault may delete every note
   bool progress = false;                          // draw a progress bar on stderr

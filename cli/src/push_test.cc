@@ -531,6 +531,20 @@ TEST_CASE("wire: manifest attachments parse; absent means none") {
   CHECK_FALSE(ParseManifest(R"({"version":1,"notes":[],"attachments":{}})").ok());
 }
 
+TEST_CASE("wire: manifest limits parse; absent means 0 (not advertised); negative is rejected") {
+  Result<Manifest> m = ParseManifest(
+      R"({"version":3,"limits":{"max_note_bytes":4194304,"max_attachment_bytes":67108864,"future":1},"notes":[]})");
+  REQUIRE(m.ok());
+  CHECK(m->max_note_bytes == 4194304);
+  CHECK(m->max_attachment_bytes == 67108864);
+  Result<Manifest> old = ParseManifest(R"({"version":3,"notes":[]})");
+  REQUIRE(old.ok());
+  CHECK(old->max_note_bytes == 0);
+  CHECK(old->max_attachment_bytes == 0);
+  CHECK_FALSE(ParseManifest(R"({"version":1,"limits":{"max_attachment_bytes":-1},"notes":[]})").ok());
+  CHECK_FALSE(ParseManifest(R"({"version":1,"limits":{"max_attachment_bytes":"big"},"notes":[]})").ok());
+}
+
 TEST_CASE("wire: push body carries attachments as base64 that decodes to the file bytes") {
   ScratchDir vault;
   std::string pic = BinaryBytes(1001);

@@ -66,9 +66,16 @@ Result<Manifest> ParseManifest(std::string_view json) {
         for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
       } else if (key == "attachments") {
         for (od::object a : f.value().get_array()) m.attachments.push_back(ParseRemoteFile(a));
+      } else if (key == "limits") {
+        for (od::field l : f.value().get_object()) {
+          std::string_view name = l.unescaped_key();
+          if (name == "max_note_bytes") m.max_note_bytes = l.value().get_int64();
+          else if (name == "max_attachment_bytes") m.max_attachment_bytes = l.value().get_int64();
+        }
       }
     }
     if (!has_notes) return Status::Invalid("manifest has no \"notes\"");
+    if (m.max_note_bytes < 0 || m.max_attachment_bytes < 0) return Status::Invalid("manifest has negative limits");
     for (const RemoteNote& n : m.notes) {
       if (n.path.empty()) return Status::Invalid("manifest lists a note without a path");
     }

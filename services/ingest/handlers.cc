@@ -230,7 +230,7 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
         if (!writer) {
           return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
         }
-        return http::Response::Json(200, writer->ManifestJson());
+        return http::Response::Json(200, writer->ManifestJson(ctx->limits));
       });
     };
     WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);

@@ -641,9 +641,14 @@ Status SiteWriter::ResyncIfNeeded() {
   return bus_->WaitForAcks(kAckTimeoutMs);
 }
 
-std::string SiteWriter::ManifestJson() const {
+std::string SiteWriter::ManifestJson(const PushLimits& limits) const {
   JsonWriter w;
-  w.BeginObject().Key("version").Int(version_).Key("notes").BeginArray();
+  w.BeginObject().Key("version").Int(version_);
+  w.Key("limits").BeginObject();
+  w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
+  w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
+  w.EndObject();
+  w.Key("notes").BeginArray();
   for (const auto& [path, n] : vault_.notes()) {
     w.BeginObject().Key("path").String(path).Key("sha256").String(n.sha256).Key("url").String(n.url).EndObject();
   }

@@ -73,8 +73,11 @@ class SiteWriter {
   // failure nothing is kept. REQUIRES: update.site == site().
   Result<size_t> ApplyRelated(const bus::RelatedUpdate& update);
 
-  // {"version":N,"notes":[{"path","sha256","url"}]}
-  std::string ManifestJson() const;
+  // {"version":N,"limits":{"max_note_bytes":N,"max_attachment_bytes":N},
+  //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
+  // limits are what a push accepts, so a client can leave out (and name)
+  // the files over them instead of having the whole push refused.
+  std::string ManifestJson(const PushLimits& limits) const;
 
   // Publishes the outbox; true when it is empty afterwards.
   bool PublishPending();

@@ -224,3 +224,41 @@ TEST_CASE("CLI: batches bounded by --batch-notes; a link resolved by a later bat
   CHECK(out.find("New.md") != std::string::npos);
   CHECK(c.Manifest().body.find("New.md") == std::string::npos);
 }
+
+TEST_CASE("CLI: the attachment limit comes from the server's manifest; a larger flag is lowered to it") {
+  Cluster c;  // ingest without storage: attachments up to 1008 KiB
+  testing::TempDir vault;
+  auto write = [&](const std::string& rel, const std::string& text) {
+    FILE* f = fopen((vault.path() + "/" + rel).c_str(), "w");
+    REQUIRE(f);
+    fwrite(text.data(), 1, text.size(), f);
+    fclose(f);
+  };
+  CHECK(c.Manifest().body.find("\"limits\":{\"max_note_bytes\":4194304,\"max_attachment_bytes\":1032192}") !=
+        std::string::npos);
+  write("Note.md", "# Note\n\n![[small.png]] and ![[big.pdf]]\n");
+  write("small.png", std::string("\x89PNG\r\n\x1a\n") + std::string(5000, 'p'));
+  write("big.pdf", "%PDF-1.4\n" + std::string(1500 * 1024, 'b'));
+  std::string out;
+  // No flag: the server's 1008 KiB; big.pdf is left out (exit 3), the rest published.
+  int rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken}, &out);
+  INFO(out);
+  CHECK(rc == 3);
+  CHECK(out.find("big.pdf: 1.5 MiB is over the 1008 KiB attachment limit; not sent") != std::string::npos);
+  CHECK(c.WaitForPage("/note", 200, "small.png").status == 200);
+  CHECK(c.Manifest().body.find("small.png") != std::string::npos);
+  CHECK(c.Manifest().body.find("big.pdf") == std::string::npos);
+  // A flag over the server's limit would get the push refused: lowered, with a warning.
+  rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken, "--max-attachment-bytes",
+                 "64MiB"},
+                &out);
+  INFO(out);
+  CHECK(rc == 3);
+  CHECK(out.find("--max-attachment-bytes 64 MiB is over the server's limit of 1008 KiB; using the server's") !=
+        std::string::npos);
+  // A flag under it still applies.
+  rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken, "--max-attachment-bytes", "1KiB"},
+                &out);
+  CHECK(rc == 3);
+  CHECK(out.find("small.png: 4.9 KiB is over the 1 KiB attachment limit") != std::string::npos);
+}
