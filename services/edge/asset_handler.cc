@@ -1,9 +1,11 @@
 // Worker's side of assets held by folio-storage (see asset_store.h).
+#include <algorithm>
 #include <charconv>
 #include <thread>
 #include <utility>
 
 #include "folio/core/text.h"
+#include "folio/http/stream.h"
 #include "page_cache.h"
 
 namespace folio::edge {
@@ -45,6 +47,43 @@ int ParseSingleRange(std::string_view h, uint64_t size, uint64_t* first, uint64_
 struct Prepared {
   std::shared_ptr<const Asset> asset;
   std::string head;
+};
+
+// The body of one response for a streamed asset: bytes [next, end) of its
+// blob, read from storage a piece at a time as the server pulls, so the
+// edge holds about one piece (kPiece) per response, whatever the file's size.
+class StorageSource : public http::BodySource, public std::enable_shared_from_this<StorageSource> {
+ public:
+  static constexpr size_t kPiece = 1 << 20;  // one ranged read: fewer storage round trips than 256 KiB pulls
+
+  StorageSource(AssetStore* store, http::Loop* loop, std::string sha256, uint64_t first, uint64_t end)
+      : store_(store), loop_(loop), sha256_(std::move(sha256)), next_(first), end_(end) {}
+
+  void OnPull(size_t max_bytes) override {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(std::max(max_bytes, kPiece), end_ - next_));
+    const uint64_t at = next_;
+    next_ += n;
+    // The pool thread only posts (as for misses): a late result for a
+    // cancelled response is written to a detached source, which ignores it.
+    store_->ReadRange(sha256_, at, n, [self = shared_from_this(), loop = loop_](Result<std::string> bytes) {
+      loop->Post([self, bytes = std::move(bytes)]() mutable { self->Deliver(std::move(bytes)); });
+    });
+  }
+  void OnCancel(const Status&) override {}
+
+ private:
+  void Deliver(Result<std::string> bytes) {
+    if (!bytes.ok()) {
+      Abort();  // the client sees a short body; the status line was sent already
+      return;
+    }
+    Write(std::move(bytes).value());
+  }
+
+  AssetStore* store_;
+  http::Loop* loop_;
+  std::string sha256_;
+  uint64_t next_, end_;
 };
 
 }  // namespace
@@ -102,7 +141,7 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
   std::string common = "ETag: " + etag + "\r\nCache-Control: " + std::string(kAssetCache) +
                        "\r\nAccept-Ranges: bytes\r\nX-Content-Type-Options: nosniff\r\n";
   std::string_view body;
-  const uint64_t size = a.body.size();
+  const uint64_t size = a.size;
   uint64_t first = 0, last = 0;
   int ranged = if_none_match.empty() ? ParseSingleRange(range, size, &first, &last) : 0;
   if (!if_none_match.empty() && EtagMatches(if_none_match, etag)) {
@@ -112,6 +151,24 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
     prep->head = "HTTP/1.1 416 Range Not Satisfiable\r\n" + common + "Content-Range: bytes */" +
                  std::to_string(size) + "\r\nContent-Length: 0\r\n";
     counters_.other->Increment();
+  } else if (a.streamed) {
+    // From storage, piece by piece: headers now, the body as it is pulled.
+    std::vector<std::pair<std::string, std::string>> headers = {
+        {"Content-Type", a.content_type},
+        {"ETag", etag},
+        {"Cache-Control", std::string(kAssetCache)},
+        {"Accept-Ranges", "bytes"},
+        {"X-Content-Type-Options", "nosniff"}};
+    if (ranged == 0) first = 0, last = size - 1;
+    if (ranged > 0) {
+      headers.emplace_back("Content-Range",
+                           "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size));
+    }
+    counters_.ok->Increment();
+    const uint64_t length = size == 0 ? 0 : last - first + 1;
+    r.SendStream(ranged > 0 ? 206 : 200, std::move(headers), length,
+                 std::make_shared<StorageSource>(assets_, &loop_, a.sha256, first, first + length));
+    return;
   } else if (ranged > 0) {
     body = std::string_view(a.body).substr(first, last - first + 1);
     prep->head = "HTTP/1.1 206 Partial Content\r\nContent-Type: " + a.content_type + "\r\n" + common +

@@ -1,5 +1,6 @@
 #include "asset_store.h"
 
+#include <charconv>
 #include <utility>
 
 #include "folio/core/log.h"
@@ -24,6 +25,8 @@ std::string FirstBlob(std::string_view listing) {
   return IsLowerHex(hex) ? std::string(hex) : "";
 }
 
+constexpr size_t kMaxStreamedMeta = 4096;
+
 Status StorageProblem(const Result<http::ClientResponse>& r) {
   return Status::Unavailable(r.ok() ? "storage answered HTTP " + std::to_string(r->status) : r.status().message());
 }
@@ -39,6 +42,8 @@ AssetStore::AssetStore(AssetOptions options, metrics::Registry* registry)
       fetch_errors_(&registry->NewCounter("folio_edge_asset_fetch_errors_total",
                                           "Asset fetches from storage that failed (not counting 404)")),
       cached_bytes_(&registry->NewGauge("folio_edge_asset_cache_bytes", "Bytes of asset bodies held in the cache")),
+      range_reads_(&registry->NewCounter("folio_edge_asset_range_reads_total",
+                                         "Ranged reads from storage for assets too large to keep")),
       pool_(options_.threads == 0 ? 1 : options_.threads) {}
 
 AssetStore::~AssetStore() = default;
@@ -50,6 +55,8 @@ void AssetStore::Get(const std::string& hash16, Done done) {
     if (auto it = by_hash16_.find(hash16); it != by_hash16_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);
       hit = *it->second;
+    } else if (auto s = streamed_.find(hash16); s != streamed_.end()) {
+      hit = s->second;
     } else {
       misses_->Increment();
       auto [waiting, first] = in_flight_.try_emplace(hash16);
@@ -76,6 +83,29 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
   if (!listed.ok() || listed->status != 200) return StorageProblem(listed);
   std::string full = FirstBlob(listed->body);
   if (full.empty()) return Status::NotFound("no blob " + hash16);
+  // Size first: a blob too large to keep is streamed, never held whole.
+  http::ClientRequest head;
+  head.method = "HEAD";
+  head.url = options_.storage_url + "/blobs/sha256/" + full;
+  head.timeout_ms = options_.timeout_ms;
+  auto headed = http::Fetch(head);
+  if (headed.ok() && headed->status == 404) return Status::NotFound("no blob " + full);
+  if (!headed.ok() || headed->status != 200) return StorageProblem(headed);
+  uint64_t size = 0;
+  const std::string length = headed->Header("content-length");
+  auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), size);
+  if (ec != std::errc() || end != length.data() + length.size()) {
+    return Status::Unavailable("storage sent no usable Content-Length for " + full);
+  }
+  if (size > keep_limit()) {
+    auto a = std::make_shared<Asset>();
+    a->sha256 = std::move(full);
+    a->content_type = headed->Header("content-type");
+    if (a->content_type.empty()) a->content_type = "application/octet-stream";
+    a->size = size;
+    a->streamed = true;
+    return std::shared_ptr<const Asset>(std::move(a));
+  }
   http::ClientRequest get;
   get.url = options_.storage_url + "/blobs/sha256/" + full;
   get.timeout_ms = options_.timeout_ms;
@@ -87,7 +117,30 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
   a->content_type = got->Header("content-type");
   if (a->content_type.empty()) a->content_type = "application/octet-stream";
   a->body = std::move(got->body);
+  a->size = a->body.size();
   return std::shared_ptr<const Asset>(std::move(a));
+}
+
+void AssetStore::ReadRange(const std::string& sha256, uint64_t offset, size_t n, ReadDone done) {
+  range_reads_->Increment();
+  pool_.Submit([this, sha256, offset, n, done = std::move(done)] {
+    http::ClientRequest get;
+    get.url = options_.storage_url + "/blobs/sha256/" + sha256;
+    get.timeout_ms = options_.timeout_ms;
+    get.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1));
+    auto got = http::Fetch(get);
+    if (!got.ok() || got->status != 206 || got->body.size() != n) {
+      fetch_errors_->Increment();
+      Status why = got.ok() && got->status == 206
+                       ? Status::Unavailable("storage sent " + std::to_string(got->body.size()) + " bytes, not " +
+                                             std::to_string(n))
+                       : StorageProblem(got);
+      log::Warn("asset range read failed", {{"sha256", sha256}, {"error", why.message()}});
+      done(why);
+      return;
+    }
+    done(std::move(got->body));
+  });
 }
 
 void AssetStore::OnFetched(const std::string& hash16, Result<std::shared_ptr<const Asset>> r) {
@@ -103,8 +156,10 @@ void AssetStore::OnFetched(const std::string& hash16, Result<std::shared_ptr<con
       waiters = std::move(it->second);
       in_flight_.erase(it);
     }
-    // Objects over 1/8 of the budget are served to their waiters, not kept.
-    if (r.ok() && (*r)->body.size() <= options_.cache_bytes / 8 && !by_hash16_.count(hash16)) {
+    if (r.ok() && (*r)->streamed) {
+      if (streamed_.size() >= kMaxStreamedMeta) streamed_.clear();
+      streamed_[hash16] = *r;
+    } else if (r.ok() && !by_hash16_.count(hash16)) {
       lru_.push_front(*r);
       by_hash16_[hash16] = lru_.begin();
       bytes_ += (*r)->body.size();

@@ -2,9 +2,12 @@
 // reference them as /assets/<first 16 hex of sha256>/<file name>; on a miss
 // the store resolves the full hash (GET /blobs?prefix=) and fetches the blob
 // (GET /blobs/sha256/<hex>) on its own thread pool, never on a loop thread.
-// Fetched assets are kept in an LRU bounded by bytes; an asset larger than
-// 1/8 of the budget is handed to its waiters and not kept. Concurrent misses
-// for one hash share one fetch. Failures are never cached.
+// Fetched assets are kept in an LRU bounded by bytes. An asset larger than
+// 1/8 of the budget (keep_limit()) is never fetched whole: the miss learns
+// its size and type (HEAD), remembers them, and the worker streams each
+// response from storage by ranged reads (ReadRange), so a video seeked
+// through by many readers costs the edge ~1 MiB per response, not the file.
+// Concurrent misses for one hash share one fetch. Failures are never cached.
 //
 // Ownership: main owns it and destroys it after the loops stop (its pool's
 // Done callbacks post to them). Threading: every method is thread-safe.
@@ -38,7 +41,9 @@ struct AssetOptions {
 struct Asset {
   std::string sha256;        // full hex, the ETag's value
   std::string content_type;  // as storage holds it
-  std::string body;
+  std::string body;          // empty if streamed
+  uint64_t size = 0;         // of the blob
+  bool streamed = false;     // over keep_limit(): served by ReadRange, body not held
 };
 
 class AssetStore {
@@ -47,6 +52,8 @@ class AssetStore {
   // hit). Failure: kNotFound (storage has no such blob), kUnavailable
   // (storage unreachable or failing).
   using Done = std::function<void(Result<std::shared_ptr<const Asset>>)>;
+  // Called exactly once per ReadRange, on a pool thread.
+  using ReadDone = std::function<void(Result<std::string>)>;
 
   AssetStore(AssetOptions options, metrics::Registry* registry);
   ~AssetStore();
@@ -55,6 +62,12 @@ class AssetStore {
 
   // REQUIRES: hash16 is 16 lower-case hex digits.
   void Get(const std::string& hash16, Done done);
+  // Reads bytes [offset, offset + n) of a streamed asset's blob from storage
+  // on the pool. Fails with kUnavailable if storage fails or answers with
+  // other than exactly those bytes. REQUIRES: n > 0.
+  void ReadRange(const std::string& sha256, uint64_t offset, size_t n, ReadDone done);
+  // Assets larger than this are streamed, not kept (1/8 of the budget).
+  size_t keep_limit() const { return options_.cache_bytes / 8; }
 
   // True if `s` is 16 lower-case hex digits.
   static bool IsHash16(std::string_view s);
@@ -68,11 +81,15 @@ class AssetStore {
   metrics::Counter* misses_;
   metrics::Counter* fetch_errors_;
   metrics::Gauge* cached_bytes_;
+  metrics::Counter* range_reads_;
   std::mutex mu_;
   // Most recently used first. GUARDED_BY(mu_), as are the maps below.
   std::list<std::shared_ptr<const Asset>> lru_;
   std::unordered_map<std::string, std::list<std::shared_ptr<const Asset>>::iterator> by_hash16_;
   std::unordered_map<std::string, std::vector<Done>> in_flight_;
+  // Size and type of streamed assets by hash16 (no bodies; at most
+  // kMaxStreamedMeta entries, forgotten all at once past that).
+  std::unordered_map<std::string, std::shared_ptr<const Asset>> streamed_;
   size_t bytes_ = 0;
   ThreadPool pool_;  // last: joined first, while everything above still exists
 };

@@ -53,7 +53,8 @@ TEST_CASE("attachments go through folio-storage and the edge serves them from it
   Cluster c({}, /*start_services=*/false);
   c.StartStorage();
   c.AddIngestArgs({"--storage", c.storage_url()});
-  c.AddEdgeArgs({"--storage", c.storage_url(), "--asset-cache", "64MiB"});
+  // An 8 MiB cache keeps assets up to 1 MiB: the PNG is kept, the 2.9 MiB PDF streamed.
+  c.AddEdgeArgs({"--storage", c.storage_url(), "--asset-cache", "8MiB"});
   c.StartIngest();
   c.StartEdge();
 
@@ -170,6 +171,32 @@ TEST_CASE("attachments go through folio-storage and the edge serves them from it
   auto mid = c.EdgeGet(pdf_url, {{"Range", "bytes=2000000-2000099"}});
   CHECK(mid.status == 206);
   CHECK(mid.body == pdf.substr(2'000'000, 100));
+  CHECK(mid.Header("Content-Range") == "bytes 2000000-2000099/" + std::to_string(pdf.size()));
+  // The PDF is over the edge's keep limit (1 MiB): streamed from storage by
+  // ranged reads of at most 1 MiB, never held. The full GET took three reads,
+  // the range one; the cache still holds only the PNG.
+  edge_metrics = c.EdgeGet("/metrics").body;
+  CHECK(Metric(edge_metrics, "folio_edge_asset_cache_bytes") == 6000);
+  CHECK(Metric(edge_metrics, "folio_edge_asset_range_reads_total") == 4);
+  auto open_end = c.EdgeGet(pdf_url, {{"Range", "bytes=1048000-"}});
+  CHECK(open_end.status == 206);
+  CHECK(open_end.body == pdf.substr(1'048'000));
+  auto last = c.EdgeGet(pdf_url, {{"Range", "bytes=-5"}});
+  CHECK(last.status == 206);
+  CHECK(last.body == pdf.substr(pdf.size() - 5));
+  CHECK(c.EdgeGet(pdf_url, {{"Range", "bytes=" + std::to_string(pdf.size()) + "-"}}).status == 416);
+  auto pdf_head = c.EdgeGet(pdf_url, {}, "HEAD");
+  CHECK(pdf_head.status == 200);
+  CHECK(pdf_head.Header("Content-Length") == std::to_string(pdf.size()));
+  CHECK(pdf_head.Header("ETag") == "\"" + pdf_sha + "\"");
+  CHECK(pdf_head.body.empty());
+  CHECK(c.EdgeGet(pdf_url, {{"If-None-Match", "\"" + pdf_sha + "\""}}).status == 304);
+  // Storage gone mid-way: a new response is cut short (its headers were
+  // sent), never padded or corrupt.
+  c.StopStorage();
+  auto cut = c.EdgeGet(pdf_url);
+  CHECK(cut.body != pdf);
+  CHECK(cut.body.size() < pdf.size());
 }
 
 TEST_CASE("without --storage attachments stay in the pages bucket") {
