@@ -33,6 +33,7 @@
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "backup.h"
+#include "blob_gc.h"
 #include "handlers.h"
 #include "related_consumer.h"
 #include "site_command.h"
@@ -101,6 +102,9 @@ int main(int argc, char** argv) {
   flags.Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
   flags.Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
   flags.Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
+  flags.Add("blob-gc-every", "6h",
+            "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
+  flags.Add("blob-gc-grace", "24h", "how long a blob must have been unused before it is deleted");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   if (!flags.positional().empty()) {
@@ -187,6 +191,24 @@ int main(int argc, char** argv) {
     bus_ready = true;
     log::Info("connected to NATS", {{"url", bus_opts.url}});
   };
+  // Blob collection on the writer loop: pushes run there, so a pass never
+  // sees a blob a push uploaded and has not committed yet.
+  std::unique_ptr<ingest::BlobGc> blob_gc;
+  auto gc_every = flags.GetDurationMs("blob-gc-every");
+  auto gc_grace = flags.GetDurationMs("blob-gc-grace");
+  if (!gc_every.ok()) return Fail(gc_every.status());
+  if (!gc_grace.ok()) return Fail(gc_grace.status());
+  if (*gc_every < 0 || *gc_grace < 0) return Fail(Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0"));
+  if (!flags.Get("storage").empty() && *gc_every > 0) {
+    blob_gc = std::make_unique<ingest::BlobGc>(flags.Get("storage"), *gc_grace, store->get(), &registry);
+    writer_loop.Post([&, every = *gc_every] {
+      writer_loop.Every(static_cast<uint64_t>(every), [&] {
+        if (auto pass = blob_gc->RunOnce(NowUnixMs()); !pass.ok()) {
+          log::Warn("blob collection failed; retried next time", {{"error", pass.status().message()}});
+        }
+      });
+    });
+  }
   writer_loop.Post(try_connect);
   writer_loop.Post([&] {
     writer_loop.Every(1000, [&] {

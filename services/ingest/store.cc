@@ -436,4 +436,15 @@ Status Store::LoadAttachments(const std::string& site, site::Vault* vault) {
   return Status::Ok();
 }
 
+Status Store::ForEachAttachmentHash(const std::function<void(std::string_view)>& fn) {
+  auto q = db_->Prepare("SELECT DISTINCT sha256 FROM attachments");
+  if (!q.ok()) return q.status();
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    fn(q->Text(0));
+  }
+}
+
 }  // namespace folio::ingest

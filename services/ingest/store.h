@@ -12,9 +12,11 @@
 // serialises them, and DataVersionChanged() tells the writer about it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "folio/bus/schema.h"
@@ -99,6 +101,8 @@ class Store {
   Result<int64_t> OutboxSize();
   // Loads every attachment's metadata into *vault (call before LoadVault's Rebuild matters not).
   Status LoadAttachments(const std::string& site, site::Vault* vault);
+  // Calls fn with the sha256 of every attachment of every site (each once).
+  Status ForEachAttachmentHash(const std::function<void(std::string_view sha256)>& fn);
 
   // Sites. AddSite and RemoveSite write `outbox` (e.g. the site record's
   // KV put or delete) in the same transaction as the row.

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "cluster.h"
 #include "folio/bus/bus.h"
@@ -211,4 +213,50 @@ TEST_CASE("without --storage attachments stay in the pages bucket") {
   auto got = c.WaitForPage(url, 200, "png bytes");
   CHECK(got.status == 200);
   CHECK(got.body == "png bytes");
+}
+
+TEST_CASE("blob collection: a replaced attachment's old blob is deleted after the grace period, the new one kept") {
+  Cluster c({}, /*start_services=*/false);
+  c.StartStorage();
+  c.AddIngestArgs({"--storage", c.storage_url(), "--blob-gc-every", "200ms", "--blob-gc-grace", "2s"});
+  c.AddEdgeArgs({"--storage", c.storage_url()});
+  c.StartIngest();
+  c.StartEdge();
+  std::string vault = c.dir() + "/vault";
+  REQUIRE(system(("mkdir -p '" + vault + "'").c_str()) == 0);
+  const std::string v1 = RandomBytes("\x89PNG\r\n\x1a\n", 3000, 7), v2 = RandomBytes("\x89PNG\r\n\x1a\n", 3000, 8);
+  const std::string keep = RandomBytes("\x89PNG\r\n\x1a\n", 2000, 9);
+  WriteFile(vault + "/Note.md", "# Note\n\n![[pic.png]] ![[keep.png]]\n");
+  WriteFile(vault + "/pic.png", v1);
+  WriteFile(vault + "/keep.png", keep);
+  std::vector<std::string> push{"push", vault, "--server", c.ingest_url(), "--token", kToken};
+  std::string out;
+  REQUIRE(c.RunCli(push, &out) == 0);
+  auto has = [&](const std::string& bytes) {
+    auto r = http::Get(c.storage_url() + "/blobs/sha256/" + Sha256Hex(bytes));
+    return r.ok() && r->status == 200 && r->body == bytes;
+  };
+  REQUIRE(has(v1));
+  // Replace pic.png: v1 is now unused by every attachment.
+  WriteFile(vault + "/pic.png", v2);
+  REQUIRE(c.RunCli(push, &out) == 0);
+  CHECK(has(v2));
+  CHECK(has(v1));  // within the grace period it stays, for pages still open
+  bool gone = false;
+  for (int i = 0; i < 150 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = !has(v1);
+  }
+  CHECK(gone);
+  CHECK(has(v2));
+  CHECK(has(keep));
+  auto page = c.WaitForPage("/note", 200, "pic.png");
+  std::string pic_url = AssetUrl(page.body, "pic.png");
+  REQUIRE(!pic_url.empty());
+  auto served = c.EdgeGet(pic_url);
+  CHECK(served.status == 200);
+  CHECK(served.body == v2);
+  auto metrics = http::Get(c.ingest_url() + "/metrics");
+  REQUIRE(metrics.ok());
+  CHECK(Metric(metrics->body, "folio_ingest_blob_gc_deleted_total") == 1);
 }

@@ -1,0 +1,107 @@
+#include "blob_gc.h"
+
+#include <set>
+#include <utility>
+
+#include "folio/core/log.h"
+#include "folio/http/client.h"
+
+namespace folio::ingest {
+namespace {
+
+constexpr int64_t kTimeoutMs = 30'000;
+
+bool IsLowerHex(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Appends the "sha256":"<64 hex>" values of one /blobs listing page to *out;
+// returns whether the page says more follow ("truncated":true).
+bool ParseListing(std::string_view body, std::vector<std::string>* out) {
+  constexpr std::string_view kKey = "\"sha256\":\"";
+  for (size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + 1)) {
+    std::string_view hex = body.substr(at + kKey.size(), 64);
+    if (hex.size() == 64 && IsLowerHex(hex)) out->emplace_back(hex);
+  }
+  return body.find("\"truncated\":true") != std::string_view::npos;
+}
+
+Status Problem(std::string_view what, const Result<http::ClientResponse>& r) {
+  return Status::Unavailable(std::string(what) + ": " +
+                             (r.ok() ? "storage answered HTTP " + std::to_string(r->status) : r.status().message()));
+}
+
+}  // namespace
+
+BlobGc::BlobGc(std::string storage_url, int64_t grace_ms, Store* store, metrics::Registry* registry)
+    : storage_url_(std::move(storage_url)), grace_ms_(grace_ms), store_(store),
+      deleted_(registry->NewCounter("folio_ingest_blob_gc_deleted_total",
+                                    "Blobs deleted from storage because no attachment used them")),
+      failures_(registry->NewCounter("folio_ingest_blob_gc_failures_total", "Blob collection passes that failed")) {}
+
+Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
+  Pass pass;
+  std::set<std::string> used;
+  if (Status s = store_->ForEachAttachmentHash([&](std::string_view h) { used.emplace(h); }); !s.ok()) {
+    failures_.Increment();
+    return s;
+  }
+  std::vector<std::string> blobs;
+  for (std::string after;;) {
+    http::ClientRequest list;
+    list.url = storage_url_ + "/blobs?limit=1000" + (after.empty() ? "" : "&after=" + after);
+    list.timeout_ms = kTimeoutMs;
+    auto r = http::Fetch(list);
+    if (!r.ok() || r->status != 200) {
+      failures_.Increment();
+      return Problem("listing blobs", r);
+    }
+    const size_t before = blobs.size();
+    bool more = ParseListing(r->body, &blobs);
+    if (!more || blobs.size() == before) break;
+    after = blobs.back();
+  }
+  pass.blobs = blobs.size();
+  // Every unused blob with the time it was first seen unused (now if this
+  // pass is the first); a blob used again loses its mark.
+  std::map<std::string, int64_t> marks;
+  for (const std::string& sha : blobs) {
+    if (used.count(sha)) continue;
+    auto seen = unused_since_.find(sha);
+    marks.emplace(sha, seen == unused_since_.end() ? now_ms : seen->second);
+  }
+  pass.unused = marks.size();
+  for (auto it = marks.begin(); it != marks.end();) {
+    // Seen unused for the first time now: never deleted in the same pass,
+    // even with a grace period of 0.
+    if (it->second == now_ms || now_ms - it->second < grace_ms_) {
+      ++it;
+      continue;
+    }
+    http::ClientRequest del;
+    del.method = "DELETE";
+    del.url = storage_url_ + "/blobs/sha256/" + it->first;
+    del.timeout_ms = kTimeoutMs;
+    auto r = http::Fetch(del);
+    if (!r.ok() || (r->status >= 300 && r->status != 404)) {
+      failures_.Increment();
+      Status why = Problem("deleting blob " + it->first, r);
+      unused_since_ = std::move(marks);  // the rest keep their marks
+      return why;
+    }
+    ++pass.deleted;
+    deleted_.Increment();
+    it = marks.erase(it);
+  }
+  unused_since_ = std::move(marks);
+  if (pass.deleted > 0 || pass.unused > 0) {
+    log::Info("blob collection", {{"blobs", std::to_string(pass.blobs)}, {"unused", std::to_string(pass.unused)},
+                                  {"deleted", std::to_string(pass.deleted)}});
+  }
+  return pass;
+}
+
+}  // namespace folio::ingest
