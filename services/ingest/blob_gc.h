@@ -12,6 +12,8 @@
 //
 // State: when each unused blob was first seen unused, in memory. After a
 // restart the grace period starts again, which only delays deletions.
+// Backups are not consulted: a backup older than the grace period may
+// reference blobs already collected (main's default grace is a week).
 // Assumes the storage's /blobs belong to this ingest alone (backups live
 // under /objects and are not touched).
 #pragma once

@@ -104,7 +104,9 @@ int main(int argc, char** argv) {
   flags.Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
   flags.Add("blob-gc-every", "6h",
             "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
-  flags.Add("blob-gc-grace", "24h", "how long a blob must have been unused before it is deleted");
+  flags.Add("blob-gc-grace", "168h",
+            "how long a blob must have been unused before it is deleted; keep it longer than the span of your"
+            " backups, so that a restored backup finds its attachments");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   if (!flags.positional().empty()) {
