@@ -3,18 +3,12 @@
 #include <charconv>
 #include <utility>
 
+#include "folio/core/hash.h"
 #include "folio/core/log.h"
 #include "folio/http/client.h"
 
 namespace folio::edge {
 namespace {
-
-bool IsLowerHex(std::string_view s) {
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
 
 // The first "sha256":"<64 hex>" of a /blobs listing, or "" if none.
 std::string FirstBlob(std::string_view listing) {

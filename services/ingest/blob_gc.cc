@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "folio/core/hash.h"
 #include "folio/core/log.h"
 #include "folio/http/client.h"
 
@@ -10,13 +11,6 @@ namespace folio::ingest {
 namespace {
 
 constexpr int64_t kTimeoutMs = 30'000;
-
-bool IsLowerHex(std::string_view s) {
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
 
 // Appends the "sha256":"<64 hex>" values of one /blobs listing page to *out;
 // returns whether the page says more follow ("truncated":true).

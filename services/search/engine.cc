@@ -29,6 +29,17 @@ constexpr size_t kSwapVectors = 256;
 uint64_t ChunkId(int64_t note, int chunk) { return (static_cast<uint64_t>(note) << 8) | static_cast<uint64_t>(chunk); }
 int64_t NoteOfChunk(uint64_t id) { return static_cast<int64_t>(id >> 8); }
 
+// Vectors gathered for one index's UpsertMany: ids[i] has row i of data.
+struct Rows {
+  std::vector<uint64_t> ids;
+  std::vector<float> data;
+  void Add(uint64_t id, std::span<const float> v) {
+    ids.push_back(id);
+    data.insert(data.end(), v.begin(), v.end());
+  }
+};
+using RowsByIndex = std::map<vector::AutoIndex*, Rows>;
+
 struct TextChunk {
   std::string heading, anchor, text;
 };
@@ -250,18 +261,16 @@ Status Engine::Load() {
   if (same_embedder) {
     // Collected per index and inserted in bulk: an HNSW index is then built
     // on every CPU instead of one vector at a time.
-    struct Rows {
-      std::vector<uint64_t> ids;
-      std::vector<float> data;
-    };
-    std::map<vector::AutoIndex*, Rows> rows;
+    RowsByIndex rows;
     s = store_->ForEachVector([&](int64_t note_id, const StoredVector& v) {
       auto it = site_of.find(note_id);
       if (it == site_of.end() || v.v.size() != embedder_->dim()) return;
       Site* site = it->second;
-      Rows& r = rows[v.chunk == 0 ? &site->notes : &site->chunks];
-      r.ids.push_back(v.chunk == 0 ? static_cast<uint64_t>(note_id) : ChunkId(note_id, v.chunk));
-      r.data.insert(r.data.end(), v.v.begin(), v.v.end());
+      if (v.chunk == 0) {
+        rows[&site->notes].Add(static_cast<uint64_t>(note_id), v.v);
+      } else {
+        rows[&site->chunks].Add(ChunkId(note_id, v.chunk), v.v);
+      }
       if (v.chunk > 0) {
         auto& chunks = site->docs[note_id].chunks;
         if (chunks.size() < static_cast<size_t>(v.chunk)) chunks.resize(v.chunk);
@@ -465,22 +474,13 @@ Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteE
     while (end < work.size() && (end == begin || slice_vectors + work[end].vectors.size() <= kSwapVectors)) {
       slice_vectors += work[end++].vectors.size();
     }
-    struct Rows {
-      std::vector<uint64_t> ids;
-      std::vector<float> data;
-      void Add(uint64_t id, const std::vector<float>& v) {
-        ids.push_back(id);
-        data.insert(data.end(), v.begin(), v.end());
-      }
-    };
-    std::map<Site*, std::pair<Rows, Rows>> rows;  // site -> (note rows, chunk rows)
+    RowsByIndex rows;
     for (size_t i = begin; i < end; ++i) {
       for (const StoredVector& v : work[i].vectors) {
-        auto& [notes, chunks] = rows[site_of[i]];
         if (v.chunk == 0) {
-          notes.Add(static_cast<uint64_t>(work[i].id), v.v);
+          rows[&site_of[i]->notes].Add(static_cast<uint64_t>(work[i].id), v.v);
         } else {
-          chunks.Add(ChunkId(work[i].id, v.chunk), v.v);
+          rows[&site_of[i]->chunks].Add(ChunkId(work[i].id, v.chunk), v.v);
         }
       }
     }
@@ -489,9 +489,8 @@ Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteE
     std::map<vector::AutoIndex*, vector::AutoIndex::Prepared> prepared;
     {
       std::shared_lock lock(mu_);
-      for (auto& [site, r] : rows) {
-        if (site->notes.WouldSwitch(r.first.ids.size())) prepared[&site->notes] = site->notes.PrepareHnsw();
-        if (site->chunks.WouldSwitch(r.second.ids.size())) prepared[&site->chunks] = site->chunks.PrepareHnsw();
+      for (auto& [index, r] : rows) {
+        if (index->WouldSwitch(r.ids.size())) prepared[index] = index->PrepareHnsw();
       }
     }
     std::unique_lock lock(mu_);
@@ -524,12 +523,9 @@ Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteE
       doc.title = e.title;
       site->by_path[e.path] = w.id;
     }
-    for (auto& [site, r] : rows) {
-      for (auto* part : {&r.first, &r.second}) {
-        vector::AutoIndex& index = part == &r.first ? site->notes : site->chunks;
-        if (Status st = index.UpsertMany(part->ids, part->data); !st.ok()) {
-          log::Error("search: vectors not indexed", {{"error", st.message()}});
-        }
+    for (auto& [index, r] : rows) {
+      if (Status st = index->UpsertMany(r.ids, r.data); !st.ok()) {
+        log::Error("search: vectors not indexed", {{"error", st.message()}});
       }
     }
     size_t notes = 0, vectors = 0;

@@ -21,15 +21,8 @@ constexpr size_t kMaxObjectName = 512;
 constexpr size_t kMaxListLimit = 10000;
 constexpr const char* kImmutable = "public, max-age=31536000, immutable";
 
-bool IsHex64(std::string_view s) {
-  if (s.size() != 64) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
-bool IsHexPrefix(std::string_view s) {
-  return s.size() <= 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
+bool IsHex64(std::string_view s) { return s.size() == 64 && IsLowerHex(s); }
+bool IsHexPrefix(std::string_view s) { return s.size() <= 64 && IsLowerHex(s); }
 
 int HttpStatusFor(const Status& s) {
   switch (s.code()) {

@@ -66,6 +66,11 @@ TEST_CASE("host:port parsing") {
 
 TEST_CASE("sha256 and base64url") {
   CHECK(Sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(IsLowerHex(Sha256Hex("abc")));
+  CHECK(IsLowerHex(""));
+  CHECK_FALSE(IsLowerHex("BA78"));  // upper case is not what HexEncode writes
+  CHECK_FALSE(IsLowerHex("ba7g"));
+  CHECK_FALSE(IsLowerHex("ba 7"));
   {
     Sha256Stream st;
     st.Update("a");

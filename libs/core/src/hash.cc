@@ -11,6 +11,13 @@ Sha256Digest Sha256(std::string_view data) {
   return d;
 }
 
+bool IsLowerHex(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 std::string HexEncode(const uint8_t* data, size_t n) {
   static const char* kHex = "0123456789abcdef";
   std::string s(n * 2, '0');

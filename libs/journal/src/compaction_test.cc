@@ -30,9 +30,7 @@ Options SmallSegments() {
 }
 
 std::unique_ptr<Journal> OpenOk(const std::string& dir, Options o = SmallSegments()) {
-  Result<std::unique_ptr<Journal>> j = Journal::Open(dir, o);
-  REQUIRE_MESSAGE(j.ok(), j.status().ToString());
-  return std::move(j).value();
+  return test::OpenOrFail(dir, o);
 }
 
 // Content of version v of key number k (size 0..20000).

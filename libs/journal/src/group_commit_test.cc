@@ -20,9 +20,7 @@ namespace {
 
 std::unique_ptr<Journal> OpenOk(const std::string& dir, Options o = {}) {
   o.background = false;
-  Result<std::unique_ptr<Journal>> j = Journal::Open(dir, o);
-  REQUIRE_MESSAGE(j.ok(), j.status().ToString());
-  return std::move(j).value();
+  return test::OpenOrFail(dir, o);
 }
 
 }  // namespace

@@ -43,9 +43,7 @@ Options Small() {
 }
 
 std::unique_ptr<Journal> OpenOk(const std::string& dir, Options o) {
-  Result<std::unique_ptr<Journal>> j = Journal::Open(dir, o);
-  REQUIRE_MESSAGE(j.ok(), j.status().ToString());
-  return std::move(j).value();
+  return test::OpenOrFail(dir, o);
 }
 
 uint64_t FileSize(const std::string& path) { return std::filesystem::file_size(path); }

@@ -18,10 +18,19 @@
 
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+
 #include "folio/journal/env.h"
 #include "folio/journal/journal.h"
 
 namespace folio::journal::test {
+
+// Opens the journal in dir, or fails the test with the reason.
+inline std::unique_ptr<Journal> OpenOrFail(const std::string& dir, const Options& o) {
+  Result<std::unique_ptr<Journal>> j = Journal::Open(dir, o);
+  REQUIRE_MESSAGE(j.ok(), j.status().ToString());
+  return std::move(j).value();
+}
 
 inline uint64_t SplitMix(uint64_t* s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

@@ -15,6 +15,9 @@ Sha256Digest Sha256(std::string_view data);
 // Lower-case hex of SHA-256(data): 64 characters.
 std::string Sha256Hex(std::string_view data);
 std::string HexEncode(const uint8_t* data, size_t n);
+// True if every character of s is 0-9 or a-f (as HexEncode and Sha256Hex
+// write them); true for "".
+bool IsLowerHex(std::string_view s);
 
 // SHA-256 of data that arrives in pieces (a streamed upload). One thread at
 // a time per object; Finish() once, after which the object is spent.
