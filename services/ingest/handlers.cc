@@ -16,13 +16,6 @@ constexpr uint64_t kReloadIntervalMs = 1000;
 constexpr size_t kMaxWaiters = 256;
 constexpr size_t kMaxWaitingBytes = 64u << 20;
 
-std::string_view BearerToken(const http::Request& req) {
-  std::string_view auth = req.GetHeader("authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (auth.size() <= kBearer.size() || auth.substr(0, kBearer.size()) != kBearer) return {};
-  return auth.substr(kBearer.size());
-}
-
 // HTTP loop only. Holds requests whose token matched no site until a reload
 // of the sites table that started after they arrived has finished, then
 // retries them: at most one reload per kReloadIntervalMs, shared by all.
@@ -92,7 +85,7 @@ using RunForSite =
 // unknown token waits for one reload of the sites table, then gets 401.
 void WithSite(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate, const http::Request& req,
               bool copy_body, http::Responder r, RunForSite run, metrics::Counter* rejected) {
-  std::string_view token = BearerToken(req);
+  std::string_view token = req.BearerToken();
   std::string site = ctx->sites->Authenticate(token);
   auto copy = [&] { return copy_body ? std::make_shared<std::string>(req.body) : nullptr; };
   if (!site.empty()) {
@@ -136,22 +129,6 @@ void OnWriter(HandlerContext* ctx, http::Responder r, std::function<http::Respon
 
 }  // namespace
 
-int HttpStatusFor(Code code) {
-  switch (code) {
-    case Code::kOk: return 200;
-    case Code::kInvalidArgument: return 400;
-    case Code::kUnauthenticated: return 401;
-    case Code::kPermissionDenied: return 403;
-    case Code::kNotFound: return 404;
-    case Code::kConflict: return 409;
-    case Code::kTooLarge: return 413;
-    case Code::kUnavailable: return 503;
-    case Code::kDeadlineExceeded: return 504;
-    case Code::kInternal: return 500;
-  }
-  return 500;
-}
-
 namespace {
 
 struct PushCounters {
@@ -174,7 +151,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string
   if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
     m.rejected.Increment();
     log::Info("push rejected", {{"site", site}, {"error", err.status.message()}});
-    return http::Response::Json(HttpStatusFor(err.status.code()), ErrorBody(err.status, err.path));
+    return http::Response::Json(http::HttpStatusFor(err.status.code()), ErrorBody(err.status, err.path));
   }
   body->clear();
   body->shrink_to_fit();
@@ -183,7 +160,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string
   if (!sum.ok()) {
     m.error.Increment();
     log::Error("push failed", {{"site", site}, {"error", sum.status().message()}});
-    return http::Response::Json(HttpStatusFor(sum.status().code()), ErrorBody(sum.status(), ""));
+    return http::Response::Json(http::HttpStatusFor(sum.status().code()), ErrorBody(sum.status(), ""));
   }
   int64_t took_ms = (MonotonicUs() - t0) / 1000;
   m.seconds.Observe(static_cast<double>(MonotonicUs() - t0) / 1e6);

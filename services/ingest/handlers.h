@@ -27,7 +27,4 @@ struct HandlerContext {
 // REQUIRES: ctx outlives the router.
 void MountApi(http::Router* router, HandlerContext* ctx);
 
-// Maps a Status code to its HTTP status (the one place this happens).
-int HttpStatusFor(Code code);
-
 }  // namespace folio::ingest

@@ -12,14 +12,12 @@
 // related-list update and publish in order; a ThreadPool renders in
 // parallel for the writer; the RelatedConsumer's thread fetches search's
 // related lists and hands them to the writer loop.
-#include <sys/random.h>
 
 #include <csignal>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <thread>
 
 #include "folio/bus/bus.h"
@@ -28,6 +26,7 @@
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/time.h"
 #include "folio/http/server.h"
@@ -52,17 +51,9 @@ int Fail(const Status& s) {
 // The API token: --token, else <data>/token, else a new random one saved there.
 Result<std::string> LoadToken(const std::string& flag, const std::string& data_dir) {
   if (!flag.empty()) return flag;
-  std::string path = data_dir + "/token";
-  std::ifstream in(path);
-  std::string tok;
-  if (in && std::getline(in, tok) && !tok.empty()) return tok;
-  unsigned char raw[24];
-  if (getrandom(raw, sizeof raw, 0) != sizeof raw) return Status::Internal("getrandom failed");
-  tok = HexEncode(raw, sizeof raw);
-  std::ofstream out(path, std::ios::trunc);
-  out << tok << "\n";
-  if (!out) return Status::Unavailable("cannot write " + path);
-  log::Info("generated an API token", {{"file", path}});
+  bool created = false;
+  auto tok = ReadOrCreateSecretFile(data_dir + "/token", 24, &created);
+  if (tok.ok() && created) log::Info("generated an API token", {{"file", data_dir + "/token"}});
   return tok;
 }
 

@@ -3,6 +3,7 @@
 #include "folio/bus/schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 
 namespace folio::ingest {
 namespace {
@@ -21,15 +22,6 @@ SiteOptions OptionsFor(const SiteRow& row, const SiteOptions& flag_site) {
 }
 
 }  // namespace
-
-bool SameSecret(std::string_view given, std::string_view expected) {
-  if (expected.empty()) return false;
-  unsigned char diff = given.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < given.size(); ++i) {
-    diff |= static_cast<unsigned char>(given[i] ^ expected[i % expected.size()]);
-  }
-  return diff == 0;
-}
 
 Sites::Sites(SiteOptions flag_site, std::string flag_token, Store* store, ThreadPool* pool,
              metrics::Registry* registry)

@@ -83,8 +83,4 @@ class Sites {
   std::shared_ptr<const TokenTable> tokens_;  // GUARDED_BY(mu_); never null
 };
 
-// Constant-time comparison of a presented secret with the expected one;
-// false if `expected` is empty.
-bool SameSecret(std::string_view given, std::string_view expected);
-
 }  // namespace folio::ingest

@@ -24,21 +24,7 @@ constexpr const char* kImmutable = "public, max-age=31536000, immutable";
 bool IsHex64(std::string_view s) { return s.size() == 64 && IsLowerHex(s); }
 bool IsHexPrefix(std::string_view s) { return s.size() <= 64 && IsLowerHex(s); }
 
-int HttpStatusFor(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument: return 400;
-    case Code::kNotFound: return 404;
-    case Code::kTooLarge: return 413;
-    case Code::kConflict: return 409;
-    case Code::kDeadlineExceeded: return 408;
-    case Code::kUnavailable: return 503;
-    default: return 500;
-  }
-}
-
-void SendStatus(http::Responder& r, const Status& s) {
-  r.SendError(HttpStatusFor(s), CodeName(s.code()), s.message());
-}
+void SendStatus(http::Responder& r, const Status& s) { r.SendError(s); }
 
 // The object name of /objects/<name>: a vault-style relative path.
 Status ObjectName(std::string_view encoded, std::string* name) {

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 
@@ -7,6 +10,7 @@
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/text.h"
 #include "folio/core/thread_pool.h"
@@ -192,4 +196,42 @@ TEST_CASE("service flags: --help exits 0, bad --listen exits 2, good ones go on"
     CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
   }
   CHECK(AvailableCpus() >= 1);
+}
+
+TEST_CASE("secrets: constant-time compare, random hex, token files created once with mode 0600") {
+  CHECK(SameSecret("abc", "abc"));
+  CHECK_FALSE(SameSecret("abd", "abc"));
+  CHECK_FALSE(SameSecret("ab", "abc"));
+  CHECK_FALSE(SameSecret("abcd", "abc"));
+  CHECK_FALSE(SameSecret("", ""));  // an unset secret matches nothing
+  auto a = RandomHex(24), b = RandomHex(24);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->size() == 48);
+  CHECK(IsLowerHex(*a));
+  CHECK(*a != *b);
+  CHECK(CodeName(Code::kNoSpace) == "no_space");
+
+  char tmpl[] = "/tmp/folio-core-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  std::string dir = tmpl;
+  std::string path = dir + "/token";
+  bool created = false;
+  auto first = ReadOrCreateSecretFile(path, 16, &created);
+  REQUIRE(first.ok());
+  CHECK(created);
+  CHECK(first->size() == 32);
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  auto again = ReadOrCreateSecretFile(path, 16, &created);
+  REQUIRE(again.ok());
+  CHECK_FALSE(created);
+  CHECK(*again == *first);
+  CHECK(ReadSecretFile(path).value() == *first);
+  CHECK(ReadSecretFile(dir + "/missing").status().code() == Code::kNotFound);
+  unlink(path.c_str());
+  rmdir(dir.c_str());
+  CHECK(HmacSha256Hex("key", "The quick brown fox jumps over the lazy dog") ==
+        "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
 }

@@ -1,6 +1,7 @@
 #include "folio/core/hash.h"
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 namespace folio {
 
@@ -87,6 +88,14 @@ std::string Base64UrlEncode(std::string_view data) {
 
 bool Base64UrlDecode(std::string_view in, std::string* out) { return Decode(in, out, true); }
 bool Base64Decode(std::string_view in, std::string* out) { return Decode(in, out, false); }
+
+std::string HmacSha256Hex(std::string_view key, std::string_view message) {
+  Sha256Digest d{};
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
+       message.size(), d.data(), &len);
+  return HexEncode(d.data(), d.size());
+}
 
 Sha256Stream::Sha256Stream() : ctx_(EVP_MD_CTX_new()) {
   EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);

@@ -13,6 +13,7 @@ std::string_view CodeName(Code code) {
     case Code::kConflict: return "conflict";
     case Code::kUnavailable: return "unavailable";
     case Code::kDeadlineExceeded: return "deadline_exceeded";
+    case Code::kNoSpace: return "no_space";
     case Code::kInternal: return "internal";
   }
   return "unknown";

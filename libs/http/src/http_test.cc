@@ -84,6 +84,37 @@ TEST_CASE("request: QueryParam decodes, GetHeader ignores case") {
   CHECK(req.QueryParam("nope").empty());
 }
 
+TEST_CASE("request: the Bearer scheme is case-insensitive (issue 9)") {
+  auto token = [](std::string_view value) {
+    Header hs[] = {{"Authorization", value}};
+    Request req;
+    req.headers = hs;
+    return std::string(req.BearerToken());
+  };
+  CHECK(token("Bearer abc") == "abc");
+  CHECK(token("bearer abc") == "abc");
+  CHECK(token("BEARER  abc ") == "abc");
+  CHECK(token("Bearer") == "");
+  CHECK(token("Bearer ") == "");
+  CHECK(token("Bearerabc") == "");
+  CHECK(token("Basic abc") == "");
+  CHECK(Request().BearerToken().empty());
+}
+
+TEST_CASE("one mapping from Status codes to HTTP statuses") {
+  CHECK(HttpStatusFor(Code::kInvalidArgument) == 400);
+  CHECK(HttpStatusFor(Code::kUnauthenticated) == 401);
+  CHECK(HttpStatusFor(Code::kPermissionDenied) == 403);
+  CHECK(HttpStatusFor(Code::kNotFound) == 404);
+  CHECK(HttpStatusFor(Code::kConflict) == 409);
+  CHECK(HttpStatusFor(Code::kTooLarge) == 413);
+  CHECK(HttpStatusFor(Code::kUnavailable) == 503);
+  CHECK(HttpStatusFor(Code::kDeadlineExceeded) == 504);
+  CHECK(HttpStatusFor(Code::kNoSpace) == 507);
+  CHECK(HttpStatusFor(Code::kInternal) == 500);
+  CHECK(ReasonPhrase(507) == "Insufficient Storage");
+}
+
 TEST_CASE("router: exact beats prefix, longest prefix wins, GET answers HEAD") {
   Router r;
   std::string hit;

@@ -16,22 +16,6 @@ namespace {
 // read, so it never grows while the body streams.
 constexpr size_t kStreamWindow = 64 * 1024;
 
-int HttpStatusFor(Code code) {
-  switch (code) {
-    case Code::kOk:
-    case Code::kInvalidArgument: return 400;
-    case Code::kUnauthenticated: return 401;
-    case Code::kPermissionDenied: return 403;
-    case Code::kNotFound: return 404;
-    case Code::kConflict: return 409;
-    case Code::kTooLarge: return 413;
-    case Code::kDeadlineExceeded: return 408;
-    case Code::kUnavailable: return 503;
-    case Code::kInternal: return 500;
-  }
-  return 500;
-}
-
 }  // namespace
 
 void Connection::StartStreaming() {

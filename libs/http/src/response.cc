@@ -172,6 +172,12 @@ void Responder::SendError(int status, std::string_view code, std::string_view me
   Send(Response::Json(status, JsonError(code, message)));
 }
 
+void Responder::SendError(const Status& s) {
+  if (conn_ == nullptr) return;
+  std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
+  SendError(HttpStatusFor(s.code()), CodeName(s.code()), message);
+}
+
 bool Responder::connection_open() const { return conn_ != nullptr && conn_->open(); }
 
 }  // namespace folio::http

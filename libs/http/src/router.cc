@@ -59,6 +59,34 @@ std::string_view Request::GetHeader(std::string_view name) const {
   return {};
 }
 
+std::string_view Request::BearerToken() const {
+  std::string_view auth = GetHeader("authorization");
+  constexpr std::string_view kScheme = "bearer";
+  if (auth.size() <= kScheme.size() || !EqualsIgnoreAsciiCase(auth.substr(0, kScheme.size()), kScheme)) return {};
+  std::string_view token = auth.substr(kScheme.size());
+  if (token.front() != ' ' && token.front() != '\t') return {};  // "Bearerx": another scheme
+  while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+  return token;
+}
+
+int HttpStatusFor(Code code) {
+  switch (code) {
+    case Code::kOk:  // a caller bug; answer as a bad request rather than "200 error"
+    case Code::kInvalidArgument: return 400;
+    case Code::kUnauthenticated: return 401;
+    case Code::kPermissionDenied: return 403;
+    case Code::kNotFound: return 404;
+    case Code::kConflict: return 409;
+    case Code::kTooLarge: return 413;
+    case Code::kUnavailable: return 503;
+    case Code::kDeadlineExceeded: return 504;
+    case Code::kNoSpace: return 507;
+    case Code::kInternal: return 500;
+  }
+  return 500;
+}
+
 std::string Request::QueryParam(std::string_view key) const {
   std::string_view rest = query;
   while (!rest.empty()) {

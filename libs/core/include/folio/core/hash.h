@@ -15,6 +15,8 @@ Sha256Digest Sha256(std::string_view data);
 // Lower-case hex of SHA-256(data): 64 characters.
 std::string Sha256Hex(std::string_view data);
 std::string HexEncode(const uint8_t* data, size_t n);
+// Lower-case hex of HMAC-SHA-256(key, message): 64 characters.
+std::string HmacSha256Hex(std::string_view key, std::string_view message);
 // True if every character of s is 0-9 or a-f (as HexEncode and Sha256Hex
 // write them); true for "".
 bool IsLowerHex(std::string_view s);

@@ -24,6 +24,7 @@ enum class Code {
   kConflict,
   kUnavailable,       // a dependency (NATS, disk) is down; retry later
   kDeadlineExceeded,
+  kNoSpace,           // the disk is full; nothing was written; retry once space returns
   kInternal,          // a bug or an unexpected system error
 };
 
@@ -42,6 +43,8 @@ class [[nodiscard]] Status {
   static Status Unavailable(std::string m) { return {Code::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
   static Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
+  static Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
+  static Status NoSpace(std::string m) { return {Code::kNoSpace, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -57,7 +57,17 @@ struct Request {
   std::string_view GetHeader(std::string_view name) const;
   // Value of query parameter `key`, percent-decoded ('+' as space); "" if absent.
   std::string QueryParam(std::string_view key) const;
+  // The token of "Authorization: Bearer TOKEN" (the scheme in any case, as
+  // RFC 9110 says; spaces around the token dropped), or "" if absent or
+  // another scheme.
+  std::string_view BearerToken() const;
 };
+
+// The HTTP status for a Status code: the one mapping every service uses
+// (400 invalid_argument, 401, 403, 404, 409, 413 too_large, 503
+// unavailable, 504 deadline_exceeded, 507 no_space, 500 internal).
+// REQUIRES: code != Code::kOk.
+int HttpStatusFor(Code code);
 
 // A response built by value: for APIs and anything not on a hot path.
 struct Response {
@@ -103,6 +113,10 @@ class Responder {
                   uint64_t content_length, std::shared_ptr<BodySource> source);
   // JSON error body {"error":{"code":code,"message":message}}.
   void SendError(int status, std::string_view code, std::string_view message);
+  // The same for a failed Status: HttpStatusFor(s.code()), CodeName, and the
+  // message (for kInternal only "internal error": detail stays in the log).
+  // REQUIRES: !s.ok().
+  void SendError(const Status& s);
   bool connection_open() const;
 
  private:

@@ -1,0 +1,33 @@
+// Secrets: API tokens and keys. Random generation (getrandom), comparison
+// in constant time, and the token files services create in their data
+// folder on first start (mode 0600, written whole or not at all).
+// Pure functions and file I/O; thread-safe; call off event loops (disk).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "folio/core/status.h"
+
+namespace folio {
+
+// True if given == expected, in time that depends only on given's length.
+// False whenever expected is empty (an unset secret matches nothing).
+bool SameSecret(std::string_view given, std::string_view expected);
+
+// `bytes` random bytes from the kernel's CSPRNG as lower-case hex.
+// kInternal if getrandom fails. REQUIRES: 1 <= bytes <= 256.
+Result<std::string> RandomHex(size_t bytes);
+
+// The secret kept in `path`: its first line, if the file exists and that
+// line is not empty; otherwise a new RandomHex(bytes) written there
+// (created 0600, fsync'd, renamed into place) and *created set. kUnavailable
+// if the file cannot be read or written. created may be null.
+Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes, bool* created);
+
+// The first line of `path` (a secret handed over in a file, e.g. a mounted
+// Kubernetes secret). kNotFound if missing, kInvalidArgument if empty.
+Result<std::string> ReadSecretFile(const std::string& path);
+
+}  // namespace folio

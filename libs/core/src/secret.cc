@@ -1,0 +1,98 @@
+#include "folio/core/secret.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "folio/core/hash.h"
+
+namespace folio {
+namespace {
+
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+  return line;
+}
+
+// Reads the whole file; kNotFound if it does not exist.
+Result<std::string> Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return Status::NotFound("no file " + path);
+    return Status::Unavailable("cannot read " + path + ": " + strerror(errno));
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Status::Unavailable("cannot read " + path);
+  return text;
+}
+
+Status WriteNewFile(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Unavailable("cannot create " + tmp + ": " + strerror(errno));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+  int err = errno;
+  close(fd);
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    if (ok) err = errno;
+    unlink(tmp.c_str());
+    return Status::Unavailable("cannot write " + path + ": " + strerror(err));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool SameSecret(std::string_view given, std::string_view expected) {
+  if (expected.empty()) return false;
+  unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^ expected[i % expected.size()]);
+  }
+  return diff == 0;
+}
+
+Result<std::string> RandomHex(size_t bytes) {
+  unsigned char raw[256];
+  if (bytes == 0 || bytes > sizeof raw) return Status::Invalid("RandomHex: bytes must be in 1..256");
+  size_t got = 0;
+  while (got < bytes) {
+    ssize_t n = getrandom(raw + got, bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::Internal(std::string("getrandom failed: ") + strerror(errno));
+    got += static_cast<size_t>(n);
+  }
+  return HexEncode(raw, bytes);
+}
+
+Result<std::string> ReadSecretFile(const std::string& path) {
+  auto text = Slurp(path);
+  if (!text.ok()) return text.status();
+  std::string line = FirstLine(*text);
+  if (line.empty()) return Status::Invalid("secret file " + path + " is empty");
+  return line;
+}
+
+Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes, bool* created) {
+  if (created != nullptr) *created = false;
+  auto text = Slurp(path);
+  if (text.ok()) {
+    std::string line = FirstLine(*text);
+    if (!line.empty()) return line;
+  } else if (text.status().code() != Code::kNotFound) {
+    return text.status();
+  }
+  auto secret = RandomHex(bytes);
+  if (!secret.ok()) return secret.status();
+  if (Status s = WriteNewFile(path, *secret + "\n"); !s.ok()) return s;
+  if (created != nullptr) *created = true;
+  return secret;
+}
+
+}  // namespace folio
