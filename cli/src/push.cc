@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "folio/core/hash.h"
 #include "folio/core/time.h"
 #include "report.h"
 #include "wire.h"

@@ -112,28 +112,6 @@ Result<PushReply> ParsePushReply(std::string_view json) {
   }
 }
 
-std::string Base64Encode(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve(static_cast<size_t>(EncodedAttachmentSize(static_cast<int64_t>(data.size()))));
-  size_t i = 0;
-  auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(data[k])); };
-  for (; i + 3 <= data.size(); i += 3) {
-    uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
-  }
-  size_t rest = data.size() - i;
-  if (rest > 0) {
-    uint32_t v = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 std::string BuildPushBody(std::span<const OutgoingNote> notes,
                           std::span<const OutgoingAttachment> attachments,
                           std::span<const std::string> deletes) {

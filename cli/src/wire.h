@@ -48,11 +48,6 @@ struct OutgoingAttachment {
   std::string base64;  // Base64Encode of the file bytes
 };
 
-// Standard base64 (RFC 4648 section 4, '+' '/' and '=' padding) of `data`;
-// EncodedAttachmentSize(data.size()) characters. (folio/core/hash.h has only
-// the decoder, Base64Decode.)
-std::string Base64Encode(std::string_view data);
-
 // Fails with kInvalidArgument naming what is malformed.
 Result<Manifest> ParseManifest(std::string_view json);
 Result<PushReply> ParsePushReply(std::string_view json);

@@ -86,6 +86,28 @@ std::string Base64UrlEncode(std::string_view data) {
   return s;
 }
 
+std::string Base64Encode(std::string_view data) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(data[k])); };
+  for (; i + 3 <= data.size(); i += 3) {
+    uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  size_t rest = data.size() - i;
+  if (rest > 0) {
+    uint32_t v = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
 bool Base64UrlDecode(std::string_view in, std::string* out) { return Decode(in, out, true); }
 bool Base64Decode(std::string_view in, std::string* out) { return Decode(in, out, false); }
 

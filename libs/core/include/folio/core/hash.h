@@ -40,7 +40,8 @@ class Sha256Stream {
 std::string Base64UrlEncode(std::string_view data);
 // Returns false on a character outside the alphabet.
 bool Base64UrlDecode(std::string_view in, std::string* out);
-// Standard base64 (with padding) decode, for attachment payloads.
+// Standard base64 (RFC 4648, with padding) encode and decode, for attachment payloads.
+std::string Base64Encode(std::string_view data);
 bool Base64Decode(std::string_view in, std::string* out);
 
 }  // namespace folio
