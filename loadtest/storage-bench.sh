@@ -4,7 +4,8 @@
 #   - fio: 4 KiB append + fdatasync latency (one writer), sequential 1 MiB writes (MB/s)
 #   - folio-storage: 4 KiB PUT latency at 1 writer (p50/p99), PUT/s at 1, 8 and 64 writers,
 #     1 MiB PUT throughput, write amplification (disk bytes / blob bytes), 4 KiB GET/s
-# Needs fio and wrk (FOLIO_BENCH_DEPS=1 scripts/install-deps.sh). folio-storage runs on
+# Needs fio and wrk (FOLIO_BENCH_DEPS=1 scripts/install-deps.sh). Requests carry a write
+# token made for the run (storage checks every one). folio-storage runs on
 # CPU 0, wrk on CPU 1. PUTs go to /objects/bench/... (the blob path is the same journal
 # code plus the SHA-256 check, which wrk cannot compute per request).
 #
@@ -30,11 +31,14 @@ end
 LUA
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"
+TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')  # storage's write token for this run
+AUTH="Authorization: Bearer $TOKEN"
 PID=""
 start_storage() {  # fresh journal each phase, so write amplification is per workload
   [[ -n "$PID" ]] && { kill "$PID"; wait "$PID" 2>/dev/null || true; }
   rm -rf "$WORK/journal"
-  taskset -c 0 "$BUILD/bin/folio-storage" --listen "127.0.0.1:$PORT" --data "$WORK/journal" >"$WORK/storage.log" 2>&1 &
+  FOLIO_WRITE_TOKEN="$TOKEN" FOLIO_READ_TOKEN="read-$TOKEN" taskset -c 0 "$BUILD/bin/folio-storage" \
+    --listen "127.0.0.1:$PORT" --data "$WORK/journal" >"$WORK/storage.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do curl -fsS -o /dev/null "$URL/readyz" 2>/dev/null && return; sleep 0.05; done
   echo "folio-storage did not start"; cat "$WORK/storage.log"; exit 1
@@ -53,7 +57,8 @@ errs = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
 print(f"{p.get('50', 0):.0f} {p.get('99', 0):.0f} {rps:.0f}" + (f" ERRORS={errs.group(1)}" if errs else ""))
 PY
 run_wrk() {  # phase conns threads body_bytes
-  PHASE=$1 BODY_BYTES=$4 taskset -c 1 wrk -t"$3" -c"$2" -d"${SECS}s" --latency -s "$LUA" "$URL" >"$WORK/wrk-$1.txt"
+  PHASE=$1 BODY_BYTES=$4 taskset -c 1 wrk -t"$3" -c"$2" -d"${SECS}s" --latency -H "$AUTH" -s "$LUA" "$URL" \
+    >"$WORK/wrk-$1.txt"
   python3 "$WORK/parse_wrk.py" "$WORK/wrk-$1.txt"
 }
 
@@ -79,7 +84,7 @@ read -r P1_50 P1_99 P1_RPS _ < <(run_wrk w1 1 1 4096)
 read -r _ _ P8_RPS _ < <(run_wrk w8 8 1 4096)
 read -r P64_50 P64_99 P64_RPS _ < <(run_wrk w64 64 1 4096)
 FSYNCS=$(metric folio_storage_fsyncs)
-taskset -c 1 wrk -t1 -c64 -d"${SECS}s" --latency "$URL/objects/bench/w1/0-1" >"$WORK/wrk-get.txt"
+taskset -c 1 wrk -t1 -c64 -d"${SECS}s" --latency -H "$AUTH" "$URL/objects/bench/w1/0-1" >"$WORK/wrk-get.txt"
 read -r G_50 G_99 G_RPS _ < <(python3 "$WORK/parse_wrk.py" "$WORK/wrk-get.txt")
 PUTS=$(curl -fsS "$URL/metrics" | awk '$1 ~ /^folio_storage_requests_total/ && /op="put"/ {print $2}')
 start_storage

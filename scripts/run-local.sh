@@ -4,7 +4,9 @@
 # stops everything started here. Ports: 4222 (NATS), 8080 (ingest), 8081
 # (edge), 8082 (search), 8083 (storage) unless taken, then the next free
 # ones; override with NATS_PORT, INGEST_PORT, EDGE_PORT, SEARCH_PORT,
-# STORAGE_PORT.
+# STORAGE_PORT. folio-storage makes its tokens in run/storage/ on its first
+# start (also in a run/ from before it had them): the write token goes to
+# ingest, the read token to the edge.
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,15 +50,24 @@ nats-server -js -a 127.0.0.1 -p "$NATS_PORT" -sd "$RUN/nats" -m $((NATS_PORT + 4
   >"$RUN/logs/nats.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$((NATS_PORT + 4000))/healthz?js-enabled-only=true"
 
+# Storage keeps only the hashes of its tokens; the plain-text files are for
+# us. If one was deleted, let storage make a new pair.
+WRITE_TOKEN_FILE="$RUN/storage/write-token"; READ_TOKEN_FILE="$RUN/storage/read-token"
+if [[ -f "$RUN/storage/token-hashes" && ! ( -f "$WRITE_TOKEN_FILE" && -f "$READ_TOKEN_FILE" ) ]]; then
+  echo "run/storage/write-token or read-token is missing: folio-storage will make new tokens"
+  mv "$RUN/storage/token-hashes" "$RUN/storage/token-hashes.old"
+fi
 "$BIN/folio-storage" --listen "127.0.0.1:$STORAGE_PORT" --data "$RUN/storage" \
   >"$RUN/logs/storage.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$STORAGE_PORT/readyz"
 
 "$BIN/folio-ingest" --listen "127.0.0.1:$INGEST_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
   --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" \
-  --storage "http://127.0.0.1:$STORAGE_PORT" >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
+  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$WRITE_TOKEN_FILE" \
+  >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
 "$BIN/folio-edge" --listen "127.0.0.1:$EDGE_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  --storage "http://127.0.0.1:$STORAGE_PORT" >"$RUN/logs/edge.log" 2>&1 & pids+=($!)
+  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$READ_TOKEN_FILE" \
+  >"$RUN/logs/edge.log" 2>&1 & pids+=($!)
 "$BIN/folio-search" --listen "127.0.0.1:$SEARCH_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
   --data "$RUN/search" >"$RUN/logs/search.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$INGEST_PORT/readyz"
@@ -72,7 +83,9 @@ cat <<MSG
     search it:      http://127.0.0.1:$EDGE_PORT/search?q=markdown
     ingest API:     http://127.0.0.1:$INGEST_PORT  (token: $TOKEN)
     search API:     http://127.0.0.1:$SEARCH_PORT/api/v1/search?site=default&q=markdown
-    storage:        http://127.0.0.1:$STORAGE_PORT/blobs   (attachments; backups: $BIN/folio-ingest backup --storage http://127.0.0.1:$STORAGE_PORT --data $RUN/ingest)
+    storage:        http://127.0.0.1:$STORAGE_PORT/blobs   (attachments; tokens: write $WRITE_TOKEN_FILE, read $READ_TOKEN_FILE)
+    back up:        $BIN/folio-ingest backup --storage http://127.0.0.1:$STORAGE_PORT --storage-token-file $WRITE_TOKEN_FILE --data $RUN/ingest
+                    (signed with $RUN/ingest/backup.key: keep a copy; restore: stop ingest, same flags, "restore")
     push a vault:   $BIN/folio push DIR --server http://127.0.0.1:$INGEST_PORT --token $TOKEN
     logs:           $RUN/logs/
 

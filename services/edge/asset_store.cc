@@ -10,19 +10,22 @@
 namespace folio::edge {
 namespace {
 
-// The first "sha256":"<64 hex>" of a /blobs listing, or "" if none.
-std::string FirstBlob(std::string_view listing) {
-  constexpr std::string_view kKey = "\"sha256\":\"";
-  size_t at = listing.find(kKey);
-  if (at == std::string_view::npos || listing.size() < at + kKey.size() + 64) return "";
-  std::string_view hex = listing.substr(at + kKey.size(), 64);
+// The full hash a blob's ETag names ("\"<64 hex>\""), or "" if it names none.
+std::string HashOfETag(std::string_view etag) {
+  if (etag.size() != 66 || etag.front() != '"' || etag.back() != '"') return "";
+  std::string_view hex = etag.substr(1, 64);
   return IsLowerHex(hex) ? std::string(hex) : "";
 }
 
 constexpr size_t kMaxStreamedMeta = 4096;
 
 Status StorageProblem(const Result<http::ClientResponse>& r) {
-  return Status::Unavailable(r.ok() ? "storage answered HTTP " + std::to_string(r->status) : r.status().message());
+  if (!r.ok()) return Status::Unavailable(r.status().message());
+  if (r->status == 401 || r->status == 403) {
+    return Status::Unavailable("storage refused the edge's token (HTTP " + std::to_string(r->status) +
+                               "): --storage-token must be folio-storage's read token (its <data>/read-token)");
+  }
+  return Status::Unavailable("storage answered HTTP " + std::to_string(r->status));
 }
 
 }  // namespace
@@ -69,22 +72,24 @@ void AssetStore::Get(const std::string& hash16, Done done) {
   });
 }
 
+http::ClientRequest AssetStore::BlobRequest(const std::string& method, const std::string& hex) const {
+  http::ClientRequest req;
+  req.method = method;
+  req.url = options_.storage_url + "/blobs/sha256/" + hex;
+  req.headers.emplace_back("Authorization", "Bearer " + options_.storage_token);
+  req.timeout_ms = options_.timeout_ms;
+  return req;
+}
+
 Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16) {
-  http::ClientRequest list;
-  list.url = options_.storage_url + "/blobs?prefix=" + hash16 + "&limit=1";
-  list.timeout_ms = options_.timeout_ms;
-  auto listed = http::Fetch(list);
-  if (!listed.ok() || listed->status != 200) return StorageProblem(listed);
-  std::string full = FirstBlob(listed->body);
-  if (full.empty()) return Status::NotFound("no blob " + hash16);
-  // Size first: a blob too large to keep is streamed, never held whole.
-  http::ClientRequest head;
-  head.method = "HEAD";
-  head.url = options_.storage_url + "/blobs/sha256/" + full;
-  head.timeout_ms = options_.timeout_ms;
-  auto headed = http::Fetch(head);
-  if (headed.ok() && headed->status == 404) return Status::NotFound("no blob " + full);
+  // Size and full hash first: a blob too large to keep is streamed, never held whole.
+  auto headed = http::Fetch(BlobRequest("HEAD", hash16));
+  if (headed.ok() && headed->status == 404) return Status::NotFound("no blob " + hash16);
   if (!headed.ok() || headed->status != 200) return StorageProblem(headed);
+  std::string full = HashOfETag(headed->Header("etag"));
+  if (full.rfind(hash16, 0) != 0) {
+    return Status::Unavailable("storage sent no usable ETag for the blob starting with " + hash16);
+  }
   uint64_t size = 0;
   const std::string length = headed->Header("content-length");
   auto [end, ec] = std::from_chars(length.data(), length.data() + length.size(), size);
@@ -100,10 +105,7 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
     a->streamed = true;
     return std::shared_ptr<const Asset>(std::move(a));
   }
-  http::ClientRequest get;
-  get.url = options_.storage_url + "/blobs/sha256/" + full;
-  get.timeout_ms = options_.timeout_ms;
-  auto got = http::Fetch(get);
+  auto got = http::Fetch(BlobRequest("GET", full));
   if (got.ok() && got->status == 404) return Status::NotFound("no blob " + full);
   if (!got.ok() || got->status != 200) return StorageProblem(got);
   auto a = std::make_shared<Asset>();
@@ -118,9 +120,7 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
 void AssetStore::ReadRange(const std::string& sha256, uint64_t offset, size_t n, ReadDone done) {
   range_reads_->Increment();
   pool_.Submit([this, sha256, offset, n, done = std::move(done)] {
-    http::ClientRequest get;
-    get.url = options_.storage_url + "/blobs/sha256/" + sha256;
-    get.timeout_ms = options_.timeout_ms;
+    http::ClientRequest get = BlobRequest("GET", sha256);
     get.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1));
     auto got = http::Fetch(get);
     if (!got.ok() || got->status != 206 || got->body.size() != n) {

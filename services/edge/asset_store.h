@@ -1,7 +1,10 @@
 // AssetStore: the edge's side of attachments held by folio-storage. Pages
 // reference them as /assets/<first 16 hex of sha256>/<file name>; on a miss
-// the store resolves the full hash (GET /blobs?prefix=) and fetches the blob
-// (GET /blobs/sha256/<hex>) on its own thread pool, never on a loop thread.
+// the store asks storage for the blob by that prefix (HEAD
+// /blobs/sha256/<16 hex>: size, type, and the full hash as its ETag) and
+// fetches it (GET /blobs/sha256/<hex>) on its own thread pool, never on a
+// loop thread. Every request carries storage's read token, which allows
+// exactly these two (storage's auth.h).
 // Fetched assets are kept in an LRU bounded by bytes. An asset larger than
 // 1/8 of the budget (keep_limit()) is never fetched whole: the miss learns
 // its size and type (HEAD), remembers them, and the worker streams each
@@ -26,12 +29,14 @@
 
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
+#include "folio/http/client.h"
 #include "folio/metrics/metrics.h"
 
 namespace folio::edge {
 
 struct AssetOptions {
   std::string storage_url;             // "http://127.0.0.1:8083"; required
+  std::string storage_token;           // storage's read token (its <data>/read-token); required
   size_t cache_bytes = 256u << 20;     // LRU budget of asset bodies (default 256 MiB)
   size_t threads = 4;                  // fetching threads (default 4)
   int64_t timeout_ms = 30'000;         // per storage request (default 30 s)
@@ -74,6 +79,8 @@ class AssetStore {
 
  private:
   Result<std::shared_ptr<const Asset>> Fetch(const std::string& hash16);
+  // METHOD <storage>/blobs/sha256/<hex> with the token and the timeout.
+  http::ClientRequest BlobRequest(const std::string& method, const std::string& hex) const;
   void OnFetched(const std::string& hash16, Result<std::shared_ptr<const Asset>> r);
 
   const AssetOptions options_;

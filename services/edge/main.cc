@@ -21,6 +21,7 @@
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "page_cache.h"
 #include "search_backend.h"
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   flags.Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
   flags.Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
   flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): /assets/ misses are fetched from it; \"\" = off");
+  AddSecretFlags(&flags, "storage-token",
+                 "folio-storage's read token (it writes it to <its data>/read-token on its first start); required"
+                 " with --storage");
   flags.Add("asset-cache", "256MiB", "bytes of assets kept in memory (objects over 1/8 of it are served, not kept)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
@@ -94,6 +98,14 @@ int main(int argc, char** argv) {
     edge::AssetOptions ao;
     ao.storage_url = flags.Get("storage");
     while (!ao.storage_url.empty() && ao.storage_url.back() == '/') ao.storage_url.pop_back();
+    auto token = SecretFromFlags(flags, "storage-token");
+    if (!token.ok()) return Fail(token.status());
+    if (token->empty()) {
+      return Fail(Status::Invalid("--storage needs --storage-token (or --storage-token-file, FOLIO_STORAGE_TOKEN): "
+                                  "folio-storage's read token, which it writes to <its data>/read-token on its "
+                                  "first start"));
+    }
+    ao.storage_token = *token;
     ao.cache_bytes = static_cast<size_t>(std::max<int64_t>(*cache, 0));
     assets = std::make_unique<edge::AssetStore>(ao, &registry);
   }

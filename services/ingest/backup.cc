@@ -4,6 +4,7 @@
 #include <simdjson.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -19,7 +20,8 @@ namespace folio::ingest {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr size_t kShortHash = 12;  // hex digits of the SHA-256 in a backup's name
+constexpr int64_t kTransferTimeoutMs = 30 * 60 * 1000;
+constexpr size_t kStampChars = 16;  // "20260101T120000Z", first in a signed base name
 
 // Removes a temp file when it goes out of scope.
 struct TempFile {
@@ -53,13 +55,9 @@ Result<std::string> FileSha256Hex(const std::string& path) {
   return h.FinishHex();
 }
 
-Status StorageError(std::string_view what, const Result<http::ClientResponse>& r) {
-  if (!r.ok()) return Status::Unavailable(std::string(what) + ": storage unreachable: " + r.status().message());
-  return Status::Unavailable(std::string(what) + ": storage answered " + std::to_string(r->status) + " " + r->body);
-}
-
-// A backup's name without the folder: <stamp>-<hash>.db, [0-9A-Za-z.-] only
-// (so it needs no percent-encoding and cannot leave the folder).
+// A backup's name without the folder: [0-9A-Za-z._-] only (so it needs no
+// percent-encoding and cannot leave the folder). Whether it is signed is
+// VerifyBackupName's question.
 bool IsBackupBaseName(std::string_view n) {
   if (n.empty() || n.size() > 200 || n.front() == '.' || n.find("..") != std::string_view::npos) return false;
   for (char c : n) {
@@ -68,12 +66,15 @@ bool IsBackupBaseName(std::string_view n) {
   return true;
 }
 
-// The newest backup by storage sequence number; kNotFound if there is none.
-Result<std::string> NewestBackup(const std::string& storage_url) {
-  std::string newest, after;
-  int64_t newest_seq = -1;
+// Every object under the backups folder: (name with folder, storage sequence).
+Result<std::vector<std::pair<std::string, int64_t>>> ListBackups(const StorageAccess& storage) {
+  std::vector<std::pair<std::string, int64_t>> all;
+  std::string after;
   for (;;) {
-    auto r = http::Get(storage_url + "/objects?limit=1000&prefix=" + kBackupFolder + (after.empty() ? "" : "&after=" + after));
+    auto r = http::Fetch(StorageRequest(storage, "GET",
+                                        std::string("/objects?limit=1000&prefix=") + kBackupFolder +
+                                            (after.empty() ? "" : "&after=" + after),
+                                        30'000));
     if (!r.ok() || r->status != 200) return StorageError("listing backups", r);
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
@@ -86,30 +87,56 @@ Result<std::string> NewestBackup(const std::string& storage_url) {
       int64_t seq = 0;
       if (o["name"].get_string().get(name) || o["seq"].get_int64().get(seq)) continue;
       after = std::string(name);
-      if (seq > newest_seq) newest_seq = seq, newest = std::string(name);
+      all.emplace_back(std::string(name), seq);
     }
     bool truncated = false;
     if (doc["truncated"].get_bool().get(truncated) || !truncated || objects.size() == 0) break;
   }
-  if (newest.empty()) return Status::NotFound(std::string("no backups in storage under ") + kBackupFolder);
-  return newest;
+  return all;
 }
 
-// Checks the downloaded file: SHA-256 prefix from the name, integrity_check.
-Status Verify(const std::string& path, const std::string& base_name) {
-  size_t dash = base_name.rfind('-'), dot = base_name.find('.', dash == std::string::npos ? 0 : dash);
-  if (dash != std::string::npos && dot != std::string::npos && dot - dash - 1 == kShortHash) {
-    auto hex = FileSha256Hex(path);
-    if (!hex.ok()) return hex.status();
-    if (hex->compare(0, kShortHash, base_name, dash + 1, kShortHash) != 0) {
-      return Status::Internal("backup " + base_name + " is damaged: its SHA-256 starts " + hex->substr(0, kShortHash));
+std::string NotSigned(const std::string& name, const BackupKey& key) {
+  return "backup " + name + " is not signed by this ingest's backup key (" + key.path + "); refusing to restore it";
+}
+
+// The newest backup whose name is signed by the key: by the time in the
+// name (signed, so an old backup stored again cannot pass for a new one),
+// then by storage sequence. Every object whose name is not signed goes to
+// *skipped, newest stored first. kPermissionDenied if none is signed,
+// kNotFound if there are no backups at all.
+Result<std::string> NewestSignedBackup(const BackupTarget& t, std::vector<std::string>* skipped) {
+  auto all = ListBackups(t.storage);
+  if (!all.ok()) return all.status();
+  if (all->empty()) return Status::NotFound(std::string("no backups in storage under ") + kBackupFolder);
+  std::sort(all->begin(), all->end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string newest, newest_stamp;
+  for (const auto& [name, seq] : *all) {
+    std::string base = name.substr(std::string_view(kBackupFolder).size()), sha;
+    if (!IsBackupBaseName(base) || !VerifyBackupName(t.key, base, &sha)) {
+      skipped->push_back(name);
+    } else if (base.substr(0, kStampChars) > newest_stamp) {  // ties: the one stored last
+      newest = name;
+      newest_stamp = base.substr(0, kStampChars);
     }
   }
+  if (!newest.empty()) return newest;
+  return Status::PermissionDenied("none of the " + std::to_string(all->size()) + " backups in storage under " +
+                                  kBackupFolder + " is signed by this ingest's backup key (" + t.key.path + ")");
+}
+
+// Checks the downloaded file: the SHA-256 its name signs, integrity_check.
+Status Verify(const std::string& path, const std::string& name, const std::string& signed_sha) {
+  auto hex = FileSha256Hex(path);
+  if (!hex.ok()) return hex.status();
+  if (*hex != signed_sha) {
+    return Status::Internal("backup " + name + " is not the file its name signs (its SHA-256 is " + *hex +
+                            "); refusing to restore it");
+  }
   auto db = sqlite::Db::Open(path);
-  if (!db.ok()) return Status::Internal("backup " + base_name + " is not a usable database: " + db.status().message());
+  if (!db.ok()) return Status::Internal("backup " + name + " is not a usable database: " + db.status().message());
   auto ic = (*db)->IntegrityCheck();
-  if (!ic.ok()) return Status::Internal("backup " + base_name + " failed integrity_check: " + ic.status().message());
-  if (*ic != "ok") return Status::Internal("backup " + base_name + " failed integrity_check: " + ic->substr(0, 300));
+  if (!ic.ok()) return Status::Internal("backup " + name + " failed integrity_check: " + ic.status().message());
+  if (*ic != "ok") return Status::Internal("backup " + name + " failed integrity_check: " + ic->substr(0, 300));
   return Status::Ok();
 }
 
@@ -141,15 +168,24 @@ Status Swap(const std::string& data_dir, const std::string& downloaded, const st
   return Status::Ok();
 }
 
-std::string TrimSlash(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  return url;
+// The key for a command: created when backing up, never when restoring
+// (a new key would only refuse every backup).
+Result<BackupTarget> TargetFromFlags(const Flags& flags, bool create_key) {
+  BackupTarget t;
+  t.data_dir = flags.Get("data");
+  auto storage = StorageAccessFromFlags(flags);
+  if (!storage.ok()) return storage.status();
+  t.storage = std::move(*storage);
+  auto key = LoadBackupKey(t.data_dir, flags.Get("backup-key-file"), create_key);
+  if (!key.ok()) return key.status();
+  t.key = std::move(*key);
+  return t;
 }
 
 }  // namespace
 
-Status Backup(const std::string& data_dir, const std::string& storage_url_in, int keep, std::string* name_out) {
-  const std::string storage_url = TrimSlash(storage_url_in);
+Status Backup(const BackupTarget& target, int keep, std::string* name_out) {
+  const std::string& data_dir = target.data_dir;
   std::string db_path = data_dir + "/ingest.db";
   std::error_code ec;
   if (!fs::exists(db_path, ec)) return Status::NotFound("no database at " + db_path);
@@ -164,13 +200,11 @@ Status Backup(const std::string& data_dir, const std::string& storage_url_in, in
   if (!hex.ok()) return hex.status();
   uint64_t size = fs::file_size(tmp.path, ec);
   if (ec) return Status::Unavailable("cannot stat " + tmp.path + ": " + ec.message());
-  std::string name = std::string(kBackupFolder) + UtcStamp(now) + "-" + hex->substr(0, kShortHash) + ".db";
+  std::string name = std::string(kBackupFolder) + SignedBackupName(target.key, UtcStamp(now), *hex);
 
-  http::ClientRequest req;
-  req.method = "PUT";
-  req.url = storage_url + "/objects/" + name + "?keep=" + std::to_string(keep);
+  http::ClientRequest req =
+      StorageRequest(target.storage, "PUT", "/objects/" + name + "?keep=" + std::to_string(keep), kTransferTimeoutMs);
   req.headers.emplace_back("Content-Type", "application/vnd.sqlite3");
-  req.timeout_ms = 30 * 60 * 1000;
   auto r = http::FetchFile(req, tmp.path, "");
   if (!r.ok() || (r->status != 200 && r->status != 201)) return StorageError("uploading " + name, r);
   // The answer is {"key","size"}: the size stored must be the size sent.
@@ -184,9 +218,9 @@ Status Backup(const std::string& data_dir, const std::string& storage_url_in, in
   return Status::Ok();
 }
 
-Status Restore(const std::string& data_dir, const std::string& storage_url_in, const std::string& name,
-               std::string* restored_out) {
-  const std::string storage_url = TrimSlash(storage_url_in);
+Status Restore(const BackupTarget& target, const std::string& name, std::string* restored_out,
+               std::vector<std::string>* skipped) {
+  const std::string& data_dir = target.data_dir;
   std::string db_path = data_dir + "/ingest.db";
   auto in_use = [&] {
     return Status(Code::kConflict, db_path + " is open in another process: stop folio-ingest before restoring");
@@ -194,7 +228,7 @@ Status Restore(const std::string& data_dir, const std::string& storage_url_in, c
   if (sqlite::OpenedByAnotherProcess(db_path)) return in_use();
   std::string full = name;
   if (full.empty()) {
-    auto newest = NewestBackup(storage_url);
+    auto newest = NewestSignedBackup(target, skipped);
     if (!newest.ok()) return newest.status();
     full = *newest;
   } else if (full.rfind(kBackupFolder, 0) != 0) {
@@ -202,16 +236,16 @@ Status Restore(const std::string& data_dir, const std::string& storage_url_in, c
   }
   std::string base = full.substr(std::string_view(kBackupFolder).size());
   if (!IsBackupBaseName(base)) return Status::Invalid("not a backup name: " + name);
+  // Before a byte is downloaded: only what this ingest made is restored.
+  std::string signed_sha;
+  if (!VerifyBackupName(target.key, base, &signed_sha)) return Status::PermissionDenied(NotSigned(full, target.key));
 
   std::string stamp = UtcStamp(NowUnixMs());
   TempFile tmp{data_dir + "/ingest.db.restore-" + std::to_string(getpid()) + "-" + stamp + ".tmp"};
-  http::ClientRequest req;
-  req.url = storage_url + "/objects/" + full;
-  req.timeout_ms = 30 * 60 * 1000;
-  auto r = http::FetchFile(req, "", tmp.path);
+  auto r = http::FetchFile(StorageRequest(target.storage, "GET", "/objects/" + full, kTransferTimeoutMs), "", tmp.path);
   if (r.ok() && r->status == 404) return Status::NotFound("no backup named " + full + " in storage");
   if (!r.ok() || r->status != 200) return StorageError("downloading " + full, r);
-  if (Status s = Verify(tmp.path, base); !s.ok()) return s;
+  if (Status s = Verify(tmp.path, full, signed_sha); !s.ok()) return s;
   if (sqlite::OpenedByAnotherProcess(db_path)) return in_use();  // started while we downloaded
   if (Status s = Swap(data_dir, tmp.path, stamp); !s.ok()) return s;
   *restored_out = full;
@@ -228,8 +262,13 @@ int RunBackupCommand(const Flags& flags) {
     fprintf(stderr, "folio-ingest backup: --storage URL is required\n");
     return 2;
   }
+  auto target = TargetFromFlags(flags, true);
+  if (!target.ok()) {
+    fprintf(stderr, "folio-ingest backup: %s\n", target.status().message().c_str());
+    return target.status().code() == Code::kInvalidArgument ? 2 : 1;
+  }
   std::string name;
-  if (Status s = Backup(flags.Get("data"), flags.Get("storage"), static_cast<int>(*keep), &name); !s.ok()) {
+  if (Status s = Backup(*target, static_cast<int>(*keep), &name); !s.ok()) {
     fprintf(stderr, "folio-ingest backup: %s\n", s.message().c_str());
     return 1;
   }
@@ -240,11 +279,24 @@ int RunBackupCommand(const Flags& flags) {
 int RunRestoreCommand(const Flags& flags) {
   const auto& pos = flags.positional();
   if (pos.size() > 2 || flags.Get("storage").empty()) {
-    fprintf(stderr, "usage: folio-ingest restore [NAME] --storage URL [--data DIR]\n");
+    fprintf(stderr,
+            "usage: folio-ingest restore [NAME] --storage URL --storage-token TOKEN [--data DIR] "
+            "[--backup-key-file PATH]\n");
     return 2;
   }
+  auto target = TargetFromFlags(flags, false);
+  if (!target.ok()) {
+    fprintf(stderr, "folio-ingest restore: %s (the current database was not changed)\n",
+            target.status().message().c_str());
+    return target.status().code() == Code::kInvalidArgument ? 2 : 1;
+  }
   std::string restored;
-  Status s = Restore(flags.Get("data"), flags.Get("storage"), pos.size() == 2 ? pos[1] : "", &restored);
+  std::vector<std::string> skipped;
+  Status s = Restore(*target, pos.size() == 2 ? pos[1] : "", &restored, &skipped);
+  for (const std::string& name : skipped) {
+    fprintf(stderr, "folio-ingest restore: warning: skipping %s: not signed by this ingest's backup key (%s)\n",
+            name.c_str(), target->key.path.c_str());
+  }
   if (!s.ok()) {
     fprintf(stderr, "folio-ingest restore: %s (the current database was not changed)\n", s.message().c_str());
     return 1;
@@ -253,10 +305,8 @@ int RunRestoreCommand(const Flags& flags) {
   return 0;
 }
 
-BackupSchedule::BackupSchedule(std::string data_dir, std::string storage_url, int keep, int64_t interval_ms,
-                               metrics::Registry* registry)
-    : data_dir_(std::move(data_dir)),
-      storage_url_(std::move(storage_url)),
+BackupSchedule::BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, metrics::Registry* registry)
+    : target_(std::move(target)),
       keep_(keep),
       interval_ms_(interval_ms),
       ok_(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "ok"}})),
@@ -281,7 +331,7 @@ void BackupSchedule::Run() {
     if (cv_.wait_for(l, std::chrono::milliseconds(interval_ms_), [this] { return stop_; })) return;
     l.unlock();
     std::string name;
-    Status s = Backup(data_dir_, storage_url_, keep_, &name);
+    Status s = Backup(target_, keep_, &name);
     if (s.ok()) {
       ok_.Increment();
       log::Info("backup stored", {{"object", name}});

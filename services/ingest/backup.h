@@ -1,24 +1,31 @@
 // Backups of ingest's database (<data>/ingest.db) in folio-storage.
 //
-//   folio-ingest backup [--storage URL] [--backup-keep N] [--data DIR]
+//   folio-ingest backup --storage URL --storage-token T [--backup-keep N] [--data DIR]
 //       takes an online, consistent snapshot (SQLite Online Backup API on its
 //       own connection: ingest may keep running and writing), uploads it
-//       streamed to PUT <storage>/objects/backups/ingest/<UTC time>-<sha256
-//       prefix>.db?keep=N and prints the object name (one line, stdout).
-//   folio-ingest restore [NAME] [--storage URL] [--data DIR]
-//       downloads the newest backup (or NAME, with or without the
-//       "backups/ingest/" folder), checks its SHA-256 prefix and PRAGMA
-//       integrity_check, keeps the current database as
-//       ingest.db.before-restore-<time> (with its -wal) and renames the
-//       backup into place. Refused while a process has ingest.db open:
-//       stop ingest first. Prints the restored name (one line, stdout).
+//       streamed to PUT <storage>/objects/backups/ingest/<signed name>?keep=N
+//       (backup_key.h: the name carries the file's SHA-256 and an HMAC of it
+//       under <data>/backup.key or --backup-key-file) and prints the object
+//       name (one line, stdout).
+//   folio-ingest restore [NAME] --storage URL --storage-token T [--data DIR]
+//       NAME (with or without the "backups/ingest/" folder) must be signed by
+//       this ingest's backup key, else it is refused before it is
+//       downloaded. Without NAME: the newest backup whose name verifies, by
+//       the (signed) time in its name; every object whose name does not
+//       verify is skipped with a warning line naming it. The download must
+//       hash to the SHA-256 its name signs and pass PRAGMA
+//       integrity_check. Then the current database is kept as
+//       ingest.db.before-restore-<time> (with its -wal) and the backup is
+//       renamed into place. Refused while a process has ingest.db open: stop
+//       ingest first. Prints the restored name (one line, stdout).
 //   folio-ingest --backup-every 6h --backup-keep 7   (serving)
 //       BackupSchedule runs Backup on its own thread every interval.
 //
 // Backups are plain .db files, not gzip: libs/core's gzip works on whole
 // in-memory buffers, and a backup is streamed from disk and back; a
 // plain file is also what integrity_check and sqlite3 open directly.
-// Exit codes of the commands: 0 done, 1 failed (one line on stderr), 2 usage.
+// Exit codes of the commands: 0 done, 1 failed (the reason: the last line
+// on stderr), 2 usage.
 // Threading: Backup and Restore block (disk, HTTP); call them off event loops.
 #pragma once
 
@@ -27,32 +34,48 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "folio/core/config.h"
 #include "folio/core/status.h"
 #include "folio/metrics/metrics.h"
+#include "backup_key.h"
+#include "storage_client.h"
 
 namespace folio::ingest {
 
 inline constexpr const char* kBackupFolder = "backups/ingest/";
 
-// Backs up <data_dir>/ingest.db to storage_url, keeping the newest `keep`
+// Where backups come from and go: ingest's data folder, storage (with the
+// write token), and the key that signs them.
+struct BackupTarget {
+  std::string data_dir;
+  StorageAccess storage;
+  BackupKey key;
+};
+
+// Backs up <data_dir>/ingest.db to storage, keeping the newest `keep`
 // backups there. On success *name_out is the object name (with folder).
 // kNotFound if there is no database; kUnavailable if storage cannot be
-// reached or refuses the upload; kInternal if the size stored differs.
-// The temp file in data_dir is removed in every case. REQUIRES: keep >= 1.
-Status Backup(const std::string& data_dir, const std::string& storage_url, int keep, std::string* name_out);
+// reached or refuses the upload (or the token); kInternal if the size
+// stored differs. The temp file in data_dir is removed in every case.
+// REQUIRES: keep >= 1.
+Status Backup(const BackupTarget& target, int keep, std::string* name_out);
 
-// Restores the backup `name` ("" = the newest) into data_dir as described
-// above; *restored_out is the object name. kNotFound if there is no such
-// backup; kConflict if ingest.db is open in another process; kInternal if
-// the download is damaged (hash or integrity_check); the current database
-// is untouched on every failure.
-Status Restore(const std::string& data_dir, const std::string& storage_url, const std::string& name,
-               std::string* restored_out);
+// Restores the backup `name` ("" = the newest signed one) into data_dir as
+// described above; *restored_out is the object name, *skipped the objects
+// passed over because their names are not signed by the key.
+// kPermissionDenied if `name` is not signed by the key, or (no name) no
+// backup is; kNotFound if there is no such backup; kConflict if ingest.db
+// is open in another process; kInternal if the download is not what its
+// name signs or is damaged (hash, integrity_check). Every message names the
+// backup; the current database is untouched on every failure.
+Status Restore(const BackupTarget& target, const std::string& name, std::string* restored_out,
+               std::vector<std::string>* skipped);
 
 // `folio-ingest backup|restore`. REQUIRES: flags parsed, positional()[0]
-// is "backup" or "restore"; flags "data", "storage", "backup-keep" declared.
+// is "backup" or "restore"; flags "data", "storage", "storage-token"
+// (AddSecretFlags), "backup-keep", "backup-key-file" declared.
 int RunBackupCommand(const Flags& flags);
 int RunRestoreCommand(const Flags& flags);
 
@@ -61,15 +84,14 @@ int RunRestoreCommand(const Flags& flags);
 // folio_ingest_backups_total{result="ok"|"error"} in registry.
 class BackupSchedule {
  public:
-  BackupSchedule(std::string data_dir, std::string storage_url, int keep, int64_t interval_ms,
-                 metrics::Registry* registry);
+  BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, metrics::Registry* registry);
   ~BackupSchedule();  // Stop()
   void Start();
   void Stop();  // waits for a backup in progress to finish
 
  private:
   void Run();
-  std::string data_dir_, storage_url_;
+  const BackupTarget target_;
   int keep_;
   int64_t interval_ms_;
   metrics::Counter &ok_, &error_;

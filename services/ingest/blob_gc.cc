@@ -23,15 +23,10 @@ bool ParseListing(std::string_view body, std::vector<std::string>* out) {
   return body.find("\"truncated\":true") != std::string_view::npos;
 }
 
-Status Problem(std::string_view what, const Result<http::ClientResponse>& r) {
-  return Status::Unavailable(std::string(what) + ": " +
-                             (r.ok() ? "storage answered HTTP " + std::to_string(r->status) : r.status().message()));
-}
-
 }  // namespace
 
-BlobGc::BlobGc(std::string storage_url, int64_t grace_ms, Store* store, metrics::Registry* registry)
-    : storage_url_(std::move(storage_url)), grace_ms_(grace_ms), store_(store),
+BlobGc::BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, metrics::Registry* registry)
+    : storage_(std::move(storage)), grace_ms_(grace_ms), store_(store),
       deleted_(registry->NewCounter("folio_ingest_blob_gc_deleted_total",
                                     "Blobs deleted from storage because no attachment used them")),
       failures_(registry->NewCounter("folio_ingest_blob_gc_failures_total", "Blob collection passes that failed")) {}
@@ -45,13 +40,11 @@ Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
   }
   std::vector<std::string> blobs;
   for (std::string after;;) {
-    http::ClientRequest list;
-    list.url = storage_url_ + "/blobs?limit=1000" + (after.empty() ? "" : "&after=" + after);
-    list.timeout_ms = kTimeoutMs;
-    auto r = http::Fetch(list);
+    auto r = http::Fetch(
+        StorageRequest(storage_, "GET", "/blobs?limit=1000" + (after.empty() ? "" : "&after=" + after), kTimeoutMs));
     if (!r.ok() || r->status != 200) {
       failures_.Increment();
-      return Problem("listing blobs", r);
+      return StorageError("listing blobs", r);
     }
     const size_t before = blobs.size();
     bool more = ParseListing(r->body, &blobs);
@@ -75,14 +68,10 @@ Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
       ++it;
       continue;
     }
-    http::ClientRequest del;
-    del.method = "DELETE";
-    del.url = storage_url_ + "/blobs/sha256/" + it->first;
-    del.timeout_ms = kTimeoutMs;
-    auto r = http::Fetch(del);
+    auto r = http::Fetch(StorageRequest(storage_, "DELETE", "/blobs/sha256/" + it->first, kTimeoutMs));
     if (!r.ok() || (r->status >= 300 && r->status != 404)) {
       failures_.Increment();
-      Status why = Problem("deleting blob " + it->first, r);
+      Status why = StorageError("deleting blob " + it->first, r);
       unused_since_ = std::move(marks);  // the rest keep their marks
       return why;
     }

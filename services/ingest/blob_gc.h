@@ -24,13 +24,15 @@
 
 #include "folio/core/status.h"
 #include "folio/metrics/metrics.h"
+#include "storage_client.h"
 #include "store.h"
 
 namespace folio::ingest {
 
 class BlobGc {
  public:
-  BlobGc(std::string storage_url, int64_t grace_ms, Store* store, metrics::Registry* registry);
+  // REQUIRES: storage.url and storage.token set (the write token).
+  BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, metrics::Registry* registry);
 
   struct Pass {
     size_t blobs = 0;    // in storage
@@ -44,7 +46,7 @@ class BlobGc {
   Result<Pass> RunOnce(int64_t now_ms);
 
  private:
-  const std::string storage_url_;
+  const StorageAccess storage_;
   const int64_t grace_ms_;
   Store* store_;
   metrics::Counter& deleted_;

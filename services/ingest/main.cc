@@ -58,15 +58,18 @@ Result<std::string> LoadToken(const std::string& flag, const std::string& data_d
 }
 
 // --backup-every: a BackupSchedule into *out, or nothing when 0.
-Status StartBackups(const Flags& flags, metrics::Registry* registry, std::unique_ptr<ingest::BackupSchedule>* out) {
+Status StartBackups(const Flags& flags, const ingest::StorageAccess& storage, metrics::Registry* registry,
+                    std::unique_ptr<ingest::BackupSchedule>* out) {
   auto every = flags.GetDurationMs("backup-every");
   auto keep = flags.GetInt("backup-keep");
   if (!every.ok()) return every.status();
   if (!keep.ok() || *keep < 1 || *keep > 10000) return Status::Invalid("--backup-keep must be in 1..10000");
   if (*every <= 0) return Status::Ok();
-  if (flags.Get("storage").empty()) return Status::Invalid("--backup-every needs --storage");
-  *out = std::make_unique<ingest::BackupSchedule>(flags.Get("data"), flags.Get("storage"), static_cast<int>(*keep),
-                                                  *every, registry);
+  if (storage.url.empty()) return Status::Invalid("--backup-every needs --storage");
+  auto key = ingest::LoadBackupKey(flags.Get("data"), flags.Get("backup-key-file"), true);
+  if (!key.ok()) return key.status();
+  *out = std::make_unique<ingest::BackupSchedule>(ingest::BackupTarget{flags.Get("data"), storage, std::move(*key)},
+                                                  static_cast<int>(*keep), *every, registry);
   (*out)->Start();
   return Status::Ok();
 }
@@ -90,9 +93,15 @@ int main(int argc, char** argv) {
   flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
             "ES module of mermaid, loaded only by pages with a diagram (self-host it to avoid the CDN)");
   flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
+  AddSecretFlags(&flags, "storage-token",
+                 "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
+                 " with --storage");
   flags.Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
   flags.Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
   flags.Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
+  flags.Add("backup-key-file", "",
+            "key that signs backups; restore refuses any backup it did not sign (default: <data>/backup.key, created"
+            " on first use; keep a copy: restoring on another machine needs it)");
   flags.Add("blob-gc-every", "6h",
             "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
   flags.Add("blob-gc-grace", "168h",
@@ -133,15 +142,16 @@ int main(int argc, char** argv) {
   site_opts.site_name = flags.Get("site-name");
   site_opts.base_url = flags.Get("base-url");
   site_opts.mermaid_url = flags.Get("mermaid-url");
-  site_opts.storage_url = flags.Get("storage");
-  while (!site_opts.storage_url.empty() && site_opts.storage_url.back() == '/') site_opts.storage_url.pop_back();
+  auto storage = ingest::StorageAccessFromFlags(flags);
+  if (!storage.ok()) return Fail(storage.status());
+  site_opts.storage = *storage;
   ingest::PushLimits push_limits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
   if (const std::string& v = flags.Get("max-attachment"); !v.empty()) {
     auto max_att = flags.GetBytes("max-attachment");
     if (!max_att.ok()) return Fail(max_att.status());
     if (*max_att < 1) return Fail(Status::Invalid("--max-attachment must be positive"));
     push_limits.max_attachment_bytes = static_cast<size_t>(*max_att);
-  } else if (!site_opts.storage_url.empty()) {
+  } else if (!site_opts.storage.url.empty()) {
     push_limits.max_attachment_bytes = 64u << 20;
   }
   // One attachment may travel alone, as base64 (4/3) in JSON.
@@ -149,7 +159,7 @@ int main(int argc, char** argv) {
   ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return Fail(s);
   std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
-  if (Status s = StartBackups(flags, &registry, &backups); !s.ok()) return Fail(s);
+  if (Status s = StartBackups(flags, *storage, &registry, &backups); !s.ok()) return Fail(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
@@ -192,8 +202,8 @@ int main(int argc, char** argv) {
   if (!gc_every.ok()) return Fail(gc_every.status());
   if (!gc_grace.ok()) return Fail(gc_grace.status());
   if (*gc_every < 0 || *gc_grace < 0) return Fail(Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0"));
-  if (!flags.Get("storage").empty() && *gc_every > 0) {
-    blob_gc = std::make_unique<ingest::BlobGc>(flags.Get("storage"), *gc_grace, store->get(), &registry);
+  if (!storage->url.empty() && *gc_every > 0) {
+    blob_gc = std::make_unique<ingest::BlobGc>(*storage, *gc_grace, store->get(), &registry);
     writer_loop.Post([&, every = *gc_every] {
       writer_loop.Every(static_cast<uint64_t>(every), [&] {
         if (auto pass = blob_gc->RunOnce(NowUnixMs()); !pass.ok()) {

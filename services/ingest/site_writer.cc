@@ -66,31 +66,23 @@ std::string ContentTypeOf(std::string_view path) {
 // remaining uploads.
 constexpr size_t kPutThreads = 8;
 
-Status PutBlob(const std::string& storage_url, const site::AttachmentMeta& meta, const PushAttachment& bytes) {
-  const std::string url = storage_url + "/blobs/sha256/" + meta.sha256;
-  http::ClientRequest head;
-  head.method = "HEAD";
-  head.url = url;
-  head.timeout_ms = 10'000;
-  auto have = http::Fetch(head);
+Status PutBlob(const StorageAccess& storage, const site::AttachmentMeta& meta, const PushAttachment& bytes) {
+  const std::string path = "/blobs/sha256/" + meta.sha256;
+  auto have = http::Fetch(StorageRequest(storage, "HEAD", path, 10'000));
   if (have.ok() && have->status == 200) return Status::Ok();
-  http::ClientRequest put;
-  put.method = "PUT";
-  put.url = url;
-  put.headers = {{"Content-Type", ContentTypeOf(meta.path)}};
+  http::ClientRequest put = StorageRequest(storage, "PUT", path, 120'000);
+  put.headers.emplace_back("Content-Type", ContentTypeOf(meta.path));
   put.body = bytes.data;
-  put.timeout_ms = 120'000;
   auto r = http::Fetch(put);
   if (!r.ok() || (r->status != 200 && r->status != 201)) {
-    std::string why = r.ok() ? "HTTP " + std::to_string(r->status) : r.status().message();
-    log::Warn("storage refused an attachment", {{"path", meta.path}, {"error", why}});
-    return Status::Unavailable("attachment storage is unavailable (" + meta.path + ": " + why +
-                               "); nothing was changed, retry the push");
+    Status why = StorageError("attachment storage failed on " + meta.path, r);
+    log::Warn("storage refused an attachment", {{"path", meta.path}, {"error", why.message()}});
+    return Status::Unavailable(why.message() + "; nothing was changed, retry the push");
   }
   return Status::Ok();
 }
 
-Status PutBlobs(const std::string& storage_url, const std::vector<site::AttachmentMeta>& metas,
+Status PutBlobs(const StorageAccess& storage, const std::vector<site::AttachmentMeta>& metas,
                 const std::vector<const PushAttachment*>& bytes) {
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
@@ -98,7 +90,7 @@ Status PutBlobs(const std::string& storage_url, const std::vector<site::Attachme
   Status first_error;  // GUARDED_BY(mu)
   auto work = [&] {
     for (size_t k = next++; k < metas.size() && !failed.load(); k = next++) {
-      Status s = PutBlob(storage_url, metas[k], *bytes[k]);
+      Status s = PutBlob(storage, metas[k], *bytes[k]);
       if (s.ok()) continue;
       std::lock_guard<std::mutex> lock(mu);
       if (!failed.exchange(true)) first_error = std::move(s);
@@ -374,8 +366,8 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     if (vault_.FindAttachment(d)) att_deletes.push_back(d);
   }
   // Storage first: a committed page never references a blob storage lacks.
-  if (!options_.storage_url.empty() && !att_upserts.empty()) {
-    if (Status s = PutBlobs(options_.storage_url, att_upserts, att_bytes); !s.ok()) return s;
+  if (!options_.storage.url.empty() && !att_upserts.empty()) {
+    if (Status s = PutBlobs(options_.storage, att_upserts, att_bytes); !s.ok()) return s;
   }
   phase("hash");
   sum.changed = changed.size() + att_upserts.size();
@@ -497,7 +489,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     // Assets: immutable, content-addressed URLs; an old URL goes once unused.
     for (size_t k = 0; k < att_upserts.size(); ++k) {
       const site::AttachmentMeta* m = vault_.FindAttachment(att_upserts[k].path);
-      if (!options_.storage_url.empty()) {
+      if (!options_.storage.url.empty()) {
         c.attachments.push_back({*m, ""});  // the bytes live in storage; edges fetch them from there
         continue;
       }

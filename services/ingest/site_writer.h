@@ -25,6 +25,7 @@
 #include "folio/site/vault.h"
 #include "push_request.h"
 #include "related.h"
+#include "storage_client.h"
 #include "store.h"
 
 namespace folio::ingest {
@@ -35,8 +36,9 @@ struct SiteOptions {
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
   std::string mermaid_url = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
                                        // loaded only by pages with a mermaid diagram
-  std::string storage_url;             // folio-storage ("http://127.0.0.1:8083"): attachment bytes go
-                                       // there, not to SQLite or the bus; "" (default) = as before
+  StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
+                                       // attachment bytes go there, not to SQLite or the bus; url ""
+                                       // (default) = as before
 };
 
 struct PushSummary {

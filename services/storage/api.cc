@@ -8,6 +8,7 @@
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/text.h"
+#include "auth.h"
 
 namespace folio::storage {
 namespace {
@@ -21,6 +22,7 @@ constexpr size_t kMaxObjectName = 512;
 constexpr size_t kMaxListLimit = 10000;
 constexpr const char* kImmutable = "public, max-age=31536000, immutable";
 
+constexpr size_t kMinBlobPrefix = 16;  // hex digits: an asset URL's; shorter would be a listing
 bool IsHex64(std::string_view s) { return s.size() == 64 && IsLowerHex(s); }
 bool IsHexPrefix(std::string_view s) { return s.size() <= 64 && IsLowerHex(s); }
 
@@ -343,6 +345,53 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
   return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep);
 }
 
+// `h` behind the token check (auth.h): refused requests never reach it.
+http::Handler Guard(ApiContext* ctx, Access need, http::Handler h) {
+  return [ctx, need, h = std::move(h)](const http::Request& req, http::Responder resp) {
+    if (Status s = Authorize(ctx->tokens, req, need); !s.ok()) {
+      SendDenied(resp, s);
+      return;
+    }
+    h(req, std::move(resp));
+  };
+}
+
+// The same for an upload: refused before a reader exists, so no byte of
+// the body is stored.
+http::StreamingHandler GuardUpload(ApiContext* ctx, http::StreamingHandler h) {
+  return [ctx, h = std::move(h)](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+    if (Status s = Authorize(ctx->tokens, req, Access::kWrite); !s.ok()) {
+      SendDenied(resp, s);
+      return nullptr;
+    }
+    return h(req, std::move(resp));
+  };
+}
+
+// GET/HEAD /blobs/sha256/<hex or a prefix of at least kMinBlobPrefix>.
+void ServeBlob(ApiContext* ctx, const http::Request& req, http::Responder resp) {
+  std::string_view hex = req.path.substr(kBlobPrefix.size());
+  if (IsHex64(hex)) {
+    Serve(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex), true);
+    return;
+  }
+  if (hex.size() < kMinBlobPrefix || hex.size() > 64 || !IsLowerHex(hex)) {
+    resp.SendError(400, "invalid_argument",
+                   "expected /blobs/sha256/<64 lower-case hex digits, or a prefix of at least 16 of them>");
+    return;
+  }
+  auto first = ctx->journal->List(std::string(kBlobKeyPrefix) + std::string(hex), 1);
+  if (!first.ok()) {
+    SendStatus(resp, first.status());
+    return;
+  }
+  if (first->empty()) {
+    SendStatus(resp, Status::NotFound("no blob whose SHA-256 starts with " + std::string(hex)));
+    return;
+  }
+  Serve(ctx, req, std::move(resp), first->front().key, true);
+}
+
 }  // namespace
 
 bool ParseRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* last, bool* malformed) {
@@ -381,7 +430,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
   M(ctx);
   router->HandleStreamingPrefix(
       "PUT", std::string(kBlobPrefix),
-      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+      GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string_view hex = req.path.substr(kBlobPrefix.size());
         if (!IsHex64(hex)) {
           resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
@@ -389,11 +438,11 @@ void MountApi(http::Router* router, ApiContext* ctx) {
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex),
                            std::string(hex), 0);
-      },
+      }),
       ctx->options.max_blob_bytes);
   router->HandleStreamingPrefix(
       "PUT", std::string(kObjectPrefix),
-      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+      GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string name;
         if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
           SendStatus(resp, s);
@@ -408,17 +457,17 @@ void MountApi(http::Router* router, ApiContext* ctx) {
           }
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, "", keep);
-      },
+      }),
       ctx->options.max_blob_bytes);
-  router->HandlePrefix("GET", std::string(kBlobPrefix), [ctx](const http::Request& req, http::Responder resp) {
-    std::string_view hex = req.path.substr(kBlobPrefix.size());
-    if (!IsHex64(hex)) {
-      resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
-      return;
-    }
-    Serve(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex), true);
+  // Buffered routes, each behind the token check for what it needs.
+  auto route = [router, ctx](std::string_view method, std::string_view path, Access need, http::Handler h) {
+    if (path.back() == '/') router->HandlePrefix(method, std::string(path), Guard(ctx, need, std::move(h)));
+    else router->Handle(method, std::string(path), Guard(ctx, need, std::move(h)));
+  };
+  route("GET", kBlobPrefix, Access::kRead, [ctx](const http::Request& req, http::Responder resp) {
+    ServeBlob(ctx, req, std::move(resp));
   });
-  router->HandlePrefix("DELETE", std::string(kBlobPrefix), [ctx](const http::Request& req, http::Responder resp) {
+  route("DELETE", kBlobPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string_view hex = req.path.substr(kBlobPrefix.size());
     if (!IsHex64(hex)) {
       resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
@@ -426,10 +475,10 @@ void MountApi(http::Router* router, ApiContext* ctx) {
     }
     Delete(ctx, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex));
   });
-  router->Handle("GET", "/blobs", [ctx](const http::Request& req, http::Responder resp) {
+  route("GET", "/blobs", Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     List(ctx, req, std::move(resp), true);
   });
-  router->HandlePrefix("GET", std::string(kObjectPrefix), [ctx](const http::Request& req, http::Responder resp) {
+  route("GET", kObjectPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string name;
     if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
       SendStatus(resp, s);
@@ -437,7 +486,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
     }
     Serve(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, false);
   });
-  router->HandlePrefix("DELETE", std::string(kObjectPrefix), [ctx](const http::Request& req, http::Responder resp) {
+  route("DELETE", kObjectPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string name;
     if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
       SendStatus(resp, s);
@@ -445,9 +494,13 @@ void MountApi(http::Router* router, ApiContext* ctx) {
     }
     Delete(ctx, std::move(resp), std::string(kObjectKeyPrefix) + name);
   });
-  router->Handle("GET", "/objects", [ctx](const http::Request& req, http::Responder resp) {
+  route("GET", "/objects", Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     List(ctx, req, std::move(resp), false);
   });
+  // Unknown paths: a caller without a token learns nothing, not even that.
+  router->Fallback(Guard(ctx, Access::kRead, [](const http::Request&, http::Responder resp) {
+    resp.SendError(404, "not_found", "no route for this path");
+  }));
 }
 
 }  // namespace folio::storage

@@ -1,11 +1,20 @@
 // folio-storage's HTTP API over one block journal (libs/journal).
 //
+// Every route needs a bearer token (auth.h, tokens.h): the write token for
+// all of them, or the read token for GET and HEAD of /blobs/sha256/<hex>
+// (what edges do). No or an unknown token: 401 with "WWW-Authenticate:
+// Bearer"; the read token anywhere else: 403. Both are checked before a
+// body is read (nothing is stored). /livez, /readyz and /metrics are open.
+//
 //   PUT    /blobs/sha256/<hex>   body streamed in; its SHA-256 must equal <hex>
 //                                (else 400, nothing kept); Content-Type kept.
 //                                201 new, 200 already present (body not read)
 //   GET    /blobs/sha256/<hex>   streamed out; ETag "<hex>", If-None-Match -> 304,
 //   HEAD                         Range: bytes=a-b / a- / -n -> 206 (416 if unsatisfiable),
-//                                Cache-Control: public, max-age=31536000, immutable
+//                                Cache-Control: public, max-age=31536000, immutable.
+//                                <hex> may also be a prefix of 16..63 digits (an
+//                                edge knows only an asset URL's 16): the first blob
+//                                with that prefix, 404 if none (its ETag names it)
 //   DELETE /blobs/sha256/<hex>   204, 404 if absent
 //   GET    /blobs?prefix=<hex prefix>&after=<hex>&limit=N     JSON listing
 //   PUT    /objects/<name>[?keep=N]   a named object (backups); with keep, only the
@@ -28,6 +37,7 @@
 #include "folio/http/server.h"
 #include "folio/journal/journal.h"
 #include "folio/metrics/metrics.h"
+#include "auth.h"
 
 namespace folio::storage {
 
@@ -42,9 +52,11 @@ struct ApiContext {
   journal::Journal* journal;
   metrics::Registry* registry;
   ApiOptions options;
+  TokenHashes tokens;  // who may call (auth.h); REQUIRES: both set
 };
 
-// Mounts the routes on router. ctx must outlive the router's use.
+// Mounts the routes (and a fallback that answers 401 before 404) on
+// router. ctx must outlive the router's use.
 void MountApi(http::Router* router, ApiContext* ctx);
 
 // Parses a single-range "bytes=..." header for a body of `size` bytes.

@@ -1,6 +1,7 @@
 // folio-storage: content-addressed blobs (note attachments) and named
 // objects (backups) in an append-only, checksummed block journal on local
-// disk (libs/journal), over HTTP (api.h). Wiring only.
+// disk (libs/journal), over HTTP (api.h). Wiring only. Every route but the
+// probes and /metrics needs the write or the read token (auth.h, tokens.h).
 //
 // Threads: the loop serves HTTP; an I/O pool runs the journal's disk work
 // (appends, group-committed fdatasyncs, reads); the journal's own thread
@@ -12,11 +13,13 @@
 #include "api.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
 #include "folio/journal/journal.h"
 #include "folio/metrics/metrics.h"
+#include "tokens.h"
 
 using namespace folio;
 
@@ -25,6 +28,29 @@ namespace {
 int Fail(const Status& s) {
   log::Error("startup failed", {{"error", s.message()}});
   return 1;
+}
+
+// Both roles' token hashes: given by flags (or env, or files), else the
+// ones generated on the first start (tokens.h).
+Result<storage::TokenHashes> LoadTokens(const Flags& flags) {
+  storage::TokenConfig tc;
+  tc.data_dir = flags.Get("data");
+  auto write = SecretFromFlags(flags, "write-token");
+  if (!write.ok()) return write.status();
+  auto read = SecretFromFlags(flags, "read-token");
+  if (!read.ok()) return read.status();
+  tc.write_token = *write;
+  tc.read_token = *read;
+  std::vector<std::string> created;
+  auto hashes = storage::LoadTokens(tc, &created);
+  if (hashes.ok() && !created.empty()) {
+    std::string files;
+    for (const std::string& f : created) files += (files.empty() ? "" : " ") + f;
+    log::Info("generated storage tokens: hand them out (write: ingest's --storage-token, read: edges'), then the"
+              " files may be deleted; only their hashes are kept",
+              {{"files", files}, {"hashes", tc.data_dir + "/" + storage::kTokenHashesFile}});
+  }
+  return hashes;
 }
 
 }  // namespace
@@ -36,6 +62,12 @@ int main(int argc, char** argv) {
   flags.Add("max-blob", "1GiB", "largest blob or object");
   flags.Add("segment-size", "64MiB", "size at which a journal segment file is sealed");
   flags.Add("io-threads", "8", "threads doing disk work (concurrent writers share fsyncs)");
+  AddSecretFlags(&flags, "write-token",
+                 "bearer token for everything: ingest's --storage-token (default: generated on the first start,"
+                 " written once to <data>/write-token)");
+  AddSecretFlags(&flags, "read-token",
+                 "bearer token for GET/HEAD of blobs only: edges' --storage-token (default: generated on the first"
+                 " start, written once to <data>/read-token)");
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   auto max_blob = flags.GetBytes("max-blob");
@@ -50,6 +82,8 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(flags.Get("data"), ec);
   if (ec) return Fail(Status::Unavailable("cannot create --data " + flags.Get("data") + ": " + ec.message()));
+  auto tokens = LoadTokens(flags);
+  if (!tokens.ok()) return Fail(tokens.status());
   journal::Options jo;
   jo.segment_bytes = static_cast<uint64_t>(*segment);
   jo.max_blob_bytes = static_cast<uint64_t>(*max_blob);
@@ -87,7 +121,7 @@ int main(int argc, char** argv) {
   ThreadPool io(static_cast<size_t>(*io_threads));
   http::Router router;
   metrics::MountOpsEndpoints(&router, &registry, [] { return std::string(); });
-  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}};
+  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, *tokens};
   ctx.options.max_blob_bytes = static_cast<uint64_t>(*max_blob);
   storage::MountApi(&router, &ctx);
   loop.Every(1000, refresh);

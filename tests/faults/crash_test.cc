@@ -67,8 +67,8 @@ std::string AssetUrl(const std::string& body, const std::string& name) {
 TEST_CASE("faults: every push ingest acknowledged survives repeated SIGKILLs, attachments included") {
   Cluster c({}, /*start_services=*/false);
   c.StartStorage();
-  c.AddIngestArgs({"--storage", c.storage_url()});
-  c.AddEdgeArgs({"--storage", c.storage_url()});
+  c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddEdgeArgs(c.EdgeStorageArgs());
   c.StartIngest();
   c.StartEdge();
 

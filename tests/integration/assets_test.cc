@@ -1,10 +1,13 @@
 // Attachments through folio-storage: ingest --storage puts them there (not in
 // SQLite pages nor the bus), the edge --storage fetches them on a miss, keeps
-// them in memory and serves them immutable, with ETag, 304 and Range.
+// them in memory and serves them immutable, with ETag, 304 and Range. Each
+// needs its storage token: the edge's read token fetches, never uploads.
 #include <doctest/doctest.h>
 
-#include <fstream>
+#include <sys/wait.h>
+
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -43,6 +46,34 @@ std::string AssetUrl(const std::string& body, const std::string& name) {
   return "";
 }
 
+// {"attachments":[{"path":path,"data":base64(bytes)}]} plus one note embedding it.
+std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes) {
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  w.BeginObject().Key("path").String(note).Key("content").String("# Pic\n\n![[" + path + "]]\n").EndObject();
+  w.EndArray().Key("attachments").BeginArray();
+  std::string b64 = Base64UrlEncode(bytes);  // the push takes standard base64
+  for (char& ch : b64) ch = ch == '-' ? '+' : ch == '_' ? '/' : ch;
+  w.BeginObject().Key("path").String(path).Key("data").String(b64).EndObject();
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+// Runs a binary to its exit (it must refuse to start); its output in *out.
+int RunToExit(const std::vector<std::string>& argv, std::string* out) {
+  std::string cmd;
+  for (const auto& a : argv) cmd += "'" + a + "' ";
+  cmd += "2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  out->clear();
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 double Metric(const std::string& text, const std::string& series) {
   size_t at = text.find("\n" + series + " ");
   if (at == std::string::npos) return -1;
@@ -54,9 +85,10 @@ double Metric(const std::string& text, const std::string& series) {
 TEST_CASE("attachments go through folio-storage and the edge serves them from it") {
   Cluster c({}, /*start_services=*/false);
   c.StartStorage();
-  c.AddIngestArgs({"--storage", c.storage_url()});
+  c.AddIngestArgs(c.IngestStorageArgs());
   // An 8 MiB cache keeps assets up to 1 MiB: the PNG is kept, the 2.9 MiB PDF streamed.
-  c.AddEdgeArgs({"--storage", c.storage_url(), "--asset-cache", "8MiB"});
+  c.AddEdgeArgs(c.EdgeStorageArgs());
+  c.AddEdgeArgs({"--asset-cache", "8MiB"});
   c.StartIngest();
   c.StartEdge();
 
@@ -87,12 +119,10 @@ TEST_CASE("attachments go through folio-storage and the edge serves them from it
   CHECK(img_url == "/assets/" + png_sha.substr(0, 16) + "/img.png");
 
   // Storage holds both blobs.
-  auto listing = http::Get(c.storage_url() + "/blobs?prefix=" + png_sha.substr(0, 8));
-  REQUIRE(listing.ok());
-  CHECK(listing->body.find(png_sha) != std::string::npos);
-  listing = http::Get(c.storage_url() + "/blobs?prefix=" + pdf_sha.substr(0, 8));
-  REQUIRE(listing.ok());
-  CHECK(listing->body.find(pdf_sha) != std::string::npos);
+  auto listing = c.StorageDo("GET", "/blobs?prefix=" + png_sha.substr(0, 8));
+  CHECK(listing.body.find(png_sha) != std::string::npos);
+  listing = c.StorageDo("GET", "/blobs?prefix=" + pdf_sha.substr(0, 8));
+  CHECK(listing.body.find(pdf_sha) != std::string::npos);
 
   // The bus holds no asset pages: the edge must fetch them from storage.
   {
@@ -218,8 +248,9 @@ TEST_CASE("without --storage attachments stay in the pages bucket") {
 TEST_CASE("blob collection: a replaced attachment's old blob is deleted after the grace period, the new one kept") {
   Cluster c({}, /*start_services=*/false);
   c.StartStorage();
-  c.AddIngestArgs({"--storage", c.storage_url(), "--blob-gc-every", "200ms", "--blob-gc-grace", "2s"});
-  c.AddEdgeArgs({"--storage", c.storage_url()});
+  c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddIngestArgs({"--blob-gc-every", "200ms", "--blob-gc-grace", "2s"});
+  c.AddEdgeArgs(c.EdgeStorageArgs());
   c.StartIngest();
   c.StartEdge();
   std::string vault = c.dir() + "/vault";
@@ -233,8 +264,8 @@ TEST_CASE("blob collection: a replaced attachment's old blob is deleted after th
   std::string out;
   REQUIRE(c.RunCli(push, &out) == 0);
   auto has = [&](const std::string& bytes) {
-    auto r = http::Get(c.storage_url() + "/blobs/sha256/" + Sha256Hex(bytes));
-    return r.ok() && r->status == 200 && r->body == bytes;
+    auto r = c.StorageDo("GET", "/blobs/sha256/" + Sha256Hex(bytes));
+    return r.status == 200 && r.body == bytes;
   };
   REQUIRE(has(v1));
   // Replace pic.png: v1 is now unused by every attachment.
@@ -259,4 +290,71 @@ TEST_CASE("blob collection: a replaced attachment's old blob is deleted after th
   auto metrics = http::Get(c.ingest_url() + "/metrics");
   REQUIRE(metrics.ok());
   CHECK(Metric(metrics->body, "folio_ingest_blob_gc_deleted_total") == 1);
+}
+
+TEST_CASE("storage tokens: an edge needs the read token to fetch assets, ingest the write token to upload") {
+  Cluster c({}, /*start_services=*/false);
+  c.StartStorage();
+  c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddEdgeArgs({"--storage", c.storage_url(), "--storage-token", "not-the-read-token"});
+  c.StartIngest();
+  c.StartEdge();
+  const std::string png = RandomBytes("\x89PNG\r\n\x1a\n", 4000, 11);
+  REQUIRE(c.Push(PushWithAttachment("pic.md", "pic.png", png)).status == 200);
+  auto page = c.WaitForPage("/pic", 200, "pic.png");
+  const std::string url = AssetUrl(page.body, "pic.png");
+  REQUIRE(!url.empty());
+
+  // A wrong token: storage refuses the edge, the reader gets an error status
+  // and never the bytes (nor anything cached).
+  for (int i = 0; i < 2; ++i) {
+    auto refused = c.EdgeGet(url);
+    CHECK(refused.status == 503);
+    CHECK(refused.body.find(png.substr(0, 64)) == std::string::npos);
+  }
+  CHECK(c.Logs().find("storage refused the edge's token (HTTP 401)") != std::string::npos);
+  c.StopEdge();
+  // No token at all: the edge refuses to start and says what it needs.
+  std::string out;
+  int rc = RunToExit({testing::BinPath("folio-edge"), "--listen", "127.0.0.1:0", "--nats", c.nats().url(),
+                      "--storage", c.storage_url()},
+                     &out);
+  CHECK(rc == 1);
+  CHECK(out.find("--storage-token") != std::string::npos);
+  CHECK(out.find("read-token") != std::string::npos);
+  // The read token: served.
+  c.AddEdgeArgs({"--storage-token", c.storage_read_token()});
+  c.StartEdge();
+  auto served = c.WaitForPage(url, 200);
+  CHECK(served.status == 200);
+  CHECK(served.body == png);
+
+  // Ingest with the read token (or a wrong one) cannot upload: the push fails
+  // with a message saying why, nothing is committed or stored.
+  const std::string other = RandomBytes("\x89PNG\r\n\x1a\n", 4000, 12);
+  for (const auto& [token, why] : std::vector<std::pair<std::string, std::string>>{
+           {c.storage_read_token(), "HTTP 403"}, {"not-the-write-token", "HTTP 401"}}) {
+    CAPTURE(token);
+    c.StopIngest();
+    c.AddIngestArgs({"--storage-token", token});
+    c.StartIngest();
+    auto refused = c.Push(PushWithAttachment("other.md", "other.png", other));
+    CHECK(refused.status == 503);
+    CHECK(refused.body.find(why) != std::string::npos);
+    CHECK(refused.body.find("--storage-token") != std::string::npos);
+    auto manifest = c.Manifest();
+    REQUIRE(manifest.status == 200);
+    CHECK(manifest.body.find("other.png") == std::string::npos);
+    CHECK(manifest.body.find("other.md") == std::string::npos);
+    CHECK(c.StorageDo("HEAD", "/blobs/sha256/" + Sha256Hex(other)).status == 404);
+  }
+  c.StopIngest();
+  // --storage without a token: ingest refuses to start, naming the flag and
+  // where storage keeps its write token.
+  rc = RunToExit({testing::BinPath("folio-ingest"), "--listen", "127.0.0.1:0", "--nats", c.nats().url(), "--data",
+                  c.ingest_data_dir(), "--token", kToken, "--storage", c.storage_url()},
+                 &out);
+  CHECK(rc == 1);
+  CHECK(out.find("--storage-token") != std::string::npos);
+  CHECK(out.find("write-token") != std::string::npos);
 }

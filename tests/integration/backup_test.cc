@@ -2,7 +2,11 @@
 // `folio-ingest backup` while ingest serves, retention with --backup-keep,
 // `folio-ingest restore` of the newest backup after the database is lost,
 // refusals (unknown name, corrupt backup, ingest running) that leave the
-// current database alone, and --backup-every.
+// current database alone, and --backup-every. Issue 9: restore trusts only
+// backups this ingest signed (backup_key.h): planted objects under
+// backups/ingest/ (unsigned, signed with another key, or a signed name with
+// other bytes) are refused or skipped; the key travels with
+// --backup-key-file; storage's write token is required.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -12,6 +16,7 @@
 #include <thread>
 
 #include "cluster.h"
+#include "folio/core/hash.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
 
@@ -25,16 +30,20 @@ class Storage {
   Storage() : port_(testing::FreePort()) {
     proc_ = std::make_unique<testing::Process>(
         std::vector<std::string>{testing::BinPath("folio-storage"), "--listen", "127.0.0.1:" + std::to_string(port_),
-                                 "--data", dir_.path() + "/journal"},
+                                 "--data", dir_.path() + "/journal", "--write-token", kStorageWriteToken,
+                                 "--read-token", kStorageReadToken},
         std::vector<std::string>{}, dir_.path() + "/storage.log");
     REQUIRE(testing::WaitForHttp(url() + "/readyz", 200, 10000));
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // --storage and --storage-token for folio-ingest's commands and server.
+  std::vector<std::string> Args() const { return {"--storage", url(), "--storage-token", kStorageWriteToken}; }
   http::ClientResponse Do(const std::string& method, const std::string& path, const std::string& body = "") {
     http::ClientRequest req;
     req.method = method;
     req.url = url() + path;
     req.body = body;
+    req.headers.emplace_back("Authorization", std::string("Bearer ") + kStorageWriteToken);
     auto r = http::Fetch(req);
     return r.ok() ? *r : http::ClientResponse{};
   }
@@ -78,6 +87,21 @@ std::string Trimmed(std::string s) {
   return s;
 }
 
+std::vector<std::string> Cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A backup's object name as ingest signs it (services/ingest/backup_key.h),
+// computed here from the key file: the scheme is the contract under test.
+std::string SignedName(const std::string& key, const std::string& stamp, const std::string& bytes) {
+  std::string sha = Sha256Hex(bytes);
+  std::string sig = HmacSha256Hex(key, "folio-backup-v1\n" + stamp + "\n" + sha).substr(0, 32);
+  return "backups/ingest/" + stamp + "-" + sha + "-" + sig + ".db";
+}
+
+std::string KeyOf(Cluster& c) { return Trimmed(ReadFile(c.ingest_data_dir() + "/backup.key")); }
+
 }  // namespace
 
 TEST_CASE("backup: online backups, retention, restore of the newest, refusals") {
@@ -88,7 +112,7 @@ TEST_CASE("backup: online backups, retention, restore of the newest, refusals") 
 
   // While ingest runs (and a push is in flight).
   std::thread pusher([&] { c.Push(PushBody({{"concurrent.md", "# Concurrent"}})); });
-  int rc = c.RunIngest({"backup", "--storage", st.url()}, &out, &err);
+  int rc = c.RunIngest(Cat({"backup"}, st.Args()), &out, &err);
   pusher.join();
   INFO("stderr: " << err << c.Logs());
   REQUIRE(rc == 0);
@@ -102,7 +126,9 @@ TEST_CASE("backup: online backups, retention, restore of the newest, refusals") 
   }
 
   REQUIRE(c.Push(PushBody({{"second.md", "# Second\n\nin the newest backup"}})).status == 200);
-  REQUIRE(c.RunIngest({"backup", "--storage", st.url() + "/", "--backup-keep", "1"}, &out, &err) == 0);
+  REQUIRE(c.RunIngest({"backup", "--storage", st.url() + "/", "--storage-token", kStorageWriteToken, "--backup-keep",
+                       "1"},
+                      &out, &err) == 0);
   std::string newest = Trimmed(out);
   CHECK(newest != first_backup);
   CHECK(st.WaitForBackupCount(1) == std::vector<std::string>{newest});
@@ -111,7 +137,7 @@ TEST_CASE("backup: online backups, retention, restore of the newest, refusals") 
   REQUIRE(c.Push(PushBody({{"third.md", "# Third\n\nnot backed up"}})).status == 200);
 
   // Refused while ingest has the database open.
-  CHECK(c.RunIngest({"restore", "--storage", st.url()}, &out, &err) == 1);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
   CHECK(err.find("stop folio-ingest") != std::string::npos);
 
   c.StopIngest();
@@ -122,19 +148,23 @@ TEST_CASE("backup: online backups, retention, restore of the newest, refusals") 
   { std::ofstream(db, std::ios::trunc) << "this is not a database"; }
 
   // A named backup that does not exist: clear message, nothing changes.
-  CHECK(c.RunIngest({"restore", "20000101T000000Z-000000000000.db", "--storage", st.url()}, &out, &err) == 1);
-  CHECK(err.find("no backup named backups/ingest/20000101T000000Z-000000000000.db") != std::string::npos);
+  const std::string absent = SignedName(KeyOf(c), "20000101T000000Z", "never stored");
+  CHECK(c.RunIngest(Cat({"restore", absent}, st.Args()), &out, &err) == 1);
+  CHECK(err.find("no backup named " + absent) != std::string::npos);
   CHECK(ReadFile(db) == "this is not a database");
 
-  // A corrupt backup (garbage bytes, stored later so it is the newest) is refused.
-  REQUIRE(st.Do("PUT", "/objects/backups/ingest/29990101T000000Z-abcdefabcdef.db", std::string(8192, 'z')).status == 201);
-  CHECK(c.RunIngest({"restore", "--storage", st.url()}, &out, &err) == 1);
-  CHECK(err.find("29990101T000000Z-abcdefabcdef.db") != std::string::npos);
+  // A corrupt backup (garbage bytes under a name ingest would have signed for
+  // them, stored later so it is the newest) fails integrity_check.
+  const std::string corrupt = SignedName(KeyOf(c), "29990101T000000Z", std::string(8192, 'z'));
+  REQUIRE(st.Do("PUT", "/objects/" + corrupt, std::string(8192, 'z')).status == 201);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
+  CHECK(err.find(corrupt) != std::string::npos);
+  CHECK(err.find("not signed") == std::string::npos);  // refused for its bytes, not its name
   CHECK(ReadFile(db) == "this is not a database");
-  CHECK(st.Do("DELETE", "/objects/backups/ingest/29990101T000000Z-abcdefabcdef.db").status == 204);
+  CHECK(st.Do("DELETE", "/objects/" + corrupt).status == 204);
 
   // Restore the newest backup.
-  CHECK(c.RunIngest({"restore", "--storage", st.url()}, &out, &err) == 0);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 0);
   INFO("restore stderr: " << err);
   CHECK(Trimmed(out) == newest);
   bool kept_aside = false;
@@ -164,11 +194,17 @@ TEST_CASE("backup: a corrupt newest backup is refused and the current database i
   std::string db = c.ingest_data_dir() + "/ingest.db";
   std::string before = ReadFile(db);
   REQUIRE(!before.empty());
-  // A real SQLite header followed by garbage pages.
-  std::string bytes = before.substr(0, 100) + std::string(before.size() > 200 ? before.size() - 100 : 8192, '\x5a');
-  REQUIRE(st.Do("PUT", "/objects/backups/ingest/29990101T000000Z-deadbeef0000.db", bytes).status == 201);
+  // A real SQLite header followed by garbage pages, under a name signed by
+  // this ingest's key (as if the database had been damaged when backed up).
   std::string out, err;
-  CHECK(c.RunIngest({"restore", "--storage", st.url()}, &out, &err) == 1);
+  REQUIRE(c.RunIngest(Cat({"backup"}, st.Args()), &out, &err) == 0);  // makes the key
+  std::string bytes = before.substr(0, 100) + std::string(before.size() > 200 ? before.size() - 100 : 8192, '\x5a');
+  const std::string name = SignedName(KeyOf(c), "29990101T000000Z", bytes);
+  REQUIRE(st.Do("PUT", "/objects/" + name, bytes).status == 201);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
+  CHECK(err.find(name) != std::string::npos);
+  CHECK(err.find("not signed") == std::string::npos);  // refused for its bytes, not its name
+  CHECK(err.find("not the file its name signs") == std::string::npos);
   CHECK(err.find("the current database was not changed") != std::string::npos);
   CHECK(ReadFile(db) == before);
   c.StartIngest();
@@ -177,7 +213,7 @@ TEST_CASE("backup: a corrupt newest backup is refused and the current database i
 
 TEST_CASE("backup: --backup-every stores backups on a schedule") {
   Storage st;
-  Cluster c({"--storage", st.url(), "--backup-every", "1s", "--backup-keep", "2"});
+  Cluster c(Cat(st.Args(), {"--backup-every", "1s", "--backup-keep", "2"}));
   REQUIRE(c.Push(PushBody({{"a.md", "# A"}})).status == 200);
   auto names = st.WaitForBackupCount(2);
   INFO(c.Logs());
@@ -185,6 +221,162 @@ TEST_CASE("backup: --backup-every stores backups on a schedule") {
   auto metrics = http::Get(c.ingest_url() + "/metrics");
   REQUIRE(metrics.ok());
   CHECK(metrics->body.find("folio_ingest_backups_total{result=\"ok\"}") != std::string::npos);
+}
+
+// ingest.db and its -wal, to tell whether a refused restore touched them.
+std::string DbState(Cluster& c) {
+  std::string db = c.ingest_data_dir() + "/ingest.db";
+  return ReadFile(db) + "|" + ReadFile(db + "-wal");
+}
+
+// No temp file and no database moved aside: nothing was restored.
+void CheckNothingRestored(Cluster& c) {
+  for (const auto& e : fs::directory_iterator(c.ingest_data_dir())) {
+    std::string f = e.path().filename().string();
+    CHECK(f.find(".tmp") == std::string::npos);
+    CHECK(f.find("before-restore") == std::string::npos);
+  }
+}
+
+TEST_CASE("backup: restore refuses planted backups and restores only what this ingest signed") {
+  Storage st;
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"real.md", "# Real\n\nin the real backup"}})).status == 200);
+  std::string out, err;
+  REQUIRE(c.RunIngest(Cat({"backup"}, st.Args()), &out, &err) == 0);
+  const std::string real = Trimmed(out);
+  const std::string key_path = c.ingest_data_dir() + "/backup.key";
+  // backups/ingest/<stamp>-<SHA-256 of the file>-<signature>.db
+  const std::string real_bytes = st.Do("GET", "/objects/" + real).body;
+  REQUIRE(!real_bytes.empty());
+  CHECK(real.size() == std::string("backups/ingest/").size() + 16 + 1 + 64 + 1 + 32 + 3);
+  CHECK(real.find("-" + Sha256Hex(real_bytes) + "-") != std::string::npos);
+  CHECK(real == SignedName(KeyOf(c), real.substr(15, 16), real_bytes));
+  REQUIRE(c.Push(PushBody({{"later.md", "# Later\n\nnot in the backup"}})).status == 200);
+  c.StopIngest();
+  const std::string before = DbState(c);
+
+  // What an attacker who could write to storage would plant: a working
+  // database (here the real backup's bytes; theirs would carry their token
+  // hash), stored after the real backup so that it is the newest.
+  struct Planted {
+    const char* what;
+    std::string name;
+    std::string refusal;
+  };
+  const std::string not_signed = "is not signed by this ingest's backup key (" + key_path + "); refusing to restore it";
+  const std::vector<Planted> planted{
+      {"an unsigned name (as older versions made)",
+       "backups/ingest/29990101T000000Z-" + Sha256Hex(real_bytes).substr(0, 12) + ".db", not_signed},
+      {"a name signed with another key", SignedName("another ingest's key", "29990102T000000Z", real_bytes),
+       not_signed},
+      {"a name signed with this key for other bytes", SignedName(KeyOf(c), "29990103T000000Z", "other bytes"),
+       "is not the file its name signs"},
+  };
+  for (const Planted& p : planted) {
+    CAPTURE(p.what);
+    REQUIRE(st.Do("PUT", "/objects/" + p.name, real_bytes).status == 201);
+    CHECK(c.RunIngest(Cat({"restore", p.name}, st.Args()), &out, &err) == 1);
+    CHECK(err.find("backup " + p.name + " " + p.refusal) != std::string::npos);
+    CHECK(err.find("the current database was not changed") != std::string::npos);
+    CHECK(out.empty());
+    CHECK(DbState(c) == before);
+    CheckNothingRestored(c);
+  }
+
+  // Without NAME: the newest backup with a verified name is taken (the third
+  // plant has one: a refused download must not fall back to an older backup).
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
+  CHECK(err.find(planted[2].name) != std::string::npos);
+  CHECK(DbState(c) == before);
+  // Once it is gone, the unsigned ones are skipped, one warning each, and the
+  // real backup is restored.
+  REQUIRE(st.Do("DELETE", "/objects/" + planted[2].name).status == 204);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 0);
+  INFO("stderr: " << err);
+  CHECK(Trimmed(out) == real);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(err.find("warning: skipping " + planted[i].name + ": not signed by this ingest's backup key") !=
+          std::string::npos);
+  }
+  c.StartIngest();
+  auto m = c.Manifest();
+  REQUIRE(m.status == 200);
+  CHECK(m.body.find("real.md") != std::string::npos);
+  CHECK(m.body.find("later.md") == std::string::npos);
+  c.StopIngest();
+
+  // Nothing signed left: a clear refusal, the database untouched.
+  REQUIRE(st.Do("DELETE", "/objects/" + real).status == 204);
+  const std::string restored = DbState(c);
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
+  CHECK(err.find("none of the 2 backups in storage under backups/ingest/ is signed by this ingest's backup key (" +
+                 key_path + ")") != std::string::npos);
+  CHECK(DbState(c) == restored);
+}
+
+TEST_CASE("backup: an older signed backup stored again is not taken for the newest") {
+  Storage st;
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"old.md", "# Old"}})).status == 200);
+  std::string out, err;
+  REQUIRE(c.RunIngest(Cat({"backup"}, st.Args()), &out, &err) == 0);
+  const std::string older = Trimmed(out);
+  REQUIRE(c.Push(PushBody({{"new.md", "# New"}})).status == 200);
+  // Backups are named to the second: take the newer one in a later second.
+  std::string newer;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    REQUIRE(c.RunIngest(Cat({"backup"}, st.Args()), &out, &err) == 0);
+    newer = Trimmed(out);
+  } while (newer.substr(0, 31) == older.substr(0, 31) && std::chrono::steady_clock::now() < deadline);
+  REQUIRE(newer.substr(0, 31) > older.substr(0, 31));
+  // Someone stores the older backup again, under its own (validly signed)
+  // name: it is now the last object storage received.
+  const std::string bytes = st.Do("GET", "/objects/" + older).body;
+  REQUIRE(st.Do("DELETE", "/objects/" + older).status == 204);
+  REQUIRE(st.Do("PUT", "/objects/" + older, bytes).status == 201);
+  c.StopIngest();
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 0);
+  CHECK(Trimmed(out) == newer);
+  c.StartIngest();
+  CHECK(c.Manifest().body.find("new.md") != std::string::npos);
+}
+
+TEST_CASE("backup: restoring elsewhere needs --backup-key-file; the storage token is required and checked") {
+  Storage st;
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"moved.md", "# Moved\n\nto a new machine"}})).status == 200);
+  std::string out, err;
+  // No token, or the read token, or a wrong one: clear errors, nothing stored.
+  CHECK(c.RunIngest({"backup", "--storage", st.url()}, &out, &err) == 2);
+  CHECK(err.find("--storage-token") != std::string::npos);
+  CHECK(err.find("write-token") != std::string::npos);
+  CHECK(c.RunIngest({"backup", "--storage", st.url(), "--storage-token", kStorageReadToken}, &out, &err) == 1);
+  CHECK(err.find("HTTP 403") != std::string::npos);
+  CHECK(c.RunIngest({"backup", "--storage", st.url(), "--storage-token", "wrong"}, &out, &err) == 1);
+  CHECK(err.find("HTTP 401") != std::string::npos);
+  CHECK(st.Backups().empty());
+  REQUIRE(c.RunIngest(Cat({"backup"}, st.Args()), &out, &err) == 0);
+  const std::string name = Trimmed(out);
+  c.StopIngest();
+  CHECK(c.RunIngest({"restore", "--storage", st.url(), "--storage-token", "wrong"}, &out, &err) == 1);
+  CHECK(err.find("HTTP 401") != std::string::npos);
+
+  // A new machine: an empty data folder, the key copied aside.
+  const std::string key_copy = c.dir() + "/backup.key.copy";
+  fs::copy_file(c.ingest_data_dir() + "/backup.key", key_copy);
+  fs::remove_all(c.ingest_data_dir());
+  fs::create_directories(c.ingest_data_dir());
+  CHECK(c.RunIngest(Cat({"restore"}, st.Args()), &out, &err) == 1);
+  CHECK(err.find("no backup key at " + c.ingest_data_dir() + "/backup.key") != std::string::npos);
+  CHECK(err.find("--backup-key-file") != std::string::npos);
+  CHECK(!fs::exists(c.ingest_data_dir() + "/backup.key"));  // restore never makes a key
+  CHECK(c.RunIngest(Cat(Cat({"restore"}, st.Args()), {"--backup-key-file", key_copy}), &out, &err) == 0);
+  CHECK(Trimmed(out) == name);
+  c.StartIngest();
+  CHECK(c.Manifest().body.find("moved.md") != std::string::npos);
 }
 
 }  // namespace folio::it

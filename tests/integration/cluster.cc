@@ -92,7 +92,8 @@ void Cluster::StopSearch(int signum) {
 
 void Cluster::StartStorage(std::vector<std::string> extra_args) {
   std::vector<std::string> argv{testing::BinPath("folio-storage"), "--listen",
-                                "127.0.0.1:" + std::to_string(storage_port_), "--data", dir() + "/storage"};
+                                "127.0.0.1:" + std::to_string(storage_port_), "--data", dir() + "/storage",
+                                "--write-token", kStorageWriteToken, "--read-token", kStorageReadToken};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   storage_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/storage.log");
   if (!testing::WaitForHttp(storage_url() + "/livez", 200, 10000)) {
@@ -103,6 +104,24 @@ void Cluster::StartStorage(std::vector<std::string> extra_args) {
 void Cluster::StopStorage(int signum) {
   if (storage_) storage_->Stop(signum);
   storage_.reset();
+}
+
+std::vector<std::string> Cluster::IngestStorageArgs() const {
+  return {"--storage", storage_url(), "--storage-token", storage_write_token()};
+}
+
+std::vector<std::string> Cluster::EdgeStorageArgs() const {
+  return {"--storage", storage_url(), "--storage-token", storage_read_token()};
+}
+
+http::ClientResponse Cluster::StorageDo(const std::string& method, const std::string& path, const std::string& body) {
+  http::ClientRequest req;
+  req.method = method;
+  req.url = storage_url() + path;
+  req.body = body;
+  req.headers.emplace_back("Authorization", std::string("Bearer ") + kStorageWriteToken);
+  auto r = http::Fetch(req);
+  return r.ok() ? *r : http::ClientResponse{};
 }
 
 void Cluster::AddIngestArgs(std::vector<std::string> args) {

@@ -14,6 +14,9 @@
 namespace folio::it {
 
 inline constexpr const char* kToken = "test-token-123";
+// folio-storage's tokens in tests (StartStorage passes them as flags).
+inline constexpr const char* kStorageWriteToken = "storage-write-token-456";
+inline constexpr const char* kStorageReadToken = "storage-read-token-789";
 
 class Cluster {
  public:
@@ -69,10 +72,19 @@ class Cluster {
   pid_t search_pid() const { return search_ ? search_->pid() : -1; }
 
   // folio-storage (not started by the constructors): --data <dir>/storage,
-  // plus extra_args; waits for /livez. Its port stays the same across restarts.
+  // --write-token / --read-token as below, plus extra_args; waits for
+  // /livez. Its port stays the same across restarts.
   void StartStorage(std::vector<std::string> extra_args = {});
   void StopStorage(int signum = 15);
   std::string storage_url() const { return "http://127.0.0.1:" + std::to_string(storage_port_); }
+  std::string storage_write_token() const { return kStorageWriteToken; }  // ingest's --storage-token
+  std::string storage_read_token() const { return kStorageReadToken; }    // edges' --storage-token
+  // {"--storage", storage_url(), "--storage-token", <the write / read token>}
+  // for AddIngestArgs / AddEdgeArgs.
+  std::vector<std::string> IngestStorageArgs() const;
+  std::vector<std::string> EdgeStorageArgs() const;
+  // METHOD <storage>/path with the write token (as ingest would call it).
+  http::ClientResponse StorageDo(const std::string& method, const std::string& path, const std::string& body = "");
   // Arguments appended to folio-ingest's / folio-edge's command line from the
   // next StartIngest() / StartEdge() on (e.g. {"--storage", storage_url()}).
   void AddIngestArgs(std::vector<std::string> args);

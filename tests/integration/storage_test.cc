@@ -2,11 +2,20 @@
 // content-addressed blob API (hash verified while streaming, Range, ETag,
 // 304, HEAD, DELETE, listing), named objects with retention, limits, and
 // durability across SIGKILL: every acknowledged PUT reads back identical.
+// Its tokens (issue 9): generated on the first start and kept as hashes
+// only, or given by flag, environment or file; an upload refused for its
+// token stores nothing. The full route x token matrix is in
+// tests/faults/auth_test.cc.
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "folio/core/hash.h"
@@ -16,18 +25,39 @@
 namespace folio {
 namespace {
 
+constexpr const char* kWrite = "write-token-for-tests";
+constexpr const char* kRead = "read-token-for-tests";
+
 class Storage {
  public:
-  explicit Storage(std::vector<std::string> extra = {}) : port_(testing::FreePort()), extra_(std::move(extra)) { Start(); }
+  // With tokens "" the flags are left out: storage generates its own.
+  explicit Storage(std::vector<std::string> extra = {}, std::string write = kWrite, std::string read = kRead,
+                   std::vector<std::string> env = {})
+      : port_(testing::FreePort()), extra_(std::move(extra)), env_(std::move(env)), token_(write) {
+    if (!write.empty()) extra_.insert(extra_.end(), {"--write-token", write});
+    if (!read.empty()) extra_.insert(extra_.end(), {"--read-token", read});
+    Start();
+  }
   void Start() {
+    proc_.reset();
     std::vector<std::string> argv{testing::BinPath("folio-storage"), "--listen", "127.0.0.1:" + std::to_string(port_),
-                                  "--data", dir_.path() + "/journal"};
+                                  "--data", data()};
     argv.insert(argv.end(), extra_.begin(), extra_.end());
-    proc_ = std::make_unique<testing::Process>(argv, std::vector<std::string>{}, dir_.path() + "/storage.log");
+    proc_ = std::make_unique<testing::Process>(argv, env_, dir_.path() + "/storage.log");
     REQUIRE(testing::WaitForHttp(url() + "/readyz", 200, 10000));
   }
   void Kill() { proc_->Kill(); }
+  void Stop() { proc_.reset(); }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string data() const { return dir_.path() + "/journal"; }
+  std::string Log() const {
+    std::ifstream in(dir_.path() + "/storage.log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  // The token Do() sends (the write token unless changed).
+  void UseToken(std::string token) { token_ = std::move(token); }
 
   http::ClientResponse Do(const std::string& method, const std::string& path, const std::string& body = "",
                           std::vector<std::pair<std::string, std::string>> headers = {}) {
@@ -36,6 +66,7 @@ class Storage {
     req.url = url() + path;
     req.body = body;
     req.headers = std::move(headers);
+    if (!token_.empty()) req.headers.emplace_back("Authorization", "Bearer " + token_);
     auto r = http::Fetch(req);
     return r.ok() ? *r : http::ClientResponse{};
   }
@@ -46,9 +77,38 @@ class Storage {
  private:
   testing::TempDir dir_;
   int port_;
-  std::vector<std::string> extra_;
+  std::vector<std::string> extra_, env_;
+  std::string token_;
   std::unique_ptr<testing::Process> proc_;
 };
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+mode_t ModeOf(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0;
+}
+
+// Runs folio-storage to its exit (it must refuse to start); output in *out.
+int RunToExit(std::vector<std::string> args, std::string* out) {
+  std::string cmd = "'" + testing::BinPath("folio-storage") + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  size_t n;
+  out->clear();
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 std::string RandomBytes(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -87,6 +147,14 @@ TEST_CASE("storage: content-addressed blobs over HTTP") {
   CHECK(head.Header("Content-Length") == std::to_string(big.size()));
 
   CHECK(st.Do("GET", "/blobs/sha256/" + hex, "", {{"If-None-Match", "\"" + hex + "\""}}).status == 304);
+  // By a prefix of at least 16 digits (what an edge knows): the blob, its ETag naming it in full.
+  auto by_prefix = st.Do("HEAD", "/blobs/sha256/" + hex.substr(0, 16));
+  CHECK(by_prefix.status == 200);
+  CHECK(by_prefix.Header("ETag") == "\"" + hex + "\"");
+  CHECK(by_prefix.Header("Content-Length") == std::to_string(big.size()));
+  CHECK(st.Do("GET", "/blobs/sha256/" + hex.substr(0, 40), "", {{"Range", "bytes=0-9"}}).body == big.substr(0, 10));
+  CHECK(st.Do("GET", "/blobs/sha256/" + hex.substr(0, 15)).status == 400);  // a listing in disguise
+  CHECK(st.Do("GET", "/blobs/sha256/" + std::string(16, hex[0] == 'f' ? '0' : 'f')).status == 404);
 
   auto part = st.Do("GET", "/blobs/sha256/" + hex, "", {{"Range", "bytes=1048570-1048600"}});
   CHECK(part.status == 206);
@@ -192,6 +260,134 @@ TEST_CASE("storage: every acknowledged PUT survives SIGKILL, byte for byte") {
     REQUIRE(r.status == 200);
     CHECK(r.body == data);
   }
+}
+
+}  // namespace folio
+
+namespace folio {
+
+TEST_CASE("storage tokens: generated on the first start, kept as hashes only, the same after a restart") {
+  Storage st({}, "", "");  // no token flags
+  const std::string write_file = st.data() + "/write-token", read_file = st.data() + "/read-token";
+  const std::string hashes_file = st.data() + "/token-hashes";
+  const std::string write = FirstLine(ReadFile(write_file)), read = FirstLine(ReadFile(read_file));
+  REQUIRE(write.size() == 48);
+  REQUIRE(read.size() == 48);
+  CHECK(write != read);
+  CHECK(ModeOf(write_file) == 0600);
+  CHECK(ModeOf(read_file) == 0600);
+  CHECK(ModeOf(hashes_file) == 0600);
+  const std::string hashes = ReadFile(hashes_file);
+  CHECK(hashes == "write " + Sha256Hex(write) + "\nread " + Sha256Hex(read) + "\n");
+  CHECK(hashes.find(write) == std::string::npos);
+  CHECK(hashes.find(read) == std::string::npos);
+  // One log line names the files.
+  CHECK(st.Log().find("generated storage tokens") != std::string::npos);
+  CHECK(st.Log().find(write_file) != std::string::npos);
+
+  const std::string data = "generated-token blob";
+  const std::string blob = "/blobs/sha256/" + Sha256Hex(data);
+  st.UseToken("");
+  CHECK(st.Do("PUT", blob, data).status == 401);
+  st.UseToken(read);
+  CHECK(st.Do("PUT", blob, data).status == 403);
+  st.UseToken(write);
+  REQUIRE(st.Do("PUT", blob, data).status == 201);
+
+  // The operator hands the tokens out and deletes the files: a restart
+  // reads the hashes, the same tokens keep working, nothing is regenerated.
+  REQUIRE(unlink(write_file.c_str()) == 0);
+  REQUIRE(unlink(read_file.c_str()) == 0);
+  st.Stop();
+  st.Start();
+  CHECK(ReadFile(hashes_file) == hashes);
+  CHECK(ModeOf(write_file) == 0);  // not written again
+  st.UseToken(read);
+  CHECK(st.Do("GET", blob).body == data);
+  CHECK(st.Do("GET", "/blobs").status == 403);
+  st.UseToken(write);
+  CHECK(st.Do("GET", "/blobs").status == 200);
+  st.UseToken("0123");
+  CHECK(st.Do("GET", blob).status == 401);
+}
+
+TEST_CASE("storage tokens: from flags, the environment or files; never both roles the same") {
+  testing::TempDir secrets;
+  const std::string wf = secrets.path() + "/w", rf = secrets.path() + "/r";
+  { std::ofstream(wf) << "file-write-token\n"; }
+  { std::ofstream(rf) << "file-read-token\n"; }
+  struct Case {
+    const char* name;
+    std::vector<std::string> flags, env;
+    std::string write, read;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"flags", {"--write-token", "flag-write", "--read-token", "flag-read"}, {}, "flag-write", "flag-read"},
+           {"environment", {}, {"FOLIO_WRITE_TOKEN=env-write", "FOLIO_READ_TOKEN=env-read"}, "env-write", "env-read"},
+           {"files", {"--write-token-file", wf, "--read-token-file", rf}, {}, "file-write-token", "file-read-token"},
+       }) {
+    CAPTURE(c.name);
+    Storage st(c.flags, "", "", c.env);
+    // Given tokens are not written anywhere.
+    CHECK(ModeOf(st.data() + "/write-token") == 0);
+    CHECK(ModeOf(st.data() + "/token-hashes") == 0);
+    const std::string data = std::string("blob of ") + c.name;
+    st.UseToken(c.write);
+    CHECK(st.Do("PUT", "/blobs/sha256/" + Sha256Hex(data), data).status == 201);
+    st.UseToken(c.read);
+    CHECK(st.Do("GET", "/blobs/sha256/" + Sha256Hex(data)).body == data);
+    CHECK(st.Do("DELETE", "/blobs/sha256/" + Sha256Hex(data)).status == 403);
+    st.UseToken(c.write + "x");
+    CHECK(st.Do("GET", "/blobs/sha256/" + Sha256Hex(data)).status == 401);
+  }
+  // One role given, the other generated.
+  {
+    Storage st({}, "only-write-given", "");
+    CHECK(ModeOf(st.data() + "/write-token") == 0);
+    const std::string read = FirstLine(ReadFile(st.data() + "/read-token"));
+    REQUIRE(read.size() == 48);
+    CHECK(ReadFile(st.data() + "/token-hashes") == "read " + Sha256Hex(read) + "\n");
+    st.UseToken(read);
+    CHECK(st.Do("GET", "/blobs").status == 403);
+    st.UseToken("only-write-given");
+    CHECK(st.Do("GET", "/blobs").status == 200);
+  }
+  testing::TempDir dir;
+  std::string out;
+  CHECK(RunToExit({"--listen", "127.0.0.1:0", "--data", dir.path(), "--write-token", "same", "--read-token", "same"},
+                  &out) == 1);
+  CHECK(out.find("write and read tokens are the same") != std::string::npos);
+  CHECK(RunToExit({"--listen", "127.0.0.1:0", "--data", dir.path(), "--write-token", "a", "--write-token-file", wf},
+                  &out) == 1);
+  CHECK(out.find("not both") != std::string::npos);
+  CHECK(RunToExit({"--listen", "127.0.0.1:0", "--data", dir.path(), "--read-token-file", dir.path() + "/missing"},
+                  &out) == 1);
+  CHECK(out.find("--read-token-file") != std::string::npos);
+  { std::ofstream(dir.path() + "/token-hashes") << "write not-a-hash\n"; }
+  CHECK(RunToExit({"--listen", "127.0.0.1:0", "--data", dir.path()}, &out) == 1);
+  CHECK(out.find(dir.path() + "/token-hashes line 1") != std::string::npos);
+}
+
+TEST_CASE("storage tokens: an upload refused for its token is refused before its body, and nothing is stored") {
+  Storage st;
+  const std::string big(3 << 20, 'q');  // several MiB: refused at the headers, not after
+  const std::string blob = "/blobs/sha256/" + Sha256Hex(big);
+  for (const char* token : {"", "wrong", kRead}) {
+    CAPTURE(token);
+    st.UseToken(token);
+    auto r = st.Do("PUT", blob, big);
+    CHECK(r.status == (std::string(token) == kRead ? 403 : 401));
+    CHECK(r.body.find(std::string(token) == kRead ? "permission_denied" : "unauthenticated") != std::string::npos);
+    r = st.Do("PUT", "/objects/backups/ingest/planted.db", big);
+    CHECK(r.status == (std::string(token) == kRead ? 403 : 401));
+  }
+  st.UseToken(kWrite);
+  CHECK(st.Do("HEAD", blob).status == 404);
+  CHECK(st.Do("HEAD", "/objects/backups/ingest/planted.db").status == 404);
+  auto metrics = http::Get(st.url() + "/metrics");
+  REQUIRE(metrics.ok());
+  CHECK(metrics->body.find("folio_storage_requests_total{op=\"put\"} 0") != std::string::npos);
+  CHECK(st.Do("PUT", blob, big).status == 201);
 }
 
 }  // namespace folio

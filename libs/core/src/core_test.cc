@@ -230,6 +230,27 @@ TEST_CASE("secrets: constant-time compare, random hex, token files created once 
   CHECK(*again == *first);
   CHECK(ReadSecretFile(path).value() == *first);
   CHECK(ReadSecretFile(dir + "/missing").status().code() == Code::kNotFound);
+  // Written whole, 0600, replacing what was there.
+  REQUIRE(WriteSecretFile(path, "replaced\n").ok());
+  CHECK(ReadSecretFile(path).value() == "replaced");
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  // --x or --x-file (or FOLIO_X): the secret, "" if neither, an error if both.
+  auto parse = [](std::vector<const char*> argv) {
+    Flags f("svc", "s");
+    AddSecretFlags(&f, "storage-token", "a token");
+    argv.insert(argv.begin(), "svc");
+    REQUIRE(f.Parse(static_cast<int>(argv.size()), argv.data()).ok());
+    return SecretFromFlags(f, "storage-token");
+  };
+  CHECK(parse({}).value().empty());
+  CHECK(parse({"--storage-token", "abc"}).value() == "abc");
+  CHECK(parse({"--storage-token-file", path.c_str()}).value() == "replaced");
+  CHECK(parse({"--storage-token", "abc", "--storage-token-file", path.c_str()}).status().code() ==
+        Code::kInvalidArgument);
+  auto missing_file = parse({"--storage-token-file", "/nonexistent/token"});
+  CHECK(missing_file.status().code() == Code::kInvalidArgument);
+  CHECK(missing_file.status().message().find("--storage-token-file") != std::string::npos);
   unlink(path.c_str());
   rmdir(dir.c_str());
   CHECK(HmacSha256Hex("key", "The quick brown fox jumps over the lazy dog") ==

@@ -32,7 +32,9 @@ Result<std::string> Slurp(const std::string& path) {
   return text;
 }
 
-Status WriteNewFile(const std::string& path, const std::string& text) {
+}  // namespace
+
+Status WriteSecretFile(const std::string& path, std::string_view text) {
   std::string tmp = path + ".tmp-" + std::to_string(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Unavailable("cannot create " + tmp + ": " + strerror(errno));
@@ -44,10 +46,14 @@ Status WriteNewFile(const std::string& path, const std::string& text) {
     unlink(tmp.c_str());
     return Status::Unavailable("cannot write " + path + ": " + strerror(err));
   }
+  // The rename itself must survive a crash too.
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+  if (int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
   return Status::Ok();
 }
-
-}  // namespace
 
 bool SameSecret(std::string_view given, std::string_view expected) {
   if (expected.empty()) return false;
@@ -90,8 +96,23 @@ Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes
   }
   auto secret = RandomHex(bytes);
   if (!secret.ok()) return secret.status();
-  if (Status s = WriteNewFile(path, *secret + "\n"); !s.ok()) return s;
+  if (Status s = WriteSecretFile(path, *secret + "\n"); !s.ok()) return s;
   if (created != nullptr) *created = true;
+  return secret;
+}
+
+void AddSecretFlags(Flags* flags, const std::string& name, const std::string& help) {
+  flags->Add(name, "", help);
+  flags->Add(name + "-file", "", "file whose first line is --" + name + " (e.g. a mounted secret)");
+}
+
+Result<std::string> SecretFromFlags(const Flags& flags, const std::string& name) {
+  const std::string& value = flags.Get(name);
+  const std::string& file = flags.Get(name + "-file");
+  if (!value.empty() && !file.empty()) return Status::Invalid("give --" + name + " or --" + name + "-file, not both");
+  if (!value.empty() || file.empty()) return value;
+  auto secret = ReadSecretFile(file);
+  if (!secret.ok()) return Status::Invalid("--" + name + "-file: " + secret.status().message());
   return secret;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "folio/core/config.h"
 #include "folio/core/status.h"
 
 namespace folio {
@@ -29,5 +30,19 @@ Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes
 // The first line of `path` (a secret handed over in a file, e.g. a mounted
 // Kubernetes secret). kNotFound if missing, kInvalidArgument if empty.
 Result<std::string> ReadSecretFile(const std::string& path);
+
+// Writes `text` to `path` whole or not at all: a temp file created 0600,
+// fsync'd, renamed over `path`. kUnavailable if that fails (no temp file
+// is left behind).
+Status WriteSecretFile(const std::string& path, std::string_view text);
+
+// Declares --<name> (the secret itself, or FOLIO_<NAME> from the
+// environment) and --<name>-file (a file holding it, e.g. a mounted secret).
+void AddSecretFlags(Flags* flags, const std::string& name, const std::string& help);
+// The secret of flags declared by AddSecretFlags: --<name> if set, else the
+// first line of --<name>-file, else "" (not given). kInvalidArgument if both
+// are set, or if the file is missing or empty (the message names the flag
+// and the file). REQUIRES: flags parsed.
+Result<std::string> SecretFromFlags(const Flags& flags, const std::string& name);
 
 }  // namespace folio
