@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "folio/bus/bus.h"
@@ -213,9 +214,10 @@ int main(int argc, char** argv) {
   std::thread writer_thread([&] { writer_loop.Run(); });
 
   http::Router router;
-  metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
+  metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
-  });
+  }, basics);
+  ops.MountPublic(&router);
   ingest::HandlerContext hctx{&loop, &writer_loop, &sites, push_limits, &registry};
   ingest::MountApi(&router, &hctx);
 
@@ -225,6 +227,7 @@ int main(int argc, char** argv) {
   Status ls;
   if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
   else ls = server.Listen(host, port);
+  if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
     related.Stop();
     writer_loop.Stop();
@@ -234,15 +237,21 @@ int main(int argc, char** argv) {
   log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
                                         {"site", site_opts.site}, {"data", flags.Get("data")}});
 
+  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
+
   auto shutdown = [&] {
     log::Info("shutting down");
-    server.Shutdown([&] {
+    auto left = std::make_shared<int>(2);
+    auto drained = [&, left] {
+      if (--*left != 0) return;
       writer_loop.Post([&] {
         sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();
-    });
+    };
+    server.Shutdown(drained);
+    ops.Shutdown(drained);
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);
