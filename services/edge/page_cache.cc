@@ -163,6 +163,7 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       moved.headers.emplace_back("Location", PercentEncodePath(canonical));
       moved.headers.emplace_back("Cache-Control", "public, max-age=300");
       moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+      for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
       moved.body = "Moved to " + PercentEncodePath(canonical) + "\n";
       r.Send(std::move(moved));
       return;

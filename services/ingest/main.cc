@@ -32,6 +32,7 @@
 #include "folio/core/time.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "folio/site/csp.h"
 #include "backup.h"
 #include "blob_gc.h"
 #include "handlers.h"
@@ -89,7 +90,10 @@ int main(int argc, char** argv) {
   flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
   flags.Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
-            "ES module of mermaid, loaded only by pages with a diagram (self-host it to avoid the CDN)");
+            "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
+            " --mermaid-integrity, or a path on the site (/...); \"\" = diagrams stay text");
+  flags.Add("mermaid-integrity", "",
+            "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned default URL)");
   flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
   flags.Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
   flags.Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
@@ -134,6 +138,11 @@ int main(int argc, char** argv) {
   site_opts.site_name = flags.Get("site-name");
   site_opts.base_url = flags.Get("base-url");
   site_opts.mermaid_url = flags.Get("mermaid-url");
+  site_opts.mermaid_integrity = flags.Get("mermaid-integrity");
+  if (site_opts.mermaid_url == site::kMermaidUrl && site_opts.mermaid_integrity.empty()) {
+    site_opts.mermaid_integrity = std::string(site::kMermaidIntegrity);
+  }
+  if (Status s = site::CheckMermaidSource(site_opts.mermaid_url, site_opts.mermaid_integrity); !s.ok()) return Fail(s);
   site_opts.storage_url = flags.Get("storage");
   while (!site_opts.storage_url.empty() && site_opts.storage_url.back() == '/') site_opts.storage_url.pop_back();
   ingest::PushLimits push_limits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
