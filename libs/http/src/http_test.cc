@@ -604,6 +604,31 @@ TEST_CASE("server: Shutdown closes silent idle connections after the grace; the 
   });
 }
 
+TEST_CASE("server: a second Shutdown lets the drain go on and replaces done") {
+  TestServer ts;
+  Holder h;
+  h.Mount(ts.router);
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(h.WaitFor(ts.loop, 1));
+  std::atomic<int> first{0}, second{0};
+  OnLoop(ts.loop, [&] {
+    ts.server->Shutdown([&] { ++first; });
+    ts.server->Shutdown([&] { ++second; });
+    h.held[0]->Send(Response::Text(200, "done"));
+    h.held.clear();
+    return 0;
+  });
+  std::string r = c.ReadResponse();
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(c.PeerClosed());
+  c.Close();
+  for (int i = 0; i < 2000 && second == 0; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(second == 1);
+  CHECK(first == 0);
+}
+
 TEST_CASE("server: a Responder outliving its connection is harmless") {
   TestServer ts;
   std::shared_ptr<Responder> held;

@@ -201,6 +201,11 @@ int Server::port() const { return impl_->port; }
 
 void Server::Shutdown(std::function<void()> done) {
   Impl* s = impl_.get();
+  if (s->shutting_down) {  // again (a second signal): the drain goes on, with this done
+    s->shutdown_done = std::move(done);
+    s->MaybeFinishShutdown();
+    return;
+  }
   s->AcceptPending();  // before shutting_down: they are drained like the others
   s->shutting_down = true;
   s->shutdown_done = std::move(done);

@@ -210,7 +210,8 @@ class Server {
   //    `Connection: close`; a connection silent for the grace is closed;
   //  - after shutdown_timeout_ms whatever is left is closed (a handler that
   //    never answers cannot hold the process).
-  // REQUIRES: loop thread; called at most once.
+  // A second call (a second signal) lets the drain go on and replaces a
+  // `done` not yet called. REQUIRES: loop thread.
   void Shutdown(std::function<void()> done);
 
   size_t open_connections() const;
