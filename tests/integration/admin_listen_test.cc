@@ -5,8 +5,12 @@
 // learn why it is not ready while its public port is not bound at all.
 // Real processes, a real nats-server, HTTP.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
+#include <chrono>
+#include <csignal>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "folio/http/client.h"
@@ -73,6 +77,11 @@ TEST_CASE("--admin-listen: every service serves /metrics, /livez, /readyz on the
         CHECK(Has(r.body, "\"error\""));
       }
     }
+    // SIGTERM drains both servers, then the service exits cleanly.
+    int status = proc.Stop(SIGTERM, 30000);
+    CHECK(status != -1);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
   }
 }
 
@@ -86,6 +95,11 @@ TEST_CASE("--admin-listen: the edge's admin port answers before the edge is read
                         {}, dir.path() + "/edge.log");
   REQUIRE(testing::WaitForHttp(Url(admin, "/livez"), 200, 10000));
   auto ready = Get(Url(admin, "/readyz"));
+  CHECK(ready.status == 503);  // at once: "connecting to NATS at ...", then the failure
+  for (int i = 0; i < 600 && !Has(ready.body, "NATS not reachable"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ready = Get(Url(admin, "/readyz"));
+  }
   CHECK(ready.status == 503);
   CHECK(Has(ready.body, "NATS not reachable"));
   CHECK(Get(Url(pub, "/")).status == 0);  // not bound: nothing to answer 404 with
