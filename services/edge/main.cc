@@ -8,12 +8,27 @@
 // ("search.query", on the same connection as the watcher) from a small
 // thread pool, and answers with the search page.
 //
+// Readiness (issue 9): the public port is bound (or, with systemd socket
+// activation, accepted from) only once the initial replay of the bucket is
+// applied on every worker, so an edge never answers 404 for a page it has
+// not loaded yet; until then connections go to the other edges sharing the
+// port (SO_REUSEPORT) or wait in the inherited socket's backlog. An edge
+// that cannot reach NATS at start keeps retrying and never listens
+// publicly. Once ready, losing NATS keeps serving the cached pages.
+// --admin-listen is bound at start: /livez 200, /readyz 503 with the reason.
+//
 // Threads: N workers (each a Loop + Server on the shared port), plus the
-// KV watcher thread and the search pool. Worker 0 runs on the main thread.
+// KV watcher thread and the search pool. Worker 0 runs on the main thread
+// and also runs the admin server.
+#include <fcntl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -86,7 +101,19 @@ int main(int argc, char** argv) {
 
   std::atomic<bool> ready{false};
   std::atomic<bool> stopping{false};
-  auto readiness = [&]() -> std::string { return ready ? "" : "replaying the pages bucket"; };
+  std::atomic<int> exit_code{0};
+  std::mutex why_mu;
+  std::string not_ready_why = "connecting to NATS at " + basics.nats_url;  // GUARDED_BY(why_mu)
+  auto set_not_ready = [&](std::string why) {
+    std::lock_guard<std::mutex> lock(why_mu);
+    not_ready_why = std::move(why);
+  };
+  auto readiness = [&]() -> std::string {
+    if (stopping) return "shutting down";
+    if (ready) return "";
+    std::lock_guard<std::mutex> lock(why_mu);
+    return not_ready_why;
+  };
 
   // Destroyed explicitly below: after the loops stop (its pool posts to them)
   // and before the bus (its pool uses it).
@@ -111,19 +138,16 @@ int main(int argc, char** argv) {
   }
   std::vector<std::unique_ptr<edge::Worker>> workers;
   for (size_t i = 0; i < nworkers; ++i) {
-    workers.push_back(
-        std::make_unique<edge::Worker>(site, counters, &registry, readiness, search.get(), assets.get()));
+    workers.push_back(std::make_unique<edge::Worker>(site, counters, search.get(), assets.get()));
   }
+  metrics::OpsEndpoints ops(&workers[0]->loop(), &registry, readiness, basics);
+  for (auto& w : workers) ops.MountPublic(&w->router());
+  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
+  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto fds = http::SystemdListenFds();
-  int bound_port = port;
-  for (size_t i = 0; i < nworkers; ++i) {
-    Status s = !fds.empty() ? workers[i]->server().ListenFd(fds[0])
-                            : workers[i]->server().Listen(host, bound_port, /*reuse_port=*/true);
-    if (!s.ok()) return Fail(s);
-    bound_port = workers[i]->server().port();
-  }
-  log::Info("folio-edge listening", {{"addr", host + ":" + std::to_string(bound_port)},
-                                      {"default_site", site}, {"threads", std::to_string(nworkers)}});
+  log::Info("folio-edge starting; serves once the pages are replayed",
+            {{"addr", fds.empty() ? host + ":" + std::to_string(port) : "systemd socket"},
+             {"default_site", site}, {"threads", std::to_string(nworkers)}});
 
   // A site record: (re)map its hosts on every worker, or withdraw them.
   auto on_site_record = [&](const std::string& record_site, const bus::KvEntry& e) {
@@ -191,15 +215,45 @@ int main(int argc, char** argv) {
       });
     }
   };
+  std::function<void()> shutdown;  // set below; safe from any thread
+  // Binds the public listener of worker i, then of the next one, each on
+  // its own loop (port 0 picks a port the others then share); ready after
+  // the last. A worker that cannot listen stops the edge (exit status 1).
+  std::function<void(size_t, int)> listen_from = [&](size_t i, int at_port) {
+    edge::Worker* wp = workers[i].get();
+    wp->loop().Post([&, i, at_port, wp] {
+      if (stopping) return;
+      Status s;
+      if (fds.empty()) {
+        s = wp->server().Listen(host, at_port, /*reuse_port=*/true);
+      } else {
+        // One inherited socket, shared: each worker's listener owns a copy.
+        int fd = i == 0 ? fds[0] : fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
+        s = fd < 0 ? Status::Unavailable("dup of the systemd socket failed") : wp->server().ListenFd(fd);
+      }
+      if (!s.ok()) {
+        log::Error("cannot listen; stopping", {{"error", s.message()}});
+        exit_code = 1;
+        shutdown();
+        return;
+      }
+      if (i + 1 < workers.size()) {
+        listen_from(i + 1, wp->server().port());
+        return;
+      }
+      ready = true;
+      log::Info("folio-edge listening; ready",
+                {{"addr", fds.empty() ? host + ":" + std::to_string(wp->server().port()) : "systemd socket"},
+                 {"pages", std::to_string(static_cast<size_t>(pages_gauge.Value()))}});
+    });
+  };
   auto on_replayed = [&] {
-    // Ready once every worker has applied everything replayed so far.
+    // Listen once every worker has applied everything replayed so far.
+    set_not_ready("replay applied; binding the public port");
     auto pending = std::make_shared<std::atomic<size_t>>(workers.size());
     for (auto& w : workers) {
-      w->loop().Post([pending, &ready, n = sizes.size()] {
-        if (--*pending == 0) {
-          ready = true;
-          log::Info("initial replay done; ready", {{"pages", std::to_string(n)}});
-        }
+      w->loop().Post([pending, &listen_from, port] {
+        if (--*pending == 0) listen_from(0, port);
       });
     }
   };
@@ -216,6 +270,7 @@ int main(int argc, char** argv) {
       if (b.ok()) {
         Status s = (*b)->EnsureSchema();
         if (s.ok()) {
+          set_not_ready("replaying the pages bucket");
           auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed);
           if (w.ok()) {
             bus_conn = std::move(*b);
@@ -227,19 +282,29 @@ int main(int argc, char** argv) {
           s = w.status();
         }
         log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
+        set_not_ready("cannot watch the pages bucket: " + s.message());
       } else {
         log::Warn("NATS not reachable; retrying", {{"url", o.url}, {"error", b.status().message()}});
+        set_not_ready("NATS not reachable: " + b.status().message());
       }
       for (int i = 0; i < 10 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
 
-  auto shutdown = [&] {
+  shutdown = [&] {
     if (stopping.exchange(true)) return;
     log::Info("shutting down");
-    for (auto& w : workers) {
-      edge::Worker* wp = w.get();
-      wp->loop().Post([wp] { wp->server().Shutdown([wp] { wp->loop().Stop(); }); });
+    for (size_t i = 0; i < workers.size(); ++i) {
+      edge::Worker* wp = workers[i].get();
+      wp->loop().Post([wp, i, &ops] {
+        // Worker 0's loop also runs the admin server: it stops once both drained.
+        auto left = std::make_shared<int>(i == 0 ? 2 : 1);
+        auto drained = [wp, left] {
+          if (--*left == 0) wp->loop().Stop();
+        };
+        wp->server().Shutdown(drained);
+        if (i == 0) ops.Shutdown(drained);
+      });
     }
   };
   workers[0]->loop().OnSignal(SIGTERM, shutdown);
@@ -255,5 +320,5 @@ int main(int argc, char** argv) {
   watcher.reset();
   bus_conn.reset();
   log::Info("folio-edge stopped");
-  return 0;
+  return exit_code;
 }

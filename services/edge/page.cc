@@ -3,6 +3,7 @@
 #include "folio/core/gzip.h"
 #include "folio/core/time.h"
 #include "folio/http/server.h"
+#include "folio/site/csp.h"
 
 namespace folio::edge {
 namespace {
@@ -18,7 +19,16 @@ std::string CommonHeaders(const bus::PageRecord& rec, std::string_view etag) {
   h += "Cache-Control: " + (rec.cache_control.empty() ? std::string("public, max-age=0, must-revalidate") : rec.cache_control) + "\r\n";
   h += "Vary: Accept-Encoding\r\n";
   if (!rec.location.empty()) h += "Location: " + rec.location + "\r\n";
+  for (const auto& [name, value] : SecurityHeaders(rec.csp)) h += name + ": " + value + "\r\n";
   return h;
+}
+
+// A header value from a record must not end the header or smuggle another.
+bool IsHeaderValue(std::string_view v) {
+  for (char c : v) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  }
+  return true;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -37,7 +47,14 @@ bool IEquals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_view csp) {
+  return {{"Content-Security-Policy", std::string(csp.empty() ? std::string_view(site::PageCsp()) : csp)},
+          {"X-Content-Type-Options", "nosniff"},
+          {"X-Frame-Options", "SAMEORIGIN"}};
+}
+
 Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec) {
+  if (!IsHeaderValue(rec.csp)) return Status::Invalid("page record: csp has control characters");
   auto p = std::make_shared<Page>();
   p->status = rec.status;
   if (Status s = GzipDecompress(rec.body_gzip, &p->body); !s.ok()) return s;

@@ -1,13 +1,17 @@
 // Page: one servable page as the edge holds it, built once when an update
 // arrives (off the request path) so that serving is a lookup plus a write
 // of ready bytes: both encodings, and the full response heads for 200 and
-// 304 in each encoding, are prepared here.
+// 304 in each encoding, are prepared here. Every head carries the record's
+// Content-Security-Policy (site::PageCsp() when it has none), nosniff and
+// X-Frame-Options: SAMEORIGIN (issue 9).
 // Immutable after BuildPage; shared across worker threads by shared_ptr.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "folio/bus/schema.h"
 #include "folio/core/status.h"
@@ -27,8 +31,12 @@ struct Page {
 };
 
 // Builds a Page from a record (inflates the body once). kInvalidArgument if
-// the gzip body is corrupt.
+// the gzip body is corrupt or the csp is no header value.
 Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec);
+// The security headers every page answer carries: Content-Security-Policy
+// (`csp`, or site::PageCsp() if empty), X-Content-Type-Options: nosniff,
+// X-Frame-Options: SAMEORIGIN.
+std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_view csp);
 // The edge's own 404 page, used until the site publishes one.
 std::shared_ptr<const Page> BuiltinNotFoundPage();
 

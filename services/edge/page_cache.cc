@@ -71,11 +71,9 @@ const PageTable* SiteTables::Find(std::string_view host_header) {
 
 std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }
 
-Worker::Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-               metrics::ReadinessCheck ready, SearchBackend* search, AssetStore* assets)
+Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
     : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
       assets_(assets) {
-  metrics::MountOpsEndpoints(&router_, registry, std::move(ready));
   router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); });
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); });
   http::ServerOptions opts;
@@ -165,6 +163,7 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       moved.headers.emplace_back("Location", PercentEncodePath(canonical));
       moved.headers.emplace_back("Cache-Control", "public, max-age=300");
       moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+      for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
       moved.body = "Moved to " + PercentEncodePath(canonical) + "\n";
       r.Send(std::move(moved));
       return;

@@ -92,11 +92,14 @@ class Worker {
   // worker and must outlive the loop's run.
   // `assets` (may be null: /assets/ URLs not in the page tables are 404)
   // is shared likewise.
-  Worker(std::string default_site, ServeCounters counters, metrics::Registry* registry,
-         metrics::ReadinessCheck ready, SearchBackend* search = nullptr, AssetStore* assets = nullptr);
+  Worker(std::string default_site, ServeCounters counters, SearchBackend* search = nullptr,
+         AssetStore* assets = nullptr);
 
   http::Loop& loop() { return loop_; }
   http::Server& server() { return *server_; }
+  // The worker's routes (search, then every other path as a page); more
+  // (metrics::OpsEndpoints::MountPublic) may be added before it serves.
+  http::Router& router() { return router_; }
 
   // Loop thread only (post these from elsewhere).
   SiteTables& sites() { return sites_; }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "folio/core/gzip.h"
+#include "folio/site/csp.h"
 
 using namespace folio;
 using namespace folio::edge;
@@ -48,4 +49,28 @@ TEST_CASE("page: both encodings and heads prepared once") {
   rec.body_gzip = "broken";
   CHECK(!BuildPage(rec).ok());
   CHECK(BuiltinNotFoundPage()->status == 404);
+}
+
+TEST_CASE("page: every head carries the record's CSP, or the strict default, with nosniff and SAMEORIGIN (issue 9)") {
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"abc\"";
+  rec.body_gzip = GzipCompress("<p>hello</p>");
+  auto has_all = [](const Page& page, const std::string& csp) {
+    for (const std::string* head : {&page.head, &page.head_gzip, &page.head_304, &page.head_304_gzip}) {
+      CHECK(head->find("\r\nContent-Security-Policy: " + csp + "\r\n") != std::string::npos);
+      CHECK(head->find("\r\nX-Content-Type-Options: nosniff\r\n") != std::string::npos);
+      CHECK(head->find("\r\nX-Frame-Options: SAMEORIGIN\r\n") != std::string::npos);
+    }
+  };
+  auto without = BuildPage(rec);  // a schema 1 record, or one without a policy
+  REQUIRE(without.ok());
+  has_all(**without, site::PageCsp());
+  rec.csp = "default-src 'none'; script-src 'sha256-x'";
+  auto with = BuildPage(rec);
+  REQUIRE(with.ok());
+  has_all(**with, rec.csp);
+  has_all(*BuiltinNotFoundPage(), site::PageCsp());
+  rec.csp = "default-src 'none'\r\nSet-Cookie: a=b";  // would smuggle a header
+  CHECK(BuildPage(rec).status().code() == Code::kInvalidArgument);
 }

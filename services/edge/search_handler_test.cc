@@ -32,7 +32,7 @@ struct EdgeUnderTest {
   std::thread thread;
 
   explicit EdgeUnderTest(SearchOptions o)
-      : backend(o, &registry), worker("default", counters, &registry, [] { return std::string(); }, &backend) {
+      : backend(o, &registry), worker("default", counters, &backend) {
     REQUIRE(worker.server().Listen("127.0.0.1", 0).ok());
     thread = std::thread([this] { worker.loop().Run(); });
   }

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "folio/bus/bus.h"
@@ -31,6 +32,7 @@
 #include "folio/core/time.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "folio/site/csp.h"
 #include "backup.h"
 #include "blob_gc.h"
 #include "handlers.h"
@@ -91,7 +93,10 @@ int main(int argc, char** argv) {
   flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
   flags.Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
-            "ES module of mermaid, loaded only by pages with a diagram (self-host it to avoid the CDN)");
+            "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
+            " --mermaid-integrity, or a path on the site (/...); \"\" = diagrams stay text");
+  flags.Add("mermaid-integrity", "",
+            "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned default URL)");
   flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
   AddSecretFlags(&flags, "storage-token",
                  "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
@@ -142,6 +147,11 @@ int main(int argc, char** argv) {
   site_opts.site_name = flags.Get("site-name");
   site_opts.base_url = flags.Get("base-url");
   site_opts.mermaid_url = flags.Get("mermaid-url");
+  site_opts.mermaid_integrity = flags.Get("mermaid-integrity");
+  if (site_opts.mermaid_url == site::kMermaidUrl && site_opts.mermaid_integrity.empty()) {
+    site_opts.mermaid_integrity = std::string(site::kMermaidIntegrity);
+  }
+  if (Status s = site::CheckMermaidSource(site_opts.mermaid_url, site_opts.mermaid_integrity); !s.ok()) return Fail(s);
   auto storage = ingest::StorageAccessFromFlags(flags);
   if (!storage.ok()) return Fail(storage.status());
   site_opts.storage = *storage;
@@ -223,9 +233,10 @@ int main(int argc, char** argv) {
   std::thread writer_thread([&] { writer_loop.Run(); });
 
   http::Router router;
-  metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
+  metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
-  });
+  }, basics);
+  ops.MountPublic(&router);
   ingest::HandlerContext hctx{&loop, &writer_loop, &sites, push_limits, &registry};
   ingest::MountApi(&router, &hctx);
 
@@ -235,6 +246,7 @@ int main(int argc, char** argv) {
   Status ls;
   if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
   else ls = server.Listen(host, port);
+  if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
     related.Stop();
     writer_loop.Stop();
@@ -244,15 +256,21 @@ int main(int argc, char** argv) {
   log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
                                         {"site", site_opts.site}, {"data", flags.Get("data")}});
 
+  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
+
   auto shutdown = [&] {
     log::Info("shutting down");
-    server.Shutdown([&] {
+    auto left = std::make_shared<int>(2);
+    auto drained = [&, left] {
+      if (--*left != 0) return;
       writer_loop.Post([&] {
         sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();
-    });
+    };
+    server.Shutdown(drained);
+    ops.Shutdown(drained);
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

@@ -10,6 +10,7 @@
 #include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "site_writer.h"
 #include "site_writer_internal.h"
@@ -214,6 +215,7 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     rec.status = 200;
     rec.content_type = internal::kHtml;
     rec.cache_control = internal::kPageCache;
+    rec.csp = site::NotePageCsp(page);
     rec.etag = "\"" + Sha256Hex(html).substr(0, 20) + "\"";
     rec.last_modified_s = now_s;
     rec.version = version;

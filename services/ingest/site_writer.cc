@@ -17,6 +17,7 @@
 #include "folio/http/client.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
 #include "site_writer_internal.h"
@@ -142,6 +143,7 @@ site::SiteInfo SiteWriter::Info() const {
   info.base_url = options_.base_url;
   while (!info.base_url.empty() && info.base_url.back() == '/') info.base_url.pop_back();
   info.mermaid_url = options_.mermaid_url;
+  info.mermaid_integrity = options_.mermaid_integrity;
   return info;
 }
 
@@ -157,8 +159,9 @@ Status SiteWriter::Start() {
   c.site = options_.site;
   c.version = version_;
   int64_t now_s = NowUnixMs() / 1000;
-  AddPage(&c, site::StyleSheetUrl(), 200, "text/css; charset=utf-8", kAssetCache, site::StyleSheet(), now_s);
-  AddPage(&c, k404Url, 404, kHtml, "no-store", site::Assemble404Page(options_.site_name), now_s);
+  AddPage(&c, site::StyleSheetUrl(), 200, "text/css; charset=utf-8", kAssetCache, site::PageCsp(), site::StyleSheet(),
+          now_s);
+  AddPage(&c, k404Url, 404, kHtml, "no-store", site::PageCsp(), site::Assemble404Page(options_.site_name), now_s);
   std::map<std::string, std::pair<uint64_t, uint16_t>> fps;
   AddChangedListings(&c, now_s, /*force=*/true, nullptr, &fps);
   listing_fp_ = std::move(fps);
@@ -167,7 +170,7 @@ Status SiteWriter::Start() {
     auto have = store_->PageRecord(options_.site, p.url);
     bus::PageRecord a, b;
     if (have.ok() && bus::DecodePageRecord(*have, &a).ok() && bus::DecodePageRecord(p.record, &b).ok() &&
-        a.etag == b.etag && a.status == b.status && a.location == b.location) {
+        a.etag == b.etag && a.status == b.status && a.location == b.location && a.csp == b.csp) {
       continue;
     }
     stale.push_back(std::move(p));
@@ -209,12 +212,13 @@ Status SiteWriter::Start() {
 }
 
 void SiteWriter::AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
-                         std::string cache_control, std::string body, int64_t last_modified_s,
+                         std::string cache_control, std::string_view csp, std::string body, int64_t last_modified_s,
                          std::string location) {
   bus::PageRecord r;
   r.status = status;
   r.content_type = std::move(content_type);
   r.cache_control = std::move(cache_control);
+  r.csp = std::string(csp);
   r.location = std::move(location);
   r.etag = "\"" + Sha256Hex(body).substr(0, 20) + "\"";
   r.last_modified_s = last_modified_s;
@@ -238,7 +242,7 @@ size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force, cons
     if (!force && old != listing_fp_.end() && old->second.first == g.fingerprint) continue;
     if (note_urls.count(url)) continue;  // a note took this URL in this very push
     const char* cache = g.status == 301 ? "public, max-age=300" : kPageCache;
-    AddPage(c, url, g.status, g.content_type, cache, g.Render(), now_s, g.location);
+    AddPage(c, url, g.status, g.content_type, cache, site::PageCsp(), g.Render(), now_s, g.location);
     ++n;
   }
   // Generated pages of the rebuilt categories that no longer exist (a tag
@@ -475,7 +479,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     for (const auto& p : c.pages) taken.insert(p.url);
     for (const auto& [from, to] : impact.moved) {
       if (taken.count(from)) continue;
-      AddPage(&c, from, 301, kHtml, "public, max-age=300", site::AssembleRedirectPage(to), now_s, to);
+      AddPage(&c, from, 301, kHtml, "public, max-age=300", site::PageCsp(), site::AssembleRedirectPage(to), now_s, to);
     }
     for (const auto& url : impact.deleted_urls) {
       if (taken.count(url) || impact.moved.count(url)) continue;
@@ -494,7 +498,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
         continue;
       }
       if (!taken.count(m->url)) {
-        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, att_bytes[k]->data, now_s);
+        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, site::AttachmentCsp(), att_bytes[k]->data, now_s);
         taken.insert(m->url);
       }
       c.attachments.push_back({*m, att_bytes[k]->data});

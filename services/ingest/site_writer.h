@@ -34,8 +34,9 @@ struct SiteOptions {
   std::string site = "default";        // namespace of keys and rows
   std::string site_name = "folio";     // shown on pages
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
-  std::string mermaid_url = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs";
-                                       // loaded only by pages with a mermaid diagram
+  std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
+                                       // mermaid diagram; checked by site::CheckMermaidSource
+  std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)
   StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
                                        // attachment bytes go there, not to SQLite or the bus; url ""
                                        // (default) = as before
@@ -121,8 +122,9 @@ class SiteWriter {
   // After the vault changed: adds to *render the published notes whose shown
   // related list differs from before; returns how many it added.
   size_t AddRelatedImpact(const RelatedBefore& before, std::set<std::string>* render) const;
+  // `csp`: the page's Content-Security-Policy (site/csp.h), sent by the edge.
   void AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
-               std::string cache_control, std::string body, int64_t last_modified_s,
+               std::string cache_control, std::string_view csp, std::string body, int64_t last_modified_s,
                std::string location = "");
   // Adds every generated page whose content changed since the last commit
   // (all of them when `force`); returns how many were added or removed.

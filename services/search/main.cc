@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -405,14 +406,15 @@ int main(int argc, char** argv) {
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
   ThreadPool query_pool(static_cast<size_t>(*query_threads));
   http::Router router;
-  metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
+  metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     std::string reason = indexer.NotReadyReason();
     if (reason.empty() && http_embedder) {
       vector::EmbedderHealth h = http_embedder->health();
       if (!h.ok) reason = "embedder at " + flags.Get("embed-url") + " failing: " + h.last_error;
     }
     return reason;
-  });
+  }, basics);
+  ops.MountPublic(&router);
   search::Engine* eng = engine->get();
   // Queries run on the pool (embedding a query may block on --embed-url);
   // the answer is posted back to the loop.
@@ -486,6 +488,7 @@ int main(int argc, char** argv) {
   Status ls;
   if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
   else ls = server.Listen(basics.host, basics.port);
+  if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
     indexer.Stop();
     indexer_thread.join();
@@ -494,12 +497,17 @@ int main(int argc, char** argv) {
   log::Info("folio-search listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                         {"data", eopts.data_dir}, {"embedder", embedder->Describe()},
                                         {"notes", std::to_string((*engine)->notes())}});
+  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto shutdown = [&] {
     log::Info("shutting down");
-    server.Shutdown([&] {
+    auto left = std::make_shared<int>(2);
+    auto drained = [&, left] {
+      if (--*left != 0) return;
       indexer.Stop();
       loop.Stop();
-    });
+    };
+    server.Shutdown(drained);
+    ops.Shutdown(drained);
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

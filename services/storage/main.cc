@@ -9,6 +9,7 @@
 #include <csignal>
 
 #include <filesystem>
+#include <memory>
 
 #include "api.h"
 #include "folio/core/config.h"
@@ -120,7 +121,8 @@ int main(int argc, char** argv) {
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
   ThreadPool io(static_cast<size_t>(*io_threads));
   http::Router router;
-  metrics::MountOpsEndpoints(&router, &registry, [] { return std::string(); });
+  metrics::OpsEndpoints ops(&loop, &registry, [] { return std::string(); }, basics);
+  ops.MountPublic(&router);
   storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, *tokens};
   ctx.options.max_blob_bytes = static_cast<uint64_t>(*max_blob);
   storage::MountApi(&router, &ctx);
@@ -134,11 +136,18 @@ int main(int argc, char** argv) {
   if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
   else ls = server.Listen(basics.host, basics.port);
   if (!ls.ok()) return Fail(ls);
+  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
   log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                          {"data", flags.Get("data")}});
+  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto shutdown = [&] {
     log::Info("shutting down");
-    server.Shutdown([&] { loop.Stop(); });
+    auto left = std::make_shared<int>(2);
+    auto drained = [&loop, left] {
+      if (--*left == 0) loop.Stop();
+    };
+    server.Shutdown(drained);
+    ops.Shutdown(drained);
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

@@ -107,7 +107,7 @@ std::string EncodePageRecord(const PageRecord& r) {
   }
   std::string out;
   out.reserve(format::kPageRecordMinSize + r.content_type.size() + r.cache_control.size() +
-              r.location.size() + r.etag.size() + r.body_gzip.size());
+              r.location.size() + r.etag.size() + r.csp.size() + r.body_gzip.size());
   out.push_back(static_cast<char>(kPageRecordSchema));
   PutLe<uint16_t>(r.status, &out);
   PutLe<int64_t>(r.last_modified_s, &out);
@@ -116,6 +116,7 @@ std::string EncodePageRecord(const PageRecord& r) {
   PutField16(r.cache_control, "cache_control", &out);
   PutField16(r.location, "location", &out);
   PutField16(r.etag, "etag", &out);
+  PutField16(r.csp, "csp", &out);
   PutLe<uint32_t>(static_cast<uint32_t>(r.body_gzip.size()), &out);
   out.append(r.body_gzip);
   return out;
@@ -124,7 +125,7 @@ std::string EncodePageRecord(const PageRecord& r) {
 Status DecodePageRecord(std::string_view data, PageRecord* out) {
   if (data.empty()) return Status::Invalid("page record: empty");
   uint8_t schema = static_cast<uint8_t>(data[0]);
-  if (schema != kPageRecordSchema) {
+  if (schema != kPageRecordSchema && schema != kPageRecordSchemaV1) {
     return Status::Invalid("page record: unknown schema " + std::to_string(schema));
   }
   Reader rd(data.substr(1));
@@ -136,6 +137,7 @@ Status DecodePageRecord(std::string_view data, PageRecord* out) {
   rd.Bytes<uint16_t>(&r.cache_control);
   rd.Bytes<uint16_t>(&r.location);
   rd.Bytes<uint16_t>(&r.etag);
+  if (schema != kPageRecordSchemaV1) rd.Bytes<uint16_t>(&r.csp);
   rd.Bytes<uint32_t>(&r.body_gzip);
   if (rd.failed()) return Status::Invalid("page record: truncated");
   if (rd.remaining() != 0) {

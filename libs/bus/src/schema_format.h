@@ -8,7 +8,7 @@
 namespace folio::bus::format {
 
 // Page record (KV "pages" value), little-endian:
-//   u8  schema            = kPageRecordSchema
+//   u8  schema            = kPageRecordSchema (2); 1 is decoded too
 //   u16 status
 //   i64 last_modified_s
 //   i64 version
@@ -16,9 +16,10 @@ namespace folio::bus::format {
 //   u16 len, bytes        cache_control
 //   u16 len, bytes        location
 //   u16 len, bytes        etag
+//   u16 len, bytes        csp             (schema 2 only)
 //   u32 len, bytes        body_gzip
 inline constexpr size_t kPageRecordFixedSize = 1 + 2 + 8 + 8;
-inline constexpr size_t kPageRecordMinSize = kPageRecordFixedSize + 4 * 2 + 4;
+inline constexpr size_t kPageRecordMinSize = kPageRecordFixedSize + 5 * 2 + 4;
 inline constexpr size_t kMaxShortField = 0xFFFF;      // u16-prefixed strings
 inline constexpr size_t kMaxBodySize = 0xFFFFFFFFu;   // u32-prefixed body
 

@@ -17,6 +17,7 @@ PageRecord SampleRecord() {
   r.cache_control = "max-age=60";
   r.location = "/caf\xc3\xa9/new";
   r.etag = "\"ab12\"";
+  r.csp = "default-src 'none'";
   r.last_modified_s = -5;  // signed fields survive the round trip
   r.version = 1234567890123;
   r.body_gzip = std::string("\x1f\x8b\0\0binary\xff", 11);
@@ -84,6 +85,7 @@ TEST_CASE("page record round trip") {
   CHECK(out.cache_control == in.cache_control);
   CHECK(out.location == in.location);
   CHECK(out.etag == in.etag);
+  CHECK(out.csp == in.csp);
   CHECK(out.last_modified_s == in.last_modified_s);
   CHECK(out.version == in.version);
   CHECK(out.body_gzip == in.body_gzip);
@@ -101,8 +103,9 @@ TEST_CASE("page record byte layout matches README.md") {
   r.version = 0x05;
   r.content_type = "t";
   r.etag = "e";
+  r.csp = "c";
   r.body_gzip = "zz";
-  std::string want("\x01"                              // schema
+  std::string want("\x02"                              // schema
                    "\x02\x01"                          // status
                    "\x04\x03\0\0\0\0\0\0"              // last_modified_s
                    "\x05\0\0\0\0\0\0\0"                // version
@@ -110,9 +113,33 @@ TEST_CASE("page record byte layout matches README.md") {
                    "\0\0"                              // cache_control
                    "\0\0"                              // location
                    "\x01\0e"                           // etag
+                   "\x01\0c"                           // csp
                    "\x02\0\0\0zz",                     // body_gzip
-                   1 + 2 + 8 + 8 + 3 + 2 + 2 + 3 + 6);
+                   1 + 2 + 8 + 8 + 3 + 2 + 2 + 3 + 3 + 6);
   CHECK(EncodePageRecord(r) == want);
+}
+
+TEST_CASE("page records of schema 1 (before csp) still decode, with csp empty") {
+  std::string v1("\x01"                              // schema
+                 "\x02\x01"                          // status
+                 "\x04\x03\0\0\0\0\0\0"              // last_modified_s
+                 "\x05\0\0\0\0\0\0\0"                // version
+                 "\x01\0t"                           // content_type
+                 "\0\0"                              // cache_control
+                 "\0\0"                              // location
+                 "\x01\0e"                           // etag
+                 "\x02\0\0\0zz",                     // body_gzip
+                 1 + 2 + 8 + 8 + 3 + 2 + 2 + 3 + 6);
+  PageRecord out;
+  out.csp = "stale";
+  REQUIRE(DecodePageRecord(v1, &out).ok());
+  CHECK(out.status == 0x0102);
+  CHECK(out.content_type == "t");
+  CHECK(out.etag == "e");
+  CHECK(out.csp.empty());
+  CHECK(out.body_gzip == "zz");
+  for (size_t n = 0; n < v1.size(); ++n) CHECK(!DecodePageRecord(std::string_view(v1).substr(0, n), &out).ok());
+  CHECK(!DecodePageRecord(v1 + "x", &out).ok());
 }
 
 TEST_CASE("page record decoding is strict") {
@@ -126,7 +153,7 @@ TEST_CASE("page record decoding is strict") {
   CHECK(trailing.code() == Code::kInvalidArgument);
   CHECK(trailing.message().find("trailing") != std::string::npos);
   std::string other = data;
-  other[0] = 2;
+  other[0] = 3;
   Status schema = DecodePageRecord(other, &out);
   CHECK(schema.code() == Code::kInvalidArgument);
   CHECK(schema.message().find("schema") != std::string::npos);

@@ -180,6 +180,24 @@ TEST_CASE("service flags: --help exits 0, bad --listen exits 2, good ones go on"
     CHECK(b.host == "::1");
     CHECK(b.port == 81);
     CHECK(b.nats_url == "nats://x:1");
+    CHECK(!b.has_admin());
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--admin-listen", "127.0.0.1:0"};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == -1);
+    CHECK(b.has_admin());
+    CHECK(b.admin_host == "127.0.0.1");
+    CHECK(b.admin_port == 0);
+  }
+  for (const char* bad : {"nope", "127.0.0.1:9"}) {  // not HOST:PORT; the --listen port
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--admin-listen", bad};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
   }
   {
     Flags f("svc", "s");

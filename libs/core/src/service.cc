@@ -11,6 +11,8 @@ namespace folio {
 
 void AddServiceFlags(Flags* flags, const std::string& default_listen) {
   flags->Add("listen", default_listen, "HTTP listen address HOST:PORT");
+  flags->Add("admin-listen", "",
+             "HOST:PORT that alone serves /metrics, /livez and /readyz (\"\" = the --listen address serves them)");
   flags->Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
   flags->Add("log-format", "text", "log lines as text or json");
 }
@@ -33,6 +35,14 @@ int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBa
   log::Configure(log::Level::kInfo, fmt);
   if (Status s = ParseHostPort(flags->Get("listen"), &out->host, &out->port); !s.ok()) {
     return usage_error("--listen: " + s.message());
+  }
+  if (const std::string& admin = flags->Get("admin-listen"); !admin.empty()) {
+    if (Status s = ParseHostPort(admin, &out->admin_host, &out->admin_port); !s.ok()) {
+      return usage_error("--admin-listen: " + s.message());
+    }
+    if (out->admin_port != 0 && out->admin_port == out->port) {
+      return usage_error("--admin-listen must use another port than --listen");
+    }
   }
   out->nats_url = flags->Get("nats");
   return -1;

@@ -1,5 +1,7 @@
 #include "connection.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -57,30 +59,66 @@ void InputBuffer::ShrinkIfEmpty() {
 Connection::Connection(Server::Impl* server)
     : server_(server), loop_(server->loop_impl), parser_(&server->options, this) {}
 
-void Connection::Accept(Server::Impl* server, uv_stream_t* listener) {
+Connection* Connection::Create(Server::Impl* server) {
   auto* c = new Connection(server);
   uv_tcp_init(&server->loop_impl->uv, &c->tcp_);
   uv_timer_init(&server->loop_impl->uv, &c->timer_);
   c->tcp_.data = c;
   c->timer_.data = c;
   server->Link(c);
-  if (uv_accept(listener, c->stream()) != 0 || server->shutting_down ||
-      server->open_connections > server->options.max_connections) {
+  return c;
+}
+
+void Connection::Accept(Server::Impl* server, uv_stream_t* listener) {
+  Connection* c = Create(server);
+  if (uv_accept(listener, c->stream()) != 0 || server->shutting_down) {
     c->Close();
     return;
   }
-  uv_tcp_nodelay(&c->tcp_, 1);
+  c->Begin();
+}
+
+void Connection::Adopt(Server::Impl* server, int fd) {
+  Connection* c = Create(server);
+  if (uv_tcp_open(&c->tcp_, fd) != 0) {
+    close(fd);  // not the handle's yet
+    c->Close();
+    return;
+  }
+  c->Begin();
+}
+
+void Connection::Begin() {
+  if (server_->open_connections > server_->options.max_connections) {
+    Close();
+    return;
+  }
+  uv_tcp_nodelay(&tcp_, 1);
   sockaddr_storage ss;
   int len = sizeof(ss);
-  if (uv_tcp_getpeername(&c->tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+  if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
     if (ss.ss_family == AF_INET6) {
-      uv_ip6_name(reinterpret_cast<sockaddr_in6*>(&ss), c->peer_, sizeof(c->peer_));
+      uv_ip6_name(reinterpret_cast<sockaddr_in6*>(&ss), peer_, sizeof(peer_));
     } else {
-      uv_ip4_name(reinterpret_cast<sockaddr_in*>(&ss), c->peer_, sizeof(c->peer_));
+      uv_ip4_name(reinterpret_cast<sockaddr_in*>(&ss), peer_, sizeof(peer_));
     }
   }
-  c->ArmTimer(server->options.idle_timeout_ms);
-  c->StartReading();
+  ArmTimer(IdleTimeoutMs());
+  StartReading();
+}
+
+void Connection::OnServerShutdown() {
+  if (phase_ != Phase::kIdle) return;  // answered with Connection: close when it is done
+  if (server_->options.shutdown_idle_grace_ms == 0) {
+    Close();
+    return;
+  }
+  ArmTimer(server_->options.shutdown_idle_grace_ms);
+}
+
+uint64_t Connection::IdleTimeoutMs() const {
+  const ServerOptions& o = server_->options;
+  return server_->shutting_down ? o.shutdown_idle_grace_ms : o.idle_timeout_ms;
 }
 
 void Connection::Unref() {
@@ -299,7 +337,10 @@ void Connection::FinishRequest() {
   keep_.reset();
   resp_body_ = std::string();
   route_ = nullptr;
-  if (!keep_alive_ || server_->shutting_down) {
+  // While shutting down, an answer that promised keep-alive (written before
+  // Shutdown) still lets the client send one more request within the grace
+  // (issue 9: SIGTERM must not drop a request the client already sent).
+  if (!keep_alive_ || (server_->shutting_down && server_->options.shutdown_idle_grace_ms == 0)) {
     Linger();
     return;
   }
@@ -316,7 +357,7 @@ void Connection::FinishRequest() {
     ProcessInput();
   } else {
     phase_ = Phase::kIdle;
-    ArmTimer(server_->options.idle_timeout_ms);
+    ArmTimer(IdleTimeoutMs());
   }
 }
 

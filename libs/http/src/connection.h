@@ -15,6 +15,12 @@
 // chunk) -> kIdle again, or kLinger (write side shut, input discarded until
 // EOF or a short timer) -> closed.
 //
+// Server shutdown (OnServerShutdown): every answer from then on says
+// Connection: close. An idle connection gets shutdown_idle_grace_ms on its
+// idle timer: a request that arrives is answered, then the connection
+// lingers; so does one whose answer (written with keep-alive before the
+// shutdown) completes later. Other phases go on as they are.
+//
 // The answer: `answer_pending_` is set when a handler gets the request and
 // cleared by the first Send*. An answer before the body was read whole ends
 // the reader and turns keep-alive off: the unread body is never parsed.
@@ -75,9 +81,12 @@ class Connection final : private BodyPolicy {
  public:
   // Accepts one pending connection from `listener` (may close it at once).
   static void Accept(Server::Impl* server, uv_stream_t* listener);
+  // Serves an already accepted socket `fd` (owned from now on; may close it at once).
+  static void Adopt(Server::Impl* server, int fd);
+  // The server began Shutdown: an idle connection gets the grace, or closes.
+  void OnServerShutdown();
 
   bool open() const { return !closed_; }
-  bool idle() const { return phase_ == Phase::kIdle; }
   void Ref() { ++refs_; }
   void Unref();
 
@@ -108,6 +117,11 @@ class Connection final : private BodyPolicy {
 
   explicit Connection(Server::Impl* server);
   ~Connection() = default;
+  // A linked Connection with both handles initialised, not yet connected.
+  static Connection* Create(Server::Impl* server);
+  // The socket is connected: read the first request (or close if over the limit).
+  void Begin();
+  uint64_t IdleTimeoutMs() const;  // idle_timeout_ms, or the grace while shutting down
 
   static void OnAlloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
   static void OnRead(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf);

@@ -447,42 +447,186 @@ TEST_CASE("server: the keep-alive prepared path allocates nothing per request") 
   CHECK(zero >= 3);
 }
 
-TEST_CASE("server: Shutdown closes idle connections and drains in-flight ones") {
+// Shutdown drops no request a client already sent (issue 9: SIGTERM cost
+// one request per keep-alive connection).
+
+// GET /hold parks its Responder in `held` (loop thread) until the test answers.
+struct Holder {
+  std::vector<std::shared_ptr<Responder>> held;
+  void Mount(Router& r) {
+    r.Handle("GET", "/hold", [this](const Request&, Responder res) {
+      held.push_back(std::make_shared<Responder>(std::move(res)));
+    });
+  }
+  // Waits (polling the loop) until n requests are held.
+  bool WaitFor(Loop& loop, size_t n) {
+    for (int i = 0; i < 2000; ++i) {
+      if (OnLoop(loop, [&] { return held.size(); }) >= n) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return false;
+  }
+};
+
+TEST_CASE("server: Shutdown answers a request already sent on an idle keep-alive connection") {
   TestServer ts;
   AddRoutes(ts.router);
-  std::shared_ptr<Responder> held;
-  std::promise<void> got;
-  ts.router.Handle("GET", "/hold", [&](const Request&, Responder r) {
-    held = std::make_shared<Responder>(std::move(r));
-    got.set_value();
+  ServerOptions o;
+  o.shutdown_idle_grace_ms = 60'000;  // generous: the silent case is tested below
+  ts.Start(o);
+  RawConn early(ts.port()), late(ts.port());
+  for (RawConn* c : {&early, &late}) {
+    c->Send(kGetHello);
+    REQUIRE(StatusOf(c->ReadResponse()) == 200);  // idle now, kept alive
+  }
+  std::promise<void> done;
+  auto done_future = done.get_future();
+  // Sent while the loop is busy with this very task: the request sits in the
+  // socket, unread, when Shutdown runs.
+  OnLoop(ts.loop, [&] {
+    early.Send(kGetHello);
+    ts.server->Shutdown([&] { done.set_value(); });
+    return 0;
   });
-  ts.Start();
-  RawConn idle(ts.port());
+  late.Send(kGetHello);  // after Shutdown, within the grace
+  for (RawConn* c : {&early, &late}) {
+    std::string r = c->ReadResponse();
+    CHECK(StatusOf(r) == 200);
+    CHECK(BodyOf(r) == "hello world");
+    CHECK(HeaderOf(r, "Connection") == "close");
+    CHECK(c->PeerClosed());
+    c->Close();
+  }
+  CHECK(done_future.wait_for(10s) == std::future_status::ready);
+}
+
+TEST_CASE("server: Shutdown answers in-flight requests with Connection: close, and the next request after a keep-alive answer") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  Holder h;
+  h.Mount(ts.router);
+  ServerOptions o;
+  o.shutdown_idle_grace_ms = 60'000;
+  ts.Start(o);
+  RawConn slow(ts.port()), answered(ts.port());
+  slow.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(h.WaitFor(ts.loop, 1));
+  answered.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(h.WaitFor(ts.loop, 2));
+  std::promise<void> done;
+  auto done_future = done.get_future();
+  OnLoop(ts.loop, [&] {
+    h.held[1]->Send(Response::Text(200, "before"));  // head says keep-alive: not shutting down yet
+    ts.server->Shutdown([&] { done.set_value(); });
+    return 0;
+  });
+  std::string r = answered.ReadResponse();
+  CHECK(BodyOf(r) == "before");
+  CHECK(HeaderOf(r, "Connection").empty());
+  // The client took that as keep-alive and sends its next request: answered.
+  answered.Send(kGetHello);
+  r = answered.ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(BodyOf(r) == "hello world");
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(answered.PeerClosed());
+  answered.Close();
+  CHECK(done_future.wait_for(50ms) == std::future_status::timeout);  // `slow` is in flight
+  OnLoop(ts.loop, [&] {
+    CHECK(h.held[0]->connection_open());
+    h.held[0]->Send(Response::Text(200, "late"));
+    h.held.clear();
+    return 0;
+  });
+  r = slow.ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(BodyOf(r) == "late");
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(slow.PeerClosed());
+  slow.Close();
+  CHECK(done_future.wait_for(10s) == std::future_status::ready);
+}
+
+TEST_CASE("server: Shutdown serves connections already queued on the listener, then refuses new ones") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ServerOptions o;
+  o.shutdown_idle_grace_ms = 60'000;
+  ts.Start(o);
+  int port = ts.port();
+  std::promise<void> done;
+  auto done_future = done.get_future();
+  std::unique_ptr<RawConn> queued;
+  OnLoop(ts.loop, [&] {
+    // The loop is busy here, so the kernel queues this connection unaccepted;
+    // closing the listener now would reset it.
+    queued = std::make_unique<RawConn>(port);
+    queued->Send(kGetHello);
+    ts.server->Shutdown([&] { done.set_value(); });
+    return 0;
+  });
+  REQUIRE(queued->connected);
+  std::string r = queued->ReadResponse();
+  CHECK(StatusOf(r) == 200);
+  CHECK(HeaderOf(r, "Connection") == "close");
+  CHECK(queued->PeerClosed());
+  queued->Close();
+  RawConn refused(port);
+  CHECK(!refused.connected);
+  CHECK(done_future.wait_for(10s) == std::future_status::ready);
+}
+
+TEST_CASE("server: Shutdown closes silent idle connections after the grace; the drain is bounded") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  Holder h;
+  h.Mount(ts.router);
+  ServerOptions o;
+  o.shutdown_idle_grace_ms = 200;
+  o.shutdown_timeout_ms = 500;
+  ts.Start(o);
+  RawConn idle(ts.port()), stuck(ts.port());
   idle.Send(kGetHello);
-  CHECK(StatusOf(idle.ReadResponse()) == 200);
-  RawConn busy(ts.port());
-  busy.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
-  got.get_future().wait();
+  REQUIRE(StatusOf(idle.ReadResponse()) == 200);
+  stuck.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");  // a handler that never answers
+  REQUIRE(h.WaitFor(ts.loop, 1));
   std::promise<void> done;
   auto done_future = done.get_future();
   ts.loop.Post([&] { ts.server->Shutdown([&] { done.set_value(); }); });
   CHECK(idle.PeerClosed());
-  RawConn refused(ts.port());
-  CHECK(!refused.connected);
-  CHECK(done_future.wait_for(50ms) == std::future_status::timeout);
-  ts.loop.Post([&] {
-    CHECK(held->connection_open());
-    held->Send(Response::Text(200, "late"));
-    CHECK(!held->connection_open());
-    held.reset();
+  CHECK(done_future.wait_for(10s) == std::future_status::ready);
+  CHECK(stuck.PeerClosed());
+  OnLoop(ts.loop, [&] {
+    CHECK(!h.held[0]->connection_open());
+    h.held[0]->Send(Response::Text(200, "too late"));  // a no-op
+    h.held.clear();
+    return 0;
   });
-  std::string r = busy.ReadResponse();
-  CHECK(StatusOf(r) == 200);
-  CHECK(BodyOf(r) == "late");
+}
+
+TEST_CASE("server: a second Shutdown lets the drain go on and replaces done") {
+  TestServer ts;
+  Holder h;
+  h.Mount(ts.router);
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n");
+  REQUIRE(h.WaitFor(ts.loop, 1));
+  std::atomic<int> first{0}, second{0};
+  OnLoop(ts.loop, [&] {
+    ts.server->Shutdown([&] { ++first; });
+    ts.server->Shutdown([&] { ++second; });
+    h.held[0]->Send(Response::Text(200, "done"));
+    h.held.clear();
+    return 0;
+  });
+  std::string r = c.ReadResponse();
   CHECK(HeaderOf(r, "Connection") == "close");
-  CHECK(busy.PeerClosed());
-  busy.Close();
-  CHECK(done_future.wait_for(2s) == std::future_status::ready);
+  CHECK(c.PeerClosed());
+  c.Close();
+  for (int i = 0; i < 2000 && second == 0; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(second == 1);
+  CHECK(first == 0);
 }
 
 TEST_CASE("server: a Responder outliving its connection is harmless") {

@@ -2,6 +2,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -71,13 +72,33 @@ Server::Impl::Impl(Loop* l, const Router* r, ServerOptions o)
 
 Server::Impl::~Impl() {
   shutdown_done = nullptr;  // never called once the Server is gone
+  if (shutdown_timer != 0) loop->CancelTimer(std::exchange(shutdown_timer, 0));
   CloseForStop();
   loop_impl->RemoveCloser(this);
 }
 
 void Server::Impl::CloseForStop() {
   CloseListener();
+  CloseConnections();
+}
+
+void Server::Impl::CloseConnections() {
   while (connections != nullptr) connections->Close();  // Close unlinks it
+}
+
+void Server::Impl::AcceptPending() {
+  if (listener == nullptr) return;
+  uv_os_fd_t fd;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(listener), &fd) != 0) return;
+  // Bounded: on a flooded listener the queue refills as fast as we take.
+  for (int i = 0; i < 2 * kBacklog; ++i) {
+    int c = accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN: the queue is empty
+    }
+    Connection::Adopt(this, c);
+  }
 }
 
 void Server::Impl::CloseListener() {
@@ -103,6 +124,7 @@ void Server::Impl::OnConnectionClosed(Connection* c) {
 
 void Server::Impl::MaybeFinishShutdown() {
   if (!shutting_down || open_connections != 0 || !shutdown_done) return;
+  if (shutdown_timer != 0) loop->CancelTimer(std::exchange(shutdown_timer, 0));
   // Posted, not called: the caller may be deep inside a connection callback
   // and `done` may well destroy this Server.
   loop->Post(std::exchange(shutdown_done, nullptr));
@@ -178,15 +200,28 @@ Status Server::ListenFd(int fd) {
 int Server::port() const { return impl_->port; }
 
 void Server::Shutdown(std::function<void()> done) {
-  impl_->shutting_down = true;
-  impl_->shutdown_done = std::move(done);
-  impl_->CloseListener();
-  for (Connection* c = impl_->connections; c != nullptr;) {
-    Connection* next = c->next;
-    if (c->idle()) c->Close();
+  Impl* s = impl_.get();
+  if (s->shutting_down) {  // again (a second signal): the drain goes on, with this done
+    s->shutdown_done = std::move(done);
+    s->MaybeFinishShutdown();
+    return;
+  }
+  s->AcceptPending();  // before shutting_down: they are drained like the others
+  s->shutting_down = true;
+  s->shutdown_done = std::move(done);
+  s->CloseListener();
+  for (Connection* c = s->connections; c != nullptr;) {
+    Connection* next = c->next;  // OnServerShutdown may close (and unlink) c
+    c->OnServerShutdown();
     c = next;
   }
-  impl_->MaybeFinishShutdown();
+  if (s->options.shutdown_timeout_ms > 0 && s->open_connections > 0) {
+    s->shutdown_timer = s->loop->After(s->options.shutdown_timeout_ms, [s] {
+      s->shutdown_timer = 0;
+      s->CloseConnections();
+    });
+  }
+  s->MaybeFinishShutdown();
 }
 
 size_t Server::open_connections() const { return impl_->open_connections; }

@@ -22,6 +22,10 @@ struct Server::Impl final : LoopCloser {
   // Closes the listener and every connection (the loop is stopping).
   void CloseForStop() override;
   void CloseListener();
+  void CloseConnections();
+  // Accepts every connection queued on the listener (Shutdown, before the
+  // listener closes: closing it would reset them).
+  void AcceptPending();
   void Link(Connection* c);
   // Called by Connection::Close exactly once per linked connection.
   void OnConnectionClosed(Connection* c);
@@ -39,6 +43,7 @@ struct Server::Impl final : LoopCloser {
   uint64_t requests_served = 0;
   bool shutting_down = false;
   std::function<void()> shutdown_done;
+  uint64_t shutdown_timer = 0;  // Loop timer id of the drain's bound; 0 = none
 };
 
 }  // namespace folio::http

@@ -2,6 +2,8 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <utility>
+
 #include "folio/core/json.h"
 
 namespace folio::metrics {
@@ -46,5 +48,36 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
     }
   });
 }
+
+OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics)
+    : loop_(loop), registry_(registry), ready_(std::move(ready)), admin_host_(basics.admin_host),
+      admin_port_(basics.admin_port) {
+  if (!separate()) return;
+  MountOpsEndpoints(&admin_router_, registry_, ready_);
+  http::ServerOptions o;
+  o.max_body_bytes = 0;  // probes and scrapes send no bodies
+  admin_ = std::make_unique<http::Server>(loop_, &admin_router_, o);
+}
+
+OpsEndpoints::~OpsEndpoints() = default;
+
+void OpsEndpoints::MountPublic(http::Router* router) const {
+  if (!separate()) MountOpsEndpoints(router, registry_, ready_);
+}
+
+Status OpsEndpoints::Listen() {
+  if (!admin_) return Status::Ok();
+  return admin_->Listen(admin_host_, admin_port_);
+}
+
+void OpsEndpoints::Shutdown(std::function<void()> done) {
+  if (admin_) {
+    admin_->Shutdown(std::move(done));
+  } else {
+    loop_->Post(std::move(done));
+  }
+}
+
+int OpsEndpoints::port() const { return admin_ ? admin_->port() : 0; }
 
 }  // namespace folio::metrics

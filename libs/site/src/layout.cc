@@ -216,9 +216,19 @@ std::string AssembleNotePage(const NotePage& p) {
     out += "</nav>\n";
   }
   if (p.has_mermaid && !p.site.mermaid_url.empty()) {
-    out += "<script type=\"module\">import mermaid from \"";
+    // One classic script with its integrity, deferred (3 MB must not block
+    // the page), then the inline start (csp.h allows both, nothing else).
+    out += "<script src=\"";
     AppendHtmlEscaped(p.site.mermaid_url, &out);
-    out += "\";mermaid.initialize({startOnLoad:true,theme:matchMedia(\"(prefers-color-scheme: dark)\").matches?\"dark\":\"default\"});</script>";
+    out += "\"";
+    if (!p.site.mermaid_integrity.empty()) {
+      out += " integrity=\"";
+      AppendHtmlEscaped(p.site.mermaid_integrity, &out);
+      out += "\" crossorigin=\"anonymous\"";
+    }
+    out += " defer></script><script>";
+    out += internal::kMermaidInit;
+    out += "</script>";
   }
   AppendTail(&out);
   return out;

@@ -24,6 +24,13 @@ struct Head {
   bool noindex = false;           // <meta name="robots" content="noindex">
 };
 
+// The inline script that starts mermaid on a page with a diagram, after the
+// deferred mermaid script ran. Kept byte-stable: NotePageCsp() allows it by
+// its hash.
+inline constexpr std::string_view kMermaidInit =
+    "addEventListener(\"DOMContentLoaded\",()=>{if(window.mermaid)mermaid.initialize({startOnLoad:true,"
+    "theme:matchMedia(\"(prefers-color-scheme: dark)\").matches?\"dark\":\"default\"})});";
+
 // "<!doctype html>..." up to and including "<main>".
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
 // "</main>" to the end of the document.

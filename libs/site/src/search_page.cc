@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "folio/core/hash.h"
 #include "folio/core/text.h"
+#include "folio/site/csp.h"
 #include "layout_internal.h"
 
 namespace folio::site {
@@ -113,17 +113,6 @@ void AppendResults(const SearchPage& p, std::string* out) {
   *out += "</section>";
 }
 
-// Standard base64 (CSP hashes use it) from the unpadded base64url we have.
-std::string Base64(std::string_view data) {
-  std::string s = Base64UrlEncode(data);
-  for (char& c : s) {
-    if (c == '-') c = '+';
-    else if (c == '_') c = '/';
-  }
-  while (s.size() % 4 != 0) s += '=';
-  return s;
-}
-
 std::string HtmlUnescape(std::string_view s) {
   static constexpr std::pair<std::string_view, char> kEntities[] = {
       {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
@@ -178,13 +167,9 @@ std::string AssembleSearchPage(const SearchPage& p) {
 }
 
 const std::string& SearchPageCsp() {
-  static const std::string csp = [] {
-    Sha256Digest d = Sha256(kScript);
-    std::string_view digest(reinterpret_cast<const char*>(d.data()), d.size());
-    return "default-src 'none'; script-src 'sha256-" + Base64(digest) +
-                "'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
-           "base-uri 'none'; frame-ancestors 'none'";
-  }();
+  static const std::string csp = "default-src 'none'; script-src " + ScriptHashSource(kScript) +
+                                 "; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+                                 "base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
   return csp;
 }
 

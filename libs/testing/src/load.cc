@@ -214,6 +214,7 @@ void HttpLoad::Run(int index) {
   const auto& paths = options_.paths;
   size_t next = static_cast<size_t>(index) % (paths.empty() ? 1 : paths.size());
   int fd = -1;
+  int on_connection = 0;  // requests sent on fd
   bool connected_before = false;
   std::string buf;
   while (!stop_ && !paths.empty()) {
@@ -228,12 +229,15 @@ void HttpLoad::Run(int index) {
       }
       if (connected_before) Record(0, false, false, true, "");
       connected_before = true;
+      on_connection = 0;
       buf.clear();
     }
     const std::string& path = paths[next];
     next = (next + 1) % paths.size();
+    bool last = options_.requests_per_connection > 0 && ++on_connection >= options_.requests_per_connection;
     std::string req = "GET " + path + " HTTP/1.1\r\nHost: " + options_.host_header + "\r\n" +
-                      (options_.accept_gzip ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
+                      (options_.accept_gzip ? "Accept-Encoding: gzip\r\n" : "") +
+                      (last ? "Connection: close\r\n" : "") + "\r\n";
     Head head;
     bool ok = SendAll(fd, req, deadline, &why);
     size_t end = std::string::npos;
@@ -260,7 +264,7 @@ void HttpLoad::Run(int index) {
     }
     buf.erase(0, need);
     Record(head.status, false, false, false, "");
-    if (head.close) {
+    if (head.close || last) {
       close(fd);
       fd = -1;
     }

@@ -101,11 +101,36 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Process::Process(std::vector<std::string> argv, std::vector<std::string> env, std::string log_path) {
+namespace {
+
+// Writes n in decimal into out (room for 20 digits and a NUL); async-signal-safe.
+void FormatPid(long n, char* out) {
+  char digits[24];
+  int len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0 && len < 20);
+  for (int i = 0; i < len; ++i) out[i] = digits[len - 1 - i];
+  out[len] = '\0';
+}
+
+}  // namespace
+
+Process::Process(std::vector<std::string> argv, std::vector<std::string> env, std::string log_path, int listen_fd) {
   if (argv.empty()) Fatal("Process: empty argv");
   std::string exe = ResolveExecutable(argv[0]);
+  if (listen_fd >= 0) {
+    env.push_back("LISTEN_FDS=1");
+    // The child writes its own pid over the padding before exec.
+    env.push_back("LISTEN_PID=" + std::string(23, ' '));
+  }
   std::vector<std::string> envs = MergeEnv(env);
   std::vector<char*> c_argv = CStrings(argv), c_env = CStrings(envs);
+  char* listen_pid = nullptr;  // the value of LISTEN_PID in c_env
+  for (char* e : c_env) {
+    if (listen_fd >= 0 && e != nullptr && std::strncmp(e, "LISTEN_PID=", 11) == 0) listen_pid = e + 11;
+  }
   pid_t parent = getpid();
   // Block signals across fork: until execve the child runs the test's
   // handlers (doctest's crash reporter), so an early Stop() must not reach
@@ -130,6 +155,14 @@ Process::Process(std::vector<std::string> argv, std::vector<std::string> env, st
         dup2(fd, 1);
         dup2(fd, 2);
       }
+    }
+    if (listen_fd >= 0) {  // after the log: its descriptor may have been 3
+      if (listen_fd == 3) {
+        fcntl(3, F_SETFD, 0);  // dup2(3, 3) would keep FD_CLOEXEC
+      } else if (dup2(listen_fd, 3) != 3) {
+        _exit(127);
+      }
+      if (listen_pid != nullptr) FormatPid(static_cast<long>(getpid()), listen_pid);
     }
     execve(exe.c_str(), c_argv.data(), c_env.data());
     const char msg[] = "folio::testing::Process: execve failed\n";

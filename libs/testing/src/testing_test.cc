@@ -101,6 +101,17 @@ TEST_CASE("HttpLoad counts responses, reconnects after Connection: close, and er
     CHECK(s.connect_errors == 0);
     CHECK(s.reconnects >= 10);  // every 3rd answer closes
   }
+  {
+    o.requests_per_connection = 2;  // the client asks to close first
+    HttpLoad load(o);
+    load.Start();
+    CHECK(load.WaitForResponses(60, 10000));
+    LoadStats s = load.Stop();
+    INFO(s.Describe());
+    CHECK(s.errors == 0);
+    CHECK(s.reconnects >= s.requests / 2 - 2);
+    o.requests_per_connection = 0;
+  }
   o.paths = {"/a", "/drop"};
   o.connections = 1;
   HttpLoad dropping(o);
@@ -152,6 +163,28 @@ TEST_CASE("Process passes env, logs output and reports the exit status") {
   std::stringstream ss;
   ss << std::ifstream(log).rdbuf();
   CHECK(ss.str() == "out=42\nerr\n");
+}
+
+TEST_CASE("Process passes a listening socket as systemd does: fd 3, LISTEN_FDS=1, LISTEN_PID=<child pid>") {
+  TempDir dir;
+  std::string log = dir.path() + "/out.log";
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(listen(fd, 16) == 0);
+  char target[128] = {};
+  REQUIRE(readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1) > 0);
+  Process p({"sh", "-c", "echo \"$LISTEN_FDS $LISTEN_PID $$ $(readlink /proc/$$/fd/3)\""}, {}, log, fd);
+  int status = p.Stop(0, 5000);
+  REQUIRE(status != -1);
+  CHECK(WEXITSTATUS(status) == 0);
+  std::stringstream ss;
+  ss << std::ifstream(log).rdbuf();
+  std::string pid = std::to_string(p.pid());
+  CHECK(ss.str() == "1 " + pid + " " + pid + " " + target + "\n");
+  close(fd);
 }
 
 TEST_CASE("Process::Stop signals the whole process group") {

@@ -1,7 +1,7 @@
 // Every subject, bucket, key and payload that crosses NATS, defined once.
 //
 //   KV bucket "pages"  key   = PageKey(site, url_path)
-//                      value = EncodePageRecord(PageRecord)    (binary, schema 1)
+//                      value = EncodePageRecord(PageRecord)    (binary, schema 2; 1 still decoded)
 //                      key   = SiteKey(site) = "_site.<site>"
 //                      value = EncodeSiteRecord(SiteRecord)    (JSON, schema 1)
 //   stream   "notes"   subject = NotesSubject(site) = "notes.<site>"
@@ -32,7 +32,8 @@ namespace folio::bus {
 inline constexpr std::string_view kPagesBucket = "pages";
 inline constexpr std::string_view kNotesStream = "notes";
 inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
-inline constexpr uint8_t kPageRecordSchema = 1;
+inline constexpr uint8_t kPageRecordSchema = 2;    // 2: csp
+inline constexpr uint8_t kPageRecordSchemaV1 = 1;  // still decoded: no csp field
 inline constexpr int kNoteEventSchema = 1;
 inline constexpr std::string_view kSiteKeyPrefix = "_site.";  // + site
 inline constexpr int kSiteRecordSchema = 1;
@@ -56,13 +57,16 @@ struct PageRecord {
   std::string cache_control;         // "" = edge default
   std::string location;              // for 301: the target URL path
   std::string etag;                  // quoted strong ETag of the identity body: "\"ab12...\""
+  std::string csp;                   // Content-Security-Policy ingest chose for it (libs/site csp.h);
+                                     // "" = the edge's strict default (schema 1 records have none)
   int64_t last_modified_s = 0;       // unix seconds
   int64_t version = 0;               // ingest's push version that last changed it
   std::string body_gzip;             // the body, gzip-compressed once by ingest
 };
 
 std::string EncodePageRecord(const PageRecord& r);
-// kInvalidArgument on truncation, trailing bytes or an unknown schema byte.
+// Schema 2, or schema 1 (csp ""). kInvalidArgument on truncation, trailing
+// bytes or an unknown schema byte.
 Status DecodePageRecord(std::string_view data, PageRecord* out);
 
 // A heading of a note, for consumers that split the text by section.

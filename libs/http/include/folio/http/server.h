@@ -174,6 +174,11 @@ struct ServerOptions {
   size_t max_connections = 10'000;         // further accepts are closed at once
   size_t stream_watermark_bytes = 256 * 1024;  // SendStream pulls while less is queued
   size_t stream_pull_bytes = 64 * 1024;    // max_bytes passed to BodySource::OnPull
+  uint64_t shutdown_idle_grace_ms = 1000;  // Shutdown: how long an idle keep-alive connection
+                                           // may still send a request (answered, then closed);
+                                           // 0 = close idle connections at once
+  uint64_t shutdown_timeout_ms = 10'000;   // Shutdown: bound on the whole drain; then every
+                                           // connection left is closed; 0 = no bound
 };
 
 class Server {
@@ -190,8 +195,23 @@ class Server {
   Status ListenFd(int fd);
   int port() const;
 
-  // Stops accepting, lets in-flight requests finish, closes idle
-  // connections, then calls done (on the loop thread).
+  // Drains the server, then calls done (posted to the loop thread) once
+  // every connection is gone. Drops no request a client already sent:
+  //  - stops accepting: connections the kernel already queued on the
+  //    listener are accepted first (closing a listener resets them), then
+  //    the listener is closed, so new connections are refused (or, on a
+  //    shared socket, left in the backlog for whoever accepts next);
+  //  - every request answered from now on says `Connection: close`; a
+  //    request in flight (or half received) is answered so, then the
+  //    connection shuts its side and lingers briefly as after any close;
+  //  - an idle keep-alive connection (one whose last answer promised
+  //    keep-alive, even if written just before) is kept reading for
+  //    shutdown_idle_grace_ms: a request that arrives is answered with
+  //    `Connection: close`; a connection silent for the grace is closed;
+  //  - after shutdown_timeout_ms whatever is left is closed (a handler that
+  //    never answers cannot hold the process).
+  // A second call (a second signal) lets the drain go on and replaces a
+  // `done` not yet called. REQUIRES: loop thread.
   void Shutdown(std::function<void()> done);
 
   size_t open_connections() const;

@@ -1,7 +1,8 @@
 // Metrics: one prometheus-cpp registry per process, and the operational
 // endpoints every service exposes: /metrics (Prometheus text format),
 // /livez (the process runs its loop) and /readyz (ready to serve; 503 with
-// a JSON reason otherwise).
+// a JSON reason otherwise), on the public port or, with --admin-listen, only
+// on an admin address of their own (OpsEndpoints).
 //
 // Ownership: Registry is owned by main and outlives the Router it is
 // mounted on. Threading: counters/gauges/histograms are lock-free atomics,
@@ -17,6 +18,8 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "folio/core/service.h"
+#include "folio/core/status.h"
 #include "folio/http/server.h"
 
 namespace folio::metrics {
@@ -50,5 +53,42 @@ using ReadinessCheck = std::function<std::string()>;
 
 // Mounts GET /metrics, /livez, /readyz on router.
 void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready);
+
+// Where a service answers /metrics, /livez and /readyz: by default on its
+// public router(s) (one box: probes and scrapes on the one port); with
+// --admin-listen (ServiceBasics::has_admin) only on a second http::Server on
+// the service's loop, with a router of its own, so the public port serves
+// no /metrics (there it is a path like any unknown one).
+// Threading: construct, MountPublic and Listen before the loop runs (or on
+// its thread); Shutdown on the loop thread. `ready` runs on whichever loop
+// thread serves /readyz. REQUIRES: registry and loop outlive this object.
+class OpsEndpoints {
+ public:
+  OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics);
+  ~OpsEndpoints();
+  OpsEndpoints(const OpsEndpoints&) = delete;
+  OpsEndpoints& operator=(const OpsEndpoints&) = delete;
+
+  // Mounts the endpoints on a public router, unless an admin address takes them.
+  void MountPublic(http::Router* router) const;
+  // Binds the admin address; Ok and nothing to do without one. kUnavailable
+  // if it cannot be bound.
+  Status Listen();
+  // Drains the admin server (http::Server::Shutdown), then calls done on the
+  // loop thread; without one, posts done at once.
+  void Shutdown(std::function<void()> done);
+  bool separate() const { return admin_port_ >= 0; }
+  // The admin port bound (after Listen), else 0.
+  int port() const;
+
+ private:
+  http::Loop* loop_;
+  Registry* registry_;
+  ReadinessCheck ready_;
+  std::string admin_host_;
+  int admin_port_;
+  http::Router admin_router_;
+  std::unique_ptr<http::Server> admin_;
+};
 
 }  // namespace folio::metrics

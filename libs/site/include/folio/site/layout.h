@@ -25,11 +25,21 @@ struct TocEntry {
   std::string id;
 };
 
+// The mermaid build pages load by default: one file (it defines
+// window.mermaid), pinned to an exact version, with the Subresource
+// Integrity of that file as published on npm (`npm pack mermaid@11.17.2`;
+// `openssl dgst -sha384 -binary dist/mermaid.min.js | openssl base64 -A`).
+inline constexpr std::string_view kMermaidUrl = "https://cdn.jsdelivr.net/npm/mermaid@11.17.2/dist/mermaid.min.js";
+inline constexpr std::string_view kMermaidIntegrity =
+    "sha384-EOXBFmc3gx5mb+vn0vPvvGqACToJD24hhacX5Yx+8NUUQrHIle/Qi5Bg9o3zKwW2";
+
 // Site-wide settings every page shares.
 struct SiteInfo {
   std::string name = "folio";  // shown in the header and <title>
   std::string base_url;        // "https://notes.example.com" or "" (then links stay relative)
-  std::string mermaid_url;     // ES module loaded only on pages with a mermaid diagram
+  std::string mermaid_url;     // script loaded only on pages with a mermaid diagram ("" = none);
+                               // checked by CheckMermaidSource (csp.h)
+  std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
 };
 
 struct NotePage {
@@ -64,6 +74,7 @@ struct ListingPage {
   int page = 1, pages = 1;             // pagination: links to url?page=N
 };
 
+// A note page; its Content-Security-Policy is NotePageCsp(p) (csp.h).
 std::string AssembleNotePage(const NotePage& p);
 std::string AssembleListingPage(const ListingPage& p);
 // Home listing when the vault has no root index.md. `total` may exceed
@@ -83,7 +94,7 @@ const std::string& StyleSheet();
 // Names the markup AssembleNotePage produces. Bump it with any change to a
 // note page's HTML that the stylesheet and the 404 page do not show (ingest
 // re-renders every note page of a site when LayoutFingerprint changes).
-inline constexpr int kLayoutVersion = 2;  // 2: search box, related notes
+inline constexpr int kLayoutVersion = 3;  // 2: search box, related notes; 3: mermaid with SRI, CSP
 // A digest of this build's layout: kLayoutVersion, the stylesheet and the
 // 404 page of a site named site_name.
 std::string LayoutFingerprint(std::string_view site_name);

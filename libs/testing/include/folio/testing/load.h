@@ -2,7 +2,8 @@
 // (restarts, handovers, NATS outages under reader traffic). Each of N
 // connections runs on its own thread: connect, send GET (keep-alive) for the
 // next path of a rotating list, read the whole response, repeat; it
-// reconnects after a response that says "Connection: close".
+// reconnects after a response that says "Connection: close" (and, with
+// requests_per_connection, after asking for one itself).
 //
 // What counts as what, strictly (as wrk counts):
 //  - a response: any complete HTTP response, counted by status code;
@@ -39,6 +40,8 @@ struct LoadOptions {
   int pause_us = 0;                     // sleep between requests per connection (0 = flat out)
   int timeout_ms = 5000;                // connect, send and whole-response timeout
   bool accept_gzip = false;             // send Accept-Encoding: gzip
+  int requests_per_connection = 0;      // the Nth request of a connection says Connection: close,
+                                        // so new connections keep being made (0 = never)
 };
 
 struct LoadStats {

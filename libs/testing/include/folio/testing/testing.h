@@ -30,8 +30,11 @@ class Process {
  public:
   // argv[0] is the executable path. env entries "K=V" are added to ours.
   // stdout/stderr go to log_path if non-empty (appended), else inherited.
+  // listen_fd >= 0: systemd socket activation; the child gets that socket
+  // as fd 3 with LISTEN_FDS=1 and LISTEN_PID=<the child's pid> (set between
+  // fork and exec); the caller keeps its own descriptor.
   Process(std::vector<std::string> argv, std::vector<std::string> env = {},
-          std::string log_path = "");
+          std::string log_path = "", int listen_fd = -1);
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

@@ -1,0 +1,50 @@
+// Content-Security-Policy of the pages this lib assembles (issue 9): what
+// each page may run and load, decided here, where it is known which scripts
+// a page has. Ingest stores each page's policy in its page record
+// (bus::PageRecord::csp); the edge sends it with every answer of that page,
+// together with X-Content-Type-Options: nosniff and X-Frame-Options:
+// SAMEORIGIN, and sends PageCsp() for records that carry none.
+//
+// Every page policy: nothing by default; stylesheets from the site; images
+// from the site, remote ones authors embed (https:, http:) and data: (the
+// icon); media, frames (PDF embeds) and fonts from the site; fetch to the
+// site; forms to the site; no <base>, no plugins; framed by the site only.
+// Script: none, except, on a note page with a mermaid diagram, folio's own
+// inline script by its SHA-256 hash and the mermaid script by its exact URL
+// ('self' for a same-origin path); such a page also allows inline styles,
+// which mermaid draws with. Never 'unsafe-inline' or 'unsafe-eval' for
+// script. The search page (search_page.h) has a policy of its own.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "folio/core/status.h"
+#include "folio/site/layout.h"
+
+namespace folio::site {
+
+// The policy of a page without script: listings, tag pages, /recent, the
+// 404 page, redirect pages, note pages without a diagram, and the default
+// for page records without a policy.
+const std::string& PageCsp();
+// The policy of a note page as AssembleNotePage(p) writes it.
+std::string NotePageCsp(const NotePage& p);
+// Raw attachments published as page records (no --storage): no script, no
+// plugins, sandboxed; inline styles kept for SVG.
+const std::string& AttachmentCsp();
+
+// A CSP hash source for an inline script's text: "'sha256-<base64>'".
+std::string ScriptHashSource(std::string_view script);
+
+// Checks a mermaid script source (ingest's --mermaid-url and
+// --mermaid-integrity): "" (diagrams stay text), a same-origin path "/..."
+// (integrity optional), or an http(s) URL, which needs an integrity
+// ("sha256-", "sha384-" or "sha512-" + base64 of the file's digest). The URL
+// must not contain what would break the HTML attribute or the policy
+// (spaces, quotes, '<', '>', ';', ','). kInvalidArgument naming the problem.
+Status CheckMermaidSource(std::string_view url, std::string_view integrity);
+
+}  // namespace folio::site

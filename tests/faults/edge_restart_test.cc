@@ -1,0 +1,232 @@
+// Fault test (issue 9, items 4 and 5): edge restarts and handovers under
+// reader load. A real nats-server and folio-ingest publish a few hundred
+// pages; folio-edge processes come and go on one port while HttpLoad (a
+// strict closed-loop load generator: every request without a complete
+// answer is an error, as wrk counts) reads every page over and over, opening
+// new connections all the time. What must hold:
+//  - a handover (a second edge on the port with SO_REUSEPORT, then SIGTERM
+//    to the first) costs 0 errors, 0 connect errors and 0 404s;
+//  - a restart of the only edge on a socket kept by a parent (systemd socket
+//    activation) costs the same after SIGTERM (requests wait in the
+//    backlog), and 0 404s after kill -9 (only requests on the connections
+//    the killed process held fail, at most one per load connection);
+//  - an edge started while NATS is down never answers (so never 404) until
+//    it has replayed the site, which it does once NATS is back.
+// Counts and times are bounded: each case runs a few thousand requests.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../integration/cluster.h"
+#include "folio/http/client.h"
+#include "folio/testing/load.h"
+#include "folio/testing/testing.h"
+
+using namespace folio;
+using namespace folio::it;
+
+namespace {
+
+constexpr int kPages = 300;
+constexpr int kConnections = 4;
+constexpr int kWaitMs = 60'000;  // generous: a slow, noisy machine, sanitizer builds
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool ExitedCleanly(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+// nats-server + folio-ingest with kPages published pages (no edge).
+struct Site {
+  Cluster cluster{{}, /*start_services=*/false};
+  std::vector<std::string> paths;
+
+  Site() {
+    cluster.StartIngest();
+    std::vector<std::pair<std::string, std::string>> notes;
+    for (int i = 0; i < kPages; ++i) {
+      notes.push_back({"n/page " + std::to_string(i) + ".md", "# Page " + std::to_string(i) + "\n\nText.\n"});
+      paths.push_back("/n/page-" + std::to_string(i));
+    }
+    auto r = cluster.Push(PushBody(notes));
+    INFO(r.body, cluster.Logs());
+    REQUIRE(r.status == 200);
+    REQUIRE(r.body.find("\"published\":true") != std::string::npos);  // every page is in the bucket
+  }
+};
+
+// One folio-edge process: public port `port` with SO_REUSEPORT, or the
+// parent's listening socket `listen_fd` (systemd style) when >= 0; its
+// admin endpoints on a port of their own.
+class Edge {
+ public:
+  Edge(Site& site, const std::string& name, int port, int listen_fd = -1)
+      : log_(site.cluster.dir() + "/edge-" + name + ".log"), admin_port_(testing::FreePort()) {
+    std::vector<std::string> argv{testing::BinPath("folio-edge"),
+                                  "--listen", "127.0.0.1:" + std::to_string(port),
+                                  "--admin-listen", "127.0.0.1:" + std::to_string(admin_port_),
+                                  "--nats", site.cluster.nats().url(),
+                                  "--threads", "2"};
+    proc_ = std::make_unique<testing::Process>(argv, std::vector<std::string>{}, log_, listen_fd);
+  }
+  // Polls the admin /readyz until 200.
+  bool WaitReady() { return testing::WaitForHttp(AdminUrl("/readyz"), 200, kWaitMs); }
+  http::ClientResponse Readyz() {
+    auto r = http::Get(AdminUrl("/readyz"));
+    return r.ok() ? *r : http::ClientResponse{};
+  }
+  int Stop(int signum) { return proc_->Stop(signum, kWaitMs); }
+  std::string Log() const { return log_ + ":\n" + ReadFile(log_); }
+
+ private:
+  std::string AdminUrl(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(admin_port_) + path;
+  }
+  std::string log_;
+  int admin_port_;
+  std::unique_ptr<testing::Process> proc_;
+};
+
+testing::LoadOptions Load(int port, const std::vector<std::string>& paths) {
+  testing::LoadOptions o;
+  o.port = port;
+  o.paths = paths;
+  o.connections = kConnections;
+  o.requests_per_connection = 25;  // new connections all the time: each picks a listener anew
+  o.timeout_ms = kWaitMs;          // a request waiting in the backlog for the next edge is no error
+  return o;
+}
+
+// A listening socket on 127.0.0.1, as systemd would hold it.
+int ListeningSocket(int* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(listen(fd, 511) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("faults: edge handover under load: 0 errors, 0 connect errors, 0 404s") {
+  Site site;
+  const int port = testing::FreePort();
+  Edge a(site, "a", port);
+  REQUIRE_MESSAGE(a.WaitReady(), a.Log());
+  testing::HttpLoad load(Load(port, site.paths));
+  load.Start();
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+
+  Edge b(site, "b", port);  // joins the port; must take nothing before it replayed
+  REQUIRE_MESSAGE(b.WaitReady(), b.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+  CHECK_MESSAGE(ExitedCleanly(a.Stop(SIGTERM)), a.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(1000, kWaitMs), load.Snapshot().Describe());  // b alone
+
+  testing::LoadStats s = load.Stop();
+  MESSAGE("handover: ", s.Describe());
+  INFO(s.Describe(), "\n", a.Log(), b.Log());
+  CHECK(s.errors == 0);
+  CHECK(s.connect_errors == 0);
+  CHECK(s.Count(404) == 0);
+  CHECK(s.Count(200) == s.requests);
+  CHECK(s.reconnects > 0);
+}
+
+TEST_CASE("faults: restart of the only edge on a socket kept by the parent (systemd style)") {
+  Site site;
+  int port = 0;
+  const int fd = ListeningSocket(&port);
+  std::unique_ptr<Edge> a = std::make_unique<Edge>(site, "a", port, fd);
+  REQUIRE_MESSAGE(a->WaitReady(), a->Log());
+  testing::HttpLoad load(Load(port, site.paths));
+  load.Start();
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+
+  // SIGTERM, then a new edge on the same socket: requests made meanwhile
+  // wait in its backlog and are answered once the new edge has replayed.
+  CHECK_MESSAGE(ExitedCleanly(a->Stop(SIGTERM)), a->Log());
+  Edge b(site, "b", port, fd);
+  REQUIRE_MESSAGE(b.WaitReady(), b.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+  testing::LoadStats after_term = load.Snapshot();
+  MESSAGE("SIGTERM and restart: ", after_term.Describe());
+  {
+    INFO("after SIGTERM and restart: ", after_term.Describe(), "\n", a->Log(), b.Log());
+    CHECK(after_term.errors == 0);
+    CHECK(after_term.connect_errors == 0);
+    CHECK(after_term.Count(404) == 0);
+    CHECK(after_term.Count(200) == after_term.requests);
+  }
+
+  // kill -9, then a new edge: only what the killed process held may fail.
+  b.Stop(SIGKILL);
+  Edge c(site, "c", port, fd);
+  REQUIRE_MESSAGE(c.WaitReady(), c.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+  testing::LoadStats s = load.Stop();
+  MESSAGE("then kill -9 and restart: ", s.Describe());
+  INFO("after kill -9 and restart: ", s.Describe(), "\n", b.Log(), c.Log());
+  CHECK(s.Count(404) == 0);
+  CHECK(s.Count(200) == s.requests);
+  CHECK(s.connect_errors == 0);
+  CHECK(s.errors - after_term.errors <= static_cast<uint64_t>(kConnections));
+  close(fd);
+}
+
+TEST_CASE("faults: an edge started while NATS is down takes no traffic until it has replayed") {
+  Site site;
+  const int port = testing::FreePort();
+  Edge a(site, "a", port);
+  REQUIRE_MESSAGE(a.WaitReady(), a.Log());
+  testing::HttpLoad load(Load(port, site.paths));
+  load.Start();
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+
+  site.cluster.nats().Stop();
+  Edge b(site, "b", port);
+  // b runs and says why it is not ready; it has no public listener, so every
+  // new connection of the load goes to a, which serves its cached pages.
+  http::ClientResponse why;
+  for (int i = 0; i < 400 && why.body.find("NATS not reachable") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    why = b.Readyz();
+  }
+  CHECK_MESSAGE(why.status == 503, b.Log());
+  CHECK_MESSAGE(why.body.find("NATS not reachable") != std::string::npos, b.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(2000, kWaitMs), load.Snapshot().Describe());
+  CHECK_MESSAGE(b.Readyz().status == 503, b.Log());
+
+  site.cluster.nats().Start();
+  REQUIRE_MESSAGE(b.WaitReady(), b.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(500, kWaitMs), load.Snapshot().Describe());
+  CHECK_MESSAGE(ExitedCleanly(a.Stop(SIGTERM)), a.Log());
+  REQUIRE_MESSAGE(load.WaitForResponses(1000, kWaitMs), load.Snapshot().Describe());  // b alone
+
+  testing::LoadStats s = load.Stop();
+  MESSAGE("new edge during a NATS outage: ", s.Describe());
+  INFO(s.Describe(), "\n", a.Log());
+  CHECK(s.errors == 0);
+  CHECK(s.connect_errors == 0);
+  CHECK(s.Count(404) == 0);
+  CHECK(s.Count(200) == s.requests);
+}
