@@ -23,6 +23,7 @@
 #include "folio/bus/bus.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
@@ -203,8 +204,15 @@ int main(int argc, char** argv) {
     });
   }
   writer_loop.Post(try_connect);
+  // A full disk: pushes fail with 507 and /readyz says so until a commit
+  // succeeds again or this check finds space (statvfs; on the writer thread,
+  // which waits on the disk anyway).
+  DiskFull& disk = (*store)->disk();
+  auto& g_disk_full = registry.NewGauge("folio_ingest_disk_full",
+                                        "1 while the database's disk is full: pushes fail (507) until space returns");
   writer_loop.Post([&] {
     writer_loop.Every(1000, [&] {
+      g_disk_full.Set(disk.Recheck() ? 1 : 0);
       sites.ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       if (!bus_conn) try_connect();
       else sites.PublishPending();
@@ -214,6 +222,7 @@ int main(int argc, char** argv) {
 
   http::Router router;
   metrics::MountOpsEndpoints(&router, &registry, [&]() -> std::string {
+    if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   });
   ingest::HandlerContext hctx{&loop, &writer_loop, &sites, push_limits, &registry};
