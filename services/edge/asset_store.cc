@@ -21,8 +21,15 @@ std::string FirstBlob(std::string_view listing) {
 
 constexpr size_t kMaxStreamedMeta = 4096;
 
+// Why a storage request failed: unreachable, or 503 -> kUnavailable (try
+// again later); 500 data_loss -> kDataLoss (the blob is damaged on disk);
+// any other answer -> kInternal.
 Status StorageProblem(const Result<http::ClientResponse>& r) {
-  return Status::Unavailable(r.ok() ? "storage answered HTTP " + std::to_string(r->status) : r.status().message());
+  if (!r.ok()) return Status::Unavailable(r.status().message());
+  std::string m = "storage answered HTTP " + std::to_string(r->status);
+  if (r->status == 503) return Status::Unavailable(std::move(m));
+  if (r->status == 500 && r->body.find("\"data_loss\"") != std::string::npos) return Status::DataLoss(std::move(m));
+  return Status::Internal(std::move(m));
 }
 
 }  // namespace
