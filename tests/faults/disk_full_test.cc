@@ -75,7 +75,7 @@ bool Eventually(Pred pred, int timeout_ms = 15000) {
 // is unmounted after the Cluster stopped its processes, also when a check
 // failed.
 struct SmallDisk {
-  SmallDisk(uint64_t bytes) : mount(root.path() + "/disk", bytes) {}
+  explicit SmallDisk(uint64_t bytes) : mount(root.path() + "/disk", bytes) {}
   bool Usable() {
     if (!mount.mounted()) MESSAGE("skipped: cannot mount a tmpfs for the full-disk test: " << mount.error());
     return mount.mounted();
@@ -139,7 +139,12 @@ TEST_CASE("faults: storage on a full disk refuses writes with 507, keeps reading
   CHECK(Do("GET", blob + Sha256Hex(before)).body == before);
   CHECK(Do("GET", blob + Sha256Hex(refused)).body == refused);
   CHECK(Do("GET", blob + Sha256Hex(another)).status == 404);
-  CHECK(c.Logs().find("truncated_bytes=0") != std::string::npos);
+  const std::string logs = c.Logs();
+  const size_t opened = logs.rfind("journal opened");
+  REQUIRE(opened != std::string::npos);
+  const std::string line = logs.substr(opened, logs.find('\n', opened) - opened);
+  CHECK(line.find("truncated_bytes=0") != std::string::npos);
+  CHECK(line.find("corrupt_records=0") != std::string::npos);
 }
 
 TEST_CASE("faults: ingest on a full disk answers 507, publishes nothing, and recovers by itself") {

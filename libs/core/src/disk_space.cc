@@ -35,7 +35,7 @@ bool DiskFull::Recheck() {
 void DiskFull::Set(bool full, const std::string& why) {
   if (full_.exchange(full) == full) return;  // only transitions are news
   if (full) {
-    log::Error("disk full: refusing writes until space returns", {{what_, dir_}, {"error", why}});
+    log::Error("disk full: writes fail until space returns", {{what_, dir_}, {"error", why}});
   } else {
     log::Info("disk has space again: writes resume", {{what_, dir_}, {"why", why}});
   }

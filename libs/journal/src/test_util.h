@@ -142,7 +142,6 @@ class FaultEnv final : public Env {
   std::atomic<int64_t> writes_before_full{-1};
   std::atomic<bool> full_short{false};   // the failing write first writes half its bytes
   std::atomic<bool> full_create{false};  // creating a file (OpenFile with create) fails with kNoSpace
-  std::atomic<uint64_t> writes{0};       // WriteAt calls, failed ones included
 
   void FillDisk(int64_t after_writes = 0) { writes_before_full = after_writes; }
   void FreeSpace() {
@@ -171,7 +170,6 @@ class FaultEnv final : public Env {
    public:
     FaultFile(FaultEnv* env, std::unique_ptr<File> base) : File(base->path()), env_(env), base_(std::move(base)) {}
     Status WriteAt(uint64_t offset, std::span<const std::string_view> parts) override {
-      ++env_->writes;
       int64_t left = env_->writes_before_full;
       while (left > 0 && !env_->writes_before_full.compare_exchange_weak(left, left - 1)) {
       }
