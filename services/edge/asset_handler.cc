@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "folio/core/text.h"
+#include "folio/http/attachment.h"
 #include "folio/http/stream.h"
 #include "page_cache.h"
 
@@ -52,14 +53,21 @@ struct Prepared {
 // The body of one response for a streamed asset: bytes [next, end) of its
 // blob, read from storage a piece at a time as the server pulls, so the
 // edge holds about one piece (kPiece) per response, whatever the file's size.
+// The first piece was read before the status line (StartStream) and is
+// written at the first pull.
 class StorageSource : public http::BodySource, public std::enable_shared_from_this<StorageSource> {
  public:
   static constexpr size_t kPiece = 1 << 20;  // one ranged read: fewer storage round trips than 256 KiB pulls
 
-  StorageSource(AssetStore* store, http::Loop* loop, std::string sha256, uint64_t first, uint64_t end)
-      : store_(store), loop_(loop), sha256_(std::move(sha256)), next_(first), end_(end) {}
+  StorageSource(AssetStore* store, http::Loop* loop, std::string sha256, std::string first, uint64_t next,
+                uint64_t end)
+      : store_(store), loop_(loop), sha256_(std::move(sha256)), first_(std::move(first)), next_(next), end_(end) {}
 
   void OnPull(size_t max_bytes) override {
+    if (!first_.empty()) {
+      Write(std::exchange(first_, std::string()));
+      return;
+    }
     const size_t n = static_cast<size_t>(std::min<uint64_t>(std::max(max_bytes, kPiece), end_ - next_));
     const uint64_t at = next_;
     next_ += n;
@@ -83,8 +91,19 @@ class StorageSource : public http::BodySource, public std::enable_shared_from_th
   AssetStore* store_;
   http::Loop* loop_;
   std::string sha256_;
+  std::string first_;
   uint64_t next_, end_;
 };
+
+// The headers every /assets/ response shares: validators, caching, and what
+// keeps an author's file from running script on the site (attachment.h).
+std::string CommonHead(std::string_view etag, const http::AttachmentHeaders& ah) {
+  std::string h = "ETag: " + std::string(etag) + "\r\nCache-Control: " + std::string(kAssetCache) +
+                  "\r\nAccept-Ranges: bytes\r\nX-Content-Type-Options: " + std::string(http::kNoSniff) +
+                  "\r\nContent-Security-Policy: " + std::string(http::kUntrustedCsp) + "\r\n";
+  if (!ah.disposition.empty()) h += "Content-Disposition: " + ah.disposition + "\r\n";
+  return h;
+}
 
 }  // namespace
 
@@ -100,6 +119,8 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   p->host = std::string(req.GetHeader("host"));
   p->range = std::string(req.GetHeader("range"));
   p->if_none_match = std::string(req.GetHeader("if-none-match"));
+  p->name = std::string(path.substr(8 + 17));
+  p->head = req.is_head;
   pending_assets_.emplace(id, std::move(p));
   // A hit calls back at once on this thread; a miss on a pool thread, which
   // only posts (the Result is a value, harmless to drop with a stopped loop).
@@ -123,28 +144,43 @@ void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset
       SendNotFound(std::move(p->responder), p->host);
       return;
     }
-    counters_.other->Increment();
-    http::Response resp = http::Response::Text(503, "The file is temporarily unavailable; try again shortly.\n");
-    resp.headers.emplace_back("Cache-Control", "no-store");
-    resp.headers.emplace_back("Retry-After", "5");
-    p->responder.Send(std::move(resp));
+    SendAssetError(std::move(p->responder), asset.status());
     return;
   }
   const Asset& a = **asset;
-  SendAsset(std::move(p->responder), a, std::move(*asset), p->range, p->if_none_match);
+  SendAsset(std::move(p->responder), a, std::move(*asset), *p);
 }
 
-void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const Asset> keep, std::string_view range,
-                       std::string_view if_none_match) {
+void Worker::SendAssetError(http::Responder r, const Status& why) {
+  counters_.other->Increment();
+  http::Response resp;
+  if (why.code() == Code::kUnavailable) {
+    resp = http::Response::Json(503, R"({"error":{"code":"unavailable","message":)"
+                                     R"("the file is temporarily unavailable; try again shortly"}})");
+    resp.headers.emplace_back("Retry-After", "5");
+  } else if (why.code() == Code::kDataLoss) {
+    resp = http::Response::Json(502, R"({"error":{"code":"data_loss","message":)"
+                                     R"("the file is damaged in storage and cannot be served"}})");
+  } else {
+    resp = http::Response::Json(502, R"({"error":{"code":"bad_gateway","message":)"
+                                     R"("storage could not serve the file"}})");
+  }
+  resp.headers.emplace_back("Cache-Control", "no-store");
+  resp.headers.emplace_back("X-Content-Type-Options", std::string(http::kNoSniff));
+  resp.headers.emplace_back("Content-Security-Policy", std::string(http::kUntrustedCsp));
+  r.Send(std::move(resp));
+}
+
+void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const Asset> keep, const PendingAsset& req) {
   auto prep = std::make_shared<Prepared>();
   const std::string etag = "\"" + a.sha256 + "\"";
-  std::string common = "ETag: " + etag + "\r\nCache-Control: " + std::string(kAssetCache) +
-                       "\r\nAccept-Ranges: bytes\r\nX-Content-Type-Options: nosniff\r\n";
+  const http::AttachmentHeaders ah = http::AttachmentHeadersFor(req.name, a.content_type);
+  const std::string common = CommonHead(etag, ah);
   std::string_view body;
   const uint64_t size = a.size;
   uint64_t first = 0, last = 0;
-  int ranged = if_none_match.empty() ? ParseSingleRange(range, size, &first, &last) : 0;
-  if (!if_none_match.empty() && EtagMatches(if_none_match, etag)) {
+  int ranged = req.if_none_match.empty() ? ParseSingleRange(req.range, size, &first, &last) : 0;
+  if (!req.if_none_match.empty() && EtagMatches(req.if_none_match, etag)) {
     prep->head = "HTTP/1.1 304 Not Modified\r\n" + common;
     counters_.not_modified->Increment();
   } else if (ranged < 0) {
@@ -152,32 +188,37 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
                  std::to_string(size) + "\r\nContent-Length: 0\r\n";
     counters_.other->Increment();
   } else if (a.streamed) {
-    // From storage, piece by piece: headers now, the body as it is pulled.
-    std::vector<std::pair<std::string, std::string>> headers = {
-        {"Content-Type", a.content_type},
-        {"ETag", etag},
-        {"Cache-Control", std::string(kAssetCache)},
-        {"Accept-Ranges", "bytes"},
-        {"X-Content-Type-Options", "nosniff"}};
+    // From storage, piece by piece, once the first piece is in.
+    auto s = std::make_unique<PendingStream>();
+    s->responder = std::move(r);
+    s->headers = {{"Content-Type", ah.content_type},
+                  {"ETag", etag},
+                  {"Cache-Control", std::string(kAssetCache)},
+                  {"Accept-Ranges", "bytes"},
+                  {"X-Content-Type-Options", std::string(http::kNoSniff)},
+                  {"Content-Security-Policy", std::string(http::kUntrustedCsp)}};
+    if (!ah.disposition.empty()) s->headers.emplace_back("Content-Disposition", ah.disposition);
     if (ranged == 0) first = 0, last = size - 1;
     if (ranged > 0) {
-      headers.emplace_back("Content-Range",
-                           "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size));
+      s->headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
+                                                   std::to_string(size));
     }
-    counters_.ok->Increment();
-    const uint64_t length = size == 0 ? 0 : last - first + 1;
-    r.SendStream(ranged > 0 ? 206 : 200, std::move(headers), length,
-                 std::make_shared<StorageSource>(assets_, &loop_, a.sha256, first, first + length));
+    s->status = ranged > 0 ? 206 : 200;
+    s->sha256 = a.sha256;
+    s->first = first;
+    s->length = size == 0 ? 0 : last - first + 1;
+    s->head = req.head;
+    StartStream(std::move(s));
     return;
   } else if (ranged > 0) {
     body = std::string_view(a.body).substr(first, last - first + 1);
-    prep->head = "HTTP/1.1 206 Partial Content\r\nContent-Type: " + a.content_type + "\r\n" + common +
+    prep->head = "HTTP/1.1 206 Partial Content\r\nContent-Type: " + ah.content_type + "\r\n" + common +
                  "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
                  std::to_string(size) + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
     counters_.ok->Increment();
   } else {
     body = a.body;
-    prep->head = "HTTP/1.1 200 OK\r\nContent-Type: " + a.content_type + "\r\n" + common +
+    prep->head = "HTTP/1.1 200 OK\r\nContent-Type: " + ah.content_type + "\r\n" + common +
                  "Content-Length: " + std::to_string(size) + "\r\n";
     counters_.ok->Increment();
   }
@@ -187,6 +228,38 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
   resp.body = body;
   resp.keep = std::move(prep);
   r.SendPrepared(resp);
+}
+
+void Worker::StartStream(std::unique_ptr<PendingStream> p) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(p->head ? 1 : StorageSource::kPiece, p->length));
+  const std::string sha256 = p->sha256;
+  const uint64_t first = p->first;
+  const uint64_t id = next_asset_id_++;
+  pending_streams_.emplace(id, std::move(p));
+  if (n == 0) {
+    FinishStream(id, std::string());
+    return;
+  }
+  assets_->ReadRange(sha256, first, n, [this, id](Result<std::string> piece) {
+    loop_.Post([this, id, piece = std::move(piece)]() mutable { FinishStream(id, std::move(piece)); });
+  });
+}
+
+void Worker::FinishStream(uint64_t id, Result<std::string> piece) {
+  auto it = pending_streams_.find(id);
+  if (it == pending_streams_.end()) return;
+  std::unique_ptr<PendingStream> p = std::move(it->second);
+  pending_streams_.erase(it);
+  if (!piece.ok()) {
+    SendAssetError(std::move(p->responder), piece.status());
+    return;
+  }
+  std::string first = p->head ? std::string() : std::move(piece).value();
+  const uint64_t next = p->first + first.size();
+  counters_.ok->Increment();
+  p->responder.SendStream(p->status, std::move(p->headers), p->length,
+                          std::make_shared<StorageSource>(assets_, &loop_, p->sha256, std::move(first), next,
+                                                          p->first + p->length));
 }
 
 void Worker::SendNotFound(http::Responder r, std::string_view host) {

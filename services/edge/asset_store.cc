@@ -19,13 +19,19 @@ std::string HashOfETag(std::string_view etag) {
 
 constexpr size_t kMaxStreamedMeta = 4096;
 
+// Why a storage request failed: unreachable, or 503 -> kUnavailable (try
+// again later); 500 data_loss -> kDataLoss (the blob is damaged on disk);
+// any other answer -> kInternal.
 Status StorageProblem(const Result<http::ClientResponse>& r) {
   if (!r.ok()) return Status::Unavailable(r.status().message());
   if (r->status == 401 || r->status == 403) {
     return Status::Unavailable("storage refused the edge's token (HTTP " + std::to_string(r->status) +
                                "): --storage-token must be folio-storage's read token (its <data>/read-token)");
   }
-  return Status::Unavailable("storage answered HTTP " + std::to_string(r->status));
+  std::string m = "storage answered HTTP " + std::to_string(r->status);
+  if (r->status == 503) return Status::Unavailable(std::move(m));
+  if (r->status == 500 && r->body.find("\"data_loss\"") != std::string::npos) return Status::DataLoss(std::move(m));
+  return Status::Internal(std::move(m));
 }
 
 }  // namespace

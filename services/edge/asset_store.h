@@ -55,7 +55,8 @@ class AssetStore {
  public:
   // Called exactly once per Get, on a pool thread (a miss) or inside Get (a
   // hit). Failure: kNotFound (storage has no such blob), kUnavailable
-  // (storage unreachable or failing).
+  // (storage unreachable or answering 503), kDataLoss (storage reports the
+  // blob damaged), kInternal (storage answered something else).
   using Done = std::function<void(Result<std::shared_ptr<const Asset>>)>;
   // Called exactly once per ReadRange, on a pool thread.
   using ReadDone = std::function<void(Result<std::string>)>;
@@ -68,7 +69,7 @@ class AssetStore {
   // REQUIRES: hash16 is 16 lower-case hex digits.
   void Get(const std::string& hash16, Done done);
   // Reads bytes [offset, offset + n) of a streamed asset's blob from storage
-  // on the pool. Fails with kUnavailable if storage fails or answers with
+  // on the pool. Fails like Get, and with kUnavailable if storage sends
   // other than exactly those bytes. REQUIRES: n > 0.
   void ReadRange(const std::string& sha256, uint64_t offset, size_t n, ReadDone done);
   // Assets larger than this are streamed, not kept (1/8 of the budget).

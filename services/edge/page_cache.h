@@ -115,14 +115,33 @@ class Worker {
   // (asset_handler.cc): from the AssetStore, else parked in pending_assets_
   // until FinishAsset is posted back. Returns false if the path is not of
   // that shape or there is no store (the caller goes on as for any page).
+  // Every /assets/ response carries http::kUntrustedCsp and nosniff, and a
+  // download disposition unless the type is inline-safe (attachment.h).
   bool ServeAsset(const http::Request& req, http::Responder* r);
   struct PendingAsset {
     http::Responder responder;
-    std::string host, range, if_none_match;  // copied: the request's views die with it
+    std::string host, range, if_none_match, name;  // copied: the request's views die with it
+    bool head = false;
   };
   void FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset);
-  void SendAsset(http::Responder r, const Asset& asset, std::shared_ptr<const Asset> keep,
-                 std::string_view range, std::string_view if_none_match);
+  void SendAsset(http::Responder r, const Asset& asset, std::shared_ptr<const Asset> keep, const PendingAsset& req);
+  // A streamed asset's status line waits for its first piece from storage
+  // (one byte for HEAD): a blob storage cannot read is answered an error
+  // status, never a 200 cut short (issue 9). Parked in pending_streams_
+  // meanwhile.
+  struct PendingStream {
+    http::Responder responder;
+    int status = 200;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string sha256;
+    uint64_t first = 0, length = 0;
+    bool head = false;
+  };
+  void StartStream(std::unique_ptr<PendingStream> p);
+  void FinishStream(uint64_t id, Result<std::string> piece);
+  // 503 (storage unreachable; retry) or 502 (storage failed to serve the
+  // blob: damaged, or another error), as JSON; never cached.
+  void SendAssetError(http::Responder r, const Status& why);
   void SendNotFound(http::Responder r, std::string_view host);
 
   http::Loop loop_;
@@ -140,6 +159,7 @@ class Worker {
   uint64_t next_search_id_ = 1;
   AssetStore* assets_;
   std::unordered_map<uint64_t, std::unique_ptr<PendingAsset>> pending_assets_;
+  std::unordered_map<uint64_t, std::unique_ptr<PendingStream>> pending_streams_;
   uint64_t next_asset_id_ = 1;
 };
 

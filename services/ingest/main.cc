@@ -24,6 +24,7 @@
 #include "folio/bus/bus.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
@@ -223,8 +224,15 @@ int main(int argc, char** argv) {
     });
   }
   writer_loop.Post(try_connect);
+  // A full disk: pushes fail with 507 and /readyz says so until a commit
+  // succeeds again or this check finds space (statvfs; on the writer thread,
+  // which waits on the disk anyway).
+  DiskFull& disk = (*store)->disk();
+  auto& g_disk_full = registry.NewGauge("folio_ingest_disk_full",
+                                        "1 while the database's disk is full: pushes fail (507) until space returns");
   writer_loop.Post([&] {
     writer_loop.Every(1000, [&] {
+      g_disk_full.Set(disk.Recheck() ? 1 : 0);
       sites.ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       if (!bus_conn) try_connect();
       else sites.PublishPending();
@@ -234,6 +242,7 @@ int main(int argc, char** argv) {
 
   http::Router router;
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
+    if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   }, basics);
   ops.MountPublic(&router);

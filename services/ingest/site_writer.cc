@@ -14,6 +14,7 @@
 #include "folio/core/text.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
+#include "folio/http/attachment.h"
 #include "folio/http/client.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
@@ -42,19 +43,11 @@ std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& lin
   return out;
 }
 
-// Content-Type of an attachment, by extension.
+// Content-Type of an attachment, by extension (the table the edge serves
+// attachments by).
 std::string ContentTypeOf(std::string_view path) {
-  static const std::map<std::string, std::string, std::less<>> kTypes = {
-      {"png", "image/png"}, {"jpg", "image/jpeg"}, {"jpeg", "image/jpeg"}, {"gif", "image/gif"},
-      {"bmp", "image/bmp"}, {"svg", "image/svg+xml"}, {"webp", "image/webp"}, {"avif", "image/avif"},
-      {"mp3", "audio/mpeg"}, {"wav", "audio/wav"}, {"m4a", "audio/mp4"}, {"ogg", "audio/ogg"},
-      {"flac", "audio/flac"}, {"opus", "audio/opus"}, {"mp4", "video/mp4"}, {"webm", "video/webm"},
-      {"ogv", "video/ogg"}, {"mov", "video/quicktime"}, {"mkv", "video/x-matroska"}, {"pdf", "application/pdf"},
-      {"txt", "text/plain; charset=utf-8"}, {"css", "text/css; charset=utf-8"}, {"json", "application/json"}};
-  size_t dot = path.rfind('.');
-  if (dot == std::string_view::npos) return "application/octet-stream";
-  auto it = kTypes.find(AsciiLower(path.substr(dot + 1)));
-  return it == kTypes.end() ? "application/octet-stream" : it->second;
+  std::string_view t = http::ContentTypeForName(path);
+  return t.empty() ? "application/octet-stream" : std::string(t);
 }
 
 // Puts each attachment into folio-storage unless it is there already (HEAD
@@ -78,6 +71,10 @@ Status PutBlob(const StorageAccess& storage, const site::AttachmentMeta& meta, c
   if (!r.ok() || (r->status != 200 && r->status != 201)) {
     Status why = StorageError("attachment storage failed on " + meta.path, r);
     log::Warn("storage refused an attachment", {{"path", meta.path}, {"error", why.message()}});
+    if (r.ok() && r->status == 507) {
+      return Status::NoSpace("attachment storage is full (" + meta.path +
+                             "); nothing was changed, retry the push once it has space");
+    }
     return Status::Unavailable(why.message() + "; nothing was changed, retry the push");
   }
   return Status::Ok();
@@ -537,6 +534,11 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
 
     if (Status s = store_->Apply(&c); !s.ok()) {
       ReloadState();  // the in-memory vault already moved
+      if (s.code() == Code::kNoSpace) {
+        log::Error("push not committed: the disk is full", {{"site", options_.site}, {"error", s.message()}});
+        return Status::NoSpace("ingest's disk is full: the push was not applied and nothing was changed; "
+                               "retry once space returns");
+      }
       return s;
     }
     phase("commit");

@@ -94,7 +94,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& dir) {
   if (ec) return Status::Unavailable("cannot create data directory " + dir + ": " + ec.message());
   auto db = sqlite::Db::Open(dir + "/ingest.db");
   if (!db.ok()) return db.status();
-  std::unique_ptr<Store> s(new Store(std::move(*db)));
+  std::unique_ptr<Store> s(new Store(std::move(*db), dir));
   if (Status st = s->Migrate(); !st.ok()) return st;
   return s;
 }
@@ -219,6 +219,12 @@ Result<std::vector<bus::RelatedList>> Store::LoadRelated(const std::string& site
 }
 
 Status Store::Apply(Commit* c) {
+  Status s = ApplyTransaction(c);
+  disk_.Observe(s);
+  return s;
+}
+
+Status Store::ApplyTransaction(Commit* c) {
   if (Status s = db_->Begin(); !s.ok()) return s;
   auto fail = [&](Status s) {
     db_->Rollback();

@@ -7,9 +7,14 @@
 // Commit first, publish second: a push is one transaction that writes notes,
 // pages and outbox rows together; the publisher deletes outbox rows once
 // JetStream acknowledged them, and republishes what is left after a crash.
-// Threading: owned and used by ingest's writer thread only. Other processes
-// (`folio-ingest site add|remove`) may open the same file; SQLite's locking
-// serialises them, and DataVersionChanged() tells the writer about it.
+// A full disk: Apply fails with kNoSpace (its transaction rolled back,
+// nothing kept) and marks disk() full; the next successful Apply clears the
+// mark, as does disk().Recheck() once space returns.
+//
+// Threading: owned and used by ingest's writer thread only, except disk(),
+// which any thread may read (atomic). Other processes (`folio-ingest site
+// add|remove`) may open the same file; SQLite's locking serialises them, and
+// DataVersionChanged() tells the writer about it.
 #pragma once
 
 #include <functional>
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "folio/bus/schema.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/status.h"
 #include "folio/site/vault.h"
 #include "folio/sqlite/db.h"
@@ -92,8 +98,10 @@ class Store {
   Result<std::vector<bus::RelatedList>> LoadRelated(const std::string& site);
 
   // Writes the whole commit in one transaction and fills in outbox seqs.
-  // On failure nothing is written.
+  // On failure nothing is written: kNoSpace if the disk is full.
   Status Apply(Commit* commit);
+  // Whether the database's disk was found full (see above).
+  DiskFull& disk() { return disk_; }
 
   // Outbox rows in seq order, at most `limit`.
   Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
@@ -119,13 +127,15 @@ class Store {
   Result<bool> DataVersionChanged();
 
  private:
-  explicit Store(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+  Store(std::unique_ptr<sqlite::Db> db, const std::string& dir) : db_(std::move(db)), disk_(dir, "data") {}
+  Status ApplyTransaction(Commit* commit);
   // The first column of the row matching (site, key) for a 2-parameter query; nullopt if none.
   Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();
   Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
   std::unique_ptr<sqlite::Db> db_;
   int64_t data_version_ = -1;
+  DiskFull disk_;
 };
 
 }  // namespace folio::ingest

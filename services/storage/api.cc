@@ -4,11 +4,14 @@
 #include <charconv>
 #include <chrono>
 
+#include "auth.h"
+#include "damaged.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/text.h"
-#include "auth.h"
+#include "folio/http/attachment.h"
 
 namespace folio::storage {
 namespace {
@@ -47,15 +50,54 @@ struct Metrics {
         rejected(r->NewCounter("folio_storage_rejected_uploads_total", "Uploads refused (hash mismatch, limits, errors)")),
         bytes_in(r->NewCounter("folio_storage_bytes_received_total", "Blob bytes committed")),
         bytes_out(r->NewCounter("folio_storage_bytes_sent_total", "Blob bytes read for responses")),
+        corrupt_reads(r->NewCounter("folio_storage_corrupt_reads_total",
+                                    "Blob reads that failed their checksum (damaged data on disk)")),
+        refused_full(r->NewCounter("folio_storage_disk_full_refusals_total",
+                                   "Writes refused with 507 because the disk is full")),
         put_seconds(r->NewHistogram("folio_storage_put_seconds", "Time from the end of an upload to its durable commit",
                                     {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1, 1})) {}
-  metrics::Counter &puts, &gets, &deletes, &lists, &rejected, &bytes_in, &bytes_out;
+  metrics::Counter &puts, &gets, &deletes, &lists, &rejected, &bytes_in, &bytes_out, &corrupt_reads, &refused_full;
   metrics::Histogram& put_seconds;
 };
 
 Metrics* M(ApiContext* ctx) {
   static Metrics* m = new Metrics(ctx->registry);  // one registry per process
   return m;
+}
+
+// Loop thread only, like every handler.
+DamagedBlobs& Damaged() {
+  static DamagedBlobs* d = new DamagedBlobs();  // one journal per process
+  return *d;
+}
+
+Status DamagedStatus(const std::string& key) {
+  return Status::DataLoss("blob " + key + " is damaged on disk (checksum mismatch)");
+}
+
+// Loop thread. A read of version `seq` of `key` failed with `s` (`what`
+// happens to the request: for the log). Damage is counted, remembered and
+// logged once per version. Returns what to answer.
+Status ReadFailed(ApiContext* ctx, const std::string& key, uint64_t seq, const Status& s, std::string_view what) {
+  if (s.code() != Code::kDataLoss) {
+    log::Error("blob read failed", {{"key", key}, {"error", s.message()}, {"request", what}});
+    return s;
+  }
+  M(ctx)->corrupt_reads.Increment();
+  if (Damaged().Add(key, seq)) {
+    log::Error("blob is damaged on disk; its reads now fail", {{"key", key}, {"error", s.message()}});
+  }
+  return DamagedStatus(key);
+}
+
+// After a journal write: a full disk marks ctx->disk, a success clears it.
+void ObserveWrite(ApiContext* ctx, const Status& s) {
+  if (ctx->disk != nullptr) ctx->disk->Observe(s);
+}
+
+Status DiskFullStatus(const std::string& what) {
+  return Status::NoSpace("the disk is full: " + what +
+                         " was not stored (nothing was kept); writes resume by themselves once space returns");
 }
 
 // A streamed upload into a BlobWriter: buffers up to write_chunk_bytes,
@@ -116,11 +158,13 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   }
 
   void Written(const Status& s, bool last, double secs) {
+    if (!s.ok() || last) ObserveWrite(ctx_, s);
     if (!s.ok()) {
       M(ctx_)->rejected.Increment();
       log::Warn("upload failed", {{"object", label_}, {"error", s.message()}});
       AbortWriter();
-      SendStatus(resp_, s);  // the body (if any is left) is discarded by the server
+      // The body (if any is left) is discarded by the server.
+      SendStatus(resp_, s.code() == Code::kNoSpace ? DiskFullStatus(label_) : s);
       Resume();
       return;
     }
@@ -168,13 +212,21 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   std::string buf_;
 };
 
-// A streamed download: each pull reads the next piece on the I/O pool.
+// A streamed download: the first piece was read (and checked) before the
+// status line; each pull reads the next piece on the I/O pool.
 class Download final : public http::BodySource, public std::enable_shared_from_this<Download> {
  public:
-  Download(ApiContext* ctx, journal::BlobReader reader, uint64_t first, uint64_t end)
-      : ctx_(ctx), reader_(std::make_shared<journal::BlobReader>(std::move(reader))), next_(first), end_(end) {}
+  // Sends `first` (bytes [next - first.size(), next)), then [next, end).
+  Download(ApiContext* ctx, std::shared_ptr<journal::BlobReader> reader, std::string first, uint64_t next,
+           uint64_t end)
+      : ctx_(ctx), reader_(std::move(reader)), first_(std::move(first)), next_(next), end_(end) {}
 
   void OnPull(size_t max_bytes) override {
+    if (!first_.empty()) {
+      M(ctx_)->bytes_out.Increment(static_cast<double>(first_.size()));
+      Write(std::exchange(first_, std::string()));
+      return;
+    }
     size_t n = static_cast<size_t>(std::min<uint64_t>(max_bytes, end_ - next_));
     auto self = shared_from_this();
     uint64_t offset = next_;
@@ -183,8 +235,11 @@ class Download final : public http::BodySource, public std::enable_shared_from_t
       Status s = self->reader_->ReadAt(offset, n, out.get());
       self->ctx_->loop->Post([self, s, out] {
         if (!s.ok() || out->empty()) {
-          log::Error("blob read failed; response cut short",
-                     {{"key", self->reader_->key()}, {"error", s.ok() ? "short read" : s.message()}});
+          // The status line went out already: all that is left is to cut the
+          // response. Damage is remembered, so later requests get an error
+          // status up front.
+          (void)ReadFailed(self->ctx_, self->reader_->key(), self->reader_->seq(),
+                           s.ok() ? Status::Unavailable("short read") : s, "response cut short");
           self->Abort();
           return;
         }
@@ -200,6 +255,7 @@ class Download final : public http::BodySource, public std::enable_shared_from_t
  private:
   ApiContext* ctx_;
   std::shared_ptr<journal::BlobReader> reader_;
+  std::string first_;
   uint64_t next_, end_;
 };
 
@@ -225,6 +281,36 @@ bool EtagMatches(std::string_view header, std::string_view etag) {
   return false;
 }
 
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Sends the status and headers of a GET/HEAD only after the first piece of
+// what they announce was read and its checksum verified on the I/O pool, so
+// a damaged blob gets an error status, never a 200/206 cut short (issue 9).
+// For HEAD one byte is read: that verifies the block holding it.
+void SendVerified(ApiContext* ctx, const http::Request& req, http::Responder resp, journal::BlobReader reader,
+                  int status, Headers headers, uint64_t first, uint64_t length) {
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(req.is_head ? 1 : ctx->options.read_chunk_bytes, length));
+  auto shared = std::make_shared<journal::BlobReader>(std::move(reader));
+  auto responder = std::make_shared<http::Responder>(std::move(resp));
+  const bool head = req.is_head;
+  ctx->io->Submit([ctx, shared, responder, status, headers = std::move(headers), first, length, n, head]() mutable {
+    auto piece = std::make_shared<std::string>();
+    Status s = n == 0 ? Status::Ok() : shared->ReadAt(first, n, piece.get());
+    if (s.ok() && piece->size() != n) s = Status::Unavailable("short read");
+    ctx->loop->Post([ctx, shared, responder, status, headers = std::move(headers), first, length, piece, s,
+                     head]() mutable {
+      if (!s.ok()) {
+        responder->SendError(ReadFailed(ctx, shared->key(), shared->seq(), s, "answered an error status"));
+        return;
+      }
+      if (head) piece->clear();
+      const uint64_t next = first + piece->size();
+      auto source = std::make_shared<Download>(ctx, shared, std::move(*piece), next, first + length);
+      responder->SendStream(status, std::move(headers), length, source);
+    });
+  });
+}
+
 void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, const std::string& key, bool immutable) {
   M(ctx)->gets.Increment();
   auto reader = ctx->journal->Get(key);
@@ -232,17 +318,31 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
     SendStatus(resp, reader.status().code() == Code::kNotFound ? Status::NotFound("no object " + key) : reader.status());
     return;
   }
+  if (Damaged().Contains(key, reader->seq())) {
+    SendStatus(resp, DamagedStatus(key));
+    return;
+  }
   const uint64_t size = reader->size();
   std::string etag = ETagOf(*reader);
-  std::vector<std::pair<std::string, std::string>> headers{
+  const char* cache = immutable ? kImmutable : "no-cache";
+  // Nothing stored here is trusted: should a browser ever open a blob
+  // directly, it runs no script and is not sniffed into another type.
+  Headers headers{
       {"Content-Type", reader->meta().empty() ? "application/octet-stream" : reader->meta()},
       {"ETag", etag},
       {"Accept-Ranges", "bytes"},
-      {"Cache-Control", immutable ? kImmutable : "no-cache"},
+      {"Cache-Control", cache},
+      {"Content-Security-Policy", std::string(http::kUntrustedCsp)},
+      {"X-Content-Type-Options", std::string(http::kNoSniff)},
   };
   std::string_view inm = req.GetHeader("if-none-match");
   if (!inm.empty() && EtagMatches(inm, etag)) {
-    resp.Send(http::Response{304, {{"ETag", etag}, {"Cache-Control", immutable ? kImmutable : "no-cache"}}, ""});
+    resp.Send(http::Response{304,
+                             {{"ETag", etag},
+                              {"Cache-Control", cache},
+                              {"Content-Security-Policy", std::string(http::kUntrustedCsp)},
+                              {"X-Content-Type-Options", std::string(http::kNoSniff)}},
+                             ""});
     return;
   }
   uint64_t first = 0, last = size == 0 ? 0 : size - 1;
@@ -263,8 +363,7 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
     }
   }
   uint64_t length = size == 0 ? 0 : last - first + 1;
-  auto source = std::make_shared<Download>(ctx, std::move(*reader), first, first + length);
-  resp.SendStream(status, std::move(headers), length, source);
+  SendVerified(ctx, req, std::move(resp), std::move(*reader), status, std::move(headers), first, length);
 }
 
 void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
@@ -272,7 +371,8 @@ void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
   auto shared = std::make_shared<http::Responder>(std::move(resp));
   ctx->io->Submit([ctx, shared, key] {
     Status s = ctx->journal->Delete(key);
-    ctx->loop->Post([shared, s, key] {
+    ctx->loop->Post([ctx, shared, s, key] {
+      ObserveWrite(ctx, s);
       if (s.ok()) {
         shared->Send(http::Response{204, {}, ""});
       } else {
@@ -328,14 +428,21 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     return nullptr;
   }
   if (!expect_hex.empty()) {
-    // Content-addressed: an existing blob is the same bytes. Not read again.
-    if (auto have = ctx->journal->Get(key); have.ok()) {
+    // Content-addressed: an existing blob is the same bytes. Not read again,
+    // unless it is known to be damaged: then the upload replaces it.
+    if (auto have = ctx->journal->Get(key); have.ok() && !Damaged().Contains(key, have->seq())) {
       JsonWriter w;
       w.BeginObject().Key("key").String(key).Key("size").Int(static_cast<int64_t>(have->size()));
       w.Key("existing").Bool(true).EndObject();
       resp.Send(http::Response::Json(200, w.Take()));
       return nullptr;
     }
+  }
+  if (ctx->disk != nullptr && ctx->disk->full()) {  // refused before the body is read
+    M(ctx)->refused_full.Increment();
+    M(ctx)->rejected.Increment();
+    SendStatus(resp, DiskFullStatus(key));
+    return nullptr;
   }
   auto writer = ctx->journal->BeginBlob(key, content_type);
   if (!writer.ok()) {
@@ -424,6 +531,12 @@ bool ParseRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* la
   *first = x;
   *last = b.empty() ? size - 1 : std::min(y, size - 1);
   return true;
+}
+
+std::string NotReadyReason(const ApiContext& ctx) {
+  if (Status s = ctx.journal->WriteError(); !s.ok()) return "a write or fsync failed: restart needed (" + s.message() + ")";
+  if (ctx.disk != nullptr && ctx.disk->full()) return "disk full: writes refused until space returns; reads work";
+  return "";
 }
 
 void MountApi(http::Router* router, ApiContext* ctx) {

@@ -22,6 +22,16 @@
 //   GET/HEAD/DELETE /objects/<name>, GET /objects?prefix=&after=&limit=
 //
 // Every error is a JSON body {"error":{"code","message"}} with a 4xx/5xx.
+// GET/HEAD send their status line only after the first piece of the body
+// (one byte for HEAD) was read and its checksum verified: a damaged blob is
+// answered 500 data_loss ("blob <key> is damaged on disk"), never 200/206.
+// Damage found later in a large body can only cut that response; the
+// version is remembered (DamagedBlobs) and answered 500 up front from then
+// on, and a PUT of the same content replaces it. A full disk answers 507
+// no_space ("nothing was kept"), and further PUTs get 507 before their body
+// is read until space returns. Blob responses carry
+// Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline';
+// sandbox and X-Content-Type-Options: nosniff.
 //
 // Threading: handlers run on the loop thread; journal calls that touch the
 // disk (Append of full blocks, Commit's fdatasync, ReadAt, Delete) run on
@@ -32,6 +42,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "folio/core/disk_space.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/loop.h"
 #include "folio/http/server.h"
@@ -44,6 +55,7 @@ namespace folio::storage {
 struct ApiOptions {
   uint64_t max_blob_bytes = 1ull << 30;   // largest PUT body (1 GiB)
   size_t write_chunk_bytes = 1u << 20;    // bytes buffered before a write on the I/O pool
+  size_t read_chunk_bytes = 256u << 10;   // first piece of a GET, read and verified before the status line
 };
 
 struct ApiContext {
@@ -52,12 +64,21 @@ struct ApiContext {
   journal::Journal* journal;
   metrics::Registry* registry;
   ApiOptions options;
+  // The journal's disk: while full, PUTs are refused with 507 before their
+  // body is read. Marked by writes failing with kNoSpace, cleared by a
+  // successful write (or by main's periodic DiskFull::Recheck). May be null.
+  DiskFull* disk = nullptr;
   TokenHashes tokens;  // who may call (auth.h); REQUIRES: both set
 };
 
 // Mounts the routes (and a fallback that answers 401 before 404) on
 // router. ctx must outlive the router's use.
 void MountApi(http::Router* router, ApiContext* ctx);
+
+// For /readyz: "" when writes work; else why not ("disk full: ..." while the
+// disk is full; "a write or fsync failed: restart needed ..." once the
+// journal refuses writes for good).
+std::string NotReadyReason(const ApiContext& ctx);
 
 // Parses a single-range "bytes=..." header for a body of `size` bytes.
 // Returns false if unsatisfiable or malformed (the caller answers 416, or

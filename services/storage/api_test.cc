@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "api.h"
+#include "damaged.h"
 
 using folio::storage::ParseRange;
 
@@ -28,4 +29,20 @@ TEST_CASE("range header parsing (RFC 9110, one range)") {
     CHECK(!ParseRange(h, 100, &a, &b, &bad));
     CHECK(bad);
   }
+}
+
+TEST_CASE("damaged blobs: known by key and version, reported once, bounded") {
+  folio::storage::DamagedBlobs d(2);
+  CHECK(d.Add("sha256/a", 1));
+  CHECK(!d.Add("sha256/a", 1));  // reported once
+  CHECK(d.Contains("sha256/a", 1));
+  CHECK(!d.Contains("sha256/a", 2));  // a newer version is not damaged
+  CHECK(d.Add("sha256/a", 2));
+  CHECK(!d.Contains("sha256/a", 1));
+  CHECK(d.Add("sha256/b", 1));
+  CHECK(d.Add("sha256/c", 1));  // over capacity: the oldest goes
+  CHECK(d.size() == 2);
+  CHECK(!d.Contains("sha256/a", 2));
+  CHECK(d.Contains("sha256/b", 1));
+  CHECK(d.Contains("sha256/c", 1));
 }

@@ -13,6 +13,7 @@
 
 #include "api.h"
 #include "folio/core/config.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/log.h"
 #include "folio/core/secret.h"
 #include "folio/core/service.h"
@@ -106,6 +107,13 @@ int main(int argc, char** argv) {
   auto& g_fsyncs = registry.NewGauge("folio_storage_fsyncs", "fdatasync/fsync calls since start");
   auto& g_wa = registry.NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start");
   auto& g_corrupt = registry.NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start");
+  auto& g_full = registry.NewGauge("folio_storage_disk_full",
+                                   "1 while the disk is full: writes are refused (507) until space returns");
+  auto& g_failed = registry.NewGauge("folio_storage_write_failed",
+                                     "1 once a write or fsync failed: writes are refused until a restart");
+  // The journal's disk: marked full by a write that failed for lack of
+  // space, cleared by the next successful write or once space returns.
+  DiskFull disk(flags.Get("data"), "data");
   auto refresh = [&] {
     journal::Stats st = (*journal)->stats();
     g_blobs.Set(static_cast<double>(st.live_blobs));
@@ -114,6 +122,8 @@ int main(int argc, char** argv) {
     g_fsyncs.Set(static_cast<double>(st.fsyncs));
     g_wa.Set(st.write_amplification());
     g_corrupt.Set(static_cast<double>(st.corrupt_records));
+    g_full.Set(disk.full() ? 1 : 0);
+    g_failed.Set((*journal)->WriteError().ok() ? 0 : 1);
   };
   refresh();
 
@@ -121,12 +131,15 @@ int main(int argc, char** argv) {
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
   ThreadPool io(static_cast<size_t>(*io_threads));
   http::Router router;
-  metrics::OpsEndpoints ops(&loop, &registry, [] { return std::string(); }, basics);
-  ops.MountPublic(&router);
-  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, *tokens};
+  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, &disk, *tokens};
   ctx.options.max_blob_bytes = static_cast<uint64_t>(*max_blob);
+  metrics::OpsEndpoints ops(&loop, &registry, [&ctx] { return storage::NotReadyReason(ctx); }, basics);
+  ops.MountPublic(&router);
   storage::MountApi(&router, &ctx);
-  loop.Every(1000, refresh);
+  loop.Every(1000, [&] {
+    if (disk.full()) io.Submit([&disk] { disk.Recheck(); });  // statvfs, off the loop
+    refresh();
+  });
 
   http::ServerOptions sopts;
   sopts.stream_pull_bytes = 256 * 1024;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "folio/core/config.h"
+#include "folio/core/disk_space.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
@@ -273,4 +274,31 @@ TEST_CASE("secrets: constant-time compare, random hex, token files created once 
   rmdir(dir.c_str());
   CHECK(HmacSha256Hex("key", "The quick brown fox jumps over the lazy dog") ==
         "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+}
+
+TEST_CASE("disk space: available bytes, and a disk-full mark that clears when space returns") {
+  const std::string dir = "/tmp";
+  auto free = AvailableBytes(dir);
+  REQUIRE(free.ok());
+  CHECK(*free > 0);
+  CHECK(AvailableBytes("/nonexistent-folio-dir/x").status().code() == Code::kUnavailable);
+  CHECK(CodeName(Code::kDataLoss) == "data_loss");
+
+  DiskFull roomy(dir, "test", /*resume_bytes=*/1);
+  CHECK(!roomy.full());
+  CHECK(!roomy.Recheck());
+  roomy.Observe(Status::Unavailable("an I/O error is not a full disk"));
+  CHECK(!roomy.full());
+  roomy.Observe(Status::NoSpace("injected"));
+  CHECK(roomy.full());
+  CHECK(!roomy.Recheck());  // at least 1 byte is free: writes resume
+  CHECK(!roomy.full());
+
+  // Needs more than any disk has: only a successful write clears the mark.
+  DiskFull greedy(dir, "test", UINT64_MAX);
+  greedy.Observe(Status::NoSpace("injected"));
+  CHECK(greedy.Recheck());
+  CHECK(greedy.full());
+  greedy.Observe(Status::Ok());
+  CHECK(!greedy.full());
 }

@@ -14,6 +14,7 @@ std::string_view CodeName(Code code) {
     case Code::kUnavailable: return "unavailable";
     case Code::kDeadlineExceeded: return "deadline_exceeded";
     case Code::kNoSpace: return "no_space";
+    case Code::kDataLoss: return "data_loss";
     case Code::kInternal: return "internal";
   }
   return "unknown";

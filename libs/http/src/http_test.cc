@@ -111,6 +111,7 @@ TEST_CASE("one mapping from Status codes to HTTP statuses") {
   CHECK(HttpStatusFor(Code::kUnavailable) == 503);
   CHECK(HttpStatusFor(Code::kDeadlineExceeded) == 504);
   CHECK(HttpStatusFor(Code::kNoSpace) == 507);
+  CHECK(HttpStatusFor(Code::kDataLoss) == 500);
   CHECK(HttpStatusFor(Code::kInternal) == 500);
   CHECK(ReasonPhrase(507) == "Insufficient Storage");
 }

@@ -82,6 +82,7 @@ int HttpStatusFor(Code code) {
     case Code::kUnavailable: return 503;
     case Code::kDeadlineExceeded: return 504;
     case Code::kNoSpace: return 507;
+    case Code::kDataLoss: return 500;
     case Code::kInternal: return 500;
   }
   return 500;

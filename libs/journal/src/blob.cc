@@ -12,7 +12,7 @@ namespace internal {
 namespace {
 
 Status Corrupt(const BlobEntry& e, size_t part, uint32_t segment, uint64_t offset, const char* what) {
-  return Status::Internal("journal: blob '" + e.key + "' part " + std::to_string(part) + " at " +
+  return Status::DataLoss("journal: blob '" + e.key + "' part " + std::to_string(part) + " at " +
                           format::SegmentName(segment) + " offset " + std::to_string(offset) + ": " + what);
 }
 

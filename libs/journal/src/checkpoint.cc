@@ -2,6 +2,7 @@
 // rename, directory fsync: a crash leaves the old or the new file, whole).
 #include "checkpoint.h"
 
+#include "folio/core/log.h"
 #include "folio/journal/crc32c.h"
 
 namespace folio::journal::internal {
@@ -201,11 +202,19 @@ Status JournalImpl::Checkpoint() {
   }
   f->reset();
   if (s.ok()) s = env_->Rename(tmp, dir_ + "/" + format::kCheckpointName);
+  const bool renamed = s.ok();
   if (s.ok()) {
     s = env_->SyncDir(dir_);
     ++fsyncs_;
   }
-  if (!s.ok()) return s;  // not sticky: segments are untouched; the old checkpoint (or none) still holds
+  if (!s.ok()) {
+    // Not sticky: segments are untouched; the old checkpoint (or none) still
+    // holds. A half-written temp file would only hold space a full disk needs.
+    if (Status r = renamed ? Status::Ok() : env_->Remove(tmp); !r.ok()) {
+      log::Warn("journal: cannot remove a failed checkpoint's temp file", {{"error", r.message()}});
+    }
+    return s;
+  }
   bytes_written_ += bytes.size();
   checkpoint_bytes_ += bytes.size();
   ++checkpoints_;

@@ -99,7 +99,7 @@ Status JournalImpl::CopyLiveEntries(const std::vector<EntryPtr>& live) {
       }
       std::string_view data;
       Status s = seg == nullptr ? Status::Internal("segment gone") : ReadVerifiedPart(*seg, *e, part, &record, &data);
-      if (s.code() == Code::kInternal) {  // corrupt: leave the blob (and its segments) where they are
+      if (s.code() == Code::kDataLoss || s.code() == Code::kInternal) {  // corrupt: leave the blob (and its segments) where they are
         ++corrupt_records_;
         log::Warn("journal compaction: blob not copied", {{"key", e->key}, {"error", s.message()}});
         copied = false;

@@ -22,8 +22,12 @@ Env::~Env() = default;
 
 namespace {
 
+// A full disk (or quota) is kNoSpace: the journal can undo such a write and
+// go on once space returns; every other failure is kUnavailable.
 Status Errno(const std::string& what, const std::string& path, int err = errno) {
-  return Status::Unavailable(what + " '" + path + "': " + std::strerror(err));
+  std::string m = what + " '" + path + "': " + std::strerror(err);
+  if (err == ENOSPC || err == EDQUOT) return Status::NoSpace(std::move(m));
+  return Status::Unavailable(std::move(m));
 }
 
 class PosixFile final : public File {

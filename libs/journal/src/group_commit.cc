@@ -45,6 +45,11 @@ Status JournalImpl::CheckWritable() const {
   return error_;
 }
 
+Status JournalImpl::Fail(const Status& s) {
+  SetError(s);
+  return CheckWritable();
+}
+
 Status JournalImpl::RollLocked() {
   if (active_ != nullptr) {
     // Everything in the old segment becomes durable before anything lands in
@@ -52,26 +57,50 @@ Status JournalImpl::RollLocked() {
     // into earlier segments, and only the last segment can have a torn tail.
     Status s = active_->file->Sync();
     ++fsyncs_;
-    if (!s.ok()) return s;
-    active_->sealed = true;
+    if (!s.ok()) return Fail(s);  // whatever its errno: data may be lost
   }
-  if (next_segment_id_ == UINT32_MAX) return Status::Internal("journal: segment ids exhausted");
-  uint32_t id = next_segment_id_++;
+  if (next_segment_id_ == UINT32_MAX) return Fail(Status::Internal("journal: segment ids exhausted"));
+  // The id is taken only once the segment exists: a roll that fails for lack
+  // of space leaves the old segment the head (unsealed) and changes nothing.
+  const uint32_t id = next_segment_id_;
   Result<std::unique_ptr<File>> f = env_->OpenFile(dir_ + "/" + format::SegmentName(id), true);
-  if (!f.ok()) return f.status();
-  if (Status s = (*f)->Truncate(0); !s.ok()) return s;  // a leftover of a failed roll
+  if (!f.ok()) return f.status().code() == Code::kNoSpace ? f.status() : Fail(f.status());
+  if (Status s = (*f)->Truncate(0); !s.ok()) {  // a leftover of a failed roll
+    return s.code() == Code::kNoSpace ? s : Fail(s);
+  }
   Status s = env_->SyncDir(dir_);
   ++fsyncs_;
-  if (!s.ok()) return s;
+  if (!s.ok()) return Fail(s);
+  ++next_segment_id_;
   auto seg = std::make_shared<Segment>(id, std::move(f).value(), 0);
   {
     std::unique_lock l(index_mu_);
     segments_[id] = seg;
   }
+  if (active_ != nullptr) active_->sealed = true;
   active_ = std::move(seg);
   append_pos_ = 0;
   WakeMaintenance();
   return Status::Ok();
+}
+
+Status JournalImpl::UndoWriteLocked(std::span<const Cut> cuts, const Status& why) {
+  if (why.code() != Code::kNoSpace) return Fail(why);
+  // A full disk used to be sticky until a restart (issue 9). Cut back and
+  // make the cut durable, so that neither a partial record (a sealed segment
+  // must end with a whole record) nor a whole record of a write reported
+  // failed can come back at the next open.
+  for (const Cut& c : cuts) {
+    Status s = c.segment->file->Truncate(c.offset);
+    if (s.ok()) {
+      s = c.segment->file->Sync();
+      ++fsyncs_;
+    }
+    if (!s.ok()) return Fail(s);
+    c.segment->size = c.offset;
+  }
+  append_pos_ = cuts.back().offset;  // cuts.back() is the head
+  return Status::NoSpace("journal '" + dir_ + "': disk full, nothing was written (" + why.message() + ")");
 }
 
 Result<BlockRef> JournalImpl::AppendBlock(uint64_t blob_id, uint32_t index, std::string_view data,
@@ -88,10 +117,7 @@ Result<BlockRef> JournalImpl::AppendBlock(uint64_t blob_id, uint32_t index, std:
   if (closed_) return Status::Unavailable("journal '" + dir_ + "' is closed");
   if (Status s = CheckWritable(); !s.ok()) return s;
   if (append_pos_ + h.size() > options_.segment_bytes && append_pos_ > 0) {
-    if (Status s = RollLocked(); !s.ok()) {
-      SetError(s);
-      return CheckWritable();
-    }
+    if (Status s = RollLocked(); !s.ok()) return s;  // sticky unless the disk is full
   }
   h.segment = active_->id;
   h.position = static_cast<uint32_t>(append_pos_);
@@ -99,8 +125,8 @@ Result<BlockRef> JournalImpl::AppendBlock(uint64_t blob_id, uint32_t index, std:
   format::EncodeRecord(h, {}, prefix_view, data, payload_crc, &rec);
   std::string_view parts[] = {{rec.header, format::kHeaderSize}, prefix_view, data, {rec.trailer, rec.trailer_len}};
   if (Status s = active_->file->WriteAt(append_pos_, parts); !s.ok()) {
-    SetError(s);
-    return CheckWritable();
+    const Cut cut{active_, append_pos_};
+    return UndoWriteLocked({&cut, 1}, s);
   }
   append_pos_ += rec.size;
   active_->size = append_pos_;
@@ -248,6 +274,7 @@ void JournalImpl::PrepareBody(PendingRecord* p) {
 Result<Position> JournalImpl::AppendBatch(std::vector<PendingRecord>* recs, SegmentPtr* sync_target) {
   std::lock_guard a(append_mu_);
   if (closed_) return Status::Unavailable("journal '" + dir_ + "' is closed");
+  std::vector<Cut> cuts{{active_, append_pos_}};  // where the batch begins in each segment it writes to
   std::vector<std::string_view> parts;
   uint64_t run_start = append_pos_, written = 0;
   auto flush = [&]() -> Status {
@@ -258,12 +285,9 @@ Result<Position> JournalImpl::AppendBatch(std::vector<PendingRecord>* recs, Segm
   };
   for (PendingRecord& p : *recs) {
     if (append_pos_ + p.h.size() > options_.segment_bytes && append_pos_ > 0) {
-      Status s = flush();
-      if (s.ok()) s = RollLocked();
-      if (!s.ok()) {
-        SetError(s);
-        return CheckWritable();
-      }
+      if (Status s = flush(); !s.ok()) return UndoWriteLocked(cuts, s);
+      if (Status s = RollLocked(); !s.ok()) return UndoWriteLocked(cuts, s);
+      cuts.push_back({active_, 0});
       run_start = append_pos_;
     }
     p.h.segment = active_->id;
@@ -275,10 +299,7 @@ Result<Position> JournalImpl::AppendBatch(std::vector<PendingRecord>* recs, Segm
     append_pos_ += p.rec.size;
     written += p.rec.size;
   }
-  if (Status s = flush(); !s.ok()) {
-    SetError(s);
-    return CheckWritable();
-  }
+  if (Status s = flush(); !s.ok()) return UndoWriteLocked(cuts, s);
   bytes_written_ += written;
   appended_ += written;
   records_ += recs->size();

@@ -283,6 +283,7 @@ Result<std::vector<BlobInfo>> Journal::List(std::string_view prefix, size_t limi
 Status Journal::Checkpoint() { return impl_->Checkpoint(); }
 Status Journal::Compact() { return impl_->Compact(); }
 Stats Journal::stats() const { return impl_->stats(); }
+Status Journal::WriteError() const { return impl_->CheckWritable(); }
 const std::string& Journal::dir() const { return impl_->dir(); }
 
 }  // namespace folio::journal

@@ -134,13 +134,28 @@ class JournalImpl : public std::enable_shared_from_this<JournalImpl> {
   Status ScanTail(Position start);
   void ResetRecoveredState();
   void AccountLocked(const BlobEntry& e, int64_t sign);
+  // Starts a new segment (append_mu_ held). kNoSpace if the disk is full
+  // (nothing changed: the old segment stays the head); any other failure is
+  // made sticky and returned as the sticky error.
   Status RollLocked();
+  // Where a write began in a segment.
+  struct Cut {
+    SegmentPtr segment;
+    uint64_t offset;
+  };
+  // A write under append_mu_ failed with `why`. A full disk (kNoSpace) is
+  // undone: each segment in cuts is truncated back to its offset and synced,
+  // the write position returns to cuts.back() (the head), and kNoSpace is
+  // returned; the journal stays writable. Anything else (or a failed undo)
+  // becomes the sticky error, which is returned.
+  Status UndoWriteLocked(std::span<const Cut> cuts, const Status& why);
   Status WriteBatch(std::span<CommitRequest* const> batch);
   std::vector<PendingRecord> DecideBatch(std::span<CommitRequest* const> batch);
   static void PrepareBody(PendingRecord* p);
   Result<Position> AppendBatch(std::vector<PendingRecord>* recs, SegmentPtr* sync_target);
   void ApplyBatch(std::vector<PendingRecord>& recs, Position end);
   void SetError(const Status& s);
+  Status Fail(const Status& s);  // SetError(s), then the sticky error
   void MaintenanceLoop();
   void WakeMaintenance();
   bool CheckpointDue() const;

@@ -1,6 +1,7 @@
 // Helpers for the journal's tests (not part of the library): deterministic
 // content, file surgery on copies of a journal directory, and FaultEnv, a
-// wrapper of the real Env that injects failed syncs and short writes.
+// wrapper of the real Env that injects failed syncs, short writes and a full
+// disk.
 // Threading: FaultEnv's switches are atomics, safe from any thread; the other
 // helpers are plain functions.
 #pragma once
@@ -130,13 +131,28 @@ inline std::string ReadBlob(const Journal& j, const std::string& key) {
 class FaultEnv final : public Env {
  public:
   std::atomic<bool> fail_sync{false};     // File::Sync fails
+  std::atomic<bool> sync_enospc{false};   // ... reporting ENOSPC (kNoSpace), as ext4's fdatasync can
   // Syncs succeed without reaching the disk: for tests that reopen a journal
   // thousands of times and check what is in the files, not durability.
   std::atomic<bool> no_sync{false};
   std::atomic<bool> short_writes{false};  // WriteAt writes half, then fails
   std::atomic<uint64_t> syncs{0};
+  // A full disk: once this many more WriteAt calls have succeeded, every
+  // WriteAt fails with kNoSpace (ENOSPC) until set back to -1 (-1 = never).
+  std::atomic<int64_t> writes_before_full{-1};
+  std::atomic<bool> full_short{false};   // the failing write first writes half its bytes
+  std::atomic<bool> full_create{false};  // creating a file (OpenFile with create) fails with kNoSpace
+
+  void FillDisk(int64_t after_writes = 0) { writes_before_full = after_writes; }
+  void FreeSpace() {
+    writes_before_full = -1;
+    full_create = false;
+  }
 
   Result<std::unique_ptr<File>> OpenFile(const std::string& path, bool create) override {
+    if (create && full_create && !std::filesystem::exists(path)) {
+      return Status::NoSpace("injected: no space to create '" + path + "'");
+    }
     Result<std::unique_ptr<File>> f = base_->OpenFile(path, create);
     if (!f.ok()) return f;
     return std::unique_ptr<File>(new FaultFile(this, std::move(f).value()));
@@ -154,17 +170,28 @@ class FaultEnv final : public Env {
    public:
     FaultFile(FaultEnv* env, std::unique_ptr<File> base) : File(base->path()), env_(env), base_(std::move(base)) {}
     Status WriteAt(uint64_t offset, std::span<const std::string_view> parts) override {
+      int64_t left = env_->writes_before_full;
+      while (left > 0 && !env_->writes_before_full.compare_exchange_weak(left, left - 1)) {
+      }
+      if (left == 0) {
+        if (env_->full_short) WriteHalf(offset, parts);
+        return Status::NoSpace("injected: no space left on device writing '" + path() + "'");
+      }
       if (!env_->short_writes) return base_->WriteAt(offset, parts);
+      WriteHalf(offset, parts);
+      return Status::Unavailable("injected short write to '" + path() + "'");
+    }
+    void WriteHalf(uint64_t offset, std::span<const std::string_view> parts) {
       std::string all;
       for (std::string_view p : parts) all.append(p);
       std::string_view half[] = {std::string_view(all).substr(0, all.size() / 2)};
       Status ignored = base_->WriteAt(offset, half);
       (void)ignored;
-      return Status::Unavailable("injected short write to '" + path() + "'");
     }
     Status ReadAt(uint64_t o, size_t n, char* out, size_t* got) const override { return base_->ReadAt(o, n, out, got); }
     Status Sync() override {
       ++env_->syncs;
+      if (env_->fail_sync && env_->sync_enospc) return Status::NoSpace("injected: fdatasync of '" + path() + "': no space");
       if (env_->fail_sync) return Status::Unavailable("injected fdatasync failure on '" + path() + "'");
       return env_->no_sync ? Status::Ok() : base_->Sync();
     }

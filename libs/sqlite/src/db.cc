@@ -4,15 +4,31 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 
 namespace folio::sqlite {
 namespace {
-Status Error(sqlite3* db, std::string_view what) {
-  std::string m = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-  return Status::Internal(std::move(m));
+
+// A full disk (SQLITE_FULL, or an I/O error whose errno says the disk or a
+// quota is full) is kNoSpace: the failed statement kept nothing, and once
+// the caller rolls back neither did its transaction. Anything else is
+// kInternal.
+bool IsFull(sqlite3* db, int rc) {
+  const int primary = rc & 0xff;
+  const int sys = db != nullptr ? sqlite3_system_errno(db) : 0;
+  return primary == SQLITE_FULL || (primary == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT));
 }
+
+Status FromCode(sqlite3* db, int rc, std::string message) {
+  return IsFull(db, rc) ? Status::NoSpace(std::move(message)) : Status::Internal(std::move(message));
+}
+
+Status Error(sqlite3* db, int rc, std::string_view what) {
+  return FromCode(db, rc, std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
 }  // namespace
 
 Stmt& Stmt::operator=(Stmt&& o) noexcept {
@@ -50,7 +66,7 @@ Result<bool> Stmt::Step() {
   int rc = sqlite3_step(st_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return Error(db_, std::string("sqlite step of '") + sqlite3_sql(st_) + "'");
+  return Error(db_, rc, std::string("sqlite step of '") + sqlite3_sql(st_) + "'");
 }
 
 Status Stmt::Run() {
@@ -102,18 +118,18 @@ Db::~Db() { sqlite3_close_v2(db_); }
 Status Db::Exec(std::string_view sql) {
   std::string s(sql);
   char* err = nullptr;
-  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+  if (int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string m = "sqlite exec failed: " + std::string(err ? err : "?");
     sqlite3_free(err);
-    return Status::Internal(m);
+    return FromCode(db_, rc, std::move(m));
   }
   return Status::Ok();
 }
 
 Result<Stmt> Db::Prepare(std::string_view sql) {
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr) != SQLITE_OK) {
-    return Error(db_, "sqlite prepare of '" + std::string(sql) + "'");
+  if (int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr); rc != SQLITE_OK) {
+    return Error(db_, rc, "sqlite prepare of '" + std::string(sql) + "'");
   }
   return Stmt(db_, st);
 }
@@ -128,6 +144,7 @@ Status Db::BackupTo(const std::string& dest_path, int pages_per_step, int pause_
   sqlite3* dest = nullptr;
   int rc = sqlite3_open_v2(dest_path.c_str(), &dest, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::string err;
+  bool full = false;
   if (rc == SQLITE_OK) {
     sqlite3_backup* b = sqlite3_backup_init(dest, "main", db_, "main");
     if (!b) {
@@ -140,6 +157,7 @@ Status Db::BackupTo(const std::string& dest_path, int pages_per_step, int pause_
       } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
       sqlite3_backup_finish(b);
       if (rc != SQLITE_DONE) err = sqlite3_errstr(rc);
+      full = IsFull(dest, rc);
     }
   } else {
     err = dest ? sqlite3_errmsg(dest) : "out of memory";
@@ -147,7 +165,8 @@ Status Db::BackupTo(const std::string& dest_path, int pages_per_step, int pause_
   sqlite3_close_v2(dest);
   if (!err.empty()) {
     std::remove(dest_path.c_str());
-    return Status::Unavailable("backup to " + dest_path + " failed: " + err);
+    std::string m = "backup to " + dest_path + " failed: " + err;
+    return full ? Status::NoSpace(std::move(m)) : Status::Unavailable(std::move(m));
   }
   return Status::Ok();
 }

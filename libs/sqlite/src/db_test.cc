@@ -187,3 +187,26 @@ TEST_CASE("sqlite: OpenedByAnotherProcess sees a connection in a child process")
   CHECK(!sqlite::OpenedByAnotherProcess(path));
   for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);
 }
+
+TEST_CASE("sqlite: a full database is kNoSpace, the transaction rolls back, writes work once there is room") {
+  TestDir dir("full");
+  auto db = sqlite::Db::Open(dir.path + "/t.db");
+  REQUIRE(db.ok());
+  REQUIRE((*db)->Exec("CREATE TABLE t(k INTEGER PRIMARY KEY, v BLOB)").ok());
+  auto ins = (*db)->Prepare("INSERT INTO t(v) VALUES(?)");
+  REQUIRE(ins.ok());
+  REQUIRE(ins->BindBlob(1, std::string(100, 'a')).Run().ok());
+  // SQLite answers SQLITE_FULL ("database or disk is full") past
+  // max_page_count exactly as when the file system is full.
+  REQUIRE((*db)->Exec("PRAGMA max_page_count=" + std::to_string(8)).ok());
+  REQUIRE((*db)->Begin().ok());
+  Status s;
+  for (int i = 0; i < 100 && s.ok(); ++i) s = ins->BindBlob(1, std::string(4000, 'b')).Run();
+  CHECK(s.code() == Code::kNoSpace);
+  CHECK(s.message().find("full") != std::string::npos);
+  (*db)->Rollback();
+  CHECK(Count(db->get()) == 1);  // nothing of the transaction stayed
+  REQUIRE((*db)->Exec("PRAGMA max_page_count=1000000").ok());
+  CHECK(ins->BindBlob(1, std::string(4000, 'c')).Run().ok());
+  CHECK(Count(db->get()) == 2);
+}

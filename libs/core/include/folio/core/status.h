@@ -25,6 +25,7 @@ enum class Code {
   kUnavailable,       // a dependency (NATS, disk) is down; retry later
   kDeadlineExceeded,
   kNoSpace,           // the disk is full; nothing was written; retry once space returns
+  kDataLoss,          // stored data is damaged (a checksum failed); retrying will not help
   kInternal,          // a bug or an unexpected system error
 };
 
@@ -45,6 +46,7 @@ class [[nodiscard]] Status {
   static Status Unauthenticated(std::string m) { return {Code::kUnauthenticated, std::move(m)}; }
   static Status PermissionDenied(std::string m) { return {Code::kPermissionDenied, std::move(m)}; }
   static Status NoSpace(std::string m) { return {Code::kNoSpace, std::move(m)}; }
+  static Status DataLoss(std::string m) { return {Code::kDataLoss, std::move(m)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -65,7 +65,8 @@ struct Request {
 
 // The HTTP status for a Status code: the one mapping every service uses
 // (400 invalid_argument, 401, 403, 404, 409, 413 too_large, 503
-// unavailable, 504 deadline_exceeded, 507 no_space, 500 internal).
+// unavailable, 504 deadline_exceeded, 507 no_space, 500 internal and
+// data_loss).
 // REQUIRES: code != Code::kOk.
 int HttpStatusFor(Code code);
 

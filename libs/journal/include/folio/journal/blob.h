@@ -41,14 +41,18 @@ class BlobWriter {
 
   // Adds bytes at the end of the blob. Full blocks are written to the journal
   // at once (not synced); the rest is buffered. Fails with kTooLarge past
-  // Options::max_blob_bytes, kUnavailable on a disk error (sticky: the
-  // journal refuses writes until reopened), kInvalidArgument after
-  // Commit/Abort or on a moved-from writer.
+  // Options::max_blob_bytes, kNoSpace when the disk is full (the failed
+  // write is undone and the journal stays writable; abort this writer),
+  // kUnavailable on any other disk error (sticky: the journal refuses writes
+  // until reopened), kInvalidArgument after Commit/Abort or on a moved-from
+  // writer.
   Status Append(std::string_view data);
   // Writes the commit record and returns after it is durable (group commit:
   // one fdatasync may cover many writers). On OK the blob replaces any blob
   // of the same key atomically. On error the blob is not visible now; after a
-  // crash it is either absent or complete (never partial).
+  // crash it is either absent or complete (never partial). kNoSpace: the disk
+  // is full; nothing of the commit was kept (not even after a crash) and the
+  // journal stays writable.
   // REQUIRES: not yet committed or aborted.
   Status Commit();
   // Forgets the blob; blocks already written become garbage for compaction.
@@ -78,7 +82,7 @@ class BlobReader {
 
   // Replaces *out with bytes [offset, offset + n) of the blob, fewer at its
   // end (offset == size gives ""). Fails with kInvalidArgument if
-  // offset > size, kInternal ("checksum mismatch ...") if a block fails its
+  // offset > size, kDataLoss ("checksum mismatch ...") if a block fails its
   // CRC or does not belong to this blob, kUnavailable on an I/O error. On
   // error *out is empty. The last verified block is cached, so sequential
   // reads in small pieces verify each block once.

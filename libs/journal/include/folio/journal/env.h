@@ -12,7 +12,9 @@
 // Concurrent WriteAt calls on one File must not overlap (the journal writes
 // under its append lock).
 //
-// Errors: kUnavailable with the path and strerror; a short write is an error.
+// Errors: kNoSpace when the disk (or a quota) is full (ENOSPC, EDQUOT),
+// otherwise kUnavailable, with the path and strerror; a short write is an
+// error (the bytes before it may be in the file).
 #pragma once
 
 #include <cstddef>

@@ -108,12 +108,13 @@ class Journal {
   // Starts a streaming blob. kInvalidArgument for a bad key or meta,
   // kUnavailable after a disk error.
   Result<BlobWriter> BeginBlob(std::string_view key, std::string_view meta);
-  // BeginBlob + Append(data) + Commit, without copying data.
+  // BeginBlob + Append(data) + Commit, without copying data. kNoSpace when
+  // the disk is full (nothing kept; the next write is tried again for real).
   Status Put(std::string_view key, std::string_view meta, std::string_view data);
   // The current blob of key, or kNotFound.
   Result<BlobReader> Get(std::string_view key) const;
   // Writes a tombstone; durable on return. kNotFound (nothing written) if
-  // the key is absent.
+  // the key is absent; kNoSpace (nothing written) if the disk is full.
   Status Delete(std::string_view key);
   // Live blobs whose key starts with prefix and sorts after `after` (""
   // = from the start), in key order, at most limit (1..100000).
@@ -128,6 +129,10 @@ class Journal {
 
   Stats stats() const;
   const std::string& dir() const;
+  // OK while the journal takes writes; after a write or sync failed in a
+  // way that is sticky, the kUnavailable error every write now gets (until
+  // reopened). A full disk never shows here: it is not sticky.
+  Status WriteError() const;
 
  private:
   explicit Journal(std::shared_ptr<internal::JournalImpl> impl);

@@ -4,7 +4,9 @@
 // foreign keys on, 5 s busy timeout). Stmt owns one prepared statement.
 // Threading: a Db and its Stmts belong to one thread at a time (SQLite's
 // serialized mode makes misuse safe, not fast); ingest uses its writer thread.
-// Every failure is a Status whose message names the statement's purpose.
+// Every failure is a Status whose message names the statement's purpose:
+// kNoSpace when the disk (or a quota) is full (SQLITE_FULL; the statement
+// kept nothing: roll the transaction back), kInternal otherwise.
 #pragma once
 
 #include <cstdint>
@@ -69,8 +71,9 @@ class Db {
   // time with a pause_ms sleep between steps so writers on other
   // connections keep going. If another connection writes meanwhile, the
   // copy restarts (SQLite's rule), so the result is the state at one
-  // commit. kInvalidArgument if dest_path exists; kUnavailable if it cannot
-  // be created or a step keeps failing (the partial file is removed).
+  // commit. kInvalidArgument if dest_path exists; kNoSpace if the disk is
+  // full, kUnavailable if it cannot be created or a step keeps failing (the
+  // partial file is removed either way).
   // REQUIRES: pages_per_step > 0.
   Status BackupTo(const std::string& dest_path, int pages_per_step = 256, int pause_ms = 5);
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace folio::testing {
@@ -68,6 +69,35 @@ class NatsServer {
   int monitor_port_ = 0;  // HTTP monitoring, polled for JetStream readiness
   Process* proc_ = nullptr;
 };
+
+// A tmpfs of `bytes` mounted at `dir` (created if missing): a small disk a
+// test can fill. Mounting needs root or CAP_SYS_ADMIN; where it is not
+// permitted, mounted() is false and error() says why (the test skips). The
+// destructor unmounts (lazily if a process still has a file open), also
+// when a check failed.
+class TmpfsMount {
+ public:
+  TmpfsMount(std::string dir, uint64_t bytes);
+  ~TmpfsMount();
+  TmpfsMount(const TmpfsMount&) = delete;
+  TmpfsMount& operator=(const TmpfsMount&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::string error_;
+  bool mounted_ = false;
+};
+
+// Writes a file at `path` until its file system is full (ENOSPC); returns
+// the bytes written. Remove the file to give the space back.
+uint64_t FillDisk(const std::string& path);
+
+// Flips one bit of the first byte of `needle` inside the file at `path`.
+// False (nothing changed) unless needle occurs there exactly once.
+bool FlipByteOf(const std::string& path, std::string_view needle);
 
 // Polls GET url until it answers `status` or timeout_ms passes.
 bool WaitForHttp(const std::string& url, int status = 200, int timeout_ms = 10000);
