@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
     if (!e.deleted) {
       bus::PageRecord rec;
       Status s = bus::DecodePageRecord(e.value, &rec);
-      auto built = s.ok() ? edge::BuildPage(rec) : Result<std::shared_ptr<const edge::Page>>(s);
+      auto built = s.ok() ? edge::BuildPage(rec, url) : Result<std::shared_ptr<const edge::Page>>(s);
       if (!built.ok()) {
         bad_records.Increment();
         log::Warn("skipping bad page record", {{"site", entry_site}, {"url", url}, {"error", built.status().message()}});

@@ -2,24 +2,30 @@
 
 #include "folio/core/gzip.h"
 #include "folio/core/time.h"
+#include "folio/http/attachment.h"
 #include "folio/http/server.h"
 #include "folio/site/csp.h"
 
 namespace folio::edge {
 namespace {
 
+constexpr std::string_view kAssetPrefix = "/assets/";
+
 std::string StatusLine(int status) {
   return "HTTP/1.1 " + std::to_string(status) + " " + std::string(http::ReasonPhrase(status)) + "\r\n";
 }
 
-std::string CommonHeaders(const bus::PageRecord& rec, std::string_view etag) {
+// `extra`: more header lines ("Name: value\r\n"), e.g. Content-Disposition.
+std::string CommonHeaders(const bus::PageRecord& rec, std::string_view etag, std::string_view csp,
+                          std::string_view extra) {
   std::string h;
   h += "ETag: " + std::string(etag) + "\r\n";
   if (rec.last_modified_s > 0) h += "Last-Modified: " + HttpDate(rec.last_modified_s) + "\r\n";
   h += "Cache-Control: " + (rec.cache_control.empty() ? std::string("public, max-age=0, must-revalidate") : rec.cache_control) + "\r\n";
   h += "Vary: Accept-Encoding\r\n";
   if (!rec.location.empty()) h += "Location: " + rec.location + "\r\n";
-  for (const auto& [name, value] : SecurityHeaders(rec.csp)) h += name + ": " + value + "\r\n";
+  for (const auto& [name, value] : SecurityHeaders(csp)) h += name + ": " + value + "\r\n";
+  h += extra;
   return h;
 }
 
@@ -53,21 +59,29 @@ std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_vie
           {"X-Frame-Options", "SAMEORIGIN"}};
 }
 
-Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec) {
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url) {
   if (!IsHeaderValue(rec.csp)) return Status::Invalid("page record: csp has control characters");
+  std::string content_type = rec.content_type, extra;
+  std::string_view csp = rec.csp;
+  if (url.starts_with(kAssetPrefix)) {
+    http::AttachmentHeaders a = http::AttachmentHeadersFor(url.substr(url.rfind('/') + 1), rec.content_type);
+    content_type = std::move(a.content_type);
+    if (!a.disposition.empty()) extra = "Content-Disposition: " + a.disposition + "\r\n";
+    if (csp.empty()) csp = http::kUntrustedCsp;
+  }
   auto p = std::make_shared<Page>();
   p->status = rec.status;
   if (Status s = GzipDecompress(rec.body_gzip, &p->body); !s.ok()) return s;
   p->body_gzip = rec.body_gzip;
   p->etag = rec.etag;
   p->etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
-  std::string ct = "Content-Type: " + rec.content_type + "\r\n";
+  std::string ct = "Content-Type: " + content_type + "\r\n";
   p->head = StatusLine(rec.status) + ct + "Content-Length: " + std::to_string(p->body.size()) + "\r\n" +
-            CommonHeaders(rec, p->etag);
+            CommonHeaders(rec, p->etag, csp, extra);
   p->head_gzip = StatusLine(rec.status) + ct + "Content-Encoding: gzip\r\nContent-Length: " +
-                 std::to_string(p->body_gzip.size()) + "\r\n" + CommonHeaders(rec, p->etag_gzip);
-  p->head_304 = StatusLine(304) + CommonHeaders(rec, p->etag);
-  p->head_304_gzip = StatusLine(304) + CommonHeaders(rec, p->etag_gzip);
+                 std::to_string(p->body_gzip.size()) + "\r\n" + CommonHeaders(rec, p->etag_gzip, csp, extra);
+  p->head_304 = StatusLine(304) + CommonHeaders(rec, p->etag, csp, extra);
+  p->head_304_gzip = StatusLine(304) + CommonHeaders(rec, p->etag_gzip, csp, extra);
   return std::shared_ptr<const Page>(std::move(p));
 }
 

@@ -31,8 +31,13 @@ struct Page {
 };
 
 // Builds a Page from a record (inflates the body once). kInvalidArgument if
-// the gzip body is corrupt or the csp is no header value.
-Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec);
+// the gzip body is corrupt or the csp is no header value. `url` is the
+// record's decoded URL path: an attachment published as a page record (under
+// /assets/, ingest without --storage) is served like one from storage
+// (http/attachment.h): its Content-Type and Content-Disposition follow
+// AttachmentHeadersFor, and a record without a policy gets
+// http::kUntrustedCsp rather than the page default.
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url = "");
 // The security headers every page answer carries: Content-Security-Policy
 // (`csp`, or site::PageCsp() if empty), X-Content-Type-Options: nosniff,
 // X-Frame-Options: SAMEORIGIN.

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "folio/core/gzip.h"
+#include "folio/http/attachment.h"
 #include "folio/site/csp.h"
 
 using namespace folio;
@@ -73,4 +74,34 @@ TEST_CASE("page: every head carries the record's CSP, or the strict default, wit
   has_all(*BuiltinNotFoundPage(), site::PageCsp());
   rec.csp = "default-src 'none'\r\nSet-Cookie: a=b";  // would smuggle a header
   CHECK(BuildPage(rec).status().code() == Code::kInvalidArgument);
+}
+
+TEST_CASE("page: an attachment published as a page record is served like one from storage (issue 9, item 2)") {
+  bus::PageRecord rec;
+  rec.content_type = "image/svg+xml";
+  rec.etag = "\"svg\"";
+  rec.body_gzip = GzipCompress("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>");
+  auto svg = BuildPage(rec, "/assets/0123456789abcdef/evil.svg");
+  REQUIRE(svg.ok());
+  for (const std::string* head : {&(*svg)->head, &(*svg)->head_gzip, &(*svg)->head_304, &(*svg)->head_304_gzip}) {
+    CHECK(head->find("\r\nContent-Security-Policy: " + std::string(http::kUntrustedCsp) + "\r\n") != std::string::npos);
+    CHECK(head->find("\r\nX-Content-Type-Options: nosniff\r\n") != std::string::npos);
+    CHECK(head->find("\r\nContent-Disposition: attachment; filename=\"evil.svg\"\r\n") != std::string::npos);
+  }
+  // An image stays inline; HTML bytes named .png are served as a PNG download.
+  rec.content_type = "image/png";
+  auto png = BuildPage(rec, "/assets/0123456789abcdef/pic.png");
+  REQUIRE(png.ok());
+  CHECK((*png)->head.find("Content-Disposition") == std::string::npos);
+  CHECK((*png)->head.find("\r\nContent-Type: image/png\r\n") != std::string::npos);
+  rec.content_type = "text/html";
+  auto lying = BuildPage(rec, "/assets/0123456789abcdef/cat.png");
+  REQUIRE(lying.ok());
+  CHECK((*lying)->head.find("\r\nContent-Type: image/png\r\n") != std::string::npos);
+  CHECK((*lying)->head.find("\r\nContent-Disposition: attachment; filename=\"cat.png\"\r\n") != std::string::npos);
+  // A note page's record is untouched by this.
+  rec.content_type = "text/html; charset=utf-8";
+  auto note = BuildPage(rec, "/assets-guide");
+  REQUIRE(note.ok());
+  CHECK((*note)->head.find("Content-Disposition") == std::string::npos);
 }

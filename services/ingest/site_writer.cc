@@ -495,7 +495,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
         continue;
       }
       if (!taken.count(m->url)) {
-        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, site::AttachmentCsp(), att_bytes[k]->data, now_s);
+        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, std::string(http::kUntrustedCsp), att_bytes[k]->data, now_s);
         taken.insert(m->url);
       }
       c.attachments.push_back({*m, att_bytes[k]->data});

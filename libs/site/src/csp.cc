@@ -77,11 +77,6 @@ std::string NotePageCsp(const NotePage& p) {
   return Policy(script, "'self' 'unsafe-inline'");
 }
 
-const std::string& AttachmentCsp() {
-  static const std::string csp = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
-  return csp;
-}
-
 Status CheckMermaidSource(std::string_view url, std::string_view integrity) {
   if (url.empty()) {
     if (!integrity.empty()) return Status::Invalid("--mermaid-integrity is set but --mermaid-url is empty");

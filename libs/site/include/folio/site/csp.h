@@ -32,9 +32,6 @@ namespace folio::site {
 const std::string& PageCsp();
 // The policy of a note page as AssembleNotePage(p) writes it.
 std::string NotePageCsp(const NotePage& p);
-// Raw attachments published as page records (no --storage): no script, no
-// plugins, sandboxed; inline styles kept for SVG.
-const std::string& AttachmentCsp();
 
 // A CSP hash source for an inline script's text: "'sha256-<base64>'".
 std::string ScriptHashSource(std::string_view script);
