@@ -425,6 +425,73 @@ std::string CrawlPath(const std::string& origin, const std::string& link) {
   return path;
 }
 
+// From the manifest: each note's URL with its labels, each attachment's URL.
+void ReadManifest(Cluster& c, const std::map<std::string, std::string>& labels_by_path,
+                  std::map<std::string, std::string>* notes, std::set<std::string>* assets) {
+  auto manifest = c.Manifest();
+  INFO("manifest: ", manifest.status, " ", manifest.body);
+  REQUIRE(manifest.status == 200);
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(manifest.body);
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(padded).get(doc) == simdjson::SUCCESS);
+  for (const char* list : {"notes", "attachments"}) {
+    simdjson::dom::array arr;
+    REQUIRE(doc[list].get_array().get(arr) == simdjson::SUCCESS);
+    for (auto e : arr) {
+      std::string_view path, url;
+      REQUIRE(e["path"].get_string().get(path) == simdjson::SUCCESS);
+      REQUIRE(e["url"].get_string().get(url) == simdjson::SUCCESS);
+      if (std::string_view(list) == "notes") {
+        auto it = labels_by_path.find(std::string(path));
+        (*notes)[std::string(url)] = it == labels_by_path.end() ? "" : it->second;
+      } else {
+        assets->insert(c.edge_url() + PercentEncodePath(url));
+      }
+    }
+  }
+}
+
+// Loads pages one after another and collects what must fail the test.
+class Sweep {
+ public:
+  // kPage: folio's HTML; anything injected in its DOM counts, ran or not.
+  // kFeed: XML folio writes; may be a download. kAttachment: the author's
+  // bytes served as they are, so only script that runs counts (the defence
+  // there is how they are served: type, CSP, disposition); may be a download.
+  enum class Kind { kPage, kFeed, kAttachment };
+
+  Sweep(Browser* browser, std::string origin) : browser_(browser), origin_(std::move(origin)) {}
+
+  // `path_or_url`: a path on the origin, or an absolute URL.
+  Seen Load(const std::string& path_or_url, Kind kind) {
+    std::string url = path_or_url.rfind("http", 0) == 0 ? path_or_url : origin_ + path_or_url;
+    Seen s = Check(*browser_, url);
+    ++loads_;
+    std::vector<std::string> bad;
+    for (const auto& f : s.fired) {
+      if (kind != Kind::kAttachment || f.rfind("ran: ", 0) == 0 || f.rfind("load failed", 0) == 0) bad.push_back(f);
+    }
+    if (!bad.empty()) failures_.push_back(url + "\n" + Join(bad));
+    if (s.downloaded && kind == Kind::kPage) failures_.push_back(url + "\n    was not rendered (download)\n");
+    if (s.downloaded || s.status != 200) {
+      outcomes_.push_back(url.substr(origin_.size()) + (s.downloaded ? " downloaded" : " " + std::to_string(s.status)));
+    }
+    return s;
+  }
+
+  size_t loads() const { return loads_; }
+  const std::vector<std::string>& failures() const { return failures_; }
+  // Pages that did not answer 200, and attachments Chromium downloaded.
+  const std::vector<std::string>& outcomes() const { return outcomes_; }
+
+ private:
+  Browser* browser_;
+  std::string origin_;
+  size_t loads_ = 0;
+  std::vector<std::string> failures_, outcomes_;
+};
+
 Browser& SharedBrowser() {
   static Browser browser;
   return browser;
@@ -526,29 +593,8 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
   labels_by_path["Html attachments.md"] = "[html]\n";
   std::map<std::string, std::string> notes;  // URL -> its labels, one a line
   std::set<std::string> assets;            // absolute URLs
-  {
-    auto manifest = c.Manifest();
-    INFO("manifest: ", manifest.status, " ", manifest.body);
-    REQUIRE(manifest.status == 200);
-    simdjson::dom::parser parser;
-    simdjson::padded_string padded(manifest.body);
-    simdjson::dom::element doc;
-    REQUIRE(parser.parse(padded).get(doc) == simdjson::SUCCESS);
-    for (const char* list : {"notes", "attachments"}) {
-      simdjson::dom::array arr;
-      REQUIRE(doc[list].get_array().get(arr) == simdjson::SUCCESS);
-      for (auto e : arr) {
-        std::string_view path, url;
-        REQUIRE(e["path"].get_string().get(path) == simdjson::SUCCESS);
-        REQUIRE(e["url"].get_string().get(url) == simdjson::SUCCESS);
-        if (std::string_view(list) == "notes") {
-          notes[std::string(url)] = labels_by_path[std::string(path)];
-        } else {
-          assets.insert(c.edge_url() + PercentEncodePath(url));
-        }
-      }
-    }
-  }
+  ReadManifest(c, labels_by_path, &notes, &assets);
+  CHECK(assets.size() == 7);  // 3 from the CLI, 4 from the JSON push
   CHECK(notes.size() == labels_by_path.size());
   for (const auto& [url, labels] : notes) {
     auto page = c.WaitForPage(PercentEncodePath(url), 200, "", 20000);
@@ -564,29 +610,8 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
   INFO(browser.status().message());
   REQUIRE(browser.status().ok());
   const std::string origin = c.edge_url();
-  std::vector<std::string> outcomes;  // non-200 pages and attachments, for the log
-  std::vector<std::string> failures;
-  size_t loads = 0;
-  // kPage: folio's HTML; anything injected in its DOM counts, ran or not.
-  // kFeed: XML folio writes; may be a download. kAttachment: the author's
-  // bytes served as they are, so only script that runs counts (the defence
-  // there is how they are served: type, CSP, disposition); may be a download.
-  enum class Kind { kPage, kFeed, kAttachment };
-  auto check = [&](const std::string& path_or_url, Kind kind) -> Seen {
-    std::string url = path_or_url.rfind("http", 0) == 0 ? path_or_url : origin + path_or_url;
-    Seen s = Check(browser, url);
-    ++loads;
-    std::vector<std::string> bad;
-    for (const auto& f : s.fired) {
-      if (kind != Kind::kAttachment || f.rfind("ran: ", 0) == 0 || f.rfind("load failed", 0) == 0) bad.push_back(f);
-    }
-    if (!bad.empty()) failures.push_back(url + "\n" + Join(bad));
-    if (s.downloaded && kind == Kind::kPage) failures.push_back(url + "\n    was not rendered (download)\n");
-    if (s.downloaded || s.status != 200) {
-      outcomes.push_back(url.substr(origin.size()) + (s.downloaded ? " downloaded" : " " + std::to_string(s.status)));
-    }
-    return s;
-  };
+  Sweep sweep(&browser, origin);
+  using Kind = Sweep::Kind;
 
   // Pages: the notes, then everything they link to (listings, tags,
   // folders), breadth first.
@@ -595,7 +620,7 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
   std::set<std::string> visited;
   for (size_t i = 0; i < queue.size() && visited.size() < 300; ++i) {
     if (!visited.insert(queue[i]).second) continue;
-    Seen s = check(queue[i], Kind::kPage);
+    Seen s = sweep.Load(queue[i], Kind::kPage);
     for (const auto& a : s.assets) assets.insert(a);
     for (const auto& l : s.links) {
       std::string p = CrawlPath(origin, l);
@@ -615,38 +640,38 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
   // Aliases answer with a redirect page to their note.
   for (const std::string& alias : {"<img src=x onerror=" + Js("a1") + ">", "\"><svg onload=" + Js("a2") + ">",
                                    JsUrl("a3")}) {
-    check(PercentEncodePath("/" + markdown::SlugifySegment(alias)), Kind::kPage);
+    sweep.Load(PercentEncodePath("/" + markdown::SlugifySegment(alias)), Kind::kPage);
   }
   // Reflected input: the search page's query, the 404 page's path.
   for (const std::string& q : {"<script>" + Js("q1") + "</script>", "\"><img src=x onerror=" + Js("q2") + ">",
                                JsUrl("q3"), "';" + Js("q4") + ";//", "</script><script>" + Js("q5") + "</script>",
                                std::string("onerror"), std::string("script"), std::string("xss fired"),
                                std::string("javascript")}) {
-    check("/search?q=" + PercentEncodePath(q), Kind::kPage);
+    sweep.Load("/search?q=" + PercentEncodePath(q), Kind::kPage);
     // The fragment the page's live search inserts into the DOM (as nodes, so
     // an injected handler would run there too).
-    check("/search?fragment=1&q=" + PercentEncodePath(q), Kind::kPage);
+    sweep.Load("/search?fragment=1&q=" + PercentEncodePath(q), Kind::kPage);
   }
   for (const std::string& p : {"/<script>" + Js("n1") + "</script>", "/\"><img src=x onerror=" + Js("n2") + ">",
                                "/" + JsUrl("n3")}) {
-    Seen s = check(PercentEncodePath(p), Kind::kPage);
+    Seen s = sweep.Load(PercentEncodePath(p), Kind::kPage);
     CHECK_MESSAGE(s.status == 404, p, " answered ", s.status);
   }
-  check("/rss.xml", Kind::kFeed);
-  check("/sitemap.xml", Kind::kFeed);
-  // Every attachment the pages reference, opened directly.
-  CHECK_MESSAGE(assets.size() >= 8, "too few attachment URLs found: ", assets.size());
-  for (const auto& a : assets) check(a, Kind::kAttachment);
+  sweep.Load("/rss.xml", Kind::kFeed);
+  sweep.Load("/sitemap.xml", Kind::kFeed);
+  // Every attachment (the manifest's and any other the pages reference),
+  // opened directly.
+  for (const auto& a : assets) sweep.Load(a, Kind::kAttachment);
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::printf("xss: %zu loads (%zu pages crawled, %zu attachments) in %.1f s; pages:\n", loads, visited.size(),
-              assets.size(), seconds);
+  std::printf("xss: %zu loads (%zu pages crawled, %zu attachments) in %.1f s; pages:\n", sweep.loads(),
+              visited.size(), assets.size(), seconds);
   for (const auto& p : visited) std::printf("  %s\n", p.c_str());
   std::printf("not 200 or not rendered:\n");
-  for (const auto& o : outcomes) std::printf("  %s\n", o.c_str());
+  for (const auto& o : sweep.outcomes()) std::printf("  %s\n", o.c_str());
   std::fflush(stdout);
   std::string report;
-  for (const auto& f : failures) report += "  " + f;
-  CHECK_MESSAGE(failures.empty(), failures.size(), " page(s) ran or carry injected script:\n", report);
+  for (const auto& f : sweep.failures()) report += "  " + f;
+  CHECK_MESSAGE(sweep.failures().empty(), sweep.failures().size(), " page(s) ran or carry injected script:\n", report);
 }
