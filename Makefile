@@ -2,12 +2,16 @@
 #   make run   install what is missing, build, start NATS + ingest + edge,
 #              publish examples/vault and print the URL to open (Ctrl-C stops)
 #   make test  build and run every test (unit + integration)
+#   make fuzz  build the libFuzzer targets with clang into build-fuzz and run
+#              each for FUZZ_SECONDS (default 60; tests/fuzz/README.md)
 MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps build test run bench clean asan
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps build test run bench clean asan fuzz
 
 all: build
 
@@ -24,6 +28,11 @@ test: build
 asan:
 	@$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Debug -DFOLIO_SANITIZE=ON"
 
+fuzz: deps
+	@CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOLIO_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz --target fuzz -j $(JOBS)
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
 run: build
 	@bash scripts/run-local.sh $(BUILD)
 
@@ -35,4 +44,4 @@ bench: build
 	@QUICK=1 bash loadtest/search-bench.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

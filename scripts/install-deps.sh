@@ -8,6 +8,7 @@ PKGS=(
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
+  clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
 )
 # Benchmarks only (make bench): load generator and the nginx anchor.
 if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light fio); fi

@@ -25,12 +25,10 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "../integration/cluster.h"
 #include "browser.h"
-#include "folio/http/loop.h"
-#include "folio/http/server.h"
+#include "page_server.h"
 
 using namespace folio;
 using namespace folio::it;
@@ -206,53 +204,34 @@ std::string ArtifactsDir() {
 // Pages that break the rules, served by libs/http, to prove the checks bite.
 class BadPages {
  public:
-  explicit BadPages(std::map<std::string, std::string> raw = {}) {
-    for (auto& [path, body] : raw) pages_[path] = Html(body);
-    pages_["/clean"] = Html("<p>clean</p>");
-    pages_["/console-error"] = Html("<script>console.error('deliberate')</script>");
-    pages_["/throws"] = Html("<script>throw new Error('deliberate throw')</script>");
-    pages_["/handler-throws"] = Html("<img src=\"\" onerror=\"undefinedFunction()\">");
-    pages_["/missing-image"] = Html("<img src=\"/no-such-image.png\" alt=\"\">");
-    pages_["/pwned-title"] = Html("<script>document.title='PWNED-x'</script>");
-    pages_["/pwned-attr"] = Html("<img src=\"\" onerror=\"document.body.setAttribute('data-pwned','1')\">");
-    pages_["/pwned-log"] = Html("<script>console.log('PWNED quietly')</script>");
-    pages_["/alert"] = Html("<script>alert('PWNED')</script>");
-    pages_["/refresh"] = Html("<meta http-equiv=\"refresh\" content=\"0;url=/clean\">");
-    pages_["/js-link"] = Html("<a href=\" java&#x09;script:void(0)\">inert until clicked</a>");
-    pages_["/scheme"] = Html(
-        "<style>body{background:#fff}@media (prefers-color-scheme:dark){body{background:#111}}</style>"
-        "<script>document.title=matchMedia('(prefers-color-scheme: dark)').matches?'DARK':'LIGHT'</script>");
-    router_.Fallback([this](const http::Request& req, http::Responder r) {
-      http::Response resp;
-      auto it = pages_.find(std::string(req.path));
-      resp.status = it == pages_.end() ? 404 : 200;
-      resp.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
-      resp.body = it == pages_.end() ? Html("<h1>not found</h1>") : it->second;
-      r.Send(std::move(resp));
-    });
-    server_ = std::make_unique<http::Server>(&loop_, &router_);
-    REQUIRE(server_->Listen("127.0.0.1", 0).ok());
-    thread_ = std::thread([this] { loop_.Run(); });
-  }
-  ~BadPages() {
-    loop_.Stop();
-    thread_.join();
-    server_.reset();
-  }
-  std::string Url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(server_->port()) + path;
-  }
+  explicit BadPages(const std::map<std::string, std::string>& raw = {})
+      : server_(Pages(raw), {404, "text/html; charset=utf-8", Html("<h1>not found</h1>")}) {}
+  std::string Url(const std::string& path) const { return server_.Url(path); }
 
  private:
-  static std::string Html(const std::string& body) {
-    return "<!doctype html><html><head><meta charset=\"utf-8\"><title>t</title>"
-           "<link rel=\"icon\" href=\"data:,\"></head><body>" + body + "</body></html>";
+  static std::string Html(const std::string& body) { return folio::e2e::HtmlDocument(body); }
+  static std::map<std::string, folio::e2e::FixedResponse> Pages(const std::map<std::string, std::string>& raw) {
+    std::map<std::string, std::string> pages;
+    for (auto& [path, body] : raw) pages[path] = Html(body);
+    pages["/clean"] = Html("<p>clean</p>");
+    pages["/console-error"] = Html("<script>console.error('deliberate')</script>");
+    pages["/throws"] = Html("<script>throw new Error('deliberate throw')</script>");
+    pages["/handler-throws"] = Html("<img src=\"\" onerror=\"undefinedFunction()\">");
+    pages["/missing-image"] = Html("<img src=\"/no-such-image.png\" alt=\"\">");
+    pages["/pwned-title"] = Html("<script>document.title='PWNED-x'</script>");
+    pages["/pwned-attr"] = Html("<img src=\"\" onerror=\"document.body.setAttribute('data-pwned','1')\">");
+    pages["/pwned-log"] = Html("<script>console.log('PWNED quietly')</script>");
+    pages["/alert"] = Html("<script>alert('PWNED')</script>");
+    pages["/refresh"] = Html("<meta http-equiv=\"refresh\" content=\"0;url=/clean\">");
+    pages["/js-link"] = Html("<a href=\" java&#x09;script:void(0)\">inert until clicked</a>");
+    pages["/scheme"] = Html(
+        "<style>body{background:#fff}@media (prefers-color-scheme:dark){body{background:#111}}</style>"
+        "<script>document.title=matchMedia('(prefers-color-scheme: dark)').matches?'DARK':'LIGHT'</script>");
+    std::map<std::string, folio::e2e::FixedResponse> out;
+    for (auto& [path, html] : pages) out[path] = {200, "text/html; charset=utf-8", html};
+    return out;
   }
-  std::map<std::string, std::string> pages_;
-  http::Loop loop_;
-  http::Router router_;
-  std::unique_ptr<http::Server> server_;
-  std::thread thread_;
+  folio::e2e::PageServer server_;
 };
 
 // Vectors of XSS.md that run script on load in Chromium when not sanitised

@@ -2,8 +2,7 @@
 // (in reads of varying size, one request at a time, buffer compacted between
 // requests; when bodies stream, consumed body bytes dropped after each piece). Checks that every view and
 // piece lies inside the bytes it must, and that limits hold.
-// Build (clang): cmake --build B --target http_request_fuzz
-// Run: ./B/bin/http_request_fuzz libs/http/fuzz/corpus
+// Seeds: tests/fuzz/corpus/http_request_fuzz; build and run: tests/fuzz/README.md.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

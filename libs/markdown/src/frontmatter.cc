@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "folio/core/text.h"
+#include "folio/core/utf8.h"
 
 namespace folio::markdown {
 
@@ -50,6 +51,22 @@ void AddSplit(std::string_view s, bool strip_hash, std::vector<std::string>* out
   }
 }
 
+// The scalar's text as valid UTF-8. yaml-cpp (0.7) decodes the escapes "\N"
+// and "\_" to the single bytes 0x85 and 0xA0 instead of U+0085 and U+00A0
+// (found by fuzzing: tests/fuzz/regressions/markdown_frontmatter_fuzz/);
+// a byte that is not part of a valid sequence is taken as that code point.
+std::string ScalarText(const YAML::Node& node) {
+  const std::string& s = node.Scalar();
+  if (IsValidUtf8(s)) return s;
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    size_t at = i;
+    uint32_t cp = DecodeUtf8(s, &i);
+    AppendUtf8(cp == kBadCodePoint ? static_cast<unsigned char>(s[at]) : cp, &out);
+  }
+  return out;
+}
+
 // A list field: a YAML sequence of scalars, or one scalar. `split` splits the
 // scalar form (and each item) on commas/spaces, as for tags and cssclasses.
 void ReadList(const YAML::Node& node, bool split, bool strip_hash, std::vector<std::string>* out) {
@@ -62,15 +79,15 @@ void ReadList(const YAML::Node& node, bool split, bool strip_hash, std::vector<s
   };
   if (node.IsSequence()) {
     for (const auto& item : node) {
-      if (item.IsScalar()) add(item.Scalar());
+      if (item.IsScalar()) add(ScalarText(item));
     }
   } else if (node.IsScalar()) {
-    add(node.Scalar());
+    add(ScalarText(node));
   }
 }
 
 void ReadScalar(const YAML::Node& node, std::string* out) {
-  if (out->empty() && node.IsScalar()) *out = Trim(node.Scalar());
+  if (out->empty() && node.IsScalar()) *out = Trim(ScalarText(node));
 }
 
 // YAML booleans (true/false/yes/no/on/off); nullopt-like `fallback` otherwise.

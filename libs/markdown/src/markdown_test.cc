@@ -2,6 +2,7 @@
 // sanitiser and the XSS corpus: sanitize_test.cc.
 #include <doctest/doctest.h>
 
+#include "folio/core/text.h"
 #include "folio/markdown/frontmatter.h"
 #include "folio/markdown/links.h"
 #include "folio/markdown/slug.h"
@@ -100,6 +101,15 @@ TEST_CASE("frontmatter: publish and draft") {
   CHECK(ParseFrontmatter("---\ndraft: true\n---\n").publish == false);
   CHECK(ParseFrontmatter("---\ndraft: no\n---\n").publish == true);
   CHECK(ParseFrontmatter("no frontmatter").publish == true);
+}
+
+TEST_CASE("frontmatter: YAML escapes \\N and \\_ give valid UTF-8 (found by fuzzing)") {
+  auto fm = ParseFrontmatter("---\ntitle: \"a\\Nb\\_c\"\naliases: [\"\\N\"]\ntags: \"x\\_y\"\n---\n");
+  CHECK(fm.error == "");
+  CHECK(fm.title == "a\u0085b\u00a0c");
+  CHECK(folio::IsValidUtf8(fm.title));
+  CHECK(fm.aliases == std::vector<std::string>{"\u0085"});
+  CHECK(fm.tags == std::vector<std::string>{"x\u00a0y"});
 }
 
 TEST_CASE("frontmatter: absent, CRLF, dots, empty") {

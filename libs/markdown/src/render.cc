@@ -77,6 +77,9 @@ void Renderer::Run(std::string_view body) {
   sanitizer_.CloseAll(&html());
   AppendFootnotes();
   text().erase(text().find_last_not_of(" \t\r\n") + 1);
+  // An empty heading at the very end starts past the trimmed text (fuzzing,
+  // tests/fuzz/regressions/markdown_render_fuzz/empty-trailing-heading).
+  for (Heading& h : result_->headings) h.text_offset = std::min(h.text_offset, text().size());
   if (result_->title.empty()) result_->title = first_h1_;
 }
 

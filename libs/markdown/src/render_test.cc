@@ -73,6 +73,13 @@ TEST_CASE("render: headings get de-duplicated ids") {
   CHECK(r.headings[2].id == "getting-started-1");
 }
 
+TEST_CASE("render: an empty heading at the end points inside the text (found by fuzzing)") {
+  auto r = Render("(\n#");
+  REQUIRE(r.headings.size() == 1);
+  CHECK(r.text == "(");
+  CHECK(r.headings[0].text_offset <= r.text.size());
+}
+
 TEST_CASE("render: lists, task lists, ordered start") {
   auto r = Render("- a\n- b\n\n3. x\n4. y\n\n- [ ] todo\n- [x] done\n");
   CHECK(Has(r.html, "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n"));
