@@ -566,8 +566,8 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
   // vectors must be inert without it.
   Cluster c({"--mermaid-url="}, /*start_services=*/false);
   c.StartStorage();
-  c.AddIngestArgs({"--storage", c.storage_url()});
-  c.AddEdgeArgs({"--storage", c.storage_url()});
+  c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddEdgeArgs(c.EdgeStorageArgs());
   c.StartIngest();
   c.StartEdge();
   c.StartSearch();  // search results show titles and snippets of the notes
