@@ -1,12 +1,10 @@
 // folio-storage as a real process on a real journal directory: the
 // content-addressed blob API (hash verified while streaming, Range, ETag,
-// 304, HEAD, DELETE, listing), named objects with retention, limits, and
-// durability across SIGKILL: every acknowledged PUT reads back identical; a
-// damaged blob answers an error status (never 200/206), a torn tail never
-// serves wrong bytes. Its tokens (issue 9): generated on the first start and
-// kept as hashes only, or given by flag, environment or file; an upload
-// refused for its token stores nothing. The full route x token matrix is in
-// tests/faults/auth_test.cc.
+// 304, HEAD, DELETE, listing), named objects with retention, limits. Its
+// tokens (issue 9): generated on the first start and kept as hashes only, or
+// given by flag, environment or file; an upload refused for its token stores
+// nothing. The full route x token matrix is in tests/faults/auth_test.cc;
+// crashes, damaged bytes and torn tails in tests/faults/storage_test.cc.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -21,123 +19,9 @@
 #include <sstream>
 #include <thread>
 
-#include "folio/core/hash.h"
-#include "folio/http/client.h"
-#include "folio/testing/testing.h"
+#include "storage_process.h"
 
-namespace folio {
-namespace {
-
-constexpr const char* kWrite = "write-token-for-tests";
-constexpr const char* kRead = "read-token-for-tests";
-
-class Storage {
- public:
-  // With tokens "" the flags are left out: storage generates its own.
-  explicit Storage(std::vector<std::string> extra = {}, std::string write = kWrite, std::string read = kRead,
-                   std::vector<std::string> env = {})
-      : port_(testing::FreePort()), extra_(std::move(extra)), env_(std::move(env)), token_(write) {
-    if (!write.empty()) extra_.insert(extra_.end(), {"--write-token", write});
-    if (!read.empty()) extra_.insert(extra_.end(), {"--read-token", read});
-    Start();
-  }
-  void Start() {
-    proc_.reset();
-    std::vector<std::string> argv{testing::BinPath("folio-storage"), "--listen", "127.0.0.1:" + std::to_string(port_),
-                                  "--data", data()};
-    argv.insert(argv.end(), extra_.begin(), extra_.end());
-    proc_ = std::make_unique<testing::Process>(argv, env_, dir_.path() + "/storage.log");
-    REQUIRE(testing::WaitForHttp(url() + "/readyz", 200, 10000));
-  }
-  void Kill() { proc_->Kill(); }
-  void Stop() { proc_->Stop(15); }  // a clean stop writes a checkpoint
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::string data() const { return dir_.path() + "/journal"; }
-  std::string Log() const {
-    std::ifstream in(dir_.path() + "/storage.log");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  // The token Do() sends (the write token unless changed).
-  void UseToken(std::string token) { token_ = std::move(token); }
-
-  http::ClientResponse Do(const std::string& method, const std::string& path, const std::string& body = "",
-                          std::vector<std::pair<std::string, std::string>> headers = {}) {
-    http::ClientRequest req;
-    req.method = method;
-    req.url = url() + path;
-    req.body = body;
-    req.headers = std::move(headers);
-    if (!token_.empty()) req.headers.emplace_back("Authorization", "Bearer " + token_);
-    auto r = http::Fetch(req);
-    return r.ok() ? *r : http::ClientResponse{};
-  }
-  http::ClientResponse Put(const std::string& data, const std::string& type = "image/png") {
-    return Do("PUT", "/blobs/sha256/" + Sha256Hex(data), data, {{"Content-Type", type}});
-  }
-
- private:
-  testing::TempDir dir_;
-  int port_;
-  std::vector<std::string> extra_, env_;
-  std::string token_;
-  std::unique_ptr<testing::Process> proc_;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-mode_t ModeOf(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 ? st.st_mode & 0777 : 0;
-}
-
-// Runs folio-storage to its exit (it must refuse to start); output in *out.
-int RunToExit(std::vector<std::string> args, std::string* out) {
-  std::string cmd = "'" + testing::BinPath("folio-storage") + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  out->clear();
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-std::string SegmentPath(const std::string& journal_dir) {
-  std::string only;
-  for (const auto& e : std::filesystem::directory_iterator(journal_dir)) {
-    if (e.path().filename().string().starts_with("segment-")) only = e.path().string();
-  }
-  return only;
-}
-
-double Metric(const std::string& text, const std::string& series) {
-  size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + series.size() + 2));
-}
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
-  }
-  return s;
-}
-
-}  // namespace
+namespace folio::it {
 
 TEST_CASE("storage: content-addressed blobs over HTTP") {
   Storage st;
@@ -244,127 +128,6 @@ TEST_CASE("storage: the blob size limit answers 413") {
   CHECK(st.Do("GET", "/blobs/sha256/" + Sha256Hex(data)).status == 404);
   CHECK(st.Put(RandomBytes(1000, 4)).status == 201);  // the server still works
 }
-
-TEST_CASE("storage: every acknowledged PUT survives SIGKILL, byte for byte") {
-  Storage st;
-  std::mt19937 rng(42);
-  std::vector<std::string> acked;
-  for (int round = 0; round < 3; ++round) {
-    std::atomic<bool> stop{false};
-    std::mutex mu;
-    std::vector<std::thread> writers;
-    for (int t = 0; t < 4; ++t) {
-      writers.emplace_back([&, t] {
-        for (int i = 0; !stop; ++i) {
-          std::string data = RandomBytes(1000 + (i * 7919 + t * 104729) % 300000, round * 100000 + t * 1000 + i);
-          auto r = st.Put(data, "application/octet-stream");
-          if (r.status == 201 || r.status == 200) {
-            std::lock_guard lock(mu);
-            acked.push_back(std::move(data));
-          }
-        }
-      });
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 300));
-    st.Kill();
-    stop = true;
-    for (auto& w : writers) w.join();
-    st.Start();
-  }
-  REQUIRE(acked.size() > 10);
-  for (const std::string& data : acked) {
-    auto r = st.Do("GET", "/blobs/sha256/" + Sha256Hex(data));
-    REQUIRE(r.status == 200);
-    CHECK(r.body == data);
-  }
-}
-
-// Issue 9, item 7: a blob whose bytes fail their checksum is answered an
-// error status before any status line claims 200/206, and is remembered as
-// damaged when the damage is found only after the headers went out.
-TEST_CASE("storage: a damaged blob is never announced as 200 or 206") {
-  Storage st;
-  const std::string small = RandomBytes(5000, 11);              // one commit record (inline)
-  const std::string first_bad = RandomBytes(3 << 20, 12);       // 3 blocks: damage in block 0
-  const std::string late_bad = RandomBytes((3 << 20) + 7, 13);  // damage in block 2
-  const std::string fine = RandomBytes(4000, 14);
-  for (const std::string* b : {&small, &first_bad, &late_bad, &fine}) REQUIRE(st.Put(*b).status == 201);
-  // A clean stop writes a checkpoint: after the flips the index still names
-  // the blobs (a scan would drop damaged records), so reads meet the damage.
-  st.Stop();
-  const std::string seg = SegmentPath(st.data());
-  REQUIRE(testing::FlipByteOf(seg, small.substr(2500, 32)));
-  REQUIRE(testing::FlipByteOf(seg, first_bad.substr(1000, 32)));
-  REQUIRE(testing::FlipByteOf(seg, late_bad.substr((2 << 20) + 5000, 32)));
-  st.Start();
-  auto path = [](const std::string& b) { return "/blobs/sha256/" + Sha256Hex(b); };
-  auto damaged = [&](const http::ClientResponse& r, const std::string& b) {
-    INFO("blob of " << b.size() << " bytes: " << r.status << " " << r.body);
-    CHECK(r.status == 500);
-    if (r.body.empty()) return;  // HEAD
-    CHECK(r.body.find("\"data_loss\"") != std::string::npos);
-    CHECK(r.body.find("blob sha256/" + Sha256Hex(b) + " is damaged on disk (checksum mismatch)") != std::string::npos);
-  };
-
-  // Damage in what the first piece covers: HEAD, GET and Range fail up
-  // front, before and after a first read.
-  for (const std::string* b : {&small, &first_bad}) {
-    CAPTURE(b->size());
-    damaged(st.Do("HEAD", path(*b)), *b);
-    damaged(st.Do("GET", path(*b)), *b);
-    damaged(st.Do("GET", path(*b), "", {{"Range", "bytes=0-99"}}), *b);
-    damaged(st.Do("HEAD", path(*b)), *b);
-  }
-  // Damage deep in a large blob: the first piece is fine, so the first GET
-  // starts as 200 and is cut (never completed with wrong bytes) ...
-  CHECK(st.Do("HEAD", path(late_bad)).status == 200);
-  auto cut = st.Do("GET", path(late_bad));  // status 0: the transfer was cut
-  CHECK((cut.status == 0 || cut.body != late_bad));
-  // ... and from then on the blob is known damaged: an error status up
-  // front, even for a range in its intact first block.
-  damaged(st.Do("GET", path(late_bad)), late_bad);
-  damaged(st.Do("HEAD", path(late_bad)), late_bad);
-  damaged(st.Do("GET", path(late_bad), "", {{"Range", "bytes=0-99"}}), late_bad);
-  // The intact blob is untouched; the damage was counted.
-  auto ok = st.Do("GET", path(fine));
-  CHECK(ok.status == 200);
-  CHECK(ok.body == fine);
-  CHECK(Metric(st.Do("GET", "/metrics").body, "folio_storage_corrupt_reads_total") >= 3);
-  // Uploading the same content again replaces the damaged copy.
-  CHECK(st.Put(small).status == 201);
-  auto repaired = st.Do("GET", path(small));
-  CHECK(repaired.status == 200);
-  CHECK(repaired.body == small);
-}
-
-// A torn tail (a crash mid-write; here a segment cut short) never yields
-// wrong bytes: the blob the cut reaches is absent, everything before intact.
-TEST_CASE("storage: a torn journal tail never serves wrong bytes") {
-  Storage st;
-  const std::string kept = RandomBytes(100000, 21), torn = RandomBytes((2 << 20) + 100, 22);
-  REQUIRE(st.Put(kept).status == 201);
-  REQUIRE(st.Put(torn).status == 201);
-  st.Kill();  // no checkpoint at close: the open scans the tail
-  const std::string seg = SegmentPath(st.data());
-  const size_t in_torn = ReadFile(seg).find(torn.substr(1 << 20, 32));  // in its second block
-  REQUIRE(in_torn != std::string::npos);
-  std::filesystem::resize_file(seg, in_torn + 1000);
-  st.Start();
-  auto k = st.Do("GET", "/blobs/sha256/" + Sha256Hex(kept));
-  CHECK(k.status == 200);
-  CHECK(k.body == kept);
-  CHECK(st.Do("GET", "/blobs/sha256/" + Sha256Hex(torn)).status == 404);
-  CHECK(st.Do("HEAD", "/blobs/sha256/" + Sha256Hex(torn)).status == 404);
-  // Writable as before: the torn blob can be stored again.
-  REQUIRE(st.Put(torn).status == 201);
-  auto t = st.Do("GET", "/blobs/sha256/" + Sha256Hex(torn));
-  CHECK(t.status == 200);
-  CHECK(t.body == torn);
-}
-
-}  // namespace folio
-
-namespace folio {
 
 TEST_CASE("storage tokens: generated on the first start, kept as hashes only, the same after a restart") {
   Storage st({}, "", "");  // no token flags
@@ -490,4 +253,4 @@ TEST_CASE("storage tokens: an upload refused for its token is refused before its
   CHECK(st.Do("PUT", blob, big).status == 201);
 }
 
-}  // namespace folio
+}  // namespace folio::it
