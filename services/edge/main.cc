@@ -227,7 +227,8 @@ int main(int argc, char** argv) {
       if (fds.empty()) {
         s = wp->server().Listen(host, at_port, /*reuse_port=*/true);
       } else {
-        // One inherited socket, shared: each worker's listener owns a copy.
+        // One inherited socket, shared: each worker's listener owns a copy
+        // (ListenFd closes it also when it fails: nothing leaks).
         int fd = i == 0 ? fds[0] : fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
         s = fd < 0 ? Status::Unavailable("dup of the systemd socket failed") : wp->server().ListenFd(fd);
       }

@@ -43,6 +43,17 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// The name of the first of the record's header values that is not one, or nullptr.
+const char* BadHeaderValue(const bus::PageRecord& rec) {
+  const std::pair<const char*, const std::string*> values[] = {
+      {"content_type", &rec.content_type}, {"cache_control", &rec.cache_control}, {"location", &rec.location},
+      {"etag", &rec.etag}, {"csp", &rec.csp}};
+  for (const auto& [name, value] : values) {
+    if (!IsHeaderValue(*value)) return name;
+  }
+  return nullptr;
+}
+
 bool IEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -60,7 +71,9 @@ std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_vie
 }
 
 Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url) {
-  if (!IsHeaderValue(rec.csp)) return Status::Invalid("page record: csp has control characters");
+  if (const char* bad = BadHeaderValue(rec)) {
+    return Status::Invalid(std::string("page record: ") + bad + " has control characters");
+  }
   std::string content_type = rec.content_type, extra;
   std::string_view csp = rec.csp;
   if (url.starts_with(kAssetPrefix)) {

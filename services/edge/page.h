@@ -31,7 +31,8 @@ struct Page {
 };
 
 // Builds a Page from a record (inflates the body once). kInvalidArgument if
-// the gzip body is corrupt or the csp is no header value. `url` is the
+// the gzip body is corrupt or a value that goes into a header (content_type,
+// cache_control, location, etag, csp) has control characters. `url` is the
 // record's decoded URL path: an attachment published as a page record (under
 // /assets/, ingest without --storage) is served like one from storage
 // (http/attachment.h): its Content-Type and Content-Disposition follow

@@ -76,6 +76,34 @@ TEST_CASE("page: every head carries the record's CSP, or the strict default, wit
   CHECK(BuildPage(rec).status().code() == Code::kInvalidArgument);
 }
 
+TEST_CASE("page: a record whose header values carry control characters is refused") {
+  bus::PageRecord good;
+  good.status = 301;
+  good.content_type = "text/html; charset=utf-8";
+  good.cache_control = "no-cache";
+  good.location = "/moved";
+  good.etag = "\"abc\"";
+  good.body_gzip = GzipCompress("<p>moved</p>");
+  REQUIRE(BuildPage(good).ok());
+  for (const std::string& bad : std::vector<std::string>{"\r\nSet-Cookie: a=b", "a\nb", std::string("a\0b", 3), "\x7f"}) {
+    for (auto field : {&bus::PageRecord::content_type, &bus::PageRecord::cache_control, &bus::PageRecord::location,
+                       &bus::PageRecord::etag, &bus::PageRecord::csp}) {
+      bus::PageRecord rec = good;
+      rec.*field += bad;
+      auto p = BuildPage(rec);
+      CAPTURE(rec.*field);
+      CHECK(p.status().code() == Code::kInvalidArgument);
+      CHECK(p.status().message().find("control characters") != std::string::npos);
+    }
+  }
+  // Also for an attachment, whose Content-Type is decided from its name.
+  bus::PageRecord asset = good;
+  asset.status = 200;
+  asset.location.clear();
+  asset.cache_control = "public\r\nSet-Cookie: a=b";
+  CHECK(BuildPage(asset, "/assets/0123456789abcdef/pic.png").status().code() == Code::kInvalidArgument);
+}
+
 TEST_CASE("page: an attachment published as a page record is served like one from storage (issue 9, item 2)") {
   bus::PageRecord rec;
   rec.content_type = "image/svg+xml";

@@ -12,6 +12,7 @@
 
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/http/client.h"
 #include "folio/sqlite/db.h"
@@ -71,9 +72,11 @@ Result<std::vector<std::pair<std::string, int64_t>>> ListBackups(const StorageAc
   std::vector<std::pair<std::string, int64_t>> all;
   std::string after;
   for (;;) {
+    // Names are whatever was stored (a planted one may hold ' ', '&', '+',
+    // '#'): encoded, or paging past the first 1000 breaks.
     auto r = http::Fetch(StorageRequest(storage, "GET",
-                                        std::string("/objects?limit=1000&prefix=") + kBackupFolder +
-                                            (after.empty() ? "" : "&after=" + after),
+                                        "/objects?limit=1000&prefix=" + PercentEncodePath(kBackupFolder) +
+                                            (after.empty() ? "" : "&after=" + PercentEncodePath(after)),
                                         30'000));
     if (!r.ok() || r->status != 200) return StorageError("listing backups", r);
     simdjson::dom::parser parser;
@@ -146,6 +149,16 @@ void SyncDir(const std::string& dir) {
     fsync(fd);
     close(fd);
   }
+}
+
+// "<stamp> (<N> hours ago)": when the backup `name` (with folder, signed)
+// was taken, by the stamp its name signs.
+std::string TakenWhen(const std::string& name) {
+  std::string stamp = name.substr(std::string_view(kBackupFolder).size(), kStampChars);
+  struct tm tm {};
+  if (strptime(stamp.c_str(), "%Y%m%dT%H%M%SZ", &tm) == nullptr) return stamp;
+  int64_t hours = (NowUnixMs() / 1000 - static_cast<int64_t>(timegm(&tm))) / 3600;
+  return stamp + " (" + std::to_string(hours) + " hours ago)";
 }
 
 // Moves ingest.db and its -wal/-shm aside (a stale -wal must never meet
@@ -300,6 +313,10 @@ int RunRestoreCommand(const Flags& flags) {
   if (!s.ok()) {
     fprintf(stderr, "folio-ingest restore: %s (the current database was not changed)\n", s.message().c_str());
     return 1;
+  }
+  if (pos.size() < 2) {
+    // Chosen, not named: a rollback (newer backups deleted or refused) must show.
+    fprintf(stderr, "folio-ingest restore: restoring %s, taken %s\n", restored.c_str(), TakenWhen(restored).c_str());
   }
   printf("%s\n", restored.c_str());
   return 0;

@@ -12,7 +12,9 @@
 //       this ingest's backup key, else it is refused before it is
 //       downloaded. Without NAME: the newest backup whose name verifies, by
 //       the (signed) time in its name; every object whose name does not
-//       verify is skipped with a warning line naming it. The download must
+//       verify is skipped with a warning line naming it, and the one taken
+//       is named on stderr with its age ("restoring <name>, taken <stamp>
+//       (<N> hours ago)"), so that a rollback shows. The download must
 //       hash to the SHA-256 its name signs and pass PRAGMA
 //       integrity_check. Then the current database is kept as
 //       ingest.db.before-restore-<time> (with its -wal) and the backup is

@@ -100,6 +100,17 @@ Status DiskFullStatus(const std::string& what) {
                          " was not stored (nothing was kept); writes resume by themselves once space returns");
 }
 
+// What the client learns of a failed write of `what`: a full disk as
+// DiskFullStatus; the journal's sticky error without its detail (it names
+// the data directory; the journal logged it when the write failed);
+// anything else as it is.
+Status WriteFailedStatus(ApiContext* ctx, const Status& s, const std::string& what) {
+  if (s.code() == Code::kNoSpace) return DiskFullStatus(what);
+  if (ctx->journal->WriteError().ok()) return s;
+  return Status::Unavailable(
+      "storage cannot write (a previous write or fsync failed); it must be restarted; nothing was kept");
+}
+
 // A streamed upload into a BlobWriter: buffers up to write_chunk_bytes,
 // then pauses the body while the I/O pool appends it.
 class Upload final : public http::BodyReader, public std::enable_shared_from_this<Upload> {
@@ -164,7 +175,7 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
       log::Warn("upload failed", {{"object", label_}, {"error", s.message()}});
       AbortWriter();
       // The body (if any is left) is discarded by the server.
-      SendStatus(resp_, s.code() == Code::kNoSpace ? DiskFullStatus(label_) : s);
+      resp_.SendError(WriteFailedStatus(ctx_, s, label_));
       Resume();
       return;
     }
@@ -376,7 +387,8 @@ void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
       if (s.ok()) {
         shared->Send(http::Response{204, {}, ""});
       } else {
-        SendStatus(*shared, s.code() == Code::kNotFound ? Status::NotFound("no object " + key) : s);
+        shared->SendError(s.code() == Code::kNotFound ? Status::NotFound("no object " + key)
+                                                      : WriteFailedStatus(ctx, s, key));
       }
     });
   });
@@ -446,7 +458,7 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
   }
   auto writer = ctx->journal->BeginBlob(key, content_type);
   if (!writer.ok()) {
-    SendStatus(resp, writer.status());
+    resp.SendError(WriteFailedStatus(ctx, writer.status(), key));
     return nullptr;
   }
   return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep);
@@ -534,7 +546,8 @@ bool ParseRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* la
 }
 
 std::string NotReadyReason(const ApiContext& ctx) {
-  if (Status s = ctx.journal->WriteError(); !s.ok()) return "a write or fsync failed: restart needed (" + s.message() + ")";
+  // The journal's error names the data directory: it is in the log, not here.
+  if (!ctx.journal->WriteError().ok()) return "a write or fsync failed: restart needed (the error is in the log)";
   if (ctx.disk != nullptr && ctx.disk->full()) return "disk full: writes refused until space returns; reads work";
   return "";
 }

@@ -3,8 +3,11 @@
 // Every route needs a bearer token (auth.h, tokens.h): the write token for
 // all of them, or the read token for GET and HEAD of /blobs/sha256/<hex>
 // (what edges do). No or an unknown token: 401 with "WWW-Authenticate:
-// Bearer"; the read token anywhere else: 403. Both are checked before a
-// body is read (nothing is stored). /livez, /readyz and /metrics are open.
+// Bearer"; the read token anywhere else: 403. An upload (the PUT routes,
+// the only ones that take a body, streamed) is checked before its body is
+// read (nothing is stored). Any other request with a body is refused with
+// 413 before the body is read, token or not (main serves with
+// ServerOptions::max_body_bytes = 0). /livez, /readyz and /metrics are open.
 //
 //   PUT    /blobs/sha256/<hex>   body streamed in; its SHA-256 must equal <hex>
 //                                (else 400, nothing kept); Content-Type kept.
@@ -29,7 +32,10 @@
 // version is remembered (DamagedBlobs) and answered 500 up front from then
 // on, and a PUT of the same content replaces it. A full disk answers 507
 // no_space ("nothing was kept"), and further PUTs get 507 before their body
-// is read until space returns. Blob responses carry
+// is read until space returns. Once a write or fsync failed (the journal
+// refuses writes until a restart), writes answer 503 unavailable "storage
+// cannot write (...); it must be restarted; nothing was kept": the
+// journal's error, with its paths, is only logged. Blob responses carry
 // Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline';
 // sandbox and X-Content-Type-Options: nosniff.
 //
@@ -77,7 +83,8 @@ void MountApi(http::Router* router, ApiContext* ctx);
 
 // For /readyz: "" when writes work; else why not ("disk full: ..." while the
 // disk is full; "a write or fsync failed: restart needed ..." once the
-// journal refuses writes for good).
+// journal refuses writes for good: its error, which names the data
+// directory, is logged, not sent).
 std::string NotReadyReason(const ApiContext& ctx);
 
 // Parses a single-range "bytes=..." header for a body of `size` bytes.

@@ -142,6 +142,9 @@ int main(int argc, char** argv) {
   });
 
   http::ServerOptions sopts;
+  // Only the PUT routes take a body, and they stream it behind the token
+  // check: any other body is refused (413) before a byte of it is read.
+  sopts.max_body_bytes = 0;
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);

@@ -9,8 +9,6 @@
 //    trickle their headers one byte at a time leave readers served (a strict
 //    load: 0 errors, every answer 200).
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +19,7 @@
 #include <vector>
 
 #include "../integration/cluster.h"
+#include "../integration/test_util.h"
 #include "folio/testing/load.h"
 
 using namespace folio;
@@ -29,44 +28,6 @@ using namespace folio::it;
 namespace {
 
 int PortOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
-
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// Sends `raw` on a new connection and reads until the server closes it (or
-// 10 s pass). Returns everything the server sent; *closed says whether it
-// closed the connection.
-std::string Exchange(int port, const std::string& raw, bool* closed) {
-  int fd = Connect(port);
-  REQUIRE(fd >= 0);
-  REQUIRE(send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size()));
-  std::string got;
-  char buf[8192];
-  *closed = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
-      *closed = true;
-      break;
-    }
-    got.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return got;
-}
 
 size_t CountResponses(const std::string& bytes) {
   size_t n = 0;

@@ -3,7 +3,7 @@
 // 304, HEAD, DELETE, listing), named objects with retention, limits. Its
 // tokens (issue 9): generated on the first start and kept as hashes only, or
 // given by flag, environment or file; an upload refused for its token stores
-// nothing. The full route x token matrix is in tests/faults/auth_test.cc;
+// nothing; a body on a route that takes none is refused before it is read. The full route x token matrix is in tests/faults/auth_test.cc;
 // crashes, damaged bytes and torn tails in tests/faults/storage_test.cc.
 #include <doctest/doctest.h>
 
@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "storage_process.h"
+#include "test_util.h"
 
 namespace folio::it {
 
@@ -251,6 +252,28 @@ TEST_CASE("storage tokens: an upload refused for its token is refused before its
   REQUIRE(metrics.ok());
   CHECK(metrics->body.find("folio_storage_requests_total{op=\"put\"} 0") != std::string::npos);
   CHECK(st.Do("PUT", blob, big).status == 201);
+}
+
+TEST_CASE("storage: a body on a route that takes none is refused before it is read, token or not") {
+  Storage st;
+  const int port = std::stoi(st.url().substr(st.url().rfind(':') + 1));
+  // Only the headers, announcing 1 MiB: the answer must come without the
+  // body (the server would otherwise wait for it, holding a buffer for it).
+  const std::string hex(64, 'a');
+  for (const std::string& auth : std::vector<std::string>{"", std::string("Authorization: Bearer ") + kWrite + "\r\n"}) {
+    for (const std::string& line :
+         std::vector<std::string>{"POST /nope", "GET /nope", "GET /blobs/sha256/" + hex, "DELETE /objects/x"}) {
+      CAPTURE(auth);
+      CAPTURE(line);
+      bool closed = false;
+      std::string got =
+          Exchange(port, line + " HTTP/1.1\r\nHost: s\r\n" + auth + "Content-Length: 1048576\r\n\r\n", &closed);
+      CHECK(got.rfind("HTTP/1.1 413 ", 0) == 0);
+      CHECK(got.find("\"too_large\"") != std::string::npos);
+      CHECK(closed);
+    }
+  }
+  CHECK(st.Put("uploads still stream").status == 201);
 }
 
 }  // namespace folio::it

@@ -128,6 +128,7 @@ TEST_CASE("percent coding and html escaping") {
   CHECK(!PercentDecode("%zz", &out));
   CHECK(PercentEncodePath("/a b/з") == "/a%20b/%D0%B7");
   CHECK(HtmlEscape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+  CHECK(PercentEncodePath("backups/1 a&b+c#d%") == "backups/1%20a%26b%2Bc%23d%25");  // a query value too
 }
 
 TEST_CASE("json writer escapes and nests") {
@@ -274,6 +275,53 @@ TEST_CASE("secrets: constant-time compare, random hex, token files created once 
   rmdir(dir.c_str());
   CHECK(HmacSha256Hex("key", "The quick brown fox jumps over the lazy dog") ==
         "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+}
+
+TEST_CASE("secrets: the temp file is never written through a planted link") {
+  char tmpl[] = "/tmp/folio-core-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, path = dir + "/token", outside = dir + "/outside";
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  { FILE* f = fopen(outside.c_str(), "w"); fputs("not yours\n", f); fclose(f); }
+  REQUIRE(symlink(outside.c_str(), tmp.c_str()) == 0);
+  REQUIRE(WriteSecretFile(path, "the secret\n").ok());
+  CHECK(ReadSecretFile(outside).value() == "not yours");
+  CHECK(ReadSecretFile(path).value() == "the secret");
+  struct stat st {};
+  REQUIRE(lstat(path.c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(lstat(tmp.c_str(), &st) != 0);  // nothing left behind
+  // A stale temp file (a crash) is replaced too.
+  { FILE* f = fopen(tmp.c_str(), "w"); fputs("stale", f); fclose(f); }
+  REQUIRE(WriteSecretFile(path, "newer\n").ok());
+  CHECK(ReadSecretFile(path).value() == "newer");
+  unlink(path.c_str());
+  unlink(outside.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE("secrets: an existing secret file others may read is made 0600 when read") {
+  char tmpl[] = "/tmp/folio-core-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl, path = dir + "/token";
+  { FILE* f = fopen(path.c_str(), "w"); fputs("old-token\n", f); fclose(f); }
+  REQUIRE(chmod(path.c_str(), 0644) == 0);  // as older versions wrote it
+  bool created = true;
+  auto token = ReadOrCreateSecretFile(path, 16, &created);
+  REQUIRE(token.ok());
+  CHECK(*token == "old-token");
+  CHECK_FALSE(created);
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  // A private one is left as it is (0400 stays 0400).
+  REQUIRE(chmod(path.c_str(), 0400) == 0);
+  REQUIRE(ReadOrCreateSecretFile(path, 16, &created).ok());
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0400);
+  unlink(path.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST_CASE("disk space: available bytes, and a disk-full mark that clears when space returns") {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <fstream>
 
 #include "folio/core/hash.h"
+#include "folio/core/log.h"
 
 namespace folio {
 namespace {
@@ -32,11 +34,32 @@ Result<std::string> Slurp(const std::string& path) {
   return text;
 }
 
+// A secret file that others may read (older versions of ingest wrote its
+// token 0644; or one was copied in) is made 0600; the warning comes once,
+// since the file then is 0600.
+void MakePrivate(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return;
+  char was[8];
+  snprintf(was, sizeof was, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  if (chmod(path.c_str(), 0600) == 0) {
+    log::Warn("secret file was readable by others; made it 0600", {{"file", path}, {"mode_was", was}});
+  } else {
+    log::Warn("secret file is readable by others and cannot be made 0600: fix its mode",
+              {{"file", path}, {"mode", was}, {"error", strerror(errno)}});
+  }
+}
+
 }  // namespace
 
 Status WriteSecretFile(const std::string& path, std::string_view text) {
   std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A stale temp file (a crash) is removed, and the new one must be created
+  // here: a link planted at that name would otherwise redirect the secret.
+  if (unlink(tmp.c_str()) != 0 && errno != ENOENT) {
+    return Status::Unavailable("cannot remove the stale " + tmp + ": " + strerror(errno));
+  }
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Unavailable("cannot create " + tmp + ": " + strerror(errno));
   bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
   int err = errno;
@@ -90,7 +113,10 @@ Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes
   auto text = Slurp(path);
   if (text.ok()) {
     std::string line = FirstLine(*text);
-    if (!line.empty()) return line;
+    if (!line.empty()) {
+      MakePrivate(path);
+      return line;
+    }
   } else if (text.status().code() != Code::kNotFound) {
     return text.status();
   }

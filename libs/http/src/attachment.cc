@@ -28,6 +28,14 @@ std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
+// The JavaScript MIME type essences (WHATWG MIME Sniffing): a browser runs
+// bytes of these types as a script or module.
+constexpr std::string_view kScriptTypes[] = {
+    "application/ecmascript", "application/javascript", "application/x-ecmascript", "application/x-javascript",
+    "text/ecmascript", "text/javascript", "text/javascript1.0", "text/javascript1.1", "text/javascript1.2",
+    "text/javascript1.3", "text/javascript1.4", "text/javascript1.5", "text/jscript", "text/livescript",
+    "text/x-ecmascript", "text/x-javascript"};
+
 // "type/subtype", lower case, without parameters.
 std::string Essence(std::string_view content_type) {
   return AsciiLower(TrimSpace(content_type.substr(0, content_type.find(';'))));
@@ -49,6 +57,14 @@ bool LooksLikeMediaType(std::string_view t) {
     if (!ok) return false;
   }
   return e.find('/', slash + 1) == std::string::npos;
+}
+
+bool IsScriptType(std::string_view content_type) {
+  std::string e = Essence(content_type);
+  for (std::string_view t : kScriptTypes) {
+    if (e == t) return true;
+  }
+  return false;
 }
 
 bool IsAttrChar(unsigned char c) {  // RFC 8187 attr-char
@@ -90,6 +106,10 @@ AttachmentHeaders AttachmentHeadersFor(std::string_view name, std::string_view s
   } else {
     h.content_type = stored.empty() ? "application/octet-stream" : stored;
   }
+  // Never servable as script: <script src> ignores Content-Disposition, and
+  // a note page with a self-hosted mermaid allows script-src 'self'. With
+  // nosniff, a browser runs no script sent as bytes.
+  if (IsScriptType(h.content_type)) h.content_type = "application/octet-stream";
   // The stored type may only be overruled by the name towards a download,
   // never towards inline: both must agree that the file is harmless.
   const bool stored_agrees =

@@ -62,6 +62,31 @@ TEST_CASE("attachments: types by name, inline only when harmless") {
   CHECK(!injected.disposition.empty());
 }
 
+TEST_CASE("attachments: JavaScript is never served as script, whatever the name") {
+  // An uploaded .js, or a blob stored as JavaScript under a name without an
+  // extension: bytes for download, which a <script src> on the site refuses.
+  for (const char* js : {"text/javascript", "application/javascript", "application/x-javascript", "text/ecmascript",
+                         "application/ecmascript", "application/x-ecmascript", "text/x-javascript", "text/jscript",
+                         "text/livescript", "text/javascript1.5", "text/javascript; charset=utf-8",
+                         "text/javascript;goal=module", " Application/JavaScript ; charset=utf-8"}) {
+    for (const char* name : {"app.js", "module.mjs", "blob", "x.unknown"}) {
+      CAPTURE(js);
+      CAPTURE(name);
+      auto h = AttachmentHeadersFor(name, js);
+      CHECK(h.content_type == "application/octet-stream");
+      CHECK(h.disposition.rfind("attachment; filename=\"", 0) == 0);
+    }
+  }
+  CHECK(AttachmentHeadersFor("app.js", "").content_type == "application/octet-stream");
+  // Names that say otherwise decide the type, as a download (the stored type disagrees).
+  auto png = AttachmentHeadersFor("x.png", "text/javascript");
+  CHECK(png.content_type == "image/png");
+  CHECK(png.disposition == "attachment; filename=\"x.png\"");
+  // Not JavaScript: kept.
+  CHECK(AttachmentHeadersFor("data", "application/json").content_type == "application/json");
+  CHECK(AttachmentHeadersFor("data", "text/javascriptx").content_type == "text/javascriptx");
+}
+
 TEST_CASE("attachments: Content-Disposition quotes and encodes the file name") {
   CHECK(ContentDispositionAttachment("") == "attachment; filename=\"download\"");
   CHECK(ContentDispositionAttachment("a \"b\"\\c.svg") == "attachment; filename=\"a _b__c.svg\"");

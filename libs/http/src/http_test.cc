@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -719,4 +720,22 @@ TEST_CASE("server: IPv6 literal and systemd fds") {
   CHECK(from_fd.port() > 0);
   CHECK(ReasonPhrase(404) == "Not Found");
   CHECK(ReasonPhrase(799) == "Unknown");
+}
+
+TEST_CASE("server: ListenFd takes the fd, also when it fails (an edge worker's dup must not leak)") {
+  Loop loop;
+  Router router;
+  auto is_open = [](int fd) { return fcntl(fd, F_GETFD) != -1; };
+  // libuv refuses it outright (no FIONBIO on an O_PATH fd).
+  int path_fd = open("/", O_PATH | O_CLOEXEC);
+  REQUIRE(path_fd >= 0);
+  Server refused(&loop, &router);
+  CHECK(!refused.ListenFd(path_fd).ok());
+  CHECK(!is_open(path_fd));
+  // libuv takes it, then cannot listen on it (UDP).
+  int udp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  REQUIRE(udp_fd >= 0);
+  Server not_tcp(&loop, &router);
+  CHECK(!not_tcp.ListenFd(udp_fd).ok());
+  CHECK(!is_open(udp_fd));
 }

@@ -192,6 +192,10 @@ Status Server::ListenFd(int fd) {
   int rc = uv_tcp_open(impl_->listener, fd);
   if (rc != 0) {
     impl_->CloseListener();
+    // Not libuv's yet (once it is, closing the listener closes it): ours all
+    // the same, or a caller's dup of a shared socket would leak (the edge's).
+    // UV_EEXIST: another handle on this loop has it.
+    if (rc != UV_EEXIST) close(fd);
     return Status::Invalid("fd " + std::to_string(fd) + ": " + uv_strerror(rc));
   }
   return impl_->StartListening(0);

@@ -83,10 +83,13 @@ Status CheckMermaidSource(std::string_view url, std::string_view integrity) {
     return Status::Ok();
   }
   for (char c : url) {
+    // A CSP source expression has no query or fragment: with '?' or '#' the
+    // policy would not match the URL and diagrams would silently not load.
     if (c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '<' || c == '>' || c == ';' || c == ',' ||
-        c == '\\') {
+        c == '\\' || c == '?' || c == '#') {
       return Status::Invalid("--mermaid-url '" + std::string(url) +
-                             "' has a character a URL in a page and its policy cannot carry (spaces, quotes, <, >, ;, ,)");
+                             "' has a character a URL in a page and its policy cannot carry (spaces, quotes, <, >,"
+                             " ';', ',', the '?' of a query, the '#' of a fragment)");
     }
   }
   if (!integrity.empty() && !IsIntegrity(integrity)) {

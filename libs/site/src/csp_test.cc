@@ -204,7 +204,8 @@ TEST_CASE("csp: mermaid sources: remote needs an integrity, same-origin paths ne
   CHECK(no_sri.message().find("--mermaid-integrity") != std::string::npos);
   CHECK(!CheckMermaidSource("//cdn.example/m.js", kMermaidIntegrity).ok());  // scheme-relative: say https://
   for (const char* bad_url : {"ftp://x/m.js", "m.js", "https://x/m.js; script-src *", "https://x/a b.js",
-                              "https://x/\"m.js", "https://x/m.js,https://y"}) {
+                              "https://x/\"m.js", "https://x/m.js,https://y", "https://x/m.js?v=11",
+                              "https://x/m.js#x", "/assets/mermaid.min.js?v=11", "/assets/mermaid.min.js#"}) {
     CHECK_MESSAGE(!CheckMermaidSource(bad_url, kMermaidIntegrity).ok(), bad_url);
   }
   for (const char* bad_sri : {"sha384-short", "md5-abc", "sha384-" "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!",

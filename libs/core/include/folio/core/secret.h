@@ -22,18 +22,20 @@ bool SameSecret(std::string_view given, std::string_view expected);
 Result<std::string> RandomHex(size_t bytes);
 
 // The secret kept in `path`: its first line, if the file exists and that
-// line is not empty; otherwise a new RandomHex(bytes) written there
-// (created 0600, fsync'd, renamed into place) and *created set. kUnavailable
-// if the file cannot be read or written. created may be null.
+// line is not empty (a file group or others may read is made 0600 first,
+// with a warning in the log); otherwise a new RandomHex(bytes) written there
+// (WriteSecretFile) and *created set. kUnavailable if the file cannot be
+// read or written. created may be null.
 Result<std::string> ReadOrCreateSecretFile(const std::string& path, size_t bytes, bool* created);
 
 // The first line of `path` (a secret handed over in a file, e.g. a mounted
 // Kubernetes secret). kNotFound if missing, kInvalidArgument if empty.
 Result<std::string> ReadSecretFile(const std::string& path);
 
-// Writes `text` to `path` whole or not at all: a temp file created 0600,
-// fsync'd, renamed over `path`. kUnavailable if that fails (no temp file
-// is left behind).
+// Writes `text` to `path` whole or not at all: a temp file
+// (<path>.tmp-<pid>; a stale one is removed first) created 0600 and
+// exclusively, never through a link, fsync'd, renamed over `path`.
+// kUnavailable if that fails (no temp file is left behind).
 Status WriteSecretFile(const std::string& path, std::string_view text);
 
 // Declares --<name> (the secret itself, or FOLIO_<NAME> from the

@@ -21,7 +21,8 @@ Status CheckVaultPath(std::string_view path);
 // Percent-decodes `in` (for URL paths: '+' stays '+'). Returns false on a
 // malformed escape. The result may contain any byte; validate it after.
 bool PercentDecode(std::string_view in, std::string* out);
-// Percent-encodes everything but unreserved characters and '/'.
+// Percent-encodes everything but unreserved characters and '/' (fit for a
+// URL path, and for a query value: '&', '+', '#', ' ' are encoded).
 std::string PercentEncodePath(std::string_view in);
 
 // Vault path parts: "a/b/c.md" -> dir "a/b", base "c.md"; "c.md" -> dir "".

@@ -7,7 +7,12 @@
 //  - a type a browser would render as an active document (HTML, XHTML, XML,
 //    SVG, JavaScript, anything unknown) is sent as a download
 //    (Content-Disposition: attachment); raster images, audio, video, PDF and
-//    plain text stay inline.
+//    plain text stay inline;
+//  - a JavaScript type (text/javascript and its aliases, with any
+//    parameters) is sent as application/octet-stream, whatever the name:
+//    a <script src> ignores Content-Disposition, and a note page with a
+//    self-hosted mermaid allows script-src 'self'; with nosniff, bytes of
+//    another type never run as script.
 //
 // SVG is a download too: opened directly it could otherwise run its script
 // (the sandbox stops that as well). Pages still show SVGs, because they
@@ -47,7 +52,8 @@ struct AttachmentHeaders {
 //  - Content-Type: the name's type if the name has a known extension (the
 //    stored one if it has the same essence and carries parameters), else
 //    the stored type if it is a plain token/token value, else
-//    application/octet-stream;
+//    application/octet-stream; application/octet-stream too in place of a
+//    JavaScript type;
 //  - inline only if that type is inline-safe and the stored type does not
 //    claim something else that is not (an HTML body named ".png" is a
 //    download); otherwise ContentDispositionAttachment(name).

@@ -166,7 +166,8 @@ struct ServerOptions {
   size_t max_header_bytes = 16 * 1024;     // request line + headers; past it 431
   size_t max_headers = 100;                // header count; past it 431
   size_t max_url_bytes = 8 * 1024;         // request target; past it 414
-  size_t max_body_bytes = 1024 * 1024;     // past it 413 (Content-Length first); not streaming
+  size_t max_body_bytes = 1024 * 1024;     // past it 413 (Content-Length first); not streaming;
+                                           // 0 = no body: refused before it is read
   uint64_t max_requests_per_connection = 0;  // 0 = unlimited; then Connection: close
   uint64_t header_timeout_ms = 10'000;     // first byte to end of headers; 408
   uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408. Streaming:
@@ -192,7 +193,9 @@ class Server {
   // Binds and listens. port 0 picks a free port (see port()). With
   // reuse_port, several Servers (on several Loops) can share one port.
   Status Listen(const std::string& host, int port, bool reuse_port = false);
-  // Listens on an already-bound socket (systemd socket activation).
+  // Listens on an already-bound socket (systemd socket activation). Takes
+  // fd: it is closed with the listener, or before an error is returned.
+  // REQUIRES: no other handle on this loop uses fd.
   Status ListenFd(int fd);
   int port() const;
 

@@ -41,7 +41,9 @@ std::string ScriptHashSource(std::string_view script);
 // (integrity optional), or an http(s) URL, which needs an integrity
 // ("sha256-", "sha384-" or "sha512-" + base64 of the file's digest). The URL
 // must not contain what would break the HTML attribute or the policy
-// (spaces, quotes, '<', '>', ';', ','). kInvalidArgument naming the problem.
+// (spaces, quotes, '<', '>', ';', ','), nor a query or fragment ('?', '#':
+// a CSP source expression cannot carry them). kInvalidArgument naming the
+// problem.
 Status CheckMermaidSource(std::string_view url, std::string_view integrity);
 
 }  // namespace folio::site

@@ -1,0 +1,57 @@
+// Small helpers the integration and fault tests share: a raw HTTP exchange
+// on a loopback port (for what a well-behaved client cannot send). Test code
+// only; use from the test's thread.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace folio::it {
+
+// A new connection to 127.0.0.1:port, or -1.
+inline int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends `raw` on a new connection and reads until the server closes it (or
+// 10 s pass). Returns everything the server sent; *closed says whether it
+// closed the connection.
+inline std::string Exchange(int port, const std::string& raw, bool* closed) {
+  int fd = Connect(port);
+  REQUIRE(fd >= 0);
+  REQUIRE(send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size()));
+  std::string got;
+  char buf[8192];
+  *closed = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      *closed = true;
+      break;
+    }
+    got.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return got;
+}
+
+}  // namespace folio::it
