@@ -1,6 +1,7 @@
 #include "page.h"
 
 #include "folio/core/gzip.h"
+#include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/http/attachment.h"
 #include "folio/http/server.h"
@@ -37,12 +38,6 @@ bool IsHeaderValue(std::string_view v) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // The name of the first of the record's header values that is not one, or nullptr.
 const char* BadHeaderValue(const bus::PageRecord& rec) {
   const std::pair<const char*, const std::string*> values[] = {
@@ -52,14 +47,6 @@ const char* BadHeaderValue(const bus::PageRecord& rec) {
     if (!IsHeaderValue(*value)) return name;
   }
   return nullptr;
-}
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -118,12 +105,12 @@ bool AcceptsGzip(std::string_view ae) {
     std::string_view item = ae.substr(0, comma);
     ae = comma == std::string_view::npos ? std::string_view() : ae.substr(comma + 1);
     size_t semi = item.find(';');
-    std::string_view coding = Trim(item.substr(0, semi));
-    if (!IEquals(coding, "gzip") && coding != "*") continue;
+    std::string_view coding = TrimAsciiSpace(item.substr(0, semi));
+    if (!EqualsIgnoreAsciiCase(coding, "gzip") && coding != "*") continue;
     if (semi == std::string_view::npos) return true;
-    std::string_view param = Trim(item.substr(semi + 1));
+    std::string_view param = TrimAsciiSpace(item.substr(semi + 1));
     if (param.size() >= 2 && (param[0] | 0x20) == 'q' && param[1] == '=') {
-      std::string_view q = Trim(param.substr(2));
+      std::string_view q = TrimAsciiSpace(param.substr(2));
       bool zero = !q.empty() && q[0] == '0';
       for (size_t i = 1; zero && i < q.size(); ++i) zero = q[i] == '.' || q[i] == '0';
       if (zero) return false;
@@ -137,7 +124,7 @@ bool EtagMatches(std::string_view inm, std::string_view etag) {
   if (etag.empty()) return false;
   while (!inm.empty()) {
     size_t comma = inm.find(',');
-    std::string_view tag = Trim(inm.substr(0, comma));
+    std::string_view tag = TrimAsciiSpace(inm.substr(0, comma));
     inm = comma == std::string_view::npos ? std::string_view() : inm.substr(comma + 1);
     if (tag == "*") return true;
     if (tag.size() > 2 && tag[0] == 'W' && tag[1] == '/') tag.remove_prefix(2);

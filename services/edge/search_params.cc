@@ -15,13 +15,6 @@ bool DecodeComponent(std::string_view in, std::string* out) {
   return PercentDecode(plus, out);
 }
 
-std::string_view TrimSpace(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 Status ParseSearchParams(std::string_view query, SearchParams* out) {
@@ -51,7 +44,7 @@ Status ParseSearchParams(std::string_view query, SearchParams* out) {
                            " bytes).");
   }
   if (!IsValidUtf8(q)) return Status::Invalid("The search text is not valid UTF-8.");
-  out->q = std::string(TrimSpace(q));
+  out->q = std::string(TrimAsciiSpace(q));
   if (!mode.empty() && !bus::ParseSearchMode(mode, &out->mode)) {
     return Status::Invalid("Unknown search mode; use hybrid, vector or text.");
   }

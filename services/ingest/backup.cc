@@ -1,6 +1,5 @@
 #include "backup.h"
 
-#include <fcntl.h>
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "folio/core/files.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
 #include "folio/core/text.h"
@@ -143,14 +143,6 @@ Status Verify(const std::string& path, const std::string& name, const std::strin
   return Status::Ok();
 }
 
-void SyncDir(const std::string& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
-}
-
 // "<stamp> (<N> hours ago)": when the backup `name` (with folder, signed)
 // was taken, by the stamp its name signs.
 std::string TakenWhen(const std::string& name) {
@@ -177,7 +169,7 @@ Status Swap(const std::string& data_dir, const std::string& downloaded, const st
   }
   fs::rename(downloaded, db, ec);
   if (ec) return Status::Unavailable("cannot rename the backup into place: " + ec.message());
-  SyncDir(data_dir);
+  (void)SyncDirectory(data_dir);  // best effort: the backup is in place either way
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 
 #include "folio/bus/schema.h"
 #include "folio/core/hash.h"
+#include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "store.h"
 
@@ -30,12 +31,6 @@ int Failed(std::string_view verb, const Status& s) {
   std::fprintf(stderr, "folio-ingest site %.*s: %s\n", static_cast<int>(verb.size()), verb.data(),
                s.message().c_str());
   return 1;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
 }
 
 Result<std::string> NewToken() {
@@ -104,7 +99,7 @@ Result<std::vector<std::string>> ParseHostList(std::string_view list) {
   std::string host;
   while (!list.empty()) {
     size_t comma = list.find(',');
-    std::string_view item = Trim(list.substr(0, comma));
+    std::string_view item = TrimAsciiSpace(list.substr(0, comma));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     if (item.empty()) continue;
     if (!bus::NormalizeHost(item, &host)) {

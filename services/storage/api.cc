@@ -29,8 +29,6 @@ constexpr size_t kMinBlobPrefix = 16;  // hex digits: an asset URL's; shorter wo
 bool IsHex64(std::string_view s) { return s.size() == 64 && IsLowerHex(s); }
 bool IsHexPrefix(std::string_view s) { return s.size() <= 64 && IsLowerHex(s); }
 
-void SendStatus(http::Responder& r, const Status& s) { r.SendError(s); }
-
 // The object name of /objects/<name>: a vault-style relative path.
 Status ObjectName(std::string_view encoded, std::string* name) {
   if (!PercentDecode(encoded, name)) return Status::Invalid("object name is not valid percent-encoding");
@@ -326,11 +324,11 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
   M(ctx)->gets.Increment();
   auto reader = ctx->journal->Get(key);
   if (!reader.ok()) {
-    SendStatus(resp, reader.status().code() == Code::kNotFound ? Status::NotFound("no object " + key) : reader.status());
+    resp.SendError(reader.status().code() == Code::kNotFound ? Status::NotFound("no object " + key) : reader.status());
     return;
   }
   if (Damaged().Contains(key, reader->seq())) {
-    SendStatus(resp, DamagedStatus(key));
+    resp.SendError(DamagedStatus(key));
     return;
   }
   const uint64_t size = reader->size();
@@ -416,7 +414,7 @@ void List(ApiContext* ctx, const http::Request& req, http::Responder resp, bool 
   std::string kp(blobs ? kBlobKeyPrefix : kObjectKeyPrefix);
   auto items = ctx->journal->List(kp + prefix, limit, after.empty() ? "" : kp + after);
   if (!items.ok()) {
-    SendStatus(resp, items.status());
+    resp.SendError(items.status());
     return;
   }
   JsonWriter w;
@@ -453,7 +451,7 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
   if (ctx->disk != nullptr && ctx->disk->full()) {  // refused before the body is read
     M(ctx)->refused_full.Increment();
     M(ctx)->rejected.Increment();
-    SendStatus(resp, DiskFullStatus(key));
+    resp.SendError(DiskFullStatus(key));
     return nullptr;
   }
   auto writer = ctx->journal->BeginBlob(key, content_type);
@@ -501,11 +499,11 @@ void ServeBlob(ApiContext* ctx, const http::Request& req, http::Responder resp) 
   }
   auto first = ctx->journal->List(std::string(kBlobKeyPrefix) + std::string(hex), 1);
   if (!first.ok()) {
-    SendStatus(resp, first.status());
+    resp.SendError(first.status());
     return;
   }
   if (first->empty()) {
-    SendStatus(resp, Status::NotFound("no blob whose SHA-256 starts with " + std::string(hex)));
+    resp.SendError(Status::NotFound("no blob whose SHA-256 starts with " + std::string(hex)));
     return;
   }
   Serve(ctx, req, std::move(resp), first->front().key, true);
@@ -571,7 +569,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
       GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string name;
         if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
-          SendStatus(resp, s);
+          resp.SendError(s);
           return nullptr;
         }
         int keep = 0;
@@ -607,7 +605,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
   route("GET", kObjectPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string name;
     if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
-      SendStatus(resp, s);
+      resp.SendError(s);
       return;
     }
     Serve(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, false);
@@ -615,7 +613,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
   route("DELETE", kObjectPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string name;
     if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
-      SendStatus(resp, s);
+      resp.SendError(s);
       return;
     }
     Delete(ctx, std::move(resp), std::string(kObjectKeyPrefix) + name);

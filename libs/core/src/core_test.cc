@@ -8,6 +8,7 @@
 
 #include "folio/core/config.h"
 #include "folio/core/disk_space.h"
+#include "folio/core/files.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
@@ -129,6 +130,21 @@ TEST_CASE("percent coding and html escaping") {
   CHECK(PercentEncodePath("/a b/з") == "/a%20b/%D0%B7");
   CHECK(HtmlEscape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
   CHECK(PercentEncodePath("backups/1 a&b+c#d%") == "backups/1%20a%26b%2Bc%23d%25");  // a query value too
+}
+
+TEST_CASE("files: a directory fsync") {
+  CHECK(SyncDirectory("/tmp").ok());
+  auto missing = SyncDirectory("/nonexistent-folio-dir");
+  CHECK(missing.code() == Code::kUnavailable);
+  CHECK(missing.message().find("/nonexistent-folio-dir") != std::string::npos);
+}
+
+TEST_CASE("ascii whitespace trimming") {
+  CHECK(TrimAsciiSpace(" \t\r\n\v\fa b\t\r\n") == "a b");
+  CHECK(TrimAsciiSpace("x") == "x");
+  CHECK(TrimAsciiSpace(" \t ").empty());
+  CHECK(TrimAsciiSpace("").empty());
+  CHECK(TrimAsciiSpace("\xa0x\xa0") == "\xa0x\xa0");  // ASCII only: a UTF-8 byte is not space
 }
 
 TEST_CASE("json writer escapes and nests") {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "folio/core/files.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
 
@@ -69,12 +70,10 @@ Status WriteSecretFile(const std::string& path, std::string_view text) {
     unlink(tmp.c_str());
     return Status::Unavailable("cannot write " + path + ": " + strerror(err));
   }
-  // The rename itself must survive a crash too.
+  // The rename itself must survive a crash too (best effort: the file is
+  // in place either way).
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
-  if (int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
+  (void)SyncDirectory(dir);
   return Status::Ok();
 }
 

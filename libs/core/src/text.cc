@@ -102,6 +102,13 @@ std::string_view PathBase(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+std::string_view TrimAsciiSpace(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 std::string AsciiLower(std::string_view s) {
   std::string r(s);
   for (char& c : r) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);

@@ -22,12 +22,6 @@ constexpr std::pair<std::string_view, std::string_view> kTypes[] = {
 constexpr std::string_view kInlineImages[] = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif",
                                               "image/bmp", "image/x-icon", "image/vnd.microsoft.icon"};
 
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // The JavaScript MIME type essences (WHATWG MIME Sniffing): a browser runs
 // bytes of these types as a script or module.
 constexpr std::string_view kScriptTypes[] = {
@@ -38,7 +32,7 @@ constexpr std::string_view kScriptTypes[] = {
 
 // "type/subtype", lower case, without parameters.
 std::string Essence(std::string_view content_type) {
-  return AsciiLower(TrimSpace(content_type.substr(0, content_type.find(';'))));
+  return AsciiLower(TrimAsciiSpace(content_type.substr(0, content_type.find(';'))));
 }
 
 // A value that is safe to echo into a header and looks like a media type:
@@ -97,7 +91,8 @@ bool IsInlineSafeType(std::string_view content_type) {
 
 AttachmentHeaders AttachmentHeadersFor(std::string_view name, std::string_view stored_type) {
   const std::string_view by_name = ContentTypeForName(name);
-  const std::string_view stored = LooksLikeMediaType(stored_type) ? TrimSpace(stored_type) : std::string_view();
+  const std::string_view stored =
+      LooksLikeMediaType(stored_type) ? TrimAsciiSpace(stored_type) : std::string_view();
   const std::string stored_essence = Essence(stored);
   AttachmentHeaders h;
   if (!by_name.empty()) {

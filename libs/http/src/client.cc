@@ -20,14 +20,6 @@ void GlobalInit() {
   });
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   static_cast<ClientResponse*>(user)->body.append(data, size * n);
   return size * n;
@@ -39,8 +31,8 @@ size_t OnHeaderLine(char* data, size_t size, size_t n, void* user) {
   if (StartsWith(line, "HTTP/")) {
     resp->headers.clear();  // a new response (after 100 Continue) starts over
   } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
-    resp->headers.emplace_back(std::string(Trim(line.substr(0, colon))),
-                               std::string(Trim(line.substr(colon + 1))));
+    resp->headers.emplace_back(std::string(TrimAsciiSpace(line.substr(0, colon))),
+                               std::string(TrimAsciiSpace(line.substr(colon + 1))));
   }
   return size * n;
 }

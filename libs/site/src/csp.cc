@@ -22,18 +22,6 @@ std::string Policy(std::string_view script_src, std::string_view style_src) {
   return p;
 }
 
-// Standard base64 with padding (CSP hashes use it) from the unpadded
-// base64url we have.
-std::string Base64(std::string_view data) {
-  std::string s = Base64UrlEncode(data);
-  for (char& c : s) {
-    if (c == '-') c = '+';
-    else if (c == '_') c = '/';
-  }
-  while (s.size() % 4 != 0) s += '=';
-  return s;
-}
-
 bool IsBase64Char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
 }
@@ -61,7 +49,7 @@ bool IsIntegrity(std::string_view v) {
 
 std::string ScriptHashSource(std::string_view script) {
   Sha256Digest d = Sha256(script);
-  return "'sha256-" + Base64(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())) + "'";
+  return "'sha256-" + Base64Encode(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())) + "'";
 }
 
 const std::string& PageCsp() {

@@ -43,7 +43,6 @@ class DiskFull {
   // If marked full, clears the mark when at least resume_bytes are available
   // (a failing statvfs leaves it set). Returns full() afterwards.
   bool Recheck();
-  const std::string& dir() const { return dir_; }
 
  private:
   void Set(bool full, const std::string& why);

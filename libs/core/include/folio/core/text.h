@@ -1,5 +1,5 @@
 // Text utilities shared by every lib: UTF-8 validation, vault path checks,
-// percent-encoding, ASCII case helpers. Pure functions; thread-safe.
+// percent-encoding, ASCII case and whitespace helpers. Pure functions; thread-safe.
 #pragma once
 
 #include <string>
@@ -28,6 +28,9 @@ std::string PercentEncodePath(std::string_view in);
 // Vault path parts: "a/b/c.md" -> dir "a/b", base "c.md"; "c.md" -> dir "".
 std::string_view PathDir(std::string_view path);
 std::string_view PathBase(std::string_view path);
+
+// `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
+std::string_view TrimAsciiSpace(std::string_view s);
 
 std::string AsciiLower(std::string_view s);
 bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
