@@ -143,7 +143,6 @@ int main(int argc, char** argv) {
   metrics::OpsEndpoints ops(&workers[0]->loop(), &registry, readiness, basics);
   for (auto& w : workers) ops.MountPublic(&w->router());
   if (Status s = ops.Listen(); !s.ok()) return Fail(s);
-  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto fds = http::SystemdListenFds();
   log::Info("folio-edge starting; serves once the pages are replayed",
             {{"addr", fds.empty() ? host + ":" + std::to_string(port) : "systemd socket"},
@@ -298,13 +297,10 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < workers.size(); ++i) {
       edge::Worker* wp = workers[i].get();
       wp->loop().Post([wp, i, &ops] {
+        auto drained = [wp] { wp->loop().Stop(); };
         // Worker 0's loop also runs the admin server: it stops once both drained.
-        auto left = std::make_shared<int>(i == 0 ? 2 : 1);
-        auto drained = [wp, left] {
-          if (--*left == 0) wp->loop().Stop();
-        };
-        wp->server().Shutdown(drained);
-        if (i == 0) ops.Shutdown(drained);
+        if (i == 0) ops.Drain(&wp->server(), drained);
+        else wp->server().Shutdown(drained);
       });
     }
   };

@@ -265,21 +265,15 @@ int main(int argc, char** argv) {
   log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
                                         {"site", site_opts.site}, {"data", flags.Get("data")}});
 
-  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
-
   auto shutdown = [&] {
     log::Info("shutting down");
-    auto left = std::make_shared<int>(2);
-    auto drained = [&, left] {
-      if (--*left != 0) return;
+    ops.Drain(&server, [&] {
       writer_loop.Post([&] {
         sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();
-    };
-    server.Shutdown(drained);
-    ops.Shutdown(drained);
+    });
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

@@ -497,17 +497,12 @@ int main(int argc, char** argv) {
   log::Info("folio-search listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                         {"data", eopts.data_dir}, {"embedder", embedder->Describe()},
                                         {"notes", std::to_string((*engine)->notes())}});
-  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto shutdown = [&] {
     log::Info("shutting down");
-    auto left = std::make_shared<int>(2);
-    auto drained = [&, left] {
-      if (--*left != 0) return;
+    ops.Drain(&server, [&] {
       indexer.Stop();
       loop.Stop();
-    };
-    server.Shutdown(drained);
-    ops.Shutdown(drained);
+    });
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

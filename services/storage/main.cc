@@ -155,15 +155,9 @@ int main(int argc, char** argv) {
   if (Status s = ops.Listen(); !s.ok()) return Fail(s);
   log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                          {"data", flags.Get("data")}});
-  if (ops.separate()) log::Info("admin endpoints listening", {{"addr", basics.admin_host + ":" + std::to_string(ops.port())}});
   auto shutdown = [&] {
     log::Info("shutting down");
-    auto left = std::make_shared<int>(2);
-    auto drained = [&loop, left] {
-      if (--*left == 0) loop.Stop();
-    };
-    server.Shutdown(drained);
-    ops.Shutdown(drained);
+    ops.Drain(&server, [&loop] { loop.Stop(); });
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);

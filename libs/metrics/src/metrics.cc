@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "folio/core/json.h"
+#include "folio/core/log.h"
 
 namespace folio::metrics {
 
@@ -52,7 +53,7 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
 OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics)
     : loop_(loop), registry_(registry), ready_(std::move(ready)), admin_host_(basics.admin_host),
       admin_port_(basics.admin_port) {
-  if (!separate()) return;
+  if (!basics.has_admin()) return;
   MountOpsEndpoints(&admin_router_, registry_, ready_);
   http::ServerOptions o;
   o.max_body_bytes = 0;  // probes and scrapes send no bodies
@@ -67,15 +68,22 @@ void OpsEndpoints::MountPublic(http::Router* router) const {
 
 Status OpsEndpoints::Listen() {
   if (!admin_) return Status::Ok();
-  return admin_->Listen(admin_host_, admin_port_);
+  if (Status s = admin_->Listen(admin_host_, admin_port_); !s.ok()) return s;
+  log::Info("admin endpoints listening", {{"addr", admin_host_ + ":" + std::to_string(admin_->port())}});
+  return Status::Ok();
 }
 
-void OpsEndpoints::Shutdown(std::function<void()> done) {
-  if (admin_) {
-    admin_->Shutdown(std::move(done));
-  } else {
+void OpsEndpoints::Drain(http::Server* public_server, std::function<void()> done) {
+  auto left = std::make_shared<int>((public_server != nullptr ? 1 : 0) + (admin_ ? 1 : 0));
+  if (*left == 0) {
     loop_->Post(std::move(done));
+    return;
   }
+  auto drained = [left, done = std::move(done)] {
+    if (--*left == 0) done();
+  };
+  if (public_server != nullptr) public_server->Shutdown(drained);
+  if (admin_) admin_->Shutdown(drained);
 }
 
 int OpsEndpoints::port() const { return admin_ ? admin_->port() : 0; }

@@ -60,7 +60,7 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
 // the service's loop, with a router of its own, so the public port serves
 // no /metrics (there it is a path like any unknown one).
 // Threading: construct, MountPublic and Listen before the loop runs (or on
-// its thread); Shutdown on the loop thread. `ready` runs on whichever loop
+// its thread); Drain on the loop thread. `ready` runs on whichever loop
 // thread serves /readyz. REQUIRES: registry and loop outlive this object.
 class OpsEndpoints {
  public:
@@ -71,13 +71,17 @@ class OpsEndpoints {
 
   // Mounts the endpoints on a public router, unless an admin address takes them.
   void MountPublic(http::Router* router) const;
-  // Binds the admin address; Ok and nothing to do without one. kUnavailable
-  // if it cannot be bound.
+  // Binds the admin address and logs it ("admin endpoints listening"); Ok
+  // and nothing to do without one. kUnavailable if it cannot be bound.
   Status Listen();
-  // Drains the admin server (http::Server::Shutdown), then calls done on the
-  // loop thread; without one, posts done at once.
-  void Shutdown(std::function<void()> done);
-  bool separate() const { return admin_port_ >= 0; }
+  // A service's shutdown: drains `public_server` (the public http::Server
+  // on this loop; nullptr if none) and the admin server together
+  // (http::Server::Shutdown), then calls done on the loop thread. Servers
+  // on other loops (the edge's other workers) drain on their own. A second
+  // call (a second signal) lets the drain go on and replaces done.
+  // REQUIRES: loop thread.
+  void Drain(http::Server* public_server, std::function<void()> done);
+  bool separate() const { return admin_ != nullptr; }
   // The admin port bound (after Listen), else 0.
   int port() const;
 
