@@ -17,12 +17,12 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../integration/cluster.h"
+#include "../integration/test_util.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/http/client.h"
@@ -80,15 +80,6 @@ void RunTable(const std::vector<Row>& rows, bool www_authenticate) {
       CHECK_MESSAGE(r.body.find("\"permission_denied\"") != std::string::npos, what);
     }
   }
-}
-
-bool Eventually(const std::function<bool()>& f, int timeout_ms = 30000) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  do {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  } while (std::chrono::steady_clock::now() < deadline);
-  return false;
 }
 
 std::string Base64(std::string_view bytes) {
@@ -250,7 +241,7 @@ TEST_CASE("auth matrix: every endpoint of storage, ingest, search and edge") {
     REQUIRE(Eventually([&] {
       auto r = http::Get(q + found);
       return r.ok() && r->status == 200 && r->body.find("pub.md") != std::string::npos;
-    }));
+    }, 30000));
     std::vector<Row> rows;
     for (const Who& who : {none, wrong, site_token}) {
       rows.push_back({"search", q, "GET", found, who, 200});

@@ -13,22 +13,13 @@
 #include <thread>
 
 #include "../integration/cluster.h"
+#include "../integration/test_util.h"
 #include "folio/core/hash.h"
 
 using namespace folio;
 using namespace folio::it;
 
 namespace {
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
-  }
-  return s;
-}
 
 // Printable, incompressible-ish note text of about n bytes.
 std::string NoteText(const std::string& title, size_t n, uint64_t seed) {
@@ -51,23 +42,6 @@ http::ClientResponse Do(const std::string& method, const std::string& url, const
   req.headers = std::move(headers);
   auto r = http::Fetch(req);
   return r.ok() ? *r : http::ClientResponse{};
-}
-
-double Metric(const std::string& text, const std::string& series) {
-  size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + series.size() + 2));
-}
-
-// Polls until `pred` holds (generous deadline: a slow, shared machine).
-template <typename Pred>
-bool Eventually(Pred pred, int timeout_ms = 15000) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return true;
 }
 
 // A tmpfs for one service's data directory, linked where the Cluster puts

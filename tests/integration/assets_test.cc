@@ -16,6 +16,7 @@
 #include "folio/bus/schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "test_util.h"
 
 using namespace folio;
 using namespace folio::it;
@@ -70,12 +71,6 @@ int RunToExit(const std::vector<std::string>& argv, std::string* out) {
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
   int st = pclose(p);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-double Metric(const std::string& text, const std::string& series) {
-  size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + series.size() + 2));
 }
 
 }  // namespace

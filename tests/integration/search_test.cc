@@ -8,12 +8,12 @@
 #include <simdjson.h>
 
 #include <chrono>
-#include <cmath>
 #include <thread>
 
 #include "cluster.h"
 #include "folio/http/client.h"
 #include "folio/testing/embedding_server.h"
+#include "test_util.h"
 
 namespace folio::it {
 namespace {
@@ -106,31 +106,10 @@ Reply Related(const Cluster& c, const std::string& path) {
   return Query(c, "/api/v1/related", "site=default&path=" + Enc(path));
 }
 
-// Polls until pred holds (or ~timeout), returning whether it did.
-template <typename Pred>
-bool Eventually(Pred pred, int timeout_ms = 15000) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
-}
-
-// Value of a metric series (first line starting with `name`), or NaN.
-double Metric(const std::string& base_url, const std::string& name) {
+// The value of a series of the service at base_url (its /metrics), or -1.
+double ServiceMetric(const std::string& base_url, const std::string& series) {
   auto r = http::Get(base_url + "/metrics");
-  if (!r.ok()) return NAN;
-  size_t pos = 0;
-  while ((pos = r->body.find(name, pos)) != std::string::npos) {
-    if (pos == 0 || r->body[pos - 1] == '\n') {
-      size_t sp = r->body.find(' ', pos);
-      size_t end = r->body.find('\n', sp);
-      return std::stod(r->body.substr(sp + 1, end - sp - 1));
-    }
-    pos += name.size();
-  }
-  return NAN;
+  return r.ok() ? Metric(r->body, series) : -1;
 }
 
 bool Contains(const std::vector<Hit>& hits, const std::string& path) {
@@ -152,7 +131,7 @@ void PushVault(Cluster& c) {
 }
 
 void WaitIndexed(Cluster& c, size_t notes) {
-  bool ok = Eventually([&] { return Metric(c.search_url(), "folio_search_notes") == static_cast<double>(notes); });
+  bool ok = Eventually([&] { return ServiceMetric(c.search_url(), "folio_search_notes") == static_cast<double>(notes); });
   if (!ok) FAIL("search did not index " << notes << " notes:\n" << c.Logs());
 }
 
@@ -265,7 +244,7 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
   WaitIndexed(c, Vault().size() - 1);
 
   // Restart: nothing is embedded again, answers are the same.
-  double embedded_before = Metric(c.search_url(), "folio_search_embedded_texts_total");
+  double embedded_before = ServiceMetric(c.search_url(), "folio_search_embedded_texts_total");
   CHECK(embedded_before > 0);
   Reply before = Related(c, "cats/siamese.md");
   c.StopSearch();
@@ -274,7 +253,7 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
   REQUIRE(r.status == 200);
   c.StartSearch();
   CHECK(Eventually([&] { return Search(c, "lisbon trams", "text").hits.size() == 1; }));
-  double embedded_after = Metric(c.search_url(), "folio_search_embedded_texts_total");
+  double embedded_after = ServiceMetric(c.search_url(), "folio_search_embedded_texts_total");
   CHECK_MESSAGE(embedded_after == 1.0, "re-embedded after restart: " << embedded_after);
   // The same lists as before (the new note may only have joined at the end).
   Reply after = Related(c, "cats/siamese.md");
@@ -287,7 +266,7 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
   // useless: every note is embedded again once, from the stored texts.
   c.StopSearch();
   c.StartSearch({"--embed-dim", "128"});
-  CHECK(Eventually([&] { return Metric(c.search_url(), "folio_search_vectors") >= Vault().size(); }));
+  CHECK(Eventually([&] { return ServiceMetric(c.search_url(), "folio_search_vectors") >= Vault().size(); }));
   Reply r128 = Search(c, "cat purrs groom fur", "vector");
   REQUIRE(!r128.hits.empty());
   CHECK(r128.hits[0].path.rfind("cats/", 0) == 0);
@@ -314,7 +293,7 @@ TEST_CASE("search: an OpenAI-compatible embedding endpoint, and what happens whe
   CHECK(Eventually([&] { return http::Get(c.search_url() + "/readyz")->status == 503; }));
   auto ready = http::Get(c.search_url() + "/readyz");
   CHECK(ready->body.find("embed") != std::string::npos);
-  CHECK(Metric(c.search_url(), "folio_search_embedder_up") == 0.0);
+  CHECK(ServiceMetric(c.search_url(), "folio_search_embedder_up") == 0.0);
   // Queries in text mode still work; vector queries report the embedder.
   CHECK(Search(c, "sqlite", "text").hits.at(0).path == "db/sqlite.md");
   CHECK(Search(c, "sqlite", "vector").status == 503);
@@ -323,7 +302,7 @@ TEST_CASE("search: an OpenAI-compatible embedding endpoint, and what happens whe
   embed.SetFailing(0);
   CHECK(Eventually([&] { return Search(c, "lighthouses", "text").hits.size() == 1; }, 40000));
   CHECK(Eventually([&] { return http::Get(c.search_url() + "/readyz")->status == 200; }));
-  CHECK(Metric(c.search_url(), "folio_search_embedder_up") == 1.0);
+  CHECK(ServiceMetric(c.search_url(), "folio_search_embedder_up") == 1.0);
 }
 
 }  // namespace folio::it

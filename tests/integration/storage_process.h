@@ -1,7 +1,7 @@
 // folio-storage as a real process for tests: a fixture on a temp journal
 // directory with fixed write and read tokens (or none: storage makes its
 // own), HTTP calls carrying a token, and small file helpers the storage and
-// fault tests share. Test code only; use from the test's thread.
+// fault tests share (with test_util.h). Test code only; use from the test's thread.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -21,6 +20,7 @@
 #include "folio/core/hash.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
+#include "test_util.h"
 
 namespace folio::it {
 
@@ -116,22 +116,6 @@ inline std::string SegmentPath(const std::string& journal_dir) {
     if (e.path().filename().string().starts_with("segment-")) only = e.path().string();
   }
   return only;
-}
-
-inline double Metric(const std::string& text, const std::string& series) {
-  size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + series.size() + 2));
-}
-
-inline std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
-  }
-  return s;
 }
 
 }  // namespace folio::it

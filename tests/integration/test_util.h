@@ -1,6 +1,7 @@
-// Small helpers the integration and fault tests share: a raw HTTP exchange
-// on a loopback port (for what a well-behaved client cannot send). Test code
-// only; use from the test's thread.
+// Small helpers the integration and fault tests share: polling with a
+// deadline, deterministic random bytes, one series of a /metrics text, and a
+// raw HTTP exchange on a loopback port (for what a well-behaved client
+// cannot send). Test code only; use from the test's thread.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -11,9 +12,41 @@
 
 #include <chrono>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <thread>
 
 namespace folio::it {
+
+// Polls until `pred` holds; false once timeout_ms passed without (generous
+// deadlines: a slow, shared machine and sanitizer builds).
+template <typename Pred>
+bool Eventually(Pred pred, int timeout_ms = 15000) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+// n bytes, the same for the same seed.
+inline std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
+  }
+  return s;
+}
+
+// The value of `series` ("name" or "name{labels}") in a Prometheus text, or -1.
+inline double Metric(const std::string& text, const std::string& series) {
+  size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
 
 // A new connection to 127.0.0.1:port, or -1.
 inline int Connect(int port) {
