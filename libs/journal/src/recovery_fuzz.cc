@@ -163,7 +163,9 @@ std::vector<BlobState> Inspect(Journal& j) {
       }
     } else {
       Require(got.empty(), "failed ReadAll left bytes", s.message());
-      Require(s.code() == Code::kInternal || s.code() == Code::kUnavailable, "unexpected ReadAll error", s.message());
+      // kDataLoss: a block failed its checksum (or belongs to another blob).
+      Require(s.code() == Code::kDataLoss || s.code() == Code::kInternal || s.code() == Code::kUnavailable,
+              "unexpected ReadAll error", s.message());
     }
     std::string past = "x";
     Status ps = r->ReadAt(info.size + 1, 1, &past);
