@@ -43,6 +43,15 @@ std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& lin
   return out;
 }
 
+// Content-Type of an attachment, by extension (the table the edge serves
+// attachments by); application/octet-stream if unknown, not "": a PUT
+// without one would be stored as curl's default for a body,
+// application/x-www-form-urlencoded.
+std::string ContentTypeOf(std::string_view path) {
+  std::string_view t = http::ContentTypeForName(path);
+  return t.empty() ? "application/octet-stream" : std::string(t);
+}
+
 // Puts each attachment into folio-storage unless it is there already (HEAD
 // first, so a known blob is not sent again). kPutThreads requests run at
 // once: storage's group commit shares one fsync among concurrent PUTs (a
@@ -58,11 +67,7 @@ Status PutBlob(const StorageAccess& storage, const site::AttachmentMeta& meta, c
   auto have = http::Fetch(StorageRequest(storage, "HEAD", path, 10'000));
   if (have.ok() && have->status == 200) return Status::Ok();
   http::ClientRequest put = StorageRequest(storage, "PUT", path, 120'000);
-  // By extension (the table the edge serves attachments by); none if unknown:
-  // served as application/octet-stream.
-  if (std::string_view type = http::ContentTypeForName(meta.path); !type.empty()) {
-    put.headers.emplace_back("Content-Type", std::string(type));
-  }
+  put.headers.emplace_back("Content-Type", ContentTypeOf(meta.path));
   put.body = bytes.data;
   auto r = http::Fetch(put);
   if (!r.ok() || (r->status != 200 && r->status != 201)) {
@@ -492,8 +497,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
         continue;
       }
       if (!taken.count(m->url)) {
-        AddPage(&c, m->url, 200, std::string(http::ContentTypeForName(m->path)), kAssetCache,
-                std::string(http::kUntrustedCsp), att_bytes[k]->data, now_s);
+        AddPage(&c, m->url, 200, ContentTypeOf(m->path), kAssetCache, std::string(http::kUntrustedCsp), att_bytes[k]->data, now_s);
         taken.insert(m->url);
       }
       c.attachments.push_back({*m, att_bytes[k]->data});
