@@ -35,6 +35,10 @@ size_t CountResponses(const std::string& bytes) {
   return n;
 }
 
+// A header with a NUL byte in its value; sizeof keeps the NUL and drops the terminator.
+constexpr char kNulHeaderBytes[] = "X-A: a\0b\r\nContent-Length: 0\r\n\r\n";
+const std::string kNulHeader(kNulHeaderBytes, sizeof kNulHeaderBytes - 1);
+
 // Framing probes; each hides a second request ("/smuggled") behind the body
 // a confused parser would see.
 std::vector<std::pair<std::string, std::string>> Probes(const std::string& method, const std::string& path,
@@ -54,7 +58,7 @@ std::vector<std::pair<std::string, std::string>> Probes(const std::string& metho
       {"obfuscated Transfer-Encoding", start + "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n" + hidden},
       {"chunk size overflow", start + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffffff1\r\nx\r\n0\r\n\r\n" + hidden},
       {"chunk size not hex", start + "Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n" + hidden},
-      {"NUL in a header", start + std::string("X-A: a\0b\r\nContent-Length: 0\r\n\r\n", 33) + hidden},
+      {"NUL in a header", start + kNulHeader + hidden},
       {"header without a colon", start + "Content-Length 0\r\n\r\n" + hidden},
       {"Content-Length folded onto two lines", start + "Content-Length: 0\r\n 40\r\n\r\n" + hidden},
       {"two Transfer-Encodings", start + "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n0\r\n\r\n" + hidden},
