@@ -9,6 +9,7 @@ PKGS=(
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
+  python3-yaml  # deploy checks (tests/deploy): parse the rendered manifests
 )
 # Benchmarks only (make bench): load generator and the nginx anchor.
 if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light fio); fi
@@ -16,6 +17,12 @@ missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Deploy checks: any kubectl renders deploy/k8s (`kubectl kustomize`); Debian's
+# kubernetes-client only where none is installed (another kubectl package,
+# e.g. Google Cloud SDK's, owns /usr/bin/kubectl and conflicts with it).
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+# systemd-analyze verifies deploy/systemd's units.
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
