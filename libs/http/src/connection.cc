@@ -234,7 +234,8 @@ void Connection::ProcessInput() {
 // connection.
 BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
   route_ = RouterInternal::Find(*server_->router, parser.method(), parser.Path(base));
-  route_class_ = route_ != nullptr ? std::string_view(route_->route_class) : RouterInternal::UnroutedClass(*server_->router);
+  route_class_ = route_ != nullptr ? std::string_view(route_->route_class)
+                                   : RouterInternal::UnroutedClass(*server_->router);
   if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes};
   return {false, server_->options.max_body_bytes};
 }
