@@ -114,6 +114,7 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   std::string hash16(path.substr(8, 16));
   if (!AssetStore::IsHash16(hash16) || path.find('/', 8 + 17) != std::string_view::npos) return false;
   const uint64_t id = next_asset_id_++;
+  r->SetRouteClass("asset");
   auto p = std::make_unique<PendingAsset>();
   p->responder = std::move(*r);
   p->host = std::string(req.GetHeader("host"));

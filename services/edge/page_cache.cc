@@ -74,8 +74,10 @@ std::string SiteTables::SiteOf(std::string_view host_header) { return std::strin
 Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
     : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
       assets_(assets) {
-  router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); });
-  router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); });
+  router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
+                 "search");
+  // Pages, listings and attachments (Serve narrows those to "asset").
+  router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
   http::ServerOptions opts;
   opts.max_body_bytes = 0;  // readers send no bodies
   server_ = std::make_unique<http::Server>(&loop_, &router_, opts);

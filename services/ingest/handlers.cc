@@ -198,7 +198,7 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       OnWriter(ctx, std::move(r), [ctx, counters, site, body] { return RunPush(ctx, site, body.get(), *counters); });
     };
     WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
-  });
+  }, "push");
 
   router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
     auto run = [ctx](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
@@ -211,7 +211,7 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       });
     };
     WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
-  });
+  }, "manifest");
 }
 
 }  // namespace folio::ingest

@@ -230,12 +230,25 @@ int main(int argc, char** argv) {
   DiskFull& disk = (*store)->disk();
   auto& g_disk_full = registry.NewGauge("folio_ingest_disk_full",
                                         "1 while the database's disk is full: pushes fail (507) until space returns");
-  writer_loop.Post([&] {
-    writer_loop.Every(1000, [&] {
+  // The outbox's age, measured after each round's publish: how long the
+  // oldest committed message has waited for NATS (0 when all went out).
+  auto& g_outbox_oldest = registry.NewGauge(
+      "folio_ingest_outbox_oldest_seconds",
+      "Age of the oldest committed message not yet published to NATS; 0 when the outbox is empty");
+  const int64_t started_ms = NowUnixMs();
+  auto measure_outbox = [&g_outbox_oldest, started_ms, st = store->get()] {
+    auto oldest = st->OutboxOldestMs();
+    if (!oldest.ok()) return;  // the disk's trouble is reported elsewhere; keep the last value
+    int64_t since = *oldest == 0 ? started_ms : *oldest;  // a row from before created_ms: at least this old
+    g_outbox_oldest.Set(*oldest < 0 ? 0.0 : static_cast<double>(std::max<int64_t>(0, NowUnixMs() - since)) / 1000.0);
+  };
+  writer_loop.Post([&, measure_outbox] {
+    writer_loop.Every(1000, [&, measure_outbox] {
       g_disk_full.Set(disk.Recheck() ? 1 : 0);
       sites.ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       if (!bus_conn) try_connect();
       else sites.PublishPending();
+      measure_outbox();
     });
   });
   std::thread writer_thread([&] { writer_loop.Run(); });

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <optional>
 
+#include "folio/core/time.h"
+
 namespace folio::ingest {
 namespace {
 
@@ -107,6 +109,9 @@ Status Store::Migrate() {
                           "anchors TEXT NOT NULL DEFAULT ''"}) {
     (void)db_->Exec(std::string("ALTER TABLE notes ADD COLUMN ") + col);
   }
+  // When each outbox row was committed (Unix ms; 0 in rows older than the
+  // column), for folio_ingest_outbox_oldest_seconds.
+  (void)db_->Exec("ALTER TABLE outbox ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0");
   return Status::Ok();
 }
 
@@ -241,7 +246,7 @@ Status Store::ApplyTransaction(Commit* c) {
   auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
   auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
   auto del_page = db_->Prepare("DELETE FROM pages WHERE site=? AND url=?");
-  auto outbox = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id) VALUES(?,?,?,?)");
+  auto outbox = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id,created_ms) VALUES(?,?,?,?,?)");
   auto version = db_->Prepare(
       "INSERT INTO site_version(site,version) VALUES(?,?) ON CONFLICT(site) DO UPDATE SET version=excluded.version");
   for (auto* st : {&upsert, &rerendered, &del_note, &put_page, &del_page, &outbox, &version}) {
@@ -270,8 +275,10 @@ Status Store::ApplyTransaction(Commit* c) {
   for (const auto& p : c->pages) {
     if (Status s = put_page->Bind(1, c->site).Bind(2, p.url).BindBlob(3, p.record).Run(); !s.ok()) return fail(s);
   }
+  const int64_t now_ms = NowUnixMs();
   for (auto& m : c->outbox) {
-    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id).Run();
+    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id)
+                   .Bind(5, now_ms).Run();
     if (!s.ok()) return fail(s);
     m.seq = db_->LastInsertRowId();
   }
@@ -338,11 +345,22 @@ Result<int64_t> Store::OutboxSize() {
   return q->Int(0);
 }
 
-Status Store::InsertOutbox(const std::vector<OutboxMsg>& outbox) {
-  auto q = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id) VALUES(?,?,?,?)");
+Result<int64_t> Store::OutboxOldestMs() {
+  // The oldest row is the first by seq (the primary key): one index probe.
+  auto q = db_->Prepare("SELECT created_ms FROM outbox ORDER BY seq LIMIT 1");
   if (!q.ok()) return q.status();
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? q->Int(0) : int64_t{-1};
+}
+
+Status Store::InsertOutbox(const std::vector<OutboxMsg>& outbox) {
+  auto q = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id,created_ms) VALUES(?,?,?,?,?)");
+  if (!q.ok()) return q.status();
+  const int64_t now_ms = NowUnixMs();
   for (const auto& m : outbox) {
-    Status s = q->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id).Run();
+    Status s = q->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id)
+                   .Bind(5, now_ms).Run();
     if (!s.ok()) return s;
   }
   return Status::Ok();

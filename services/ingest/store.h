@@ -107,6 +107,9 @@ class Store {
   Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
   Status AckOutbox(int64_t upto_seq);
   Result<int64_t> OutboxSize();
+  // When the oldest outbox row was committed (Unix ms; 0 for a row written
+  // before that was recorded), or -1 when the outbox is empty.
+  Result<int64_t> OutboxOldestMs();
   // Loads every attachment's metadata into *vault (call before LoadVault's Rebuild matters not).
   Status LoadAttachments(const std::string& site, site::Vault* vault);
   // Calls fn with the sha256 of every attachment of every site (each once).

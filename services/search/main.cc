@@ -455,7 +455,7 @@ int main(int argc, char** argv) {
       indexer.Observe(t0, *r, &m.search_queries);
       loop.Post([shared, r] { shared->Send(http::Response::Json(HttpStatusOf(*r), ReplyBody(*r))); });
     });
-  });
+  }, "query");
   router.Handle("GET", "/api/v1/related", [&, eng](const http::Request& req, http::Responder resp) {
     auto t0 = std::chrono::steady_clock::now();
     bus::RelatedQuery q;
@@ -482,7 +482,7 @@ int main(int argc, char** argv) {
     }
     indexer.Observe(t0, r, &m.related_queries);
     resp.Send(http::Response::Json(HttpStatusOf(r), ReplyBody(r)));
-  });
+  }, "related");
 
   http::Server server(&loop, &router, {});
   Status ls;

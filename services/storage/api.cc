@@ -563,7 +563,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
         return StartUpload(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex),
                            std::string(hex), 0);
       }),
-      ctx->options.max_blob_bytes);
+      ctx->options.max_blob_bytes, "blob");
   router->HandleStreamingPrefix(
       "PUT", std::string(kObjectPrefix),
       GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
@@ -582,11 +582,14 @@ void MountApi(http::Router* router, ApiContext* ctx) {
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, "", keep);
       }),
-      ctx->options.max_blob_bytes);
+      ctx->options.max_blob_bytes, "object");
   // Buffered routes, each behind the token check for what it needs.
+  // Route classes for request metrics: "blob" and "object" (one named
+  // thing), "list" (GET /blobs, /objects), the rest "other".
   auto route = [router, ctx](std::string_view method, std::string_view path, Access need, http::Handler h) {
-    if (path.back() == '/') router->HandlePrefix(method, std::string(path), Guard(ctx, need, std::move(h)));
-    else router->Handle(method, std::string(path), Guard(ctx, need, std::move(h)));
+    std::string_view cls = path == kBlobPrefix ? "blob" : path == kObjectPrefix ? "object" : "list";
+    if (path.back() == '/') router->HandlePrefix(method, std::string(path), Guard(ctx, need, std::move(h)), cls);
+    else router->Handle(method, std::string(path), Guard(ctx, need, std::move(h)), cls);
   };
   route("GET", kBlobPrefix, Access::kRead, [ctx](const http::Request& req, http::Responder resp) {
     ServeBlob(ctx, req, std::move(resp));

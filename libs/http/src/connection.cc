@@ -181,6 +181,7 @@ void Connection::OnRead(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   c->buf_.end += static_cast<size_t>(nread);
   if (c->phase_ == Phase::kIdle) {
     c->phase_ = Phase::kHeaders;
+    c->BeginTiming();
     c->ArmTimer(c->server_->options.header_timeout_ms);
   }
   c->ProcessInput();
@@ -233,6 +234,8 @@ void Connection::ProcessInput() {
 // connection.
 BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
   route_ = RouterInternal::Find(*server_->router, parser.method(), parser.Path(base));
+  route_class_ = route_ != nullptr ? std::string_view(route_->route_class)
+                                   : RouterInternal::UnroutedClass(*server_->router);
   if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes};
   return {false, server_->options.max_body_bytes};
 }
@@ -332,8 +335,22 @@ void Connection::OnTimeout(uv_timer_t* t) {
   }
 }
 
+void Connection::BeginTiming() {
+  if (server_->router->observer() != nullptr) start_ns_ = uv_hrtime();
+}
+
+void Connection::ReportRequest() {
+  RequestObserver* o = server_->router->observer();
+  if (o != nullptr && status_ != 0) {
+    o->OnRequestDone(route_class_, status_, static_cast<double>(uv_hrtime() - start_ns_) * 1e-9);
+  }
+  status_ = 0;
+  route_class_ = kOtherRouteClass;
+}
+
 void Connection::FinishRequest() {
   ++server_->requests_served;
+  ReportRequest();
   keep_.reset();
   resp_body_ = std::string();
   route_ = nullptr;
@@ -353,6 +370,7 @@ void Connection::FinishRequest() {
   StartReading();
   if (buf_.parsed < buf_.end) {  // a pipelined request is already here
     phase_ = Phase::kHeaders;
+    BeginTiming();
     ArmTimer(server_->options.header_timeout_ms);
     ProcessInput();
   } else {

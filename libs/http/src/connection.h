@@ -96,6 +96,7 @@ class Connection final : private BodyPolicy {
   void SendStream(int status, const std::vector<std::pair<std::string, std::string>>& headers,
                   uint64_t content_length, std::shared_ptr<BodySource> source);
   void AnswerDropped();  // a Responder went unanswered: 500, unless we answer
+  void SetRouteClass(std::string_view c) { route_class_ = c; }
 
   // BodyReader's and BodySource's side (no-ops unless that one is attached).
   void PauseBody();
@@ -150,6 +151,8 @@ class Connection final : private BodyPolicy {
                  bool has_body, uint64_t content_length);
   void StartWrite(uv_buf_t* bufs, unsigned n);
   void FinishRequest();
+  void BeginTiming();    // the request's first byte is here (RequestObserver)
+  void ReportRequest();  // the answer is written whole: tell the observer
   void Linger();
 
   // request_stream.cc
@@ -203,6 +206,11 @@ class Connection final : private BodyPolicy {
   int refs_ = 1;          // the handles' reference, dropped when both closed
   int handles_open_ = 2;  // tcp_ and timer_
   uint64_t requests_ = 0;
+  // For the Router's RequestObserver (observer.h): when the request began
+  // (uv_hrtime, ns), its route class, the status answered (0: none yet).
+  uint64_t start_ns_ = 0;
+  std::string_view route_class_ = kOtherRouteClass;
+  int status_ = 0;
   std::string out_;               // serialised head of a Response; capacity reused
   std::string resp_body_;         // body of a Response while it is written
   std::shared_ptr<const void> keep_;  // PreparedResponse bytes while written

@@ -44,6 +44,7 @@ void Connection::AnswerDropped() {
 bool Connection::BeginAnswer() {
   if (closed_ || !answer_pending_) return false;
   answer_pending_ = false;
+  status_ = 0;
   if (server_->shutting_down) keep_alive_ = false;
   if (phase_ != Phase::kInFlight) AnswerBeforeBody();  // ends the reader: it may close
   return !closed_;
@@ -74,6 +75,7 @@ void Connection::Send(Response&& r) {
   if (!BeginAnswer()) return;
   bool has_body = StatusHasBody(r.status);
   WriteHead(r.status, r.headers, has_body, r.body.size());
+  status_ = r.status;
   resp_body_ = std::move(r.body);
   uv_buf_t bufs[2] = {Buf(out_), Buf(resp_body_)};
   bool send_body = has_body && !is_head_ && !resp_body_.empty();
@@ -84,6 +86,10 @@ void Connection::Send(Response&& r) {
 // only the Date/Connection tail is copied, into a per-connection array.
 void Connection::SendPrepared(const PreparedResponse& r) {
   if (!BeginAnswer()) return;
+  // "HTTP/1.1 200 OK": the status is the three digits at 9.
+  if (r.head.size() >= 12) {
+    status_ = (r.head[9] - '0') * 100 + (r.head[10] - '0') * 10 + (r.head[11] - '0');
+  }
   std::string_view date = loop_->DateLine();
   std::string_view conn = ConnectionLine(keep_alive_, http10_);
   size_t n = 0;
@@ -176,6 +182,10 @@ void Responder::SendError(const Status& s) {
   if (conn_ == nullptr) return;
   std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
   SendError(HttpStatusFor(s.code()), CodeName(s.code()), message);
+}
+
+void Responder::SetRouteClass(std::string_view route_class) {
+  if (conn_ != nullptr) conn_->SetRouteClass(route_class);
 }
 
 bool Responder::connection_open() const { return conn_ != nullptr && conn_->open(); }

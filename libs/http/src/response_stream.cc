@@ -23,6 +23,7 @@ void Connection::SendStream(int status, const std::vector<std::pair<std::string,
   if (!BeginAnswer()) return;
   bool has_body = StatusHasBody(status);
   WriteHead(status, headers, has_body, content_length);
+  status_ = status;
   bool send_body = has_body && !is_head_ && content_length > 0;
   if (send_body && source == nullptr) {  // a body promised with nothing to make it
     Close(Code::kInternal, "SendStream without a source");

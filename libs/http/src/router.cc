@@ -105,25 +105,30 @@ std::string Request::QueryParam(std::string_view key) const {
   return {};
 }
 
-void Router::Handle(std::string_view method, std::string path, Handler h) {
-  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0});
+void Router::Handle(std::string_view method, std::string path, Handler h, std::string_view route_class) {
+  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0, std::string(route_class)});
 }
 
-void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h) {
-  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0});
+void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h, std::string_view route_class) {
+  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0, std::string(route_class)});
 }
 
 void Router::HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
-                             uint64_t max_body_bytes) {
-  routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes});
+                             uint64_t max_body_bytes, std::string_view route_class) {
+  routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes,
+                     std::string(route_class)});
 }
 
 void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
-                                   uint64_t max_body_bytes) {
-  routes_.push_back({std::string(method), std::move(prefix), true, nullptr, std::move(h), max_body_bytes});
+                                   uint64_t max_body_bytes, std::string_view route_class) {
+  routes_.push_back({std::string(method), std::move(prefix), true, nullptr, std::move(h), max_body_bytes,
+                     std::string(route_class)});
 }
 
-void Router::Fallback(Handler h) { fallback_ = std::move(h); }
+void Router::Fallback(Handler h, std::string_view route_class) {
+  fallback_ = std::move(h);
+  fallback_class_ = std::string(route_class);
+}
 
 const Router::Route* RouterInternal::Find(const Router& router, std::string_view method,
                                           std::string_view path) {
@@ -135,6 +140,10 @@ const Router::Route* RouterInternal::Find(const Router& router, std::string_view
     if (better) best = &route;
   }
   return best;
+}
+
+std::string_view RouterInternal::UnroutedClass(const Router& router) {
+  return router.fallback_ ? std::string_view(router.fallback_class_) : kOtherRouteClass;
 }
 
 void RouterInternal::RunWithBody(const Route& route, const Request& req, Responder r) {

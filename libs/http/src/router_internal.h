@@ -16,6 +16,9 @@ class RouterInternal {
   // The route that answers method + path (rules in router.cc), or null when
   // none does (then Router::Dispatch answers 405, the fallback or 404).
   static const Route* Find(const Router& router, std::string_view method, std::string_view path);
+  // The route class of a request no route matches: the Fallback's, else
+  // kOtherRouteClass.
+  static std::string_view UnroutedClass(const Router& router);
   // Runs a streaming route's handler for a request whose body is complete
   // (Router::Dispatch's rule: req.body as one OnData, then OnEnd).
   static void RunWithBody(const Route& route, const Request& req, Responder r);

@@ -9,7 +9,15 @@
 
 namespace folio::metrics {
 
-Registry::Registry() : registry_(std::make_shared<prometheus::Registry>()) {}
+namespace {
+constexpr std::string_view kOpsClass = "ops";
+}  // namespace
+
+Registry::Registry()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(std::make_unique<RequestMetrics>(registry_.get())) {}
+
+Registry::~Registry() = default;
 
 Counter& Registry::NewCounter(const std::string& name, const std::string& help, const Labels& labels) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(*registry_).Add(labels);
@@ -24,22 +32,29 @@ Histogram& Registry::NewHistogram(const std::string& name, const std::string& he
   return prometheus::BuildHistogram().Name(name).Help(help).Register(*registry_).Add(labels, buckets);
 }
 
-std::string Registry::Serialize() const {
+std::string Registry::Serialize(std::vector<prometheus::MetricFamily> extra) const {
   prometheus::TextSerializer s;
-  return s.Serialize(registry_->Collect());
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (auto& f : process_.Collect()) families.push_back(std::move(f));
+  for (auto& f : extra) families.push_back(std::move(f));
+  return s.Serialize(families);
 }
 
 void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready) {
-  router->Handle("GET", "/metrics", [registry](const http::Request&, http::Responder r) {
+  router->Handle("GET", "/metrics", [registry, ready](const http::Request&, http::Responder r) {
+    prometheus::ClientMetric m;
+    m.gauge.value = !ready || ready().empty() ? 1 : 0;
+    prometheus::MetricFamily ready_family{"folio_ready", "1 when /readyz answers 200 (ready to serve), else 0",
+                                          prometheus::MetricType::Gauge, {m}};
     http::Response resp;
     resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     resp.headers.emplace_back("Cache-Control", "no-store");
-    resp.body = registry->Serialize();
+    resp.body = registry->Serialize({std::move(ready_family)});
     r.Send(std::move(resp));
-  });
+  }, kOpsClass);
   router->Handle("GET", "/livez", [](const http::Request&, http::Responder r) {
     r.Send(http::Response::Json(200, "{\"status\":\"live\"}"));
-  });
+  }, kOpsClass);
   router->Handle("GET", "/readyz", [ready](const http::Request&, http::Responder r) {
     std::string why = ready ? ready() : std::string();
     if (why.empty()) {
@@ -47,7 +62,7 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
     } else {
       r.Send(http::Response::Json(503, JsonError("unavailable", why)));
     }
-  });
+  }, kOpsClass);
 }
 
 OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics)
@@ -55,6 +70,7 @@ OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck 
       admin_port_(basics.admin_port) {
   if (!basics.has_admin()) return;
   MountOpsEndpoints(&admin_router_, registry_, ready_);
+  admin_router_.Observe(registry_->request_observer());
   http::ServerOptions o;
   o.max_body_bytes = 0;  // probes and scrapes send no bodies
   admin_ = std::make_unique<http::Server>(loop_, &admin_router_, o);
@@ -63,6 +79,7 @@ OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck 
 OpsEndpoints::~OpsEndpoints() = default;
 
 void OpsEndpoints::MountPublic(http::Router* router) const {
+  router->Observe(registry_->request_observer());
   if (!separate()) MountOpsEndpoints(router, registry_, ready_);
 }
 

@@ -33,6 +33,7 @@
 
 #include "folio/core/status.h"
 #include "folio/http/loop.h"
+#include "folio/http/observer.h"
 #include "folio/http/stream.h"
 
 namespace folio::http {
@@ -119,6 +120,10 @@ class Responder {
   // REQUIRES: !s.ok().
   void SendError(const Status& s);
   bool connection_open() const;
+  // Narrows this request's route class for the RequestObserver (observer.h),
+  // e.g. "asset" for a fallback route that served an attachment. Call before
+  // Send*(). REQUIRES: route_class outlives the connection (a literal).
+  void SetRouteClass(std::string_view route_class);
 
  private:
   void Drop();  // unanswered: 500, unless the server answers itself
@@ -128,21 +133,33 @@ class Responder {
 using Handler = std::function<void(const Request&, Responder)>;
 
 // Maps method + path to handlers. Configure before serving; then read-only.
+// route_class names the route for request metrics (observer.h): a small
+// fixed set per service ("page", "push", "blob", "ops", ...).
 class Router {
  public:
   // Exact path match ("/api/v1/push").
-  void Handle(std::string_view method, std::string path, Handler h);
+  void Handle(std::string_view method, std::string path, Handler h,
+              std::string_view route_class = kOtherRouteClass);
   // Paths that start with `prefix`; the longest prefix wins.
-  void HandlePrefix(std::string_view method, std::string prefix, Handler h);
-  // Anything unmatched (else 404 JSON). Called for every method.
-  void Fallback(Handler h);
+  void HandlePrefix(std::string_view method, std::string prefix, Handler h,
+                    std::string_view route_class = kOtherRouteClass);
+  // Anything unmatched (else 404 JSON). Called for every method; 405s and
+  // 404s of unmatched paths count under its route class too.
+  void Fallback(Handler h, std::string_view route_class = kOtherRouteClass);
   // Streaming request bodies (stream.h), matched like Handle/HandlePrefix.
   // Past this route's max_body_bytes: 413, before the handler if
   // Content-Length says so, else when crossed (the reader gets OnAbort).
   void HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
-                       uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes);
+                       uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                       std::string_view route_class = kOtherRouteClass);
   void HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
-                             uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes);
+                             uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                             std::string_view route_class = kOtherRouteClass);
+  // Every Server serving this Router reports each answered request to
+  // `observer` (nullptr: none, the default). REQUIRES: observer outlives
+  // the Servers; called before serving.
+  void Observe(RequestObserver* observer) { observer_ = observer; }
+  RequestObserver* observer() const { return observer_; }
 
   // Runs the handler for a complete request; GET routes answer HEAD too. A
   // streaming route's reader gets req.body as one OnData, then OnEnd/OnAbort.
@@ -157,9 +174,12 @@ class Router {
     Handler handler;             // buffered route, or
     StreamingHandler streaming;  // streaming route, with its body limit:
     uint64_t max_body_bytes;
+    std::string route_class;
   };
   std::vector<Route> routes_;
   Handler fallback_;
+  std::string fallback_class_{kOtherRouteClass};
+  RequestObserver* observer_ = nullptr;
 };
 
 struct ServerOptions {

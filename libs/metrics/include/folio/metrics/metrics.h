@@ -4,6 +4,10 @@
 // a JSON reason otherwise), on the public port or, with --admin-listen, only
 // on an admin address of their own (OpsEndpoints).
 //
+// Every Registry also exports the process_* metrics (process.h) and
+// folio_http_request_duration_seconds{route,code} (requests.h) of the
+// routers OpsEndpoints serves.
+//
 // Ownership: Registry is owned by main and outlives the Router it is
 // mounted on. Threading: counters/gauges/histograms are lock-free atomics,
 // safe from any thread; Mount* are called before serving starts.
@@ -21,6 +25,8 @@
 #include "folio/core/service.h"
 #include "folio/core/status.h"
 #include "folio/http/server.h"
+#include "folio/metrics/process.h"
+#include "folio/metrics/requests.h"
 
 namespace folio::metrics {
 
@@ -32,7 +38,12 @@ using Labels = std::map<std::string, std::string>;
 class Registry {
  public:
   Registry();
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
   prometheus::Registry& raw() { return *registry_; }
+  // The request-latency observer (requests.h) for a Router (Router::Observe).
+  http::RequestObserver* request_observer() { return requests_.get(); }
 
   // Each call with the same name reuses the family; labels pick the series.
   Counter& NewCounter(const std::string& name, const std::string& help, const Labels& labels = {});
@@ -41,17 +52,22 @@ class Registry {
   Histogram& NewHistogram(const std::string& name, const std::string& help,
                           const std::vector<double>& buckets, const Labels& labels = {});
 
-  // The registry in Prometheus text exposition format.
-  std::string Serialize() const;
+  // The registry, then the process metrics, then `extra` (families computed
+  // by the caller at scrape time), in Prometheus text exposition format.
+  std::string Serialize(std::vector<prometheus::MetricFamily> extra = {}) const;
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<RequestMetrics> requests_;
+  ProcessCollector process_;
 };
 
 // Readiness: empty string = ready; otherwise the reason it is not.
 using ReadinessCheck = std::function<std::string()>;
 
-// Mounts GET /metrics, /livez, /readyz on router.
+// Mounts GET /metrics, /livez, /readyz on router (route class "ops").
+// /metrics also reports folio_ready (gauge: 1 when `ready` says ready, else
+// 0), computed at scrape time, so alerts see readiness, not only `up`.
 void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready);
 
 // Where a service answers /metrics, /livez and /readyz: by default on its
@@ -69,7 +85,9 @@ class OpsEndpoints {
   OpsEndpoints(const OpsEndpoints&) = delete;
   OpsEndpoints& operator=(const OpsEndpoints&) = delete;
 
-  // Mounts the endpoints on a public router, unless an admin address takes them.
+  // Mounts the endpoints on a public router, unless an admin address takes
+  // them; either way the router reports its requests to the registry's
+  // request metrics (Router::Observe).
   void MountPublic(http::Router* router) const;
   // Binds the admin address and logs it ("admin endpoints listening"); Ok
   // and nothing to do without one. kUnavailable if it cannot be bound.

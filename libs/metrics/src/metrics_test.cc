@@ -1,0 +1,207 @@
+// libs/metrics against the real thing: the process metrics read from
+// /proc/self, the request histogram fed from several threads, and
+// OpsEndpoints on a real http::Server spoken to with the libcurl client.
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "folio/http/client.h"
+#include "folio/http/loop.h"
+#include "folio/http/server.h"
+#include "folio/metrics/metrics.h"
+
+using namespace folio;
+
+// Counts heap allocations per thread, to check that observing a request on
+// the prepared (edge) path allocates nothing. (GCC flags free() of operator
+// new's memory, not knowing both are ours.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+thread_local uint64_t t_allocations = 0;
+void* operator new(size_t n) {
+  ++t_allocations;
+  if (void* p = malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+#pragma GCC diagnostic pop
+
+namespace {
+
+// The value of the sample line that starts with `series` followed by a
+// space, or -1 if there is none.
+double Sample(const std::string& text, const std::string& series) {
+  size_t at = 0;
+  while ((at = text.find(series + " ", at)) != std::string::npos) {
+    if (at == 0 || text[at - 1] == '\n') return strtod(text.c_str() + at + series.size() + 1, nullptr);
+    at += series.size();
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("process metrics: read from /proc/self at scrape time") {
+  metrics::Registry registry;
+  std::string before = registry.Serialize();
+  CHECK(before.find("# TYPE process_cpu_seconds_total counter") != std::string::npos);
+  double rss = Sample(before, "process_resident_memory_bytes");
+  CHECK(rss > 1024 * 1024);
+  CHECK(Sample(before, "process_virtual_memory_bytes") >= rss);
+  double start = Sample(before, "process_start_time_seconds");
+  double now = static_cast<double>(time(nullptr));
+  CHECK(start > now - 3600);
+  CHECK(start <= now + 1);
+  rlimit rl{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+  CHECK(Sample(before, "process_max_fds") == static_cast<double>(rl.rlim_cur));
+
+  // Computed at scrape time: an opened descriptor and burnt CPU show.
+  double fds = Sample(before, "process_open_fds");
+  CHECK(fds >= 3);
+  int extra = dup(0);
+  REQUIRE(extra >= 0);
+  double cpu0 = Sample(before, "process_cpu_seconds_total");
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  volatile uint64_t spin = 0;
+  while (std::chrono::steady_clock::now() < until) spin = spin + 1;
+  std::string after = registry.Serialize();
+  close(extra);
+  CHECK(Sample(after, "process_open_fds") == fds + 1);
+  CHECK(Sample(after, "process_cpu_seconds_total") > cpu0);
+}
+
+TEST_CASE("request metrics: one series per route class and status, from many threads") {
+  metrics::Registry registry;
+  http::RequestObserver* o = registry.request_observer();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([o] {
+      for (int i = 0; i < 1000; ++i) {
+        o->OnRequestDone("page", 200, 0.0002);
+        o->OnRequestDone(i % 2 ? "asset" : "page", 304, 0.00005);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int c = 0; c < metrics::RequestMetrics::kMaxClasses + 4; ++c) {
+    o->OnRequestDone("class" + std::to_string(c), 500, 20);  // past kMaxClasses: "other"
+  }
+  std::string text = registry.Serialize();
+  const std::string m = "folio_http_request_duration_seconds";
+  CHECK(Sample(text, m + "_count{code=\"200\",route=\"page\"}") == 4000);
+  CHECK(Sample(text, m + "_count{code=\"304\",route=\"page\"}") == 2000);
+  CHECK(Sample(text, m + "_count{code=\"304\",route=\"asset\"}") == 2000);
+  CHECK(Sample(text, m + "_bucket{code=\"200\",route=\"page\",le=\"0.0001\"}") == 0);
+  CHECK(Sample(text, m + "_bucket{code=\"200\",route=\"page\",le=\"0.00025\"}") == 4000);
+  CHECK(Sample(text, m + "_bucket{code=\"500\",route=\"class0\",le=\"+Inf\"}") == 1);
+  // The table holds "other", "page", "asset" and 13 more: class0..class12;
+  // the 7 classes past it count as "other".
+  CHECK(Sample(text, m + "_count{code=\"500\",route=\"class12\"}") == 1);
+  CHECK(Sample(text, m + "_count{code=\"500\",route=\"class13\"}") == -1);
+  CHECK(Sample(text, m + "_count{code=\"500\",route=\"other\"}") == 7);
+}
+
+TEST_CASE("OpsEndpoints: a mounted router's requests land in the histogram by route class; folio_ready") {
+  metrics::Registry registry;
+  http::Loop loop;
+  http::Router router;
+  ServiceBasics basics;
+  std::atomic<bool> ready{false};
+  metrics::OpsEndpoints ops(&loop, &registry, [&ready] { return ready ? std::string() : "loading"; }, basics);
+  ops.MountPublic(&router);
+  router.Handle("GET", "/api/thing", [](const http::Request&, http::Responder r) {
+    r.SendError(404, "not_found", "none");
+  }, "api");
+  http::Server server(&loop, &router);
+  REQUIRE(server.Listen("127.0.0.1", 0).ok());
+  std::thread thread([&] { loop.Run(); });
+  std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+  CHECK(http::Get(base + "/api/thing")->status == 404);
+  CHECK(http::Get(base + "/readyz")->status == 503);
+  // folio_ready follows the readiness check at each scrape.
+  CHECK(Sample(http::Get(base + "/metrics")->body, "folio_ready") == 0);
+  ready = true;
+  CHECK(Sample(http::Get(base + "/metrics")->body, "folio_ready") == 1);
+  CHECK(http::Get(base + "/nope")->status == 404);
+  // A request is reported once its answer is written; a later scrape sees it.
+  std::string text;
+  for (int i = 0; i < 200; ++i) {
+    auto r = http::Get(base + "/metrics");
+    REQUIRE(r.ok());
+    text = r->body;
+    if (Sample(text, "folio_http_request_duration_seconds_count{code=\"404\",route=\"other\"}") == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(Sample(text, "folio_http_request_duration_seconds_count{code=\"404\",route=\"api\"}") == 1);
+  CHECK(Sample(text, "folio_http_request_duration_seconds_count{code=\"503\",route=\"ops\"}") == 1);
+  CHECK(Sample(text, "folio_http_request_duration_seconds_count{code=\"200\",route=\"ops\"}") >= 2);
+  CHECK(Sample(text, "folio_http_request_duration_seconds_count{code=\"404\",route=\"other\"}") == 1);
+  loop.Stop();
+  thread.join();
+}
+
+TEST_CASE("request metrics: observing the keep-alive prepared path allocates nothing per request") {
+  static const char kHead[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
+  metrics::Registry registry;
+  auto keep = std::make_shared<int>(0);
+  std::vector<uint64_t> seen;
+  seen.reserve(16);
+  http::Loop loop;
+  http::Router router;
+  router.Handle("GET", "/page", [&](const http::Request&, http::Responder r) {
+    seen.push_back(t_allocations);  // the loop thread's count at each request
+    r.SendPrepared({kHead, "ok", keep});
+  }, "page");
+  router.Observe(registry.request_observer());
+  http::Server server(&loop, &router);
+  REQUIRE(server.Listen("127.0.0.1", 0).ok());
+  std::thread thread([&] { loop.Run(); });
+  {
+    // One keep-alive connection, requests one after another.
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(server.port()));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+    for (int i = 0; i < 8; ++i) {
+      std::string req = "GET /page HTTP/1.1\r\nHost: t\r\n\r\n";
+      REQUIRE(send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size()));
+      std::string got;
+      char buf[512];
+      while (got.find("\r\n\r\nok") == std::string::npos) {
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        REQUIRE(n > 0);
+        got.append(buf, static_cast<size_t>(n));
+      }
+    }
+    close(fd);
+  }
+  loop.Stop();
+  thread.join();
+  // The first request resolves its series (allocating); from the third on,
+  // a request and the observation of the one before allocate nothing, but
+  // for the Date line rebuilt at most once a second: allow one.
+  REQUIRE(seen.size() == 8);
+  int zero = 0;
+  for (size_t i = 3; i < seen.size(); ++i) zero += seen[i] == seen[i - 1] ? 1 : 0;
+  CHECK(zero >= 4);
+  CHECK(Sample(registry.Serialize(), "folio_http_request_duration_seconds_count{code=\"200\",route=\"page\"}") >= 7);
+}

@@ -1,0 +1,174 @@
+// The Prometheus and Grafana files under deploy/ checked with the tools
+// operators use (label "deploy"):
+//  - promtool check config / check rules / test rules (Debian's prometheus
+//    package; each case is skipped only where promtool is absent);
+//  - every alert carries a severity, a summary and a description, and
+//    alerts_test.yml has a case where it fires and one where it does not;
+//  - the Grafana dashboard is valid JSON of a current schema, each panel
+//    queries the provisioned datasource, and has the issue's rows;
+//  - the provisioning points at http://prometheus:9090 and the dashboards.
+// That every metric named there exists is checked against the live services
+// in tests/integration/observability_test.cc.
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "folio/testing/testing.h"
+
+using namespace folio;
+
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int Run(const std::string& cmd, std::string* out) {
+  out->clear();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool HavePromtool() {
+  std::string out;
+  if (Run("command -v promtool", &out) == 0) return true;
+  MESSAGE("promtool not installed (Debian package prometheus): skipped");
+  return false;
+}
+
+std::string Prom(const std::string& file) { return testing::SourcePath("deploy/prometheus/" + file); }
+
+// The alert names of alerts.yml ("- alert: Name" lines).
+std::set<std::string> AlertNames() {
+  std::set<std::string> names;
+  std::istringstream in(ReadFile(Prom("alerts.yml")));
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t at = line.find("- alert: ");
+    if (at != std::string::npos) names.insert(line.substr(at + 9));
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("deploy: promtool check config passes on prometheus.yml (and the rules it loads)") {
+  if (!HavePromtool()) return;
+  std::string out;
+  int rc = Run("promtool check config " + Prom("prometheus.yml"), &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("1 rule files found") != std::string::npos);
+}
+
+TEST_CASE("deploy: promtool check rules passes on alerts.yml") {
+  if (!HavePromtool()) return;
+  std::string out;
+  int rc = Run("promtool check rules " + Prom("alerts.yml"), &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("SUCCESS: " + std::to_string(AlertNames().size()) + " rules found") != std::string::npos);
+}
+
+TEST_CASE("deploy: promtool test rules passes on alerts_test.yml") {
+  if (!HavePromtool()) return;
+  std::string out;
+  int rc = Run("promtool test rules " + Prom("alerts_test.yml"), &out);
+  INFO(out);
+  CHECK(rc == 0);
+  CHECK(out.find("SUCCESS") != std::string::npos);
+}
+
+TEST_CASE("deploy: every alert has severity, summary, description, and tests that fire it and do not") {
+  std::set<std::string> names = AlertNames();
+  REQUIRE(names.size() >= 8);
+  std::string rules = ReadFile(Prom("alerts.yml"));
+  std::string tests = ReadFile(Prom("alerts_test.yml"));
+  for (const std::string& name : names) {
+    CAPTURE(name);
+    size_t at = rules.find("- alert: " + name + "\n");
+    REQUIRE(at != std::string::npos);
+    std::string rule = rules.substr(at, rules.find("- alert: ", at + 1) - at);
+    CHECK(rule.find("severity: critical") + rule.find("severity: warning") != 2 * std::string::npos);
+    CHECK(rule.find("summary: \"") != std::string::npos);
+    CHECK(rule.find("description: \"") != std::string::npos);
+    // A case that expects it to fire, and one that expects silence.
+    std::string key = "alertname: " + name + "\n";
+    bool fires = false, silent = false;
+    for (size_t t = tests.find(key); t != std::string::npos; t = tests.find(key, t + 1)) {
+      std::string next = tests.substr(t + key.size(), 60);
+      size_t e = next.find("exp_alerts:");
+      if (e == std::string::npos) continue;
+      (next.compare(e, 14, "exp_alerts: []") == 0 ? silent : fires) = true;
+    }
+    CHECK_MESSAGE(fires, "no test case where " << name << " fires");
+    CHECK_MESSAGE(silent, "no test case where " << name << " stays silent");
+  }
+}
+
+TEST_CASE("deploy: the Grafana dashboard is valid JSON on the provisioned datasource, with the issue's rows") {
+  std::string path = testing::SourcePath("deploy/grafana/dashboards/folio.json");
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE_MESSAGE(parser.load(path).get(doc) == simdjson::SUCCESS, "not valid JSON: " << path);
+  int64_t schema = 0;
+  REQUIRE(doc["schemaVersion"].get(schema) == simdjson::SUCCESS);
+  CHECK(schema >= 36);  // Grafana 9.3 and later
+  std::string_view uid;
+  CHECK(doc["uid"].get(uid) == simdjson::SUCCESS);
+  simdjson::dom::array panels;
+  REQUIRE(doc["panels"].get(panels) == simdjson::SUCCESS);
+  std::set<std::string> rows;
+  int queries = 0;
+  for (simdjson::dom::element p : panels) {
+    std::string_view type, title;
+    REQUIRE(p["type"].get(type) == simdjson::SUCCESS);
+    REQUIRE(p["title"].get(title) == simdjson::SUCCESS);
+    CAPTURE(title);
+    if (type == "row") {
+      rows.insert(std::string(title));
+      continue;
+    }
+    simdjson::dom::array targets;
+    REQUIRE(p["targets"].get(targets) == simdjson::SUCCESS);
+    CHECK(targets.size() >= 1);
+    for (simdjson::dom::element t : targets) {
+      std::string_view expr, ds;
+      CHECK(t["expr"].get(expr) == simdjson::SUCCESS);
+      CHECK(!expr.empty());
+      CHECK(t["datasource"]["uid"].get(ds) == simdjson::SUCCESS);
+      CHECK(ds == "prometheus");
+      ++queries;
+    }
+  }
+  CHECK(queries >= 30);
+  for (const char* want : {"Readers (edge)", "Authors (ingest)", "Search", "Storage", "Bus (NATS)", "Processes"}) {
+    CHECK_MESSAGE(rows.count(want) == 1, "missing row " << want);
+  }
+}
+
+TEST_CASE("deploy: Grafana provisioning names the compose Prometheus and the dashboard folder") {
+  std::string ds = ReadFile(testing::SourcePath("deploy/grafana/provisioning/datasources/prometheus.yml"));
+  CHECK(ds.find("url: http://prometheus:9090") != std::string::npos);
+  CHECK(ds.find("uid: prometheus") != std::string::npos);  // the uid the dashboard's panels use
+  CHECK(ds.find("type: prometheus") != std::string::npos);
+  std::string dash = ReadFile(testing::SourcePath("deploy/grafana/provisioning/dashboards/folio.yml"));
+  CHECK(dash.find("type: file") != std::string::npos);
+  CHECK(dash.find("path: /var/lib/grafana/dashboards") != std::string::npos);
+}
