@@ -7,6 +7,7 @@ PKGS=(
   libuv1-dev libnats-dev nats-server libsqlite3-dev libmd4c-dev zlib1g-dev
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
+  docker-compose  # deploy checks: `docker-compose config` validates docker-compose.yml (no engine needed)
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
 )
