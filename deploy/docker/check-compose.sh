@@ -11,6 +11,12 @@ if ! command -v docker-compose >/dev/null; then
   exit 77
 fi
 cd "$ROOT"
+# podman-compose (1.0) leaves ${VAR:-} and ${VAR-} (empty defaults) in the
+# value as they are; such a value would reach a container verbatim.
+if grep -nE '\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}' docker-compose.yml; then
+  echo "compose_config: FAIL: empty variable defaults (above) are not expanded by podman-compose; use a non-empty default"
+  exit 1
+fi
 empty=$(mktemp)
 trap 'rm -f "$empty"' EXIT
 docker-compose --env-file "$empty" -f docker-compose.yml config -q

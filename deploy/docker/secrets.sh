@@ -6,12 +6,13 @@
 #   /run/folio/storage-write/token  storage's write token (storage, ingest)
 #   /run/folio/storage-read/token   storage's read token (storage, edges)
 # A token given in the environment (FOLIO_API_TOKEN, FOLIO_STORAGE_WRITE_TOKEN,
-# FOLIO_STORAGE_READ_TOKEN, e.g. from .env) is written as given; otherwise
-# an existing file is kept, and a missing one gets 32 random hex bytes.
+# FOLIO_STORAGE_READ_TOKEN, e.g. from .env) is written as given (blanks
+# removed; blank = not given); otherwise an existing file is kept, and a
+# missing one gets 32 random bytes in hex.
 set -euo pipefail
 umask 077
 write_token() {  # DIR GIVEN
-  local dir=$1 given=$2 tmp
+  local dir=$1 given=${2//[[:space:]]/} tmp
   if [[ -z $given && -s $dir/token ]]; then return 0; fi
   [[ -n $given ]] || given=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   tmp=$(mktemp "$dir/.token.XXXXXX")
