@@ -8,6 +8,7 @@ PKGS=(
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
   prometheus  # promtool: check config/rules/metrics, test rules (deploy/prometheus, tests)
+  docker-compose  # deploy checks: `docker-compose config` validates docker-compose.yml (no engine needed)
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
   python3-yaml  # deploy checks (tests/deploy): parse the rendered manifests

@@ -170,5 +170,5 @@ TEST_CASE("deploy: Grafana provisioning names the compose Prometheus and the das
   CHECK(ds.find("type: prometheus") != std::string::npos);
   std::string dash = ReadFile(testing::SourcePath("deploy/grafana/provisioning/dashboards/folio.yml"));
   CHECK(dash.find("type: file") != std::string::npos);
-  CHECK(dash.find("path: /var/lib/grafana/dashboards") != std::string::npos);
+  CHECK(dash.find("path: /etc/grafana/dashboards") != std::string::npos);
 }

@@ -1,0 +1,20 @@
+#!/bin/bash
+# folio-publish VAULT: waits (bounded) until ingest at FOLIO_SERVER is ready,
+# then pushes VAULT with the API token from FOLIO_TOKEN_FILE. The token goes
+# to the CLI in its environment (FOLIO_TOKEN), not on a command line.
+set -euo pipefail
+vault=${1:?usage: folio-publish VAULT}
+server=${FOLIO_SERVER:-http://ingest:8080}
+token_file=${FOLIO_TOKEN_FILE:-/run/folio/api/token}
+wait_seconds=${FOLIO_PUBLISH_WAIT:-180}
+deadline=$((SECONDS + wait_seconds))
+until [[ -s $token_file ]] && curl -fsS -o /dev/null --max-time 2 "$server/readyz" 2>/dev/null; do
+  if ((SECONDS >= deadline)); then
+    echo "folio-publish: $server/readyz (or $token_file) not ready after ${wait_seconds}s" >&2
+    exit 1
+  fi
+  sleep 1
+done
+FOLIO_TOKEN=$(head -n1 "$token_file")
+export FOLIO_TOKEN
+exec folio push "$vault" --server "$server"
