@@ -104,6 +104,24 @@ build() {  # TARGET [TAG]: one target of the Dockerfile, docker format (keeps HE
   podman build --quiet --format docker --layers -f "$ROOT/deploy/docker/Dockerfile" \
     --target "$1" ${2:+-t "$2"} "$ROOT" >/dev/null
 }
+# The compile stage, with this machine's ccache mounted when there is one: the
+# stage uses `make build`'s flags, so after a `make build` of the same sources
+# (CI does one first) it is cache hits. FOLIO_TEST_CCACHE=0: compile from scratch.
+build_binaries() {
+  local cache="" log="$STATE/build-stage.log"
+  if [[ ${FOLIO_TEST_CCACHE:-1} == 1 ]] && command -v ccache >/dev/null; then
+    cache=$(ccache -k cache_dir 2>/dev/null || true)
+    [[ -d $cache ]] || cache=""
+  fi
+  if ! podman build --format docker --layers -f "$ROOT/deploy/docker/Dockerfile" --target build \
+      ${cache:+-v "$cache:/ccache"} "$ROOT" >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    fail "the build stage failed (log: $log)"
+  fi
+  if [[ -n $cache ]]; then
+    echo "   build stage with ccache from $cache: $(grep -E '^ *(Hits|Misses):' "$log" | tr -s ' ' | paste -sd' ')"
+  fi
+}
 
 if [[ $MODE == prepare ]]; then
   phase package-layers
@@ -115,7 +133,7 @@ fi
 [[ $MODE == test ]] || fail "unknown mode '$MODE' (test or prepare)"
 
 phase images
-build build  # compiles once; every service target below copies from it
+build_binaries  # compiles once; every service target below copies from it
 for target in "${!IMAGES[@]}"; do build "$target" "${IMAGES[$target]}:latest"; done
 # The runtime stage must hold every shared library the binaries load.
 for image in ingest edge search storage cli; do

@@ -3,7 +3,7 @@
 # Idempotent: installs only what is missing; safe to run on every `make`.
 set -euo pipefail
 PKGS=(
-  build-essential cmake pkg-config ca-certificates
+  build-essential cmake pkg-config ca-certificates ccache
   libuv1-dev libnats-dev nats-server libsqlite3-dev libmd4c-dev zlib1g-dev
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev
