@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
   auto& bytes_gauge = registry.NewGauge("folio_edge_page_bytes", "Bytes of page bodies held (both encodings)");
   auto& updates = registry.NewCounter("folio_edge_updates_total", "Page updates applied");
   auto& bad_records = registry.NewCounter("folio_edge_bad_records_total", "Undecodable page records skipped");
+  bus::BusMetrics bus_metrics(&registry);
+  bus::KvWatcherMetrics lag_metrics{
+      &registry.NewGauge("folio_edge_bus_lag", "Messages of the pages stream (KV_pages) not yet applied by this edge"),
+      &registry.NewGauge("folio_edge_applied_revision", "Revision of the last pages entry this edge applied")};
 
   std::atomic<bool> ready{false};
   std::atomic<bool> stopping{false};
@@ -265,13 +269,15 @@ int main(int argc, char** argv) {
     bus::BusOptions o;
     o.url = basics.nats_url;
     o.name = "folio-edge";
+    o.replicas = basics.nats_replicas;
+    o.metrics = &bus_metrics;
     while (!stopping) {
       auto b = bus::Bus::Connect(o);
       if (b.ok()) {
         Status s = (*b)->EnsureSchema();
         if (s.ok()) {
           set_not_ready("replaying the pages bucket");
-          auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed);
+          auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed, lag_metrics);
           if (w.ok()) {
             bus_conn = std::move(*b);
             watcher = std::move(*w);

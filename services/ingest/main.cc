@@ -175,6 +175,7 @@ int main(int argc, char** argv) {
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   std::atomic<bool> bus_ready{false};
+  bus::BusMetrics bus_metrics(&registry);  // outlives bus_conn
   std::unique_ptr<bus::Bus> bus_conn;
   ingest::RelatedConsumer related(&writer_loop, &sites, &registry);
 
@@ -183,6 +184,8 @@ int main(int argc, char** argv) {
   bus::BusOptions bus_opts;
   bus_opts.url = basics.nats_url;
   bus_opts.name = "folio-ingest";
+  bus_opts.replicas = basics.nats_replicas;
+  bus_opts.metrics = &bus_metrics;
   auto try_connect = [&] {
     if (bus_conn) return;
     auto b = bus::Bus::Connect(bus_opts);

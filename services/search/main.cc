@@ -399,6 +399,9 @@ int main(int argc, char** argv) {
   bus::BusOptions bus_opts;
   bus_opts.url = basics.nats_url;
   bus_opts.name = "folio-search";
+  bus_opts.replicas = basics.nats_replicas;
+  bus::BusMetrics bus_metrics(&registry);
+  bus_opts.metrics = &bus_metrics;
   Indexer indexer(bus_opts, engine->get(), &m, static_cast<int>(*batch));
   std::thread indexer_thread([&] { indexer.Run(); });
 

@@ -23,21 +23,34 @@ std::vector<std::string> Pinned(std::vector<std::string> argv) {
 }  // namespace
 
 Cluster::Cluster(std::vector<std::string> ingest_args)
-    : ingest_port_(testing::FreePort()), edge_port_(testing::FreePort()), ingest_args_(std::move(ingest_args)) {
+    : nats_(std::make_unique<testing::NatsServer>()),
+      ingest_port_(testing::FreePort()),
+      edge_port_(testing::FreePort()),
+      ingest_args_(std::move(ingest_args)) {
   StartIngest();
   StartEdge();
 }
 
 Cluster::Cluster(std::vector<std::string> ingest_args, bool start_services)
-    : ingest_port_(testing::FreePort()), edge_port_(testing::FreePort()), ingest_args_(std::move(ingest_args)) {
+    : nats_(std::make_unique<testing::NatsServer>()),
+      ingest_port_(testing::FreePort()),
+      edge_port_(testing::FreePort()),
+      ingest_args_(std::move(ingest_args)) {
   if (start_services) {
     StartIngest();
     StartEdge();
   }
 }
 
+Cluster::Cluster(std::string nats_urls, std::vector<std::string> bus_args)
+    : nats_urls_(std::move(nats_urls)),
+      bus_args_(std::move(bus_args)),
+      ingest_port_(testing::FreePort()),
+      edge_port_(testing::FreePort()) {}
+
 Cluster::~Cluster() {
   search_.reset();
+  edge2_.reset();
   edge_.reset();
   ingest_.reset();
   storage_.reset();
@@ -45,8 +58,9 @@ Cluster::~Cluster() {
 
 void Cluster::StartIngest() {
   std::vector<std::string> argv{testing::BinPath("folio-ingest"), "--listen",
-                                "127.0.0.1:" + std::to_string(ingest_port_), "--nats", nats_.url(), "--data",
+                                "127.0.0.1:" + std::to_string(ingest_port_), "--nats", nats_url(), "--data",
                                 dir() + "/ingest", "--token", kToken, "--site-name", "Test Site"};
+  argv.insert(argv.end(), bus_args_.begin(), bus_args_.end());
   argv.insert(argv.end(), ingest_args_.begin(), ingest_args_.end());
   ingest_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/ingest.log");
   if (!testing::WaitForHttp(ingest_url() + "/livez", 200, 10000)) {
@@ -61,7 +75,8 @@ void Cluster::StopIngest(int signum) {
 
 void Cluster::StartEdge() {
   std::vector<std::string> argv{testing::BinPath("folio-edge"), "--listen",
-                                "127.0.0.1:" + std::to_string(edge_port_), "--nats", nats_.url()};
+                                "127.0.0.1:" + std::to_string(edge_port_), "--nats", nats_url()};
+  argv.insert(argv.end(), bus_args_.begin(), bus_args_.end());
   argv.insert(argv.end(), edge_args_.begin(), edge_args_.end());
   edge_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/edge.log");
   if (!testing::WaitForHttp(edge_url() + "/livez", 200, 10000)) {
@@ -74,10 +89,27 @@ void Cluster::StopEdge(int signum) {
   edge_.reset();
 }
 
+void Cluster::StartEdge2() {
+  std::vector<std::string> argv{testing::BinPath("folio-edge"), "--listen",
+                                "127.0.0.1:" + std::to_string(edge2_port_), "--nats", nats_url()};
+  argv.insert(argv.end(), bus_args_.begin(), bus_args_.end());
+  argv.insert(argv.end(), edge_args_.begin(), edge_args_.end());
+  edge2_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/edge2.log");
+  if (!testing::WaitForHttp(edge2_url() + "/livez", 200, 10000)) {
+    fprintf(stderr, "edge2 did not start:\n%s\n", Logs().c_str());
+  }
+}
+
+void Cluster::StopEdge2(int signum) {
+  if (edge2_) edge2_->Stop(signum);
+  edge2_.reset();
+}
+
 void Cluster::StartSearch(std::vector<std::string> extra_args) {
   std::vector<std::string> argv{testing::BinPath("folio-search"), "--listen",
-                                "127.0.0.1:" + std::to_string(search_port_), "--nats", nats_.url(), "--data",
+                                "127.0.0.1:" + std::to_string(search_port_), "--nats", nats_url(), "--data",
                                 search_data_dir()};
+  argv.insert(argv.end(), bus_args_.begin(), bus_args_.end());
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   search_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/search.log");
   if (!testing::WaitForHttp(search_url() + "/livez", 200, 10000)) {
@@ -161,10 +193,16 @@ http::ClientResponse Cluster::EdgeGet(const std::string& path,
 
 http::ClientResponse Cluster::WaitForPage(const std::string& path, int status, const std::string& needle,
                                           int timeout_ms) {
+  return WaitForPageOn(edge_url(), path, status, needle, timeout_ms);
+}
+
+http::ClientResponse Cluster::WaitForPageOn(const std::string& base, const std::string& path, int status,
+                                            const std::string& needle, int timeout_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   http::ClientResponse r;
   do {
-    r = EdgeGet(path);
+    auto got = http::Get(base + path);
+    r = got.ok() ? *got : http::ClientResponse{};
     if (r.status == status && (needle.empty() || r.body.find(needle) != std::string::npos)) return r;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   } while (std::chrono::steady_clock::now() < deadline);
@@ -224,7 +262,7 @@ int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {
 
 std::string Cluster::Logs() const {
   std::string all;
-  for (const char* name : {"ingest.log", "edge.log", "search.log", "storage.log"}) {
+  for (const char* name : {"ingest.log", "edge.log", "edge2.log", "search.log", "storage.log"}) {
     std::ifstream in(dir() + "/" + name);
     std::stringstream ss;
     ss << in.rdbuf();

@@ -25,16 +25,26 @@ class Cluster {
   // As above; with start_services false nothing runs but nats-server until
   // StartIngest()/StartEdge() (e.g. to run `folio-ingest site add` first).
   Cluster(std::vector<std::string> ingest_args, bool start_services);
+  // On a NATS of the test's own (e.g. a testing::NatsCluster): no
+  // nats-server is started here (nats() must not be called); ingest, the
+  // edges and search get `--nats nats_urls` plus bus_args (e.g.
+  // {"--nats-replicas", "3"}). Nothing runs until Start*().
+  Cluster(std::string nats_urls, std::vector<std::string> bus_args);
   ~Cluster();
 
   void StartIngest();
   void StopIngest(int signum = 15);
   void StartEdge();
   void StopEdge(int signum = 15);
+  // A second folio-edge with the first one's arguments, its own port, and
+  // <tmp>/edge2.log.
+  void StartEdge2();
+  void StopEdge2(int signum = 15);
+  std::string edge2_url() const { return "http://127.0.0.1:" + std::to_string(edge2_port_); }
 
   std::string ingest_url() const { return "http://127.0.0.1:" + std::to_string(ingest_port_); }
   std::string edge_url() const { return "http://127.0.0.1:" + std::to_string(edge_port_); }
-  testing::NatsServer& nats() { return nats_; }
+  testing::NatsServer& nats() { return *nats_; }
   const std::string& dir() const { return dir_.path(); }
 
   // POST /api/v1/push with the body as given (and the token unless empty).
@@ -48,6 +58,9 @@ class Cluster {
   // `needle` (identity encoding). Returns the last response.
   http::ClientResponse WaitForPage(const std::string& path, int status, const std::string& needle = "",
                                    int timeout_ms = 10000);
+  // WaitForPage on another server (edge2_url()): base is "http://host:port".
+  static http::ClientResponse WaitForPageOn(const std::string& base, const std::string& path, int status,
+                                            const std::string& needle = "", int timeout_ms = 10000);
   // GET `path` from the edge with this Host header.
   http::ClientResponse EdgeGetAt(const std::string& host, const std::string& path);
   // WaitForPage with a Host header.
@@ -91,7 +104,13 @@ class Cluster {
   void AddEdgeArgs(std::vector<std::string> args);
 
  private:
-  testing::NatsServer nats_;
+  std::string nats_url() const { return nats_ ? nats_->url() : nats_urls_; }
+
+  std::unique_ptr<testing::NatsServer> nats_;
+  std::string nats_urls_;                // without nats_
+  std::vector<std::string> bus_args_;    // after --nats for ingest, edges, search
+  int edge2_port_ = testing::FreePort();
+  std::unique_ptr<testing::Process> edge2_;
   testing::TempDir dir_;
   int ingest_port_, edge_port_;
   std::vector<std::string> ingest_args_;

@@ -33,13 +33,6 @@ using namespace folio::it;
 
 namespace {
 
-// Metrics the bus package of issue 10 adds to libs/bus at the same time as
-// this test; tolerated when absent until both land.
-// TODO(issue 10 merge): delete this list once libs/bus exports them, so the
-// check covers them too.
-const std::set<std::string> kFromBusPackage = {"folio_bus_connected", "folio_bus_reconnects_total",
-                                               "folio_edge_bus_lag"};
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -81,11 +74,11 @@ void AddExported(const std::string& exposition, std::set<std::string>* names) {
   }
 }
 
-// The names used but not exported ("" if none), minus the tolerated ones.
+// The names used but not exported ("" if none).
 std::string Missing(const std::set<std::string>& used, const std::set<std::string>& exported) {
   std::string missing;
   for (const std::string& n : used) {
-    if (exported.count(n) || kFromBusPackage.count(n)) continue;
+    if (exported.count(n)) continue;
     missing += n + " ";
   }
   return missing;
@@ -206,9 +199,6 @@ TEST_CASE("metric names: every metric the dashboard and alert rules use is in th
     std::set<std::string> used = MetricNamesIn(text);
     CHECK(used.size() >= 5);  // the extraction found the file's expressions
     CHECK_MESSAGE(Missing(used, exported).empty(), "not exported by any service: " << Missing(used, exported));
-  }
-  for (const std::string& n : kFromBusPackage) {
-    if (!exported.count(n)) MESSAGE(n << " is not exported yet (the bus package adds it); tolerated");
   }
 }
 

@@ -1,17 +1,17 @@
 #include "folio/bus/bus.h"
 
 #include <set>
+#include <vector>
 
 #include "bus_internal.h"
 #include "folio/bus/schema.h"
 #include "folio/core/log.h"
+#include "folio/core/service.h"
 
 namespace folio::bus {
 
 namespace {
 
-constexpr int64_t kNanosPerMs = 1'000'000;
-constexpr int64_t kDuplicateWindowNs = 2 * 60 * 1000 * kNanosPerMs;  // notes and related
 // HPUB framing: "NATS/1.0\r\n" ... "\r\n", plus "Name: value\r\n" per header.
 constexpr size_t kHeaderFraming = 12;
 
@@ -48,16 +48,24 @@ Bus::Impl* FindLive(void* closure) {  // REQUIRES: CallbackMutex() held
 void OnDisconnected(natsConnection*, void* closure) {
   std::lock_guard<std::mutex> lock(CallbackMutex());
   Bus::Impl* impl = FindLive(closure);
-  if (impl == nullptr || impl->disconnected) return;
+  if (impl == nullptr) return;
+  if (impl->options.metrics != nullptr) impl->options.metrics->connected.Set(0);
+  if (impl->disconnected) return;
   impl->disconnected = true;
   log::Warn("nats disconnected; reconnecting", {{"url", impl->options.url}});
 }
-void OnReconnected(natsConnection*, void* closure) {
+void OnReconnected(natsConnection* nc, void* closure) {
   std::lock_guard<std::mutex> lock(CallbackMutex());
   Bus::Impl* impl = FindLive(closure);
   if (impl == nullptr) return;
   impl->disconnected = false;
-  log::Info("nats reconnected", {{"url", impl->options.url}});
+  if (BusMetrics* m = impl->options.metrics; m != nullptr) {
+    m->connected.Set(1);
+    m->reconnects.Increment();
+  }
+  char server[256] = "";
+  (void)natsConnection_GetConnectedUrl(nc, server, sizeof server);
+  log::Info("nats reconnected", {{"server", server}});
 }
 void OnAsyncError(natsConnection*, natsSubscription*, natsStatus err, void*) {
   log::Warn("nats async error", {{"error", natsStatus_GetText(err)}});
@@ -76,8 +84,14 @@ void OnPublishAckError(jsCtx*, jsPubAckErr* pae, void* closure) {
   }
 }
 
-natsStatus SetOptions(natsOptions* o, const BusOptions& b, void* closure) {
-  natsStatus s = natsOptions_SetURL(o, b.url.c_str());
+// `servers` from SplitNatsUrls. NATS.c tries them in random order (its
+// default: clients spread over the cluster) and adds the servers the
+// cluster announces; on a lost connection it reconnects to any of them.
+natsStatus SetOptions(natsOptions* o, const BusOptions& b, const std::vector<std::string>& servers,
+                      void* closure) {
+  std::vector<const char*> urls;
+  for (const std::string& u : servers) urls.push_back(u.c_str());
+  natsStatus s = natsOptions_SetServers(o, urls.data(), static_cast<int>(urls.size()));
   if (s == NATS_OK) s = natsOptions_SetName(o, b.name.c_str());
   // Without send-ASAP NATS.c's flusher delays each publish by up to ~1 ms.
   if (s == NATS_OK) s = natsOptions_SetSendAsap(o, true);
@@ -89,31 +103,6 @@ natsStatus SetOptions(natsOptions* o, const BusOptions& b, void* closure) {
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(o, OnReconnected, closure);
   if (s == NATS_OK) s = natsOptions_SetErrorHandler(o, OnAsyncError, nullptr);
   return s;
-}
-
-// Creates stream `name` on "<prefix>>" (file storage, limits retention,
-// 2-minute duplicate window), or accepts an existing one as it is.
-Status AddStream(jsCtx* js, std::string_view name, std::string_view subject_prefix) {
-  std::string stream(name), subject = std::string(subject_prefix) + ">";
-  const char* subjects[] = {subject.c_str()};
-  jsStreamConfig sc;
-  jsStreamConfig_Init(&sc);
-  sc.Name = stream.c_str();
-  sc.Subjects = subjects;
-  sc.SubjectsLen = 1;
-  sc.Storage = js_FileStorage;
-  sc.Retention = js_LimitsPolicy;
-  sc.Duplicates = kDuplicateWindowNs;
-  jsStreamInfo* si = nullptr;
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  natsStatus s = js_AddStream(&si, js, &sc, nullptr, &jerr);
-  jsStreamInfo_Destroy(si);
-  if (s != NATS_OK && jerr == JSStreamNameExistErr) {
-    log::Warn("stream exists with a different config; using it", {{"stream", stream}});
-    return Status::Ok();
-  }
-  if (s != NATS_OK) return NatsError(s, "create stream '" + stream + "'");
-  return Status::Ok();
 }
 
 }  // namespace
@@ -190,6 +179,7 @@ Bus::Impl::~Impl() {
   if (nc != nullptr) {
     natsConnection_Close(nc);
     natsConnection_Destroy(nc);
+    if (options.metrics != nullptr) options.metrics->connected.Set(0);
   }
 }
 
@@ -243,12 +233,22 @@ Status Bus::Impl::Publish(std::string_view subject, std::string_view data,
 Bus::Bus(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Bus::~Bus() = default;
 
+BusMetrics::BusMetrics(metrics::Registry* registry)
+    : connected(registry->NewGauge("folio_bus_connected", "1 while connected to a NATS server, else 0")),
+      reconnects(registry->NewCounter("folio_bus_reconnects_total",
+                                      "Reconnections to NATS after a lost connection (to any server of the cluster)")) {}
+
 Result<std::unique_ptr<Bus>> Bus::Connect(const BusOptions& options) {
+  std::vector<std::string> servers;
+  if (Status st = SplitNatsUrls(options.url, &servers); !st.ok()) return st;
+  if (options.replicas < 1 || options.replicas > 5) {
+    return Status::Invalid("NATS replicas must be in 1..5, not " + std::to_string(options.replicas));
+  }
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   natsOptions* opts = nullptr;
   natsStatus s = natsOptions_Create(&opts);
-  if (s == NATS_OK) s = SetOptions(opts, options, impl.get());
+  if (s == NATS_OK) s = SetOptions(opts, options, servers, impl.get());
   if (s != NATS_OK) {
     natsOptions_Destroy(opts);
     return NatsError(s, "NATS options");
@@ -268,30 +268,12 @@ Result<std::unique_ptr<Bus>> Bus::Connect(const BusOptions& options) {
   jo.PublishAsync.StallWait = options.publish_timeout_ms;
   s = natsConnection_JetStream(&impl->js, impl->nc, &jo);
   if (s != NATS_OK) return NatsError(s, "JetStream context");
-  return std::unique_ptr<Bus>(new Bus(std::move(impl)));
-}
-
-Status Bus::EnsureSchema() {
-  std::string bucket(kPagesBucket);
-  kvConfig kc;
-  kvConfig_Init(&kc);
-  kc.Bucket = bucket.c_str();
-  kc.History = 1;
-  kc.StorageType = js_FileStorage;
-  kvStore* kv = nullptr;
-  natsStatus s = js_CreateKeyValue(&kv, impl_->js, &kc);
-  if (s == NATS_OK) {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto [it, inserted] = impl_->kv_stores.emplace(bucket, kv);
-    if (!inserted) kvStore_Destroy(kv);
-  } else {
-    // Exists with another config (e.g. made by hand): use it as it is.
-    Result<kvStore*> existing = impl_->Kv(bucket);
-    if (!existing.ok()) return NatsError(s, "create KV bucket '" + bucket + "'");
+  if (options.metrics != nullptr) {
+    // Under the callbacks' mutex, so a disconnect reported meanwhile wins.
+    std::lock_guard<std::mutex> lock(CallbackMutex());
+    options.metrics->connected.Set(natsConnection_Status(impl->nc) == NATS_CONN_STATUS_CONNECTED ? 1 : 0);
   }
-
-  if (Status st = AddStream(impl_->js, kNotesStream, kNotesSubjectPrefix); !st.ok()) return st;
-  return AddStream(impl_->js, kRelatedStream, kRelatedSubjectPrefix);
+  return std::unique_ptr<Bus>(new Bus(std::move(impl)));
 }
 
 Result<std::string> Bus::Request(std::string_view subject, std::string_view data, int64_t timeout_ms) {
@@ -392,19 +374,10 @@ Result<std::string> Bus::KvGet(std::string_view bucket, std::string_view key) {
   return value;
 }
 
-Result<uint64_t> Bus::StreamMessageCount(std::string_view stream) {
-  std::string name(stream);
-  jsStreamInfo* si = nullptr;
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  natsStatus s = js_GetStreamInfo(&si, impl_->js, name.c_str(), nullptr, &jerr);
-  if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) {
-    jsStreamInfo_Destroy(si);
-    return Status::NotFound("stream '" + name + "' does not exist");
-  }
-  if (s != NATS_OK) return NatsError(s, "stream info '" + name + "'");
-  uint64_t n = si->State.Msgs;
-  jsStreamInfo_Destroy(si);
-  return n;
+std::string Bus::connected_url() const {
+  char url[256] = "";
+  if (natsConnection_GetConnectedUrl(impl_->nc, url, sizeof url) != NATS_OK) return "";
+  return url;
 }
 
 bool Bus::connected() const {

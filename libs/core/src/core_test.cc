@@ -234,6 +234,54 @@ TEST_CASE("service flags: --help exits 0, bad --listen exits 2, good ones go on"
   CHECK(AvailableCpus() >= 1);
 }
 
+TEST_CASE("service flags: --nats takes a list of servers; --nats-replicas 1..5; bad entries are usage errors") {
+  std::vector<std::string> urls;
+  REQUIRE(SplitNatsUrls("nats://a:4222, nats://b:4222 ,tls://u:p@c:1,d,[::1]:4222,nats://e", &urls).ok());
+  CHECK(urls == std::vector<std::string>{"nats://a:4222", "nats://b:4222", "tls://u:p@c:1", "d", "[::1]:4222",
+                                         "nats://e"});
+  for (const char* bad : {"", "nats://a:4222,", ",nats://a:4222", "nats://a:4222,,nats://b:4222", "http://a:4222",
+                          "nats://:4222", "nats://a:0", "nats://a:65536", "nats://a:x", "nats://a:", "nats://a:4222/x",
+                          "nats://a b:4222", "::1:4222", "[::1", "nats://a:4222;nats://b:4222"}) {
+    CAPTURE(bad);
+    std::vector<std::string> out{"kept"};
+    Status s = SplitNatsUrls(bad, &out);
+    CHECK(s.code() == Code::kInvalidArgument);
+    CHECK(s.message().find("NATS server URL") != std::string::npos);
+    CHECK(out == std::vector<std::string>{"kept"});
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--nats", "nats://a:1,nats://b:2", "--nats-replicas", "3"};
+    CHECK(ParseServiceFlags(&f, 5, argv, &b) == -1);
+    CHECK(b.nats_url == "nats://a:1,nats://b:2");
+    CHECK(b.nats_replicas == 3);
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc"};
+    CHECK(ParseServiceFlags(&f, 1, argv, &b) == -1);
+    CHECK(b.nats_replicas == 1);
+  }
+  for (const char* bad : {"0", "6", "-1", "three"}) {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--nats-replicas", bad};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
+  }
+  {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    ServiceBasics b;
+    const char* argv[] = {"svc", "--nats", "nats://a:4222,nats//b:4222"};
+    CHECK(ParseServiceFlags(&f, 3, argv, &b) == 2);
+  }
+}
+
 TEST_CASE("secrets: constant-time compare, random hex, token files created once with mode 0600") {
   CHECK(SameSecret("abc", "abc"));
   CHECK_FALSE(SameSecret("abd", "abc"));

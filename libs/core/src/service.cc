@@ -3,17 +3,76 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "folio/core/log.h"
 
 namespace folio {
 
+namespace {
+
+constexpr int64_t kMaxNatsReplicas = 5;  // JetStream refuses more
+
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// One NATS server URL: [scheme://][user[:pass]@]host[:port].
+Status CheckNatsUrl(std::string_view url) {
+  auto bad = [url](const std::string& why) {
+    return Status::Invalid("bad NATS server URL \"" + std::string(url) + "\": " + why +
+                           " (expected nats://HOST:PORT; separate several with commas)");
+  };
+  if (url.empty()) return Status::Invalid("empty NATS server URL in the list (expected nats://HOST:PORT,...)");
+  std::string_view rest = url;
+  if (size_t sep = rest.find("://"); sep != std::string_view::npos) {
+    std::string_view scheme = rest.substr(0, sep);
+    if (scheme != "nats" && scheme != "tls") return bad("the scheme must be nats:// or tls://");
+    rest.remove_prefix(sep + 3);
+  }
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
+  if (rest.find_first_of(" \t/?#") != std::string_view::npos) return bad("no spaces, paths or queries");
+  std::string_view host = rest, port;
+  if (!rest.empty() && rest.front() == '[') {  // [IPv6]:port
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return bad("unclosed [");
+    host = rest.substr(0, close + 1);
+    rest.remove_prefix(close + 1);
+    if (!rest.empty() && rest.front() != ':') return bad("junk after ]");
+    if (!rest.empty()) port = rest.substr(1);
+  } else if (size_t colon = rest.rfind(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) return bad("put an IPv6 address in [brackets]");
+  }
+  if (host.empty() || host == "[]") return bad("no host");
+  if (rest.find(':') != std::string_view::npos || !port.empty()) {
+    int p = 0;
+    bool digits = !port.empty() && port.size() <= 5;
+    for (char c : port) {
+      if (c < '0' || c > '9') digits = false;
+      else p = p * 10 + (c - '0');
+    }
+    if (!digits || p < 1 || p > 65535) return bad("the port must be a number in 1..65535");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 void AddServiceFlags(Flags* flags, const std::string& default_listen) {
   flags->Add("listen", default_listen, "HTTP listen address HOST:PORT");
   flags->Add("admin-listen", "",
              "HOST:PORT that alone serves /metrics, /livez and /readyz (\"\" = the --listen address serves them)");
-  flags->Add("nats", "nats://127.0.0.1:4222", "NATS server URL");
+  flags->Add("nats", "nats://127.0.0.1:4222",
+             "NATS server URL, or a comma-separated list of a cluster's servers (nats://a:4222,nats://b:4222)");
+  flags->Add("nats-replicas", "1",
+             "replicas (1..5) of the JetStream bucket and streams this service creates; at most the number of"
+             " NATS servers in the cluster (3 for a 3-node cluster); an existing one with fewer is scaled up");
   flags->Add("log-format", "text", "log lines as text or json");
 }
 
@@ -45,6 +104,14 @@ int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBa
     }
   }
   out->nats_url = flags->Get("nats");
+  std::vector<std::string> urls;
+  if (Status s = SplitNatsUrls(out->nats_url, &urls); !s.ok()) return usage_error("--nats: " + s.message());
+  auto replicas = flags->GetInt("nats-replicas");
+  if (!replicas.ok() || *replicas < 1 || *replicas > kMaxNatsReplicas) {
+    return usage_error("--nats-replicas must be an integer in 1.." + std::to_string(kMaxNatsReplicas) +
+                       " (JetStream's limit), not \"" + flags->Get("nats-replicas") + "\"");
+  }
+  out->nats_replicas = static_cast<int>(*replicas);
   return -1;
 }
 
@@ -52,6 +119,21 @@ size_t AvailableCpus() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<size_t>(CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Status SplitNatsUrls(std::string_view list, std::vector<std::string>* out) {
+  std::vector<std::string> urls;
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string_view entry = TrimSpaces(list.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (Status s = CheckNatsUrl(entry); !s.ok()) return s;
+    urls.emplace_back(entry);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  *out = std::move(urls);
+  return Status::Ok();
 }
 
 }  // namespace folio

@@ -1,8 +1,11 @@
-// The NATS.c adapter: connection with reconnect, JetStream setup, async
+// The NATS.c adapter: connection with reconnect (to one server or across
+// the servers of a cluster), JetStream setup with a replica count, async
 // publishing with acks, and KV watching. The only place nats.h is included.
 //
 // Ownership: Bus owns the natsConnection and jsCtx; KvWatcher owns its
-// watcher thread. Destroy watchers before their Bus.
+// watcher thread (and its lag poller). Destroy watchers before their Bus.
+// BusMetrics and KvWatcherMetrics are owned by the service (they outlive
+// every Bus and KvWatcher that reports to them).
 // Threading: Bus methods are thread-safe (NATS.c connections are); publish
 // calls from several threads interleave. KvWatcher callbacks run on the
 // watcher's own thread: hand entries to your loop (http::Loop::Post).
@@ -18,12 +21,31 @@
 #include <vector>
 
 #include "folio/core/status.h"
+#include "folio/metrics/metrics.h"
 
 namespace folio::bus {
 
+// The bus's health on a service's /metrics: folio_bus_connected (gauge, 1
+// while connected to a NATS server) and folio_bus_reconnects_total
+// (counter: reconnections after a lost connection, to the same server or
+// another of the cluster). Updated from NATS.c's connection callbacks
+// (atomics only). Create once per process, before the first Bus.
+struct BusMetrics {
+  explicit BusMetrics(metrics::Registry* registry);
+  metrics::Gauge& connected;
+  metrics::Counter& reconnects;
+};
+
 struct BusOptions {
+  // One server URL or a comma-separated list of a cluster's servers
+  // ("nats://a:4222,nats://b:4222", core's SplitNatsUrls); the client
+  // connects to any of them (in random order, spreading clients), learns
+  // the cluster's other servers from the one it reaches, and on losing its
+  // server reconnects to another.
   std::string url = "nats://127.0.0.1:4222";
   std::string name = "folio";               // client name shown by the server
+  int replicas = 1;                         // of what EnsureSchema creates; 1..5
+  BusMetrics* metrics = nullptr;            // optional; not owned
   int64_t connect_timeout_ms = 2'000;
   int64_t reconnect_wait_ms = 250;          // between reconnect attempts; retries forever
   int64_t publish_timeout_ms = 10'000;      // wait for JetStream acks
@@ -33,14 +55,22 @@ struct BusOptions {
 class Bus {
  public:
   // Connects (with send-ASAP, so replies and publishes are not delayed by
-  // NATS.c's flusher) and gets a JetStream context. kUnavailable if the
-  // server cannot be reached within connect_timeout_ms.
+  // NATS.c's flusher) and gets a JetStream context. kUnavailable if no
+  // server of the list can be reached within connect_timeout_ms (each);
+  // kInvalidArgument for a malformed url list or replicas outside 1..5.
   static Result<std::unique_ptr<Bus>> Connect(const BusOptions& options);
   ~Bus();
 
   // Creates (or accepts existing) KV bucket "pages" (history 1), stream
   // "notes" (subjects "notes.>", file storage, 2-minute duplicate window) and
-  // stream "related" (subjects "related.>", file storage, limits retention).
+  // stream "related" (subjects "related.>", file storage, limits retention),
+  // each with options.replicas replicas. One that exists with fewer
+  // replicas is scaled up to options.replicas (a stream update: NATS copies
+  // the data to the new replicas); one with more is left as it is, with a
+  // warning (lowering redundancy is an operator's decision). kUnavailable
+  // naming the asset and "insufficient resources" when the cluster has fewer
+  // JetStream servers up than replicas (a standalone server: more than 1);
+  // callers retry, as servers may still be joining.
   Status EnsureSchema();
 
   // Blocking request/reply (core NATS, not JetStream). Returns the reply's
@@ -63,8 +93,20 @@ class Bus {
   // Messages currently stored in a stream, for tests and tools. kNotFound if
   // the stream does not exist.
   Result<uint64_t> StreamMessageCount(std::string_view stream);
+  struct StreamState {
+    uint64_t messages = 0;
+    uint64_t last_seq = 0;
+    int replicas = 1;     // configured
+    std::string leader;   // server name of the stream's leader; "" standalone
+  };
+  // One JetStream API request (stream info). kNotFound if the stream does
+  // not exist; kUnavailable or kDeadlineExceeded (after timeout_ms) if the
+  // cluster does not answer.
+  Result<StreamState> GetStreamState(std::string_view stream, int64_t timeout_ms = 5'000);
 
   bool connected() const;
+  // The URL of the server this client is connected to; "" if none.
+  std::string connected_url() const;
 
   struct Impl;
   Impl* impl() { return impl_.get(); }
@@ -149,6 +191,20 @@ struct KvEntry {
   uint64_t revision = 0;
 };
 
+// How far a KvWatcher is behind its bucket, for /metrics. applied_revision:
+// the revision (stream sequence) of the last entry whose on_entry returned.
+// lag: the bucket stream's last sequence minus applied_revision (0 when the
+// bucket is empty), i.e. messages the bucket has that on_entry has not seen.
+// The stream's last sequence comes from a stream-info request every
+// poll_ms on a thread of its own (never the watcher's, never a serving
+// loop), so a watcher that is stuck (disconnected, or its consumer lost)
+// shows a growing lag; each applied entry lowers it at once.
+struct KvWatcherMetrics {
+  metrics::Gauge* lag = nullptr;               // required for the poller
+  metrics::Gauge* applied_revision = nullptr;  // optional
+  int64_t poll_ms = 2'000;                     // stream-info requests every this long
+};
+
 // Watches every key of a bucket: first the current value of each key, then
 // live changes. Survives NATS reconnects.
 class KvWatcher {
@@ -156,9 +212,11 @@ class KvWatcher {
   using OnEntry = std::function<void(KvEntry&&)>;
   using OnReplayed = std::function<void()>;  // once, after the initial values
 
-  // Starts the watcher thread. Callbacks run on that thread, in order.
+  // Starts the watcher thread (and, with lag metrics, the lag poller).
+  // Callbacks run on the watcher thread, in order.
   static Result<std::unique_ptr<KvWatcher>> Start(Bus* bus, std::string_view bucket,
-                                                  OnEntry on_entry, OnReplayed on_replayed);
+                                                  OnEntry on_entry, OnReplayed on_replayed,
+                                                  KvWatcherMetrics metrics = {});
   ~KvWatcher();  // stops and joins the thread
 
   struct Impl;

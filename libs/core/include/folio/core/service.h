@@ -1,20 +1,29 @@
 // The start-up every folio service shares: the common flags (--listen,
-// --admin-listen, --nats, --log-format), parsing argv + environment,
+// --admin-listen, --nats, --nats-replicas, --log-format), parsing argv + environment,
 // configuring the logger, and the CPU count the process may use. Call from
 // main() only.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "folio/core/config.h"
+#include "folio/core/status.h"
 
 namespace folio {
 
 struct ServiceBasics {
   std::string host;      // from --listen
   int port = 0;
-  std::string nats_url;  // from --nats
+  // From --nats (default "nats://127.0.0.1:4222"): one NATS server URL or a
+  // comma-separated list of the servers of one cluster, as given (checked
+  // by SplitNatsUrls; libs/bus splits it again when it connects).
+  std::string nats_url;
+  // From --nats-replicas (default 1, 1..5): replicas of the JetStream bucket
+  // and streams a service creates (bus::BusOptions::replicas).
+  int nats_replicas = 1;
   // From --admin-listen (default ""): the address that alone serves
   // /metrics, /livez and /readyz (libs/metrics OpsEndpoints). admin_port < 0:
   // not set, and they are served on the public port.
@@ -23,7 +32,8 @@ struct ServiceBasics {
   bool has_admin() const { return admin_port >= 0; }
 };
 
-// Declares --listen (with this default), --admin-listen, --nats and --log-format.
+// Declares --listen (with this default), --admin-listen, --nats,
+// --nats-replicas and --log-format.
 void AddServiceFlags(Flags* flags, const std::string& default_listen);
 
 // Parses flags, configures logging, splits --listen and --admin-listen (a
@@ -31,6 +41,14 @@ void AddServiceFlags(Flags* flags, const std::string& default_listen);
 // otherwise the exit code main() should return (0 after --help, 2 on a
 // usage error, both already printed).
 int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBasics* out);
+
+// Splits a --nats value ("nats://a:4222,nats://b:4222"; spaces around
+// entries are ignored) into its URLs. Each entry is [nats|tls]://HOST[:PORT]
+// or HOST[:PORT] (NATS.c then assumes nats://), optionally with user info
+// ("nats://user:pass@host:4222"); PORT in 1..65535. kInvalidArgument naming
+// the first bad entry (empty list, empty entry, unknown scheme, no host, bad
+// port); *out is then unchanged.
+Status SplitNatsUrls(std::string_view list, std::vector<std::string>* out);
 
 // CPUs this process may run on (sched_getaffinity), at least 1: honours
 // taskset and container CPU sets, unlike hardware_concurrency().

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,22 +53,62 @@ class Process {
   int status_ = -1;
 };
 
-// nats-server -js on a free port with its store in a TempDir.
+// What makes a NatsServer one node of a JetStream cluster (NatsCluster
+// fills it in): its server name, the cluster's name, its route port and
+// the route ports of the other nodes.
+struct NatsClusterNode {
+  std::string server_name;
+  std::string cluster_name;
+  int cluster_port = 0;
+  std::vector<int> route_ports;
+};
+
+// nats-server -js on a free port with its store in a TempDir; with a
+// NatsClusterNode, a node of a cluster (--cluster, --routes).
 class NatsServer {
  public:
   NatsServer();
+  explicit NatsServer(NatsClusterNode node);
   ~NatsServer();
   std::string url() const;  // "nats://127.0.0.1:<port>"
   int port() const { return port_; }
+  int monitor_port() const { return monitor_port_; }
+  const std::string& server_name() const { return node_.server_name; }  // "" standalone
+  bool running() const { return proc_ != nullptr; }
   void Restart();           // stop and start again on the same port and store
   void Stop();              // stop (SIGTERM); the store is kept
-  void Start();             // start on the same port and store; waits until JetStream is ready
+  void Kill();              // SIGKILL, no shutdown of its own; the store is kept
+  void Start();             // start on the same port and store; waits until JetStream is enabled
   void Wipe();              // REQUIRES: stopped. Removes the store: the next Start is a new, empty server
+  // Body of GET http://127.0.0.1:<monitor port><path_and_query> ("/jsz?streams=true"),
+  // or "" when it does not answer 200.
+  std::string Monitor(const std::string& path_and_query) const;
  private:
   TempDir dir_;
+  NatsClusterNode node_;
   int port_;
   int monitor_port_ = 0;  // HTTP monitoring, polled for JetStream readiness
   Process* proc_ = nullptr;
+};
+
+// A JetStream cluster of `nodes` nats-servers on loopback (routes between
+// all of them, one cluster name, server names "n0", "n1", ...), each with
+// its own port, monitoring port and store. The constructor returns once
+// every node reports healthy (/healthz: a meta leader is known).
+class NatsCluster {
+ public:
+  explicit NatsCluster(int nodes = 3);
+  NatsCluster(const NatsCluster&) = delete;
+  NatsCluster& operator=(const NatsCluster&) = delete;
+  int size() const { return static_cast<int>(nodes_.size()); }
+  NatsServer& node(int i) { return *nodes_[static_cast<size_t>(i)]; }
+  // Every node's URL, comma-separated: a --nats value.
+  std::string urls() const;
+  // Polls until every running node answers /healthz with 200 (JetStream has
+  // a meta leader and its streams and consumers are current).
+  bool WaitHealthy(int timeout_ms);
+ private:
+  std::vector<std::unique_ptr<NatsServer>> nodes_;
 };
 
 // A tmpfs of `bytes` mounted at `dir` (created if missing): a small disk a
