@@ -108,6 +108,22 @@ class SlowRequest {
   size_t split_;
 };
 
+// Whether another socket can bind and listen on 127.0.0.1:port with
+// SO_REUSEPORT: only if the service's listener has it too (a handover).
+bool CanSharePort(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);  // never listened: takes no connection of the service's
+  return ok;
+}
+
 // "HTTP/1.1 200 OK\r\n..." -> 200; 0 if not a response.
 int StatusOf(const std::string& raw) {
   if (raw.rfind("HTTP/1.1 ", 0) != 0 || raw.size() < 12) return 0;
@@ -146,6 +162,7 @@ void DrainDrill(Service& svc, const std::string& request, size_t split, int expe
   REQUIRE(testing::WaitForHttp(svc.AdminUrl("/readyz"), 200, kWaitMs));
   if (expected == 0) expected = StatusOf(SlowRequest(svc.port(), request, request.size()).Finish());
   REQUIRE(expected != 0);
+  CHECK(CanSharePort(svc.port()));  // SO_REUSEPORT: a new process could bind it now
 
   SlowRequest in_flight(svc.port(), request, split);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the server read the first part
@@ -196,7 +213,15 @@ TEST_CASE("faults: SIGTERM drains folio-ingest: readyz 503, the push in flight c
   testing::TempDir dir;
   Service ingest(dir.path(), "folio-ingest",
                  {"--nats", nats.url(), "--data", dir.path() + "/ingest", "--token", kToken});
-  // The drill's request runs twice (once to learn the answer): two notes.
+  // A second folio-ingest on the same data is refused (the shared port
+  // would otherwise let two writers in).
+  REQUIRE(testing::WaitForHttp(ingest.AdminUrl("/readyz"), 200, kWaitMs));
+  Service twin(dir.path(), "folio-ingest",
+               {"--nats", nats.url(), "--data", dir.path() + "/ingest", "--token", kToken});
+  int twin_status = twin.Wait();
+  CHECK(WIFEXITED(twin_status));
+  CHECK(WEXITSTATUS(twin_status) == 1);
+  CHECK(twin.Log().find("locked by another process") != std::string::npos);
   std::string req = PushRequest(1);
   DrainDrill(ingest, req, req.size() - 10);  // the body's tail comes after the SIGTERM
 }
