@@ -82,8 +82,10 @@ Status OpsEndpoints::Listen() {
   return Status::Ok();
 }
 
+void OpsEndpoints::BeginDrain() { draining_->store(true); }
+
 void OpsEndpoints::Drain(http::Server* public_server, std::function<void()> done) {
-  draining_->store(true);
+  BeginDrain();
   if (draining_started_) {  // a second signal: the drain goes on, with this done
     drain_done_ = std::move(done);
     return;

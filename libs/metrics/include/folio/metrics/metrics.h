@@ -86,7 +86,11 @@ class OpsEndpoints {
   // on their own. A second call (a second signal) lets the drain go on and
   // replaces a done not yet called. REQUIRES: loop thread.
   void Drain(http::Server* public_server, std::function<void()> done);
-  // True once Drain was called. Any thread.
+  // Step 1 of Drain alone: /readyz answers 503 "shutting down" from now on.
+  // For a service whose public servers run on several loops (the edge):
+  // BeginDrain, shut those down, then Drain(nullptr, done). Any thread.
+  void BeginDrain();
+  // True once BeginDrain or Drain was called. Any thread.
   bool draining() const;
   bool separate() const { return admin_ != nullptr; }
   // The admin port bound (after Listen), else 0.
