@@ -12,9 +12,10 @@ PKGS=(
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
   python3-yaml  # deploy checks (tests/deploy): parse the rendered manifests
+  wrk  # restart test (tests/faults/edge_restart_test.cc): edge handovers under wrk load
 )
-# Benchmarks only (make bench): load generator and the nginx anchor.
-if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(wrk nginx-light fio); fi
+# Benchmarks only (make bench): the nginx anchor and fio (wrk is above).
+if [[ "${FOLIO_BENCH_DEPS:-0}" == 1 ]]; then PKGS+=(nginx-light fio); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,37 +1,75 @@
 #include "api.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <thread>
 #include <utility>
 
+#include "folio/core/secret.h"
+#include "folio/core/time.h"
 #include "folio/http/client.h"
 
 namespace folio::cli {
 namespace {
 
-// Sends one request; a transport failure or a non-200 answer becomes the
-// user-facing Status, so callers only parse bodies.
-Result<http::ClientResponse> Call(const ServerOptions& server, std::string method,
-                                  std::string_view path, std::string body) {
+// Sends one request, retrying as the header says; a transport failure or a
+// non-200 answer becomes the user-facing Status, so callers only parse bodies.
+Result<http::ClientResponse> Call(const ServerOptions& server, std::string method, std::string_view path,
+                                  std::string body, std::vector<std::pair<std::string, std::string>> headers = {}) {
   http::ClientRequest req;
   req.method = std::move(method);
   req.url = server.url + std::string(path);
   req.timeout_ms = server.timeout_ms;
   req.body = std::move(body);
+  req.headers = std::move(headers);
   req.headers.emplace_back("Accept", "application/json");
   if (!req.body.empty()) req.headers.emplace_back("Content-Type", "application/json");
   if (!server.token.empty()) req.headers.emplace_back("Authorization", "Bearer " + server.token);
-  Result<http::ClientResponse> resp = http::Fetch(req);
-  if (!resp.ok()) {
-    const Status& st = resp.status();
-    if (st.code() == Code::kUnavailable || st.code() == Code::kDeadlineExceeded) {
-      return Status(st.code(), "cannot reach " + server.url + ": " + st.message());
+  const int64_t start_us = MonotonicUs();
+  std::mt19937 rng(std::random_device{}());
+  for (int attempt = 1;; ++attempt) {
+    Result<http::ClientResponse> resp = http::Fetch(req);
+    Status st;
+    if (!resp.ok()) {
+      const Status& t = resp.status();
+      bool unreachable = t.code() == Code::kUnavailable || t.code() == Code::kDeadlineExceeded;
+      st = Status(t.code(), (unreachable ? "cannot reach " : "") + server.url + ": " + t.message());
+    } else if (resp->status != 200) {
+      st = ErrorForResponse(server.url, path, resp->status, resp->body);
+    } else {
+      return resp;
     }
-    return Status(st.code(), server.url + ": " + st.message());
+    const int64_t elapsed_ms = (MonotonicUs() - start_us) / 1000;
+    const int64_t wait_ms = BackoffMs(attempt, std::uniform_real_distribution<double>(0, 1)(rng));
+    if (!IsRetryable(resp.ok() ? Status::Ok() : resp.status(), resp.ok() ? resp->status : 0)) return st;
+    if (elapsed_ms + wait_ms > server.retry_for_ms) {
+      if (attempt == 1) return st;
+      return Status(st.code(), st.message() + " (gave up after " + std::to_string(attempt) + " attempts in " +
+                                   std::to_string((elapsed_ms + 500) / 1000) + " s; --retry-for " +
+                                   std::to_string(server.retry_for_ms / 1000) + " s)");
+    }
+    std::fprintf(stderr, "folio: %s; retrying in %.1f s (attempt %d; giving up %lld s after the first)\n",
+                 st.message().c_str(), static_cast<double>(wait_ms) / 1000, attempt + 1,
+                 static_cast<long long>(server.retry_for_ms / 1000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
   }
-  if (resp->status != 200) return ErrorForResponse(server.url, path, resp->status, resp->body);
-  return resp;
 }
 
 }  // namespace
+
+bool IsRetryable(const Status& transport, int http_status) {
+  if (!transport.ok()) return transport.code() == Code::kUnavailable || transport.code() == Code::kDeadlineExceeded;
+  return http_status == 500 || http_status == 502 || http_status == 503 || http_status == 504;
+}
+
+int64_t BackoffMs(int retry, double jitter) {
+  int64_t base = 250;
+  for (int i = 1; i < retry && base < 4000; ++i) base *= 2;
+  base = std::min<int64_t>(base, 4000);
+  return static_cast<int64_t>(static_cast<double>(base) * (0.75 + 0.5 * jitter));
+}
 
 Result<Manifest> FetchManifest(const ServerOptions& server) {
   Result<http::ClientResponse> resp = Call(server, "GET", kManifestPath, "");
@@ -42,7 +80,10 @@ Result<Manifest> FetchManifest(const ServerOptions& server) {
 }
 
 Result<PushReply> SendPush(const ServerOptions& server, std::string body) {
-  Result<http::ClientResponse> resp = Call(server, "POST", kPushPath, std::move(body));
+  Result<std::string> key = RandomHex(16);  // 128 bits: one push, all its attempts
+  if (!key.ok()) return key.status();
+  Result<http::ClientResponse> resp =
+      Call(server, "POST", kPushPath, std::move(body), {{std::string(kIdempotencyKeyHeader), *key}});
   if (!resp.ok()) return resp.status();
   Result<PushReply> r = ParsePushReply(resp->body);
   if (!r.ok()) return Status::Invalid(server.url + ": " + r.status().message());

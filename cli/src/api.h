@@ -1,6 +1,15 @@
 // The CLI's two calls to folio-ingest, over folio::http's blocking client.
 // Each call returns the parsed answer or a one-line error naming the problem
 // ("cannot reach http://...: ...", "the server rejected the token ...").
+//
+// Retries: while the server cannot be reached, times out or answers 500,
+// 502, 503 or 504 (e.g. ingest restarting), a call is sent again with
+// exponential backoff (0.25 s doubling to 4 s, with jitter) until it gets
+// another answer or retry_for_ms has passed since its first attempt; each
+// retry prints one "folio: ...; retrying in ..." line on stderr. A push is
+// safe to retry: each SendPush carries one random Idempotency-Key on all
+// its attempts, and the server applies a key at most once (a retry of a
+// push it committed gets the recorded reply, "replayed":true).
 // Thread-safety: each call is independent; call from any thread.
 #pragma once
 
@@ -17,14 +26,26 @@ struct ServerOptions {
   std::string url = "http://127.0.0.1:8080";  // base URL, no trailing '/'
   std::string token;                          // "" sends no Authorization header
   int64_t timeout_ms = 120'000;               // per request; default 120 s
+  int64_t retry_for_ms = 60'000;              // retries stop this long after the first attempt;
+                                              // default 60 s; 0 = no retries
 };
+
+// Whether an attempt that failed so (transport Status, or HTTP status when
+// the server answered) is worth another: kUnavailable and
+// kDeadlineExceeded, or 500, 502, 503, 504.
+bool IsRetryable(const Status& transport, int http_status);
+
+// The wait before retry number `retry` (1, 2, ...): 250 ms doubling, at
+// most 4 s, times a factor in [0.75, 1.25) from `jitter` in [0, 1).
+int64_t BackoffMs(int retry, double jitter);
 
 // GET {url}/api/v1/manifest. Fails with kUnavailable if the server cannot be
 // reached, with ErrorForResponse's status on a non-200 answer, and with
 // kInvalidArgument if the answer is not a manifest.
 Result<Manifest> FetchManifest(const ServerOptions& server);
 
-// POST {url}/api/v1/push with `body` (from BuildPushBody). Failures as above.
+// POST {url}/api/v1/push with `body` (from BuildPushBody) and a new random
+// Idempotency-Key (the same on every retry). Failures as above.
 Result<PushReply> SendPush(const ServerOptions& server, std::string body);
 
 }  // namespace folio::cli

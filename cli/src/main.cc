@@ -35,6 +35,9 @@ void DeclareFlags(folio::Flags* flags) {
   flags->Add("max-attachment-bytes", "",
              "larger attachments are left out with a warning (default: the server's limit, e.g. 64MiB with --storage)");
   flags->Add("timeout", "120s", "time limit of each request");
+  flags->Add("retry-for", "60s",
+             "while the server is unreachable or answers 5xx (e.g. restarting), retry each request with backoff"
+             " for this long (pushes carry an Idempotency-Key, so a retry never applies one twice); 0 = never retry");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
 }
 
@@ -72,8 +75,9 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   auto max_note = bytes_or_zero("max-note-bytes");
   auto max_att = bytes_or_zero("max-attachment-bytes");
   auto timeout = flags.GetDurationMs("timeout");
+  auto retry_for = flags.GetDurationMs("retry-for");
   for (const folio::Status* st : {&notes.status(), &bytes.status(), &max_note.status(), &max_att.status(),
-                                  &timeout.status()}) {
+                                  &timeout.status(), &retry_for.status()}) {
     if (!st->ok()) return st->message();
   }
   if (*notes < 1 || *bytes < 1 || *timeout < 1) {
@@ -83,6 +87,8 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->limits = {*notes, *bytes};
   out->max_note_bytes = *max_note;
   out->server.timeout_ms = *timeout;
+  if (*retry_for < 0) return "--retry-for must not be negative";
+  out->server.retry_for_ms = *retry_for;
   const char* term = std::getenv("TERM");
   out->progress = isatty(STDERR_FILENO) && !(term && std::string_view(term) == "dumb");
   return "";

@@ -4,11 +4,14 @@
 //   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}],
 //                              "attachments":[{"path","sha256","url"}]}
 //                              ("attachments" is absent on older servers)
-//   POST /api/v1/push      {"notes":[{"path","content"}],
+//   POST /api/v1/push      (header Idempotency-Key: 32 random hex digits)
+//                          {"notes":[{"path","content"}],
 //                           "attachments":[{"path","data" (standard base64)}],
 //                           "delete":["path" of a note or an attachment]}
 //                          -> {"version","received","changed","rendered","deleted",
 //                              "took_ms","notes":[{"path","url","warnings":[..]}]}
+//                              (+ "replayed":true when a retry found the push
+//                              committed under its key already)
 //   errors: 4xx/5xx        {"error":{"code":"...","message":"..."}}
 //
 // Pure functions; thread-safe. Unknown JSON fields are ignored.
@@ -27,6 +30,7 @@ namespace folio::cli {
 
 inline constexpr std::string_view kManifestPath = "/api/v1/manifest";
 inline constexpr std::string_view kPushPath = "/api/v1/push";
+inline constexpr std::string_view kIdempotencyKeyHeader = "Idempotency-Key";
 
 struct NoteReport {
   std::string path, url;

@@ -297,16 +297,23 @@ int main(int argc, char** argv) {
     }
   });
 
+  // SIGTERM (issue 10): readiness turns first; every worker drains its
+  // public server; once all have, the admin server (on worker 0's loop,
+  // answering probes meanwhile) drains, and worker 0's loop stops last.
   shutdown = [&] {
     if (stopping.exchange(true)) return;
     log::Info("shutting down");
+    ops.BeginDrain();
+    auto left = std::make_shared<std::atomic<size_t>>(workers.size());
+    edge::Worker* w0 = workers[0].get();
     for (size_t i = 0; i < workers.size(); ++i) {
       edge::Worker* wp = workers[i].get();
-      wp->loop().Post([wp, i, &ops] {
-        auto drained = [wp] { wp->loop().Stop(); };
-        // Worker 0's loop also runs the admin server: it stops once both drained.
-        if (i == 0) ops.Drain(&wp->server(), drained);
-        else wp->server().Shutdown(drained);
+      wp->loop().Post([wp, i, left, w0, &ops] {
+        wp->server().Shutdown([wp, i, left, w0, &ops] {
+          if (i != 0) wp->loop().Stop();
+          if (--*left > 0) return;
+          w0->loop().Post([w0, &ops] { ops.Drain(nullptr, [w0] { w0->loop().Stop(); }); });
+        });
       });
     }
   };

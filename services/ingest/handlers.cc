@@ -1,7 +1,9 @@
 #include "handlers.h"
 
+#include <cctype>
 #include <memory>
 
+#include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
@@ -135,17 +137,57 @@ struct PushCounters {
   metrics::Counter& ok;
   metrics::Counter& rejected;
   metrics::Counter& error;
+  metrics::Counter& replayed;
   metrics::Histogram& seconds;
 };
 
-// Writer loop. One push to one site's writer.
-http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string* body, PushCounters& m) {
+constexpr size_t kMaxKeyBytes = 128;
+
+std::string ReplyBody(const std::string& fields, bool published, int64_t took_ms, bool replayed) {
+  return "{" + fields + ",\"published\":" + (published ? "true" : "false") + ",\"took_ms\":" +
+         std::to_string(took_ms) + (replayed ? ",\"replayed\":true}" : "}");
+}
+
+// Writer loop. A push whose Idempotency-Key is recorded already: the
+// recorded reply again (nothing is applied), or 422 if the body differs.
+http::Response Replay(SiteWriter* writer, const PushRecord& rec, const std::string& body_sha256,
+                      PushCounters& m) {
+  if (rec.body_sha256 != body_sha256) {
+    m.rejected.Increment();
+    return http::Response::Json(
+        422, JsonError("idempotency_key_reused",
+                       "Idempotency-Key " + rec.key +
+                           " was already used for a push with a different body; send each new push with a new key"));
+  }
+  m.replayed.Increment();
+  log::Info("push replayed", {{"site", writer->site()}, {"key", rec.key}});
+  http::Response r = http::Response::Json(200, ReplyBody(rec.reply, writer->PublishPending(), 0, true));
+  r.headers.emplace_back("Idempotent-Replayed", "true");
+  return r;
+}
+
+// Writer loop. One push to one site's writer; `key` is its Idempotency-Key
+// ("" = none).
+http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::string& key, std::string* body,
+                       PushCounters& m) {
   SiteWriter* writer = ctx->sites->writer(site);
   if (!writer) {  // removed since the request was authenticated
     m.rejected.Increment();
     return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
   }
   int64_t t0 = MonotonicUs();
+  PushRecord record;
+  if (!key.empty()) {
+    record.key = key;
+    record.body_sha256 = Sha256Hex(*body);
+    auto found = writer->FindPush(key);
+    if (!found.ok()) {
+      m.error.Increment();
+      log::Error("push key lookup failed", {{"site", site}, {"error", found.status().message()}});
+      return http::Response::Json(500, ErrorBody(Status::Internal("internal error"), ""));
+    }
+    if (*found) return Replay(writer, **found, record.body_sha256, m);
+  }
   PushRequest pr;
   PushError err;
   if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
@@ -156,7 +198,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string
   body->clear();
   body->shrink_to_fit();
   size_t deletes = pr.deletes.size();
-  auto sum = writer->Push(std::move(pr));
+  auto sum = writer->Push(std::move(pr), key.empty() ? nullptr : &record);
   if (!sum.ok()) {
     m.error.Increment();
     log::Error("push failed", {{"site", site}, {"error", sum.status().message()}});
@@ -172,15 +214,19 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, std::string
                                {"deleted", std::to_string(sum->deleted)},
                                {"requested_deletes", std::to_string(deletes)},
                                {"took_ms", std::to_string(took_ms)}, {"phases_ms", sum->phases}});
-  std::string out = "{\"version\":" + std::to_string(sum->version) +
-                    ",\"received\":" + std::to_string(sum->received) +
-                    ",\"changed\":" + std::to_string(sum->changed) +
-                    ",\"rendered\":" + std::to_string(sum->rendered) +
-                    ",\"listings\":" + std::to_string(sum->listings) +
-                    ",\"deleted\":" + std::to_string(sum->deleted) +
-                    ",\"published\":" + (sum->published ? "true" : "false") +
-                    ",\"took_ms\":" + std::to_string(took_ms) + ",\"notes\":" + sum->notes_json + "}";
-  return http::Response::Json(200, std::move(out));
+  return http::Response::Json(200, ReplyBody(PushReplyFields(*sum), sum->published, took_ms, false));
+}
+
+// HTTP loop. The request's Idempotency-Key ("" if none), or an error.
+Result<std::string> IdempotencyKey(const http::Request& req) {
+  std::string_view key = req.GetHeader("Idempotency-Key");
+  bool ok = key.size() <= kMaxKeyBytes;
+  for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_');
+  if (!ok) {
+    return Status::Invalid("Idempotency-Key must be 1 to " + std::to_string(kMaxKeyBytes) +
+                           " characters of A-Z, a-z, 0-9, '-' and '_' (e.g. 32 random hex digits)");
+  }
+  return std::string(key);
 }
 
 }  // namespace
@@ -190,12 +236,21 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "ok"}}),
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "rejected"}}),
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "error"}}),
+      ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "replayed"}}),
       ctx->registry->NewHistogram("folio_ingest_push_seconds", "Push latency", {0.001, 0.005, 0.02, 0.1, 0.5, 2, 10})});
   auto gate = std::make_shared<ReloadGate>(ctx);
 
   router->Handle("POST", "/api/v1/push", [ctx, gate, counters](const http::Request& req, http::Responder r) {
-    auto run = [ctx, counters](const std::string& site, std::shared_ptr<std::string> body, http::Responder r) {
-      OnWriter(ctx, std::move(r), [ctx, counters, site, body] { return RunPush(ctx, site, body.get(), *counters); });
+    Result<std::string> key = IdempotencyKey(req);
+    if (!key.ok()) {
+      counters->rejected.Increment();
+      r.SendError(key.status());
+      return;
+    }
+    auto run = [ctx, counters, key = *key](const std::string& site, std::shared_ptr<std::string> body,
+                                           http::Responder r) {
+      OnWriter(ctx, std::move(r),
+               [ctx, counters, site, key, body] { return RunPush(ctx, site, key, body.get(), *counters); });
     };
     WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
   }, "push");

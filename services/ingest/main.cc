@@ -24,6 +24,7 @@
 #include "folio/bus/bus.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
+#include "folio/core/files.h"
 #include "folio/core/disk_space.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
@@ -138,6 +139,13 @@ int main(int argc, char** argv) {
 
   auto store = ingest::Store::Open(flags.Get("data"));
   if (!store.ok()) return Fail(store.status());
+  // One writer per database: the public port is shared (SO_REUSEPORT), so
+  // only this lock keeps a second folio-ingest off the same data.
+  auto lock = LockFile(flags.Get("data") + "/ingest.lock");
+  if (!lock.ok()) {
+    return Fail(Status(lock.status().code(), lock.status().message() +
+                                                 ": another folio-ingest serves this --data; stop it first"));
+  }
   auto token = LoadToken(flags.Get("token"), flags.Get("data"));
   if (!token.ok()) return Fail(token.status());
 
@@ -268,9 +276,7 @@ int main(int argc, char** argv) {
   http::ServerOptions sopts;
   sopts.max_body_bytes = static_cast<size_t>(*max_body);
   http::Server server(&loop, &router, sopts);
-  Status ls;
-  if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
-  else ls = server.Listen(host, port);
+  Status ls = server.ListenActivatedOrBind(host, port);
   if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
     related.Stop();

@@ -329,8 +329,9 @@ void MarkDirty(const ListedAs& before, const ListedAs& after, site::ListingFilte
 
 }  // namespace
 
-Result<PushSummary> SiteWriter::Push(PushRequest req) {
+Result<PushSummary> SiteWriter::Push(PushRequest req, const PushRecord* key) {
   PushSummary sum;
+  bool committed_record = false;
   int64_t phase_start = MonotonicUs();
   auto phase = [&](const char* name) {
     int64_t now = MonotonicUs();
@@ -533,6 +534,14 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
                           c.site + ":" + deletes[k] + ":" + std::to_string(next_version)});
     }
     c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(next_version), ""});
+    // The reply is known before the commit, so that it commits with the push.
+    sum.version = next_version;
+    sum.rendered = out.size();
+    sum.notes_json = NotesJson(req, warnings, pushed_paths);
+    if (key) {
+      c.push_record = PushRecord{key->key, key->body_sha256, PushReplyFields(sum), now_ms};
+      committed_record = true;
+    }
 
     if (Status s = store_->Apply(&c); !s.ok()) {
       ReloadState();  // the in-memory vault already moved
@@ -556,6 +565,17 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
   }
   sum.version = version_;
 
+  if (sum.notes_json.empty()) sum.notes_json = NotesJson(req, warnings, {});
+  if (key && !committed_record) {  // nothing changed: recorded on its own
+    PushRecord rec{key->key, key->body_sha256, PushReplyFields(sum), now_ms};
+    if (Status s = store_->RecordPush(options_.site, rec); !s.ok()) return s;
+  }
+  return sum;
+}
+
+std::string SiteWriter::NotesJson(const PushRequest& req,
+                                  const std::map<std::string, std::vector<std::string>>& warnings,
+                                  const std::set<std::string>& rewritten) const {
   JsonWriter w;
   w.BeginArray();
   for (const auto& note : req.notes) {
@@ -566,6 +586,8 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     auto it = warnings.find(note.path);
     if (it != warnings.end()) {
       for (const auto& s : it->second) w.String(s);
+    } else if (rewritten.count(note.path)) {
+      // its row is rewritten with no warnings
     } else if (auto stored = store_->NoteWarnings(options_.site, note.path); stored.ok() && !stored->empty()) {
       std::string_view rest = *stored;
       while (!rest.empty()) {
@@ -597,8 +619,18 @@ Result<PushSummary> SiteWriter::Push(PushRequest req) {
     w.EndArray().EndObject();
   }
   w.EndArray();
-  sum.notes_json = w.Take();
-  return sum;
+  return w.Take();
+}
+
+Result<std::optional<PushRecord>> SiteWriter::FindPush(const std::string& key) {
+  return store_->FindPush(options_.site, key);
+}
+
+std::string PushReplyFields(const PushSummary& sum) {
+  return "\"version\":" + std::to_string(sum.version) + ",\"received\":" + std::to_string(sum.received) +
+         ",\"changed\":" + std::to_string(sum.changed) + ",\"rendered\":" + std::to_string(sum.rendered) +
+         ",\"listings\":" + std::to_string(sum.listings) + ",\"deleted\":" + std::to_string(sum.deleted) +
+         ",\"notes\":" + sum.notes_json;
 }
 
 bool SiteWriter::PublishPending() {

@@ -51,6 +51,12 @@ struct PushSummary {
   std::string notes_json;  // [{"path","url","warnings":[...]}...]
 };
 
+// The fields of a push's JSON reply that a retry replays unchanged:
+// "version":N,"received":N,"changed":N,"rendered":N,"listings":N,
+// "deleted":N,"notes":[...] (no braces; the handler adds "published",
+// "took_ms" and, for a replay, "replayed").
+std::string PushReplyFields(const PushSummary& sum);
+
 class SiteWriter {
  public:
   SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry);
@@ -64,7 +70,13 @@ class SiteWriter {
   // Besides the pushed notes, re-renders the pages that link to, embed or
   // list as related (within what they show) a note whose title, URL or
   // presence changed; a deleted note's own related list is dropped.
-  Result<PushSummary> Push(PushRequest req);
+  // With `key` (its key and body_sha256 set), the reply's fields
+  // (PushReplyFields) are recorded under the key in the push's own
+  // transaction (a push that changes nothing: in one of its own), so a
+  // retry finds them with FindPush. kConflict if the key is recorded already.
+  Result<PushSummary> Push(PushRequest req, const PushRecord* key = nullptr);
+  // The push recorded under `key` for this site, or nullopt. Store errors as Status.
+  Result<std::optional<PushRecord>> FindPush(const std::string& key);
 
   // Stores the related lists of `update` (each NormalizeRelated, replacing
   // the note's list; an empty list clears it) and re-renders the pages whose
@@ -132,6 +144,12 @@ class SiteWriter {
   size_t AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
                             std::map<std::string, std::pair<uint64_t, uint16_t>>* next_fingerprints);
   site::SiteInfo Info() const;
+  // The "notes" array of a push's reply: each pushed note and attachment,
+  // then the notes re-rendered without being pushed. Warnings come from
+  // `warnings`, else (for a note not among `rewritten`, whose row this push
+  // does not rewrite) from the store.
+  std::string NotesJson(const PushRequest& req, const std::map<std::string, std::vector<std::string>>& warnings,
+                        const std::set<std::string>& rewritten) const;
 
   SiteOptions options_;
   Store* store_;

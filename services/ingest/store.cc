@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS outbox(
 CREATE TABLE IF NOT EXISTS related(
   site TEXT NOT NULL, path TEXT NOT NULL, list TEXT NOT NULL, PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS site_layout(site TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS push_keys(
+  site TEXT NOT NULL, key TEXT NOT NULL, body_sha256 TEXT NOT NULL, reply TEXT NOT NULL,
+  created_ms INTEGER NOT NULL, PRIMARY KEY(site, key));
+CREATE INDEX IF NOT EXISTS push_keys_by_age ON push_keys(site, created_ms);
 CREATE TABLE IF NOT EXISTS sites(
   name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
   created_ms INTEGER NOT NULL);
@@ -311,8 +315,52 @@ Status Store::ApplyTransaction(Commit* c) {
     if (!put.ok()) return fail(put.status());
     if (Status s = put->Bind(1, c->site).Bind(2, c->layout_fingerprint).Run(); !s.ok()) return fail(s);
   }
+  if (c->push_record) {
+    if (Status s = InsertPushRecord(c->site, *c->push_record); !s.ok()) return fail(s);
+  }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
+  return Status::Ok();
+}
+
+Status Store::InsertPushRecord(const std::string& site, const PushRecord& r) {
+  auto put = db_->Prepare("INSERT INTO push_keys(site,key,body_sha256,reply,created_ms) VALUES(?,?,?,?,?)");
+  if (!put.ok()) return put.status();
+  Status s = put->Bind(1, site).Bind(2, r.key).Bind(3, r.body_sha256).Bind(4, r.reply).Bind(5, r.created_ms).Run();
+  if (s.code() == Code::kConflict || (!s.ok() && s.message().find("UNIQUE") != std::string::npos)) {
+    return Status(Code::kConflict, "Idempotency-Key " + r.key + " is already recorded");
+  }
+  if (!s.ok()) return s;
+  auto old = db_->Prepare("DELETE FROM push_keys WHERE site=? AND created_ms<?");
+  if (!old.ok()) return old.status();
+  if (s = old->Bind(1, site).Bind(2, r.created_ms - kPushRecordTtlMs).Run(); !s.ok()) return s;
+  auto extra = db_->Prepare(
+      "DELETE FROM push_keys WHERE rowid IN (SELECT rowid FROM push_keys WHERE site=? "
+      "ORDER BY created_ms DESC, rowid DESC LIMIT -1 OFFSET ?)");
+  if (!extra.ok()) return extra.status();
+  return extra->Bind(1, site).Bind(2, kPushRecordsPerSite).Run();
+}
+
+Result<std::optional<PushRecord>> Store::FindPush(const std::string& site, const std::string& key) {
+  auto q = db_->Prepare("SELECT body_sha256, reply, created_ms FROM push_keys WHERE site=? AND key=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, key);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<PushRecord>();
+  return std::optional<PushRecord>(PushRecord{key, std::string(q->Text(0)), std::string(q->Text(1)), q->Int(2)});
+}
+
+Status Store::RecordPush(const std::string& site, const PushRecord& record) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  if (Status s = InsertPushRecord(site, record); !s.ok()) {
+    db_->Rollback();
+    return s;
+  }
+  if (Status s = db_->Commit(); !s.ok()) {
+    db_->Rollback();
+    return s;
+  }
   return Status::Ok();
 }
 

@@ -62,6 +62,18 @@ struct SiteRow {
   int64_t created_ms = 0;
 };
 
+// A committed push, recorded under the client's Idempotency-Key so that a
+// retry of it is answered with the same reply instead of being applied
+// again. Kept at least kPushRecordTtlMs, at most kPushRecordsPerSite per site.
+struct PushRecord {
+  std::string key;          // the client's Idempotency-Key
+  std::string body_sha256;  // of the request body: a key reused for another body is refused
+  std::string reply;        // the reply's fields as committed (PushReplyFields in site_writer.h)
+  int64_t created_ms = 0;   // unix ms
+};
+inline constexpr int64_t kPushRecordTtlMs = 24 * 3600 * 1000;
+inline constexpr int64_t kPushRecordsPerSite = 10'000;
+
 struct Commit {
   std::string site;
   int64_t version = 0;
@@ -76,6 +88,9 @@ struct Commit {
   std::vector<bus::RelatedList> related;
   // When set, recorded as the layout the site's note pages were rendered with.
   std::string layout_fingerprint;
+  // When set, recorded with the push (same transaction), and records past
+  // the retention above are dropped.
+  std::optional<PushRecord> push_record;
 };
 
 class Store {
@@ -100,6 +115,11 @@ class Store {
   // Writes the whole commit in one transaction and fills in outbox seqs.
   // On failure nothing is written: kNoSpace if the disk is full.
   Status Apply(Commit* commit);
+  // The push recorded under (site, key), or nullopt.
+  Result<std::optional<PushRecord>> FindPush(const std::string& site, const std::string& key);
+  // Records a push that committed nothing (changed nothing), in a
+  // transaction of its own. kConflict if the key is already recorded.
+  Status RecordPush(const std::string& site, const PushRecord& record);
   // Whether the database's disk was found full (see above).
   DiskFull& disk() { return disk_; }
 
@@ -136,6 +156,9 @@ class Store {
   Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();
   Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
+  // Inserts the record and drops the site's records past the retention.
+  // REQUIRES: inside a transaction.
+  Status InsertPushRecord(const std::string& site, const PushRecord& record);
   std::unique_ptr<sqlite::Db> db_;
   int64_t data_version_ = -1;
   DiskFull disk_;

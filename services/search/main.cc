@@ -22,6 +22,7 @@
 #include "folio/bus/bus.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
+#include "folio/core/files.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/service.h"
@@ -387,6 +388,12 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(eopts.data_dir, ec);
   if (ec) return Fail(Status::Unavailable("cannot create --data " + eopts.data_dir + ": " + ec.message()));
+  // One process per index: the public port is shared (SO_REUSEPORT).
+  auto lock = LockFile(eopts.data_dir + "/search.lock");
+  if (!lock.ok()) {
+    return Fail(Status(lock.status().code(), lock.status().message() +
+                                                 ": another folio-search uses this --data; stop it first"));
+  }
   auto engine = search::Engine::Open(eopts, embedder.get(), &pool);
   if (!engine.ok()) return Fail(engine.status());
 
@@ -488,9 +495,7 @@ int main(int argc, char** argv) {
   }, "related");
 
   http::Server server(&loop, &router, {});
-  Status ls;
-  if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
-  else ls = server.Listen(basics.host, basics.port);
+  Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
     indexer.Stop();

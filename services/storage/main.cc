@@ -148,10 +148,7 @@ int main(int argc, char** argv) {
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);
-  Status ls;
-  if (auto fds = http::SystemdListenFds(); !fds.empty()) ls = server.ListenFd(fds[0]);
-  else ls = server.Listen(basics.host, basics.port);
-  if (!ls.ok()) return Fail(ls);
+  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return Fail(ls);
   if (Status s = ops.Listen(); !s.ok()) return Fail(s);
   log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                          {"data", flags.Get("data")}});

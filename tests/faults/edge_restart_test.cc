@@ -11,7 +11,10 @@
 //    backlog), and 0 404s after kill -9 (only requests on the connections
 //    the killed process held fail, at most one per load connection);
 //  - an edge started while NATS is down never answers (so never 404) until
-//    it has replayed the site, which it does once NATS is back.
+//    it has replayed the site, which it does once NATS is back;
+//  - (issue 10) five handovers in a row under real `wrk` (keep-alive
+//    connections, bounded connections and duration) cost 0 failed requests:
+//    no non-2xx/3xx answer, no connect, read, write or timeout error.
 // Counts and times are bounded: each case runs a few thousand requests.
 #include <doctest/doctest.h>
 #include <netinet/in.h>
@@ -19,11 +22,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../integration/cluster.h"
@@ -90,6 +96,23 @@ class Edge {
   }
   int Stop(int signum) { return proc_->Stop(signum, kWaitMs); }
   std::string Log() const { return log_ + ":\n" + ReadFile(log_); }
+  // Pages this edge answered 200 (its folio_edge_requests_total), -1 if unknown.
+  long Served() {
+    auto r = http::Get(AdminUrl("/metrics"));
+    if (!r.ok()) return -1;
+    const std::string needle = "folio_edge_requests_total{code=\"200\"} ";
+    size_t at = r->body.find(needle);
+    return at == std::string::npos ? -1 : std::atol(r->body.c_str() + at + needle.size());
+  }
+  // Polls Served() until it reaches n.
+  bool WaitServed(long n) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitMs);
+    while (Served() < n) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+  }
 
  private:
   std::string AdminUrl(const std::string& path) const {
@@ -125,7 +148,84 @@ int ListeningSocket(int* port) {
   return fd;
 }
 
+// What wrk reported (its text output): -1 where a line is missing.
+struct WrkResult {
+  long requests = -1;
+  long non_2xx_3xx = 0;  // wrk prints the line only when it is not 0
+  long connect = 0, read = 0, write = 0, timeout = 0;  // likewise "Socket errors: ..."
+};
+
+long NumberAfter(const std::string& text, const std::string& label, long missing) {
+  size_t at = text.find(label);
+  return at == std::string::npos ? missing : std::atol(text.c_str() + at + label.size());
+}
+
+WrkResult ParseWrk(const std::string& out) {
+  WrkResult r;
+  size_t line = out.find(" requests in ");
+  if (line != std::string::npos) {
+    size_t start = out.rfind('\n', line);
+    r.requests = std::atol(out.c_str() + (start == std::string::npos ? 0 : start + 1));
+  }
+  r.non_2xx_3xx = NumberAfter(out, "Non-2xx or 3xx responses: ", 0);
+  r.connect = NumberAfter(out, "Socket errors: connect ", 0);
+  r.read = NumberAfter(out, ", read ", 0);
+  r.write = NumberAfter(out, ", write ", 0);
+  r.timeout = NumberAfter(out, ", timeout ", 0);
+  return r;
+}
+
+// A wrk script that walks `paths` round-robin.
+std::string WrkScript(const std::vector<std::string>& paths) {
+  std::string lua = "local paths = {";
+  for (const auto& p : paths) lua += "\"" + p + "\",";
+  lua += "}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n"
+         "  return wrk.format(\"GET\", paths[i])\nend\n";
+  return lua;
+}
+
 }  // namespace
+
+TEST_CASE("faults: five edge handovers under wrk: 0 failed requests") {
+  Site site;
+  const int port = testing::FreePort();
+  auto current = std::make_unique<Edge>(site, "w0", port);
+  REQUIRE_MESSAGE(current->WaitReady(), current->Log());
+
+  const std::string script = site.cluster.dir() + "/paths.lua";
+  std::ofstream(script) << WrkScript(std::vector<std::string>(site.paths.begin(), site.paths.begin() + 50));
+  const std::string wrk_log = site.cluster.dir() + "/wrk.log";
+  // Bounded: 8 keep-alive connections for at most 300 s; stopped (SIGINT,
+  // after which wrk prints its report) once the handovers are done.
+  testing::Process wrk({"/usr/bin/wrk", "-t", "2", "-c", "8", "-d", "300s", "--timeout", "30s", "-s", script,
+                        "http://127.0.0.1:" + std::to_string(port) + "/"},
+                       {}, wrk_log);
+  REQUIRE_MESSAGE(current->WaitServed(500), current->Log());
+
+  for (int i = 1; i <= 5; ++i) {
+    // The new edge joins the port (SO_REUSEPORT) and takes its share of new
+    // connections; then the old one drains: its keep-alive connections get
+    // their answers with `Connection: close`, and wrk reconnects.
+    auto next = std::make_unique<Edge>(site, "w" + std::to_string(i), port);
+    REQUIRE_MESSAGE(next->WaitReady(), next->Log());
+    CHECK_MESSAGE(ExitedCleanly(current->Stop(SIGTERM)), current->Log());
+    REQUIRE_MESSAGE(next->WaitServed(300), next->Log(), ReadFile(wrk_log));
+    current = std::move(next);
+  }
+  REQUIRE_MESSAGE(wrk.Running(), "wrk ended before the handovers did:\n", ReadFile(wrk_log));
+  int status = wrk.Stop(SIGINT, kWaitMs);
+  std::string out = ReadFile(wrk_log);
+  MESSAGE("wrk over five handovers:\n", out);
+  INFO(out, "\n", current->Log());
+  CHECK(ExitedCleanly(status));
+  WrkResult r = ParseWrk(out);
+  CHECK(r.requests > 0);
+  CHECK(r.non_2xx_3xx == 0);
+  CHECK(r.connect == 0);
+  CHECK(r.read == 0);
+  CHECK(r.write == 0);
+  CHECK(r.timeout == 0);
+}
 
 TEST_CASE("faults: edge handover under load: 0 errors, 0 connect errors, 0 404s") {
   Site site;

@@ -201,6 +201,11 @@ Status Server::ListenFd(int fd) {
   return impl_->StartListening(0);
 }
 
+Status Server::ListenActivatedOrBind(const std::string& host, int port) {
+  if (std::vector<int> fds = SystemdListenFds(); !fds.empty()) return ListenFd(fds[0]);
+  return Listen(host, port, /*reuse_port=*/true);
+}
+
 int Server::port() const { return impl_->port; }
 
 void Server::Shutdown(std::function<void()> done) {

@@ -66,13 +66,22 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
 }
 
 OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics)
-    : loop_(loop), registry_(registry), ready_(std::move(ready)), admin_host_(basics.admin_host),
-      admin_port_(basics.admin_port) {
+    : loop_(loop), registry_(registry), admin_host_(basics.admin_host), admin_port_(basics.admin_port) {
+  // Draining wins over the service's own check: a load balancer must stop
+  // sending before the listener goes (issue 10).
+  ready_ = [draining = draining_, inner = std::move(ready)]() -> std::string {
+    if (draining->load()) return "shutting down";
+    return inner ? inner() : std::string();
+  };
   if (!basics.has_admin()) return;
   MountOpsEndpoints(&admin_router_, registry_, ready_);
   admin_router_.Observe(registry_->request_observer());
   http::ServerOptions o;
   o.max_body_bytes = 0;  // probes and scrapes send no bodies
+  // The admin server drains last (see Drain): a probe or scrape then in
+  // flight is answered; idle probe connections need no grace.
+  o.shutdown_idle_grace_ms = 0;
+  o.shutdown_timeout_ms = 2000;
   admin_ = std::make_unique<http::Server>(loop_, &admin_router_, o);
 }
 
@@ -90,18 +99,30 @@ Status OpsEndpoints::Listen() {
   return Status::Ok();
 }
 
+void OpsEndpoints::BeginDrain() { draining_->store(true); }
+
 void OpsEndpoints::Drain(http::Server* public_server, std::function<void()> done) {
-  auto left = std::make_shared<int>((public_server != nullptr ? 1 : 0) + (admin_ ? 1 : 0));
-  if (*left == 0) {
-    loop_->Post(std::move(done));
+  BeginDrain();
+  if (draining_started_) {  // a second signal: the drain goes on, with this done
+    drain_done_ = std::move(done);
     return;
   }
-  auto drained = [left, done = std::move(done)] {
-    if (--*left == 0) done();
+  draining_started_ = true;
+  drain_done_ = std::move(done);
+  // The public server first; the admin server keeps listening meanwhile, so
+  // probes on it see /readyz 503 "shutting down" for the whole drain.
+  auto then_admin = [this] {
+    auto finish = [this] {
+      if (auto done = std::exchange(drain_done_, nullptr)) done();
+    };
+    if (admin_) admin_->Shutdown(finish);
+    else loop_->Post(finish);
   };
-  if (public_server != nullptr) public_server->Shutdown(drained);
-  if (admin_) admin_->Shutdown(drained);
+  if (public_server != nullptr) public_server->Shutdown(then_admin);
+  else then_admin();
 }
+
+bool OpsEndpoints::draining() const { return draining_->load(); }
 
 int OpsEndpoints::port() const { return admin_ ? admin_->port() : 0; }
 

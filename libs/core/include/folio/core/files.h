@@ -3,6 +3,7 @@
 // call them off event loops.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "folio/core/status.h"
@@ -13,5 +14,24 @@ namespace folio {
 // removes done in it survive a crash. kUnavailable (naming dir and the
 // error) if it cannot be opened or synced.
 Status SyncDirectory(const std::string& dir);
+
+// An exclusive advisory lock (flock) on a file, held while this object
+// lives; the kernel drops it when the process dies, even by SIGKILL. For
+// "one process per data directory".
+class FileLock {
+ public:
+  explicit FileLock(int fd) : fd_(fd) {}
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Creates `path` if missing and locks it without waiting. kConflict
+// ("... is locked by another process: ...") if another process holds it;
+// kUnavailable if it cannot be created.
+Result<std::unique_ptr<FileLock>> LockFile(const std::string& path);
 
 }  // namespace folio

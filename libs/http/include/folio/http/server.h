@@ -217,6 +217,11 @@ class Server {
   // fd: it is closed with the listener, or before an error is returned.
   // REQUIRES: no other handle on this loop uses fd.
   Status ListenFd(int fd);
+  // A service's public socket: the first socket systemd passed
+  // (SystemdListenFds(), socket activation) when there is one, else
+  // host:port bound with reuse_port, so that a new process can bind the
+  // port before the old one leaves (a handover). Failures as above.
+  Status ListenActivatedOrBind(const std::string& host, int port);
   int port() const;
 
   // Drains the server, then calls done (posted to the loop thread) once

@@ -13,6 +13,7 @@
 // safe from any thread; Mount* are called before serving starts.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -92,13 +93,23 @@ class OpsEndpoints {
   // Binds the admin address and logs it ("admin endpoints listening"); Ok
   // and nothing to do without one. kUnavailable if it cannot be bound.
   Status Listen();
-  // A service's shutdown: drains `public_server` (the public http::Server
-  // on this loop; nullptr if none) and the admin server together
-  // (http::Server::Shutdown), then calls done on the loop thread. Servers
-  // on other loops (the edge's other workers) drain on their own. A second
-  // call (a second signal) lets the drain go on and replaces done.
-  // REQUIRES: loop thread.
+  // A service's shutdown (SIGTERM), in this order: /readyz answers 503
+  // "shutting down" at once, on the public and the admin port alike (a load
+  // balancer stops sending); `public_server` (the public http::Server on
+  // this loop; nullptr if none) drains (http::Server::Shutdown: stops
+  // accepting, answers what clients already sent, bounded by its
+  // shutdown_timeout_ms); then the admin server, which kept answering
+  // probes meanwhile, drains too (bounded by 2 s); then done runs on the
+  // loop thread. Servers on other loops (the edge's other workers) drain
+  // on their own. A second call (a second signal) lets the drain go on and
+  // replaces a done not yet called. REQUIRES: loop thread.
   void Drain(http::Server* public_server, std::function<void()> done);
+  // Step 1 of Drain alone: /readyz answers 503 "shutting down" from now on.
+  // For a service whose public servers run on several loops (the edge):
+  // BeginDrain, shut those down, then Drain(nullptr, done). Any thread.
+  void BeginDrain();
+  // True once BeginDrain or Drain was called. Any thread.
+  bool draining() const;
   bool separate() const { return admin_ != nullptr; }
   // The admin port bound (after Listen), else 0.
   int port() const;
@@ -106,7 +117,10 @@ class OpsEndpoints {
  private:
   http::Loop* loop_;
   Registry* registry_;
-  ReadinessCheck ready_;
+  std::shared_ptr<std::atomic<bool>> draining_ = std::make_shared<std::atomic<bool>>(false);
+  ReadinessCheck ready_;  // the service's check, behind draining_
+  bool draining_started_ = false;     // loop thread only
+  std::function<void()> drain_done_;  // loop thread only
   std::string admin_host_;
   int admin_port_;
   http::Router admin_router_;
