@@ -20,7 +20,7 @@ taskset -c 1 "$BIN/folio-ingest" --listen 127.0.0.1:$IP --nats nats://127.0.0.1:
 taskset -c 0 "$BIN/folio-edge" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$IP/readyz"; wait_http "http://127.0.0.1:$EP/readyz"
 
-# A page whose gzip body is ~12 KB (the size DESIGN.md's nginx figure uses):
+# A page whose gzip body is ~12 KB (the size of the nginx comparison in README's Benchmarks):
 # seeded random prose, so it compresses like real text, not like a repeated line.
 python3 - "$W/body.json" <<'PY'
 import json, random, sys

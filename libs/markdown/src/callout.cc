@@ -18,7 +18,7 @@ bool IsIdChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
 }
 
-// OBSIDIAN.md "Callouts": aliases and their canonical type.
+// Obsidian's callout aliases and their canonical type (docs/markdown.md).
 constexpr std::pair<std::string_view, std::string_view> kCalloutAliases[] = {
     {"summary", "abstract"}, {"tldr", "abstract"},    {"hint", "tip"},
     {"important", "tip"},    {"check", "success"},    {"done", "success"},

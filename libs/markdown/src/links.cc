@@ -50,7 +50,7 @@ void EraseValue(std::vector<std::string>* v, const std::string& value) {
 }
 
 // Picks the note nearest to `from` among several: same folder first, then the
-// shallowest path, then lexicographic (OBSIDIAN.md step 4).
+// shallowest path, then lexicographic (docs/markdown.md "Resolution", step 3).
 Resolution PickNearest(const std::vector<std::string>& candidates, std::string_view from) {
   std::string from_dir = AsciiLower(PathDir(from));
   auto rank = [&](const std::string& p) {

@@ -24,7 +24,7 @@ std::string NormalizePermalink(std::string_view p) {
   return u;
 }
 
-// "Docs/Docs.md": a note named like its folder is the folder's page (OBSIDIAN.md "URLs").
+// "Docs/Docs.md": a note named like its folder is the folder's page (docs/markdown.md "URLs").
 bool IsFolderNote(std::string_view path) {
   std::string_view dir = PathDir(path);
   if (dir.empty()) return false;

@@ -1,5 +1,5 @@
 // LinkIndex: resolves wikilink and markdown-link targets to notes, following
-// ../shared/OBSIDIAN.md "Link resolution": relative path, then vault-root
+// docs/markdown.md "Resolution": relative path, then vault-root
 // path, then file name anywhere (nearest note wins when names collide), then
 // aliases; all ASCII-case-insensitive, with or without ".md".
 //

@@ -1,7 +1,6 @@
 // Vault: ingest's in-memory model of one site's notes: URLs, the link index,
 // resolved out-links and backlinks. It decides which pages a change affects,
-// so a push re-renders exactly those (DESIGN "Re-renders only what a push
-// affects").
+// so a push re-renders exactly those (docs/architecture.md "A push").
 //
 // Ownership: ingest owns one Vault per site; it holds metadata only (no note
 // text). Threading: mutate from one thread (ingest's writer); const methods
