@@ -34,16 +34,7 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-int Run(const std::string& cmd, std::string* out) {
-  out->clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+int Run(const std::string& cmd, std::string* out) { return testing::RunShell(cmd, out); }
 
 bool HavePromtool() {
   std::string out;

@@ -249,15 +249,7 @@ int Cluster::RunIngest(const std::vector<std::string>& args, std::string* out, s
 int Cluster::RunCli(const std::vector<std::string>& args, std::string* out) {
   std::string cmd = testing::BinPath("folio");
   for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  out->clear();
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return testing::RunShell(cmd, out);
 }
 
 std::string Cluster::Logs() const {

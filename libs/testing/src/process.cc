@@ -208,6 +208,17 @@ std::string BinPath(const std::string& name) {
   return std::string(dir) + "/" + name;
 }
 
+int RunShell(const std::string& command, std::string* out) {
+  out->clear();
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 std::string SourcePath(const std::string& rel) {
   const char* dir = std::getenv("FOLIO_SOURCE_DIR");
   if (dir == nullptr || *dir == '\0') {

@@ -148,4 +148,8 @@ std::string BinPath(const std::string& name);
 // Path under the source tree: $FOLIO_SOURCE_DIR/<rel>.
 std::string SourcePath(const std::string& rel);
 
+// Runs a shell command to its exit; its stdout and stderr in *out. The exit
+// code, or -1 if it could not run or did not exit normally.
+int RunShell(const std::string& command, std::string* out);
+
 }  // namespace folio::testing
