@@ -297,23 +297,36 @@ int main(int argc, char** argv) {
     }
   });
 
-  // SIGTERM (issue 10): readiness turns first; every worker drains its
-  // public server; once all have, the admin server (on worker 0's loop,
+  // SIGTERM (issue 10): readiness turns first; every worker stops
+  // accepting, and only once all have does any drain its connections (a
+  // client told `Connection: close` reconnects at once, and must not land
+  // in a sibling's listener that is about to close and reset it); once
+  // every worker has drained, the admin server (on worker 0's loop,
   // answering probes meanwhile) drains, and worker 0's loop stops last.
   shutdown = [&] {
     if (stopping.exchange(true)) return;
     log::Info("shutting down");
     ops.BeginDrain();
-    auto left = std::make_shared<std::atomic<size_t>>(workers.size());
     edge::Worker* w0 = workers[0].get();
-    for (size_t i = 0; i < workers.size(); ++i) {
-      edge::Worker* wp = workers[i].get();
-      wp->loop().Post([wp, i, left, w0, &ops] {
-        wp->server().Shutdown([wp, i, left, w0, &ops] {
-          if (i != 0) wp->loop().Stop();
-          if (--*left > 0) return;
-          w0->loop().Post([w0, &ops] { ops.Drain(nullptr, [w0] { w0->loop().Stop(); }); });
+    auto drain_all = [&workers, &ops, w0] {
+      auto left = std::make_shared<std::atomic<size_t>>(workers.size());
+      for (size_t i = 0; i < workers.size(); ++i) {
+        edge::Worker* wp = workers[i].get();
+        wp->loop().Post([wp, i, left, w0, &ops] {
+          wp->server().Shutdown([wp, i, left, w0, &ops] {
+            if (i != 0) wp->loop().Stop();
+            if (--*left > 0) return;
+            w0->loop().Post([w0, &ops] { ops.Drain(nullptr, [w0] { w0->loop().Stop(); }); });
+          });
         });
+      }
+    };
+    auto closed = std::make_shared<std::atomic<size_t>>(workers.size());
+    for (auto& w : workers) {
+      edge::Worker* wp = w.get();
+      wp->loop().Post([wp, closed, drain_all] {
+        wp->server().StopAccepting();
+        if (--*closed == 0) drain_all();
       });
     }
   };

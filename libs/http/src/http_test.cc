@@ -578,6 +578,45 @@ TEST_CASE("server: Shutdown serves connections already queued on the listener, t
   CHECK(done_future.wait_for(10s) == std::future_status::ready);
 }
 
+TEST_CASE("server: StopAccepting serves queued and open connections as before, refuses new ones") {
+  TestServer ts;
+  AddRoutes(ts.router);
+  ts.Start();
+  int port = ts.port();
+  RawConn open(port);
+  open.Send(kGetHello);
+  REQUIRE(StatusOf(open.ReadResponse()) == 200);
+  std::unique_ptr<RawConn> queued;
+  OnLoop(ts.loop, [&] {
+    queued = std::make_unique<RawConn>(port);  // queued by the kernel, unaccepted
+    queued->Send(kGetHello);
+    ts.server->StopAccepting();
+    ts.server->StopAccepting();  // idempotent
+    return 0;
+  });
+  REQUIRE(queued->connected);
+  for (RawConn* c : {queued.get(), &open}) {
+    if (c == &open) c->Send(kGetHello);
+    std::string r = c->ReadResponse();
+    CHECK(StatusOf(r) == 200);
+    CHECK(HeaderOf(r, "Connection").empty());  // not draining: still keep-alive
+    c->Send(kGetHello);
+    CHECK(StatusOf(c->ReadResponse()) == 200);
+  }
+  RawConn refused(port);
+  CHECK(!refused.connected);
+  std::promise<void> done;
+  auto done_future = done.get_future();
+  ts.loop.Post([&] { ts.server->Shutdown([&] { done.set_value(); }); });  // then drains them
+  for (RawConn* c : {queued.get(), &open}) {
+    c->Send(kGetHello);
+    CHECK(HeaderOf(c->ReadResponse(), "Connection") == "close");
+    CHECK(c->PeerClosed());
+    c->Close();
+  }
+  CHECK(done_future.wait_for(10s) == std::future_status::ready);
+}
+
 TEST_CASE("server: Shutdown closes silent idle connections after the grace; the drain is bounded") {
   TestServer ts;
   AddRoutes(ts.router);

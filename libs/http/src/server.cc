@@ -215,10 +215,9 @@ void Server::Shutdown(std::function<void()> done) {
     s->MaybeFinishShutdown();
     return;
   }
-  s->AcceptPending();  // before shutting_down: they are drained like the others
+  StopAccepting();  // before shutting_down: those accepted are drained like the others
   s->shutting_down = true;
   s->shutdown_done = std::move(done);
-  s->CloseListener();
   for (Connection* c = s->connections; c != nullptr;) {
     Connection* next = c->next;  // OnServerShutdown may close (and unlink) c
     c->OnServerShutdown();
@@ -231,6 +230,11 @@ void Server::Shutdown(std::function<void()> done) {
     });
   }
   s->MaybeFinishShutdown();
+}
+
+void Server::StopAccepting() {
+  impl_->AcceptPending();
+  impl_->CloseListener();
 }
 
 size_t Server::open_connections() const { return impl_->open_connections; }

@@ -243,6 +243,15 @@ class Server {
   // `done` not yet called. REQUIRES: loop thread.
   void Shutdown(std::function<void()> done);
 
+  // Shutdown's first step alone: accepts what the kernel already queued on
+  // the listener, then closes it; connections are untouched. A process
+  // with several Servers on one port (SO_REUSEPORT) calls it on all of
+  // them before draining any: a client told `Connection: close` by a
+  // draining server reconnects at once, and the kernel may queue that
+  // connection on a sibling listener still open, which would reset it when
+  // it closes. Idempotent; Shutdown calls it. REQUIRES: loop thread.
+  void StopAccepting();
+
   size_t open_connections() const;
   uint64_t requests_served() const;
 
