@@ -1,11 +1,12 @@
 // Worker's side of assets held by folio-storage (see asset_store.h).
 #include <algorithm>
-#include <charconv>
 #include <thread>
 #include <utility>
 
+#include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/http/attachment.h"
+#include "folio/http/conditional.h"
 #include "folio/http/stream.h"
 #include "page_cache.h"
 
@@ -13,36 +14,6 @@ namespace folio::edge {
 namespace {
 
 constexpr std::string_view kAssetCache = "public, max-age=31536000, immutable";
-
-// A single "bytes=a-b", "a-" or "-n" range of a body of `size` bytes.
-// Returns 0 if absent or malformed (send everything), 1 if satisfiable,
-// -1 if not (416).
-int ParseSingleRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* last) {
-  if (h.empty()) return 0;
-  if (h.substr(0, 6) != "bytes=" || h.find(',') != std::string_view::npos) return 0;
-  h.remove_prefix(6);
-  size_t dash = h.find('-');
-  if (dash == std::string_view::npos) return 0;
-  std::string_view a = h.substr(0, dash), b = h.substr(dash + 1);
-  auto num = [](std::string_view s, uint64_t* v) {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-    return !s.empty() && ec == std::errc() && p == s.data() + s.size();
-  };
-  uint64_t x = 0, y = 0;
-  if (a.empty()) {  // suffix: the last y bytes
-    if (!num(b, &y)) return 0;
-    if (y == 0 || size == 0) return -1;
-    *first = y >= size ? 0 : size - y;
-    *last = size - 1;
-    return 1;
-  }
-  if (!num(a, &x) || (!b.empty() && !num(b, &y))) return 0;
-  if (!b.empty() && y < x) return 0;
-  if (x >= size) return -1;
-  *first = x;
-  *last = b.empty() || y >= size ? size - 1 : y;
-  return 1;
-}
 
 // Pins the asset and the head built for one response.
 struct Prepared {
@@ -154,18 +125,18 @@ void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset
 
 void Worker::SendAssetError(http::Responder r, const Status& why) {
   counters_.other->Increment();
-  http::Response resp;
+  // The edge is a gateway to storage: the status is UpstreamHttpStatusFor's;
+  // the reader gets a sentence, the detail stays in the log.
+  std::string_view code = CodeName(why.code()), message = "storage could not serve the file";
   if (why.code() == Code::kUnavailable) {
-    resp = http::Response::Json(503, R"({"error":{"code":"unavailable","message":)"
-                                     R"("the file is temporarily unavailable; try again shortly"}})");
-    resp.headers.emplace_back("Retry-After", "5");
+    message = "the file is temporarily unavailable; try again shortly";
   } else if (why.code() == Code::kDataLoss) {
-    resp = http::Response::Json(502, R"({"error":{"code":"data_loss","message":)"
-                                     R"("the file is damaged in storage and cannot be served"}})");
-  } else {
-    resp = http::Response::Json(502, R"({"error":{"code":"bad_gateway","message":)"
-                                     R"("storage could not serve the file"}})");
+    message = "the file is damaged in storage and cannot be served";
+  } else if (why.code() == Code::kInternal) {
+    code = "bad_gateway";
   }
+  http::Response resp = http::Response::Json(http::UpstreamHttpStatusFor(why.code()), JsonError(code, message));
+  if (why.code() == Code::kUnavailable) resp.headers.emplace_back("Retry-After", "5");
   resp.headers.emplace_back("Cache-Control", "no-store");
   resp.headers.emplace_back("X-Content-Type-Options", std::string(http::kNoSniff));
   resp.headers.emplace_back("Content-Security-Policy", std::string(http::kUntrustedCsp));
@@ -179,12 +150,13 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
   const std::string common = CommonHead(etag, ah);
   std::string_view body;
   const uint64_t size = a.size;
-  uint64_t first = 0, last = 0;
-  int ranged = req.if_none_match.empty() ? ParseSingleRange(req.range, size, &first, &last) : 0;
-  if (!req.if_none_match.empty() && EtagMatches(req.if_none_match, etag)) {
+  using Kind = http::ByteRange::Kind;
+  const http::ByteRange range = req.if_none_match.empty() ? http::ParseRange(req.range, size) : http::ByteRange{};
+  uint64_t first = range.first, last = range.last;
+  if (!req.if_none_match.empty() && http::EtagMatches(req.if_none_match, etag)) {
     prep->head = "HTTP/1.1 304 Not Modified\r\n" + common;
     counters_.not_modified->Increment();
-  } else if (ranged < 0) {
+  } else if (range.kind == Kind::kUnsatisfiable) {
     prep->head = "HTTP/1.1 416 Range Not Satisfiable\r\n" + common + "Content-Range: bytes */" +
                  std::to_string(size) + "\r\nContent-Length: 0\r\n";
     counters_.other->Increment();
@@ -199,19 +171,19 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
                   {"X-Content-Type-Options", std::string(http::kNoSniff)},
                   {"Content-Security-Policy", std::string(http::kUntrustedCsp)}};
     if (!ah.disposition.empty()) s->headers.emplace_back("Content-Disposition", ah.disposition);
-    if (ranged == 0) first = 0, last = size - 1;
-    if (ranged > 0) {
+    if (range.kind == Kind::kWhole) first = 0, last = size - 1;
+    if (range.kind == Kind::kPart) {
       s->headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
                                                    std::to_string(size));
     }
-    s->status = ranged > 0 ? 206 : 200;
+    s->status = range.kind == Kind::kPart ? 206 : 200;
     s->sha256 = a.sha256;
     s->first = first;
     s->length = size == 0 ? 0 : last - first + 1;
     s->head = req.head;
     StartStream(std::move(s));
     return;
-  } else if (ranged > 0) {
+  } else if (range.kind == Kind::kPart) {
     body = std::string_view(a.body).substr(first, last - first + 1);
     prep->head = "HTTP/1.1 206 Partial Content\r\nContent-Type: " + ah.content_type + "\r\n" + common +
                  "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +

@@ -5,7 +5,6 @@
 
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
-#include "folio/http/client.h"
 
 namespace folio::edge {
 namespace {
@@ -19,27 +18,14 @@ std::string HashOfETag(std::string_view etag) {
 
 constexpr size_t kMaxStreamedMeta = 4096;
 
-// Why a storage request failed: unreachable, or 503 -> kUnavailable (try
-// again later); 500 data_loss -> kDataLoss (the blob is damaged on disk);
-// any other answer -> kInternal.
-Status StorageProblem(const Result<http::ClientResponse>& r) {
-  if (!r.ok()) return Status::Unavailable(r.status().message());
-  if (r->status == 401 || r->status == 403) {
-    return Status::Unavailable("storage refused the edge's token (HTTP " + std::to_string(r->status) +
-                               "): --storage-token must be folio-storage's read token (its <data>/read-token)");
-  }
-  std::string m = "storage answered HTTP " + std::to_string(r->status);
-  if (r->status == 503) return Status::Unavailable(std::move(m));
-  if (r->status == 500 && r->body.find("\"data_loss\"") != std::string::npos) return Status::DataLoss(std::move(m));
-  return Status::Internal(std::move(m));
-}
-
 }  // namespace
 
 bool AssetStore::IsHash16(std::string_view s) { return s.size() == 16 && IsLowerHex(s); }
 
 AssetStore::AssetStore(AssetOptions options, metrics::Registry* registry)
     : options_(std::move(options)),
+      client_({options_.storage_url, options_.storage_token}, storage_client::TokenRole::kRead,
+              storage_client::FaultPolicy::kClassify),
       hits_(&registry->NewCounter("folio_edge_asset_hits_total", "Asset requests answered from the asset cache")),
       misses_(&registry->NewCounter("folio_edge_asset_misses_total", "Asset requests that needed a fetch from storage")),
       fetch_errors_(&registry->NewCounter("folio_edge_asset_fetch_errors_total",
@@ -78,20 +64,11 @@ void AssetStore::Get(const std::string& hash16, Done done) {
   });
 }
 
-http::ClientRequest AssetStore::BlobRequest(const std::string& method, const std::string& hex) const {
-  http::ClientRequest req;
-  req.method = method;
-  req.url = options_.storage_url + "/blobs/sha256/" + hex;
-  req.headers.emplace_back("Authorization", "Bearer " + options_.storage_token);
-  req.timeout_ms = options_.timeout_ms;
-  return req;
-}
-
 Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16) {
   // Size and full hash first: a blob too large to keep is streamed, never held whole.
-  auto headed = http::Fetch(BlobRequest("HEAD", hash16));
+  auto headed = client_.HeadBlob(hash16, options_.timeout_ms);
   if (headed.ok() && headed->status == 404) return Status::NotFound("no blob " + hash16);
-  if (!headed.ok() || headed->status != 200) return StorageProblem(headed);
+  if (!headed.ok() || headed->status != 200) return client_.Error("", headed);
   std::string full = HashOfETag(headed->Header("etag"));
   if (full.rfind(hash16, 0) != 0) {
     return Status::Unavailable("storage sent no usable ETag for the blob starting with " + hash16);
@@ -111,9 +88,9 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
     a->streamed = true;
     return std::shared_ptr<const Asset>(std::move(a));
   }
-  auto got = http::Fetch(BlobRequest("GET", full));
+  auto got = client_.GetBlob(full, options_.timeout_ms);
   if (got.ok() && got->status == 404) return Status::NotFound("no blob " + full);
-  if (!got.ok() || got->status != 200) return StorageProblem(got);
+  if (!got.ok() || got->status != 200) return client_.Error("", got);
   auto a = std::make_shared<Asset>();
   a->sha256 = std::move(full);
   a->content_type = got->Header("content-type");
@@ -126,15 +103,13 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
 void AssetStore::ReadRange(const std::string& sha256, uint64_t offset, size_t n, ReadDone done) {
   range_reads_->Increment();
   pool_.Submit([this, sha256, offset, n, done = std::move(done)] {
-    http::ClientRequest get = BlobRequest("GET", sha256);
-    get.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + n - 1));
-    auto got = http::Fetch(get);
+    auto got = client_.GetBlobRange(sha256, offset, n, options_.timeout_ms);
     if (!got.ok() || got->status != 206 || got->body.size() != n) {
       fetch_errors_->Increment();
       Status why = got.ok() && got->status == 206
                        ? Status::Unavailable("storage sent " + std::to_string(got->body.size()) + " bytes, not " +
                                              std::to_string(n))
-                       : StorageProblem(got);
+                       : client_.Error("", got);
       log::Warn("asset range read failed", {{"sha256", sha256}, {"error", why.message()}});
       done(why);
       return;

@@ -3,8 +3,8 @@
 // the store asks storage for the blob by that prefix (HEAD
 // /blobs/sha256/<16 hex>: size, type, and the full hash as its ETag) and
 // fetches it (GET /blobs/sha256/<hex>) on its own thread pool, never on a
-// loop thread. Every request carries storage's read token, which allows
-// exactly these two (storage's auth.h).
+// loop thread, through libs/storage_client. Every request carries storage's
+// read token, which allows exactly these two (storage's auth.h).
 // Fetched assets are kept in an LRU bounded by bytes. An asset larger than
 // 1/8 of the budget (keep_limit()) is never fetched whole: the miss learns
 // its size and type (HEAD), remembers them, and the worker streams each
@@ -29,7 +29,7 @@
 
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
-#include "folio/http/client.h"
+#include "folio/storage_client/storage_client.h"
 #include "folio/metrics/metrics.h"
 
 namespace folio::edge {
@@ -80,11 +80,10 @@ class AssetStore {
 
  private:
   Result<std::shared_ptr<const Asset>> Fetch(const std::string& hash16);
-  // METHOD <storage>/blobs/sha256/<hex> with the token and the timeout.
-  http::ClientRequest BlobRequest(const std::string& method, const std::string& hex) const;
   void OnFetched(const std::string& hash16, Result<std::shared_ptr<const Asset>> r);
 
   const AssetOptions options_;
+  const storage_client::Client client_;  // storage's read token; failures classified (kClassify)
   metrics::Counter* hits_;
   metrics::Counter* misses_;
   metrics::Counter* fetch_errors_;

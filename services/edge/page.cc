@@ -120,17 +120,4 @@ bool AcceptsGzip(std::string_view ae) {
   return false;
 }
 
-bool EtagMatches(std::string_view inm, std::string_view etag) {
-  if (etag.empty()) return false;
-  while (!inm.empty()) {
-    size_t comma = inm.find(',');
-    std::string_view tag = TrimAsciiSpace(inm.substr(0, comma));
-    inm = comma == std::string_view::npos ? std::string_view() : inm.substr(comma + 1);
-    if (tag == "*") return true;
-    if (tag.size() > 2 && tag[0] == 'W' && tag[1] == '/') tag.remove_prefix(2);
-    if (tag == etag) return true;
-  }
-  return false;
-}
-
 }  // namespace folio::edge

@@ -48,7 +48,5 @@ std::shared_ptr<const Page> BuiltinNotFoundPage();
 
 // True if the Accept-Encoding value admits gzip ("gzip", "*", not q=0).
 bool AcceptsGzip(std::string_view accept_encoding);
-// True if an If-None-Match value matches `etag` (weak comparison, "*").
-bool EtagMatches(std::string_view if_none_match, std::string_view etag);
 
 }  // namespace folio::edge

@@ -1,7 +1,9 @@
 #include "page_cache.h"
 
 #include "folio/bus/schema.h"
+#include "folio/core/json.h"
 #include "folio/core/text.h"
+#include "folio/http/conditional.h"
 #include "folio/site/search_page.h"
 
 #include <vector>
@@ -129,7 +131,7 @@ std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_
 
 void Worker::Serve(const http::Request& req, http::Responder r) {
   if (req.method != "GET" && req.method != "HEAD") {
-    http::Response resp = http::Response::Json(405, "{\"error\":{\"code\":\"method_not_allowed\",\"message\":\"pages answer GET and HEAD\"}}");
+    http::Response resp = http::Response::Json(405, JsonError("method_not_allowed", "pages answer GET and HEAD"));
     resp.headers.emplace_back("Allow", "GET, HEAD");
     counters_.other->Increment();
     r.Send(std::move(resp));
@@ -178,7 +180,7 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   const std::string& etag = gz ? page->etag_gzip : page->etag;
   http::PreparedResponse resp;
   std::string_view inm = req.GetHeader("if-none-match");
-  if (page->status == 200 && !inm.empty() && EtagMatches(inm, etag)) {
+  if (page->status == 200 && !inm.empty() && http::EtagMatches(inm, etag)) {
     resp.head = gz ? page->head_304_gzip : page->head_304;
     counters_.not_modified->Increment();
   } else {

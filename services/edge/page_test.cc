@@ -21,14 +21,6 @@ TEST_CASE("accept-encoding: gzip, wildcard and q=0") {
   CHECK(!AcceptsGzip("x-gzip-not"));
 }
 
-TEST_CASE("if-none-match: lists, weak tags and star") {
-  CHECK(EtagMatches("\"a\"", "\"a\""));
-  CHECK(EtagMatches("\"x\", W/\"a\"", "\"a\""));
-  CHECK(EtagMatches("*", "\"a\""));
-  CHECK(!EtagMatches("\"b\"", "\"a\""));
-  CHECK(!EtagMatches("", "\"a\""));
-}
-
 TEST_CASE("page: both encodings and heads prepared once") {
   bus::PageRecord rec;
   rec.content_type = "text/html; charset=utf-8";

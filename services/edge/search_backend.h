@@ -38,7 +38,7 @@ enum class SearchOutcome {
   kInvalid,      // bad parameters: 400, no request made
   kOverloaded,   // max_in_flight reached: 503, no request made
   kUnavailable,  // not connected, or no search service answered: 503
-  kTimeout,      // no reply within timeout_ms: 503
+  kTimeout,      // no reply within timeout_ms: 504
   kError,        // the service answered with an error, or undecodable bytes
 };
 

@@ -8,23 +8,10 @@
 
 namespace folio::edge {
 
-int SearchHttpStatus(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument: return 400;
-    case Code::kUnavailable:
-    case Code::kDeadlineExceeded: return 503;
-    default: return 502;
-  }
-}
-
-int SearchReplyHttpStatus(int error_status) {
-  return error_status >= 400 && error_status <= 599 ? error_status : 502;
-}
-
 int ApplySearchReply(const bus::SearchReply& reply, site::SearchPage* p) {
   if (!reply.error.empty()) {
     p->error = reply.error;
-    return SearchReplyHttpStatus(reply.error_status);
+    return http::UpstreamHttpStatusFor(reply.code);
   }
   size_t n = std::min(reply.hits.size(), static_cast<size_t>(kMaxSearchResults));
   p->results.reserve(n);
@@ -99,7 +86,7 @@ void Worker::FinishSearch(uint64_t id, site::SearchPage page, bool fragment, Res
   pending_searches_.erase(it);
   int status;
   if (!reply.ok()) {
-    status = SearchHttpStatus(reply.status());
+    status = http::UpstreamHttpStatusFor(reply.status().code());
     page.error = kSearchUnavailable;
   } else {
     status = ApplySearchReply(*reply, &page);

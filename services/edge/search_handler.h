@@ -19,16 +19,10 @@ namespace folio::edge {
 inline constexpr std::string_view kSearchUnavailable = "Search is unavailable right now. Please try again in a moment.";
 inline constexpr std::string_view kSearchBusy = "Search is busy right now. Please try again in a moment.";
 
-// The one mapping of a failed search to an HTTP status: kInvalidArgument
-// 400; kUnavailable and kDeadlineExceeded 503; anything else 502.
-int SearchHttpStatus(const Status& s);
-// The status for a reply that carries an error: its error_status when it is
-// in 400..599, else 502.
-int SearchReplyHttpStatus(int error_status);
-
 // Fills p->results and p->took_us from a successful reply (at most
 // kMaxSearchResults hits), or p->error from one that carries an error.
-// Returns the HTTP status (200, or SearchReplyHttpStatus).
+// Returns the HTTP status: 200, or http::UpstreamHttpStatusFor(reply.code)
+// (the edge is a gateway to search: a search fault is 502, a timeout 504).
 int ApplySearchReply(const bus::SearchReply& reply, site::SearchPage* p);
 
 // The page (or, with fragment, only its results element) as a response:

@@ -69,32 +69,10 @@ bool IsBackupBaseName(std::string_view n) {
 
 // Every object under the backups folder: (name with folder, storage sequence).
 Result<std::vector<std::pair<std::string, int64_t>>> ListBackups(const StorageAccess& storage) {
+  auto objects = StorageClientFor(storage).ListAllObjects(kBackupFolder, 30'000);
+  if (!objects.ok()) return objects.status();
   std::vector<std::pair<std::string, int64_t>> all;
-  std::string after;
-  for (;;) {
-    // Names are whatever was stored (a planted one may hold ' ', '&', '+',
-    // '#'): encoded, or paging past the first 1000 breaks.
-    auto r = http::Fetch(StorageRequest(storage, "GET",
-                                        "/objects?limit=1000&prefix=" + PercentEncodePath(kBackupFolder) +
-                                            (after.empty() ? "" : "&after=" + PercentEncodePath(after)),
-                                        30'000));
-    if (!r.ok() || r->status != 200) return StorageError("listing backups", r);
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    simdjson::dom::array objects;
-    if (parser.parse(r->body).get(doc) || doc["objects"].get_array().get(objects)) {
-      return Status::Unavailable("listing backups: storage answered malformed JSON");
-    }
-    for (simdjson::dom::element o : objects) {
-      std::string_view name;
-      int64_t seq = 0;
-      if (o["name"].get_string().get(name) || o["seq"].get_int64().get(seq)) continue;
-      after = std::string(name);
-      all.emplace_back(std::string(name), seq);
-    }
-    bool truncated = false;
-    if (doc["truncated"].get_bool().get(truncated) || !truncated || objects.size() == 0) break;
-  }
+  for (storage_client::ObjectListing::Entry& o : *objects) all.emplace_back(std::move(o.name), o.seq);
   return all;
 }
 
@@ -207,11 +185,9 @@ Status Backup(const BackupTarget& target, int keep, std::string* name_out) {
   if (ec) return Status::Unavailable("cannot stat " + tmp.path + ": " + ec.message());
   std::string name = std::string(kBackupFolder) + SignedBackupName(target.key, UtcStamp(now), *hex);
 
-  http::ClientRequest req =
-      StorageRequest(target.storage, "PUT", "/objects/" + name + "?keep=" + std::to_string(keep), kTransferTimeoutMs);
-  req.headers.emplace_back("Content-Type", "application/vnd.sqlite3");
-  auto r = http::FetchFile(req, tmp.path, "");
-  if (!r.ok() || (r->status != 200 && r->status != 201)) return StorageError("uploading " + name, r);
+  const storage_client::Client client = StorageClientFor(target.storage);
+  auto r = client.PutObjectFile(name, keep, "application/vnd.sqlite3", tmp.path, kTransferTimeoutMs);
+  if (!r.ok() || (r->status != 200 && r->status != 201)) return client.Error("uploading " + name, r);
   // The answer is {"key","size"}: the size stored must be the size sent.
   simdjson::dom::parser parser;
   int64_t stored = -1;
@@ -247,9 +223,10 @@ Status Restore(const BackupTarget& target, const std::string& name, std::string*
 
   std::string stamp = UtcStamp(NowUnixMs());
   TempFile tmp{data_dir + "/ingest.db.restore-" + std::to_string(getpid()) + "-" + stamp + ".tmp"};
-  auto r = http::FetchFile(StorageRequest(target.storage, "GET", "/objects/" + full, kTransferTimeoutMs), "", tmp.path);
+  const storage_client::Client client = StorageClientFor(target.storage);
+  auto r = client.GetObjectFile(full, tmp.path, kTransferTimeoutMs);
   if (r.ok() && r->status == 404) return Status::NotFound("no backup named " + full + " in storage");
-  if (!r.ok() || r->status != 200) return StorageError("downloading " + full, r);
+  if (!r.ok() || r->status != 200) return client.Error("downloading " + full, r);
   if (Status s = Verify(tmp.path, full, signed_sha); !s.ok()) return s;
   if (sqlite::OpenedByAnotherProcess(db_path)) return in_use();  // started while we downloaded
   if (Status s = Swap(data_dir, tmp.path, stamp); !s.ok()) return s;

@@ -3,25 +3,12 @@
 #include <set>
 #include <utility>
 
-#include "folio/core/hash.h"
 #include "folio/core/log.h"
-#include "folio/http/client.h"
 
 namespace folio::ingest {
 namespace {
 
 constexpr int64_t kTimeoutMs = 30'000;
-
-// Appends the "sha256":"<64 hex>" values of one /blobs listing page to *out;
-// returns whether the page says more follow ("truncated":true).
-bool ParseListing(std::string_view body, std::vector<std::string>* out) {
-  constexpr std::string_view kKey = "\"sha256\":\"";
-  for (size_t at = body.find(kKey); at != std::string_view::npos; at = body.find(kKey, at + 1)) {
-    std::string_view hex = body.substr(at + kKey.size(), 64);
-    if (hex.size() == 64 && IsLowerHex(hex)) out->emplace_back(hex);
-  }
-  return body.find("\"truncated\":true") != std::string_view::npos;
-}
 
 }  // namespace
 
@@ -38,19 +25,13 @@ Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
     failures_.Increment();
     return s;
   }
-  std::vector<std::string> blobs;
-  for (std::string after;;) {
-    auto r = http::Fetch(
-        StorageRequest(storage_, "GET", "/blobs?limit=1000" + (after.empty() ? "" : "&after=" + after), kTimeoutMs));
-    if (!r.ok() || r->status != 200) {
-      failures_.Increment();
-      return StorageError("listing blobs", r);
-    }
-    const size_t before = blobs.size();
-    bool more = ParseListing(r->body, &blobs);
-    if (!more || blobs.size() == before) break;
-    after = blobs.back();
+  const storage_client::Client client = StorageClientFor(storage_);
+  auto listed = client.ListAllBlobs(kTimeoutMs);
+  if (!listed.ok()) {
+    failures_.Increment();
+    return listed.status();
   }
+  const std::vector<std::string>& blobs = *listed;
   pass.blobs = blobs.size();
   // Every unused blob with the time it was first seen unused (now if this
   // pass is the first); a blob used again loses its mark.
@@ -68,10 +49,10 @@ Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
       ++it;
       continue;
     }
-    auto r = http::Fetch(StorageRequest(storage_, "DELETE", "/blobs/sha256/" + it->first, kTimeoutMs));
+    auto r = client.DeleteBlob(it->first, kTimeoutMs);
     if (!r.ok() || (r->status >= 300 && r->status != 404)) {
       failures_.Increment();
-      Status why = StorageError("deleting blob " + it->first, r);
+      Status why = client.Error("deleting blob " + it->first, r);
       unused_since_ = std::move(marks);  // the rest keep their marks
       return why;
     }

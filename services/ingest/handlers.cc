@@ -112,14 +112,6 @@ void WithSite(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate, cons
   });
 }
 
-std::string ErrorBody(const Status& s, std::string_view path) {
-  JsonWriter w;
-  w.BeginObject().Key("error").BeginObject().Key("code").String(CodeName(s.code())).Key("message").String(s.message());
-  if (!path.empty()) w.Key("path").String(path);
-  w.EndObject().EndObject();
-  return w.Take();
-}
-
 // Runs `work` on the writer loop and sends its response from the HTTP loop.
 void OnWriter(HandlerContext* ctx, http::Responder r, std::function<http::Response()> work) {
   auto responder = std::make_shared<http::Responder>(std::move(r));
@@ -173,7 +165,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::
   SiteWriter* writer = ctx->sites->writer(site);
   if (!writer) {  // removed since the request was authenticated
     m.rejected.Increment();
-    return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
+    return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
   }
   int64_t t0 = MonotonicUs();
   PushRecord record;
@@ -184,7 +176,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::
     if (!found.ok()) {
       m.error.Increment();
       log::Error("push key lookup failed", {{"site", site}, {"error", found.status().message()}});
-      return http::Response::Json(500, ErrorBody(Status::Internal("internal error"), ""));
+      return http::Response::Error(Status::Internal("push key lookup failed"));
     }
     if (*found) return Replay(writer, **found, record.body_sha256, m);
   }
@@ -193,7 +185,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::
   if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
     m.rejected.Increment();
     log::Info("push rejected", {{"site", site}, {"error", err.status.message()}});
-    return http::Response::Json(http::HttpStatusFor(err.status.code()), ErrorBody(err.status, err.path));
+    return http::Response::Error(err.status, err.path);
   }
   body->clear();
   body->shrink_to_fit();
@@ -202,7 +194,7 @@ http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::
   if (!sum.ok()) {
     m.error.Increment();
     log::Error("push failed", {{"site", site}, {"error", sum.status().message()}});
-    return http::Response::Json(http::HttpStatusFor(sum.status().code()), ErrorBody(sum.status(), ""));
+    return http::Response::Error(sum.status());
   }
   int64_t took_ms = (MonotonicUs() - t0) / 1000;
   m.seconds.Observe(static_cast<double>(MonotonicUs() - t0) / 1e6);
@@ -260,7 +252,7 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       OnWriter(ctx, std::move(r), [ctx, site] {
         SiteWriter* writer = ctx->sites->writer(site);
         if (!writer) {
-          return http::Response::Json(401, ErrorBody(Status(Code::kUnauthenticated, std::string(kUnauthenticated)), ""));
+          return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
         }
         return http::Response::Json(200, writer->ManifestJson(ctx->limits));
       });

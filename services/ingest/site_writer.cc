@@ -63,15 +63,12 @@ std::string ContentTypeOf(std::string_view path) {
 constexpr size_t kPutThreads = 8;
 
 Status PutBlob(const StorageAccess& storage, const site::AttachmentMeta& meta, const PushAttachment& bytes) {
-  const std::string path = "/blobs/sha256/" + meta.sha256;
-  auto have = http::Fetch(StorageRequest(storage, "HEAD", path, 10'000));
+  const storage_client::Client client = StorageClientFor(storage);
+  auto have = client.HeadBlob(meta.sha256, 10'000);
   if (have.ok() && have->status == 200) return Status::Ok();
-  http::ClientRequest put = StorageRequest(storage, "PUT", path, 120'000);
-  put.headers.emplace_back("Content-Type", ContentTypeOf(meta.path));
-  put.body = bytes.data;
-  auto r = http::Fetch(put);
+  auto r = client.PutBlob(meta.sha256, bytes.data, ContentTypeOf(meta.path), 120'000);
   if (!r.ok() || (r->status != 200 && r->status != 201)) {
-    Status why = StorageError("attachment storage failed on " + meta.path, r);
+    Status why = client.Error("attachment storage failed on " + meta.path, r);
     log::Warn("storage refused an attachment", {{"path", meta.path}, {"error", why.message()}});
     if (r.ok() && r->status == 507) {
       return Status::NoSpace("attachment storage is full (" + meta.path +

@@ -19,28 +19,8 @@ Result<StorageAccess> StorageAccessFromFlags(const Flags& flags) {
   return s;
 }
 
-http::ClientRequest StorageRequest(const StorageAccess& storage, std::string method,
-                                   std::string_view path_and_query, int64_t timeout_ms) {
-  http::ClientRequest req;
-  req.method = std::move(method);
-  req.url = storage.url + std::string(path_and_query);
-  req.headers.emplace_back("Authorization", "Bearer " + storage.token);
-  req.timeout_ms = timeout_ms;
-  return req;
-}
-
-Status StorageError(std::string_view what, const Result<http::ClientResponse>& r) {
-  std::string w(what);
-  if (!r.ok()) return Status::Unavailable(w + ": storage unreachable: " + r.status().message());
-  if (r->status == 401) {
-    return Status::Unavailable(w + ": storage refused ingest's token (HTTP 401): --storage-token must be "
-                               "folio-storage's write token (its <data>/write-token)");
-  }
-  if (r->status == 403) {
-    return Status::Unavailable(w + ": storage refused ingest's token for this (HTTP 403): --storage-token is "
-                               "folio-storage's read token; ingest needs the write token (its <data>/write-token)");
-  }
-  return Status::Unavailable(w + ": storage answered HTTP " + std::to_string(r->status) + " " + r->body.substr(0, 300));
+storage_client::Client StorageClientFor(const StorageAccess& storage) {
+  return storage_client::Client(storage, storage_client::TokenRole::kWrite, storage_client::FaultPolicy::kRetryable);
 }
 
 }  // namespace folio::ingest

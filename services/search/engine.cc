@@ -820,7 +820,7 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
     std::string_view text = q.q;
     if (Status s = embedder_->Embed(std::span<const std::string_view>(&text, 1), &qv); !s.ok()) {
       reply.error = "the embedder is unavailable: " + s.message();
-      reply.error_status = 503;
+      reply.code = Code::kUnavailable;
       return reply;
     }
     std::shared_lock lock(mu_);
@@ -851,14 +851,14 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
   ReaderConn* reader = Reader();
   if (!reader) {
     reply.error = "the search database cannot be read";
-    reply.error_status = 503;
+    reply.code = Code::kUnavailable;
     return reply;
   }
   if (q.mode != bus::SearchMode::kVector) {
     auto hits = reader->fts.Search(q.site, q.q, depth);
     if (!hits.ok()) {
       reply.error = "full-text search failed: " + hits.status().message();
-      reply.error_status = 500;
+      reply.code = Code::kInternal;
       return reply;
     }
     for (const TextHit& h : *hits) text_hits.push_back({h.doc_id, h.score, 0});
@@ -925,7 +925,7 @@ bus::SearchReply Engine::Related(const bus::RelatedQuery& q) {
   auto id = site ? site->by_path.find(q.path) : decltype(site->by_path.end()){};
   if (!site || id == site->by_path.end()) {
     reply.error = "no note " + q.path + " in site " + q.site;
-    reply.error_status = 404;
+    reply.code = Code::kNotFound;
     return reply;
   }
   auto list = site->related.find(id->second);

@@ -13,12 +13,12 @@
 
 #include "engine.h"
 #include "folio/core/thread_pool.h"
-#include "folio/loadtest/synthetic_notes.h"
+#include "folio/testing/synthetic_notes.h"
 #include "folio/testing/testing.h"
 #include "folio/vector/embedder.h"
 
 using namespace folio;
-using folio::loadtest::NoteGen;
+using folio::testing::NoteGen;
 
 namespace {
 
@@ -42,7 +42,7 @@ class CountingEmbedder : public vector::Embedder {
 };
 
 bus::NoteEvent Event(const NoteGen& gen, uint64_t i, uint64_t content, int64_t version) {
-  loadtest::SynthNote n = gen.Note(content);
+  testing::SynthNote n = gen.Note(content);
   bus::NoteEvent e;
   e.site = kSite;
   e.path = "n/" + std::to_string(i) + ".md";

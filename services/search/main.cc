@@ -41,22 +41,17 @@ int Fail(const Status& s) {
   return 1;
 }
 
-int HttpStatusOf(const bus::SearchReply& r) { return r.error.empty() ? 200 : (r.error_status ? r.error_status : 500); }
-
-std::string ReplyBody(const bus::SearchReply& r) {
-  if (!r.error.empty()) {
-    std::string code = r.error_status == 404 ? "not_found" : r.error_status == 400 ? "invalid_argument" : "unavailable";
-    JsonWriter w;
-    w.BeginObject().Key("error").BeginObject().Key("code").String(code).Key("message").String(r.error).EndObject().EndObject();
-    return w.Take();
-  }
-  return bus::EncodeSearchReply(r);
+// A reply as the HTTP API answers it: the reply itself, or the one JSON
+// error body with the status its code maps to.
+http::Response ReplyResponse(const bus::SearchReply& r) {
+  if (!r.error.empty()) return http::Response::Error(Status(r.code, r.error));
+  return http::Response::Json(200, bus::EncodeSearchReply(r));
 }
 
-bus::SearchReply ErrorReply(int status, std::string message) {
+bus::SearchReply ErrorReply(Code code, std::string message) {
   bus::SearchReply r;
   r.error = std::move(message);
-  r.error_status = status;
+  r.code = code;
   return r;
 }
 
@@ -190,7 +185,7 @@ class Indexer {
     bus::SearchQuery q;
     bus::SearchReply r;
     if (Status s = bus::DecodeSearchQuery(data, &q); !s.ok()) {
-      r = ErrorReply(400, s.message());
+      r = ErrorReply(Code::kInvalidArgument, s.message());
     } else {
       r = engine_->Search(q);
     }
@@ -203,7 +198,7 @@ class Indexer {
     bus::RelatedQuery q;
     bus::SearchReply r;
     if (Status s = bus::DecodeRelatedQuery(data, &q); !s.ok()) {
-      r = ErrorReply(400, s.message());
+      r = ErrorReply(Code::kInvalidArgument, s.message());
     } else {
       r = engine_->Related(q);
     }
@@ -440,30 +435,30 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       long v = std::strtol(k.c_str(), &end, 10);
       if (*end != '\0' || v < 1 || v > bus::kMaxSearchK) {
-        early = ErrorReply(400, "k must be an integer in 1.." + std::to_string(bus::kMaxSearchK));
+        early = ErrorReply(Code::kInvalidArgument, "k must be an integer in 1.." + std::to_string(bus::kMaxSearchK));
       }
       q.k = static_cast<int>(v);
     }
     if (early.error.empty() && !mode.empty() && !bus::ParseSearchMode(mode, &q.mode)) {
-      early = ErrorReply(400, "mode must be one of vector, text, hybrid");
+      early = ErrorReply(Code::kInvalidArgument, "mode must be one of vector, text, hybrid");
     }
     if (early.error.empty()) {
       // One validation for NATS and HTTP: the request's own decoder.
       bus::SearchQuery checked;
       if (Status s = bus::DecodeSearchQuery(bus::EncodeSearchQuery(q), &checked); !s.ok()) {
-        early = ErrorReply(400, s.message());
+        early = ErrorReply(Code::kInvalidArgument, s.message());
       }
     }
     if (!early.error.empty()) {
       indexer.Observe(t0, early, &m.search_queries);
-      resp.Send(http::Response::Json(HttpStatusOf(early), ReplyBody(early)));
+      resp.Send(ReplyResponse(early));
       return;
     }
     auto shared = std::make_shared<http::Responder>(std::move(resp));
     query_pool.Submit([&, eng, q, shared, t0] {
       auto r = std::make_shared<bus::SearchReply>(eng->Search(q));
       indexer.Observe(t0, *r, &m.search_queries);
-      loop.Post([shared, r] { shared->Send(http::Response::Json(HttpStatusOf(*r), ReplyBody(*r))); });
+      loop.Post([shared, r] { shared->Send(ReplyResponse(*r)); });
     });
   }, "query");
   router.Handle("GET", "/api/v1/related", [&, eng](const http::Request& req, http::Responder resp) {
@@ -478,20 +473,20 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       long v = std::strtol(k.c_str(), &end, 10);
       if (*end != '\0' || v < 1 || v > bus::kMaxRelatedK) {
-        r = ErrorReply(400, "k must be an integer in 1.." + std::to_string(bus::kMaxRelatedK));
+        r = ErrorReply(Code::kInvalidArgument, "k must be an integer in 1.." + std::to_string(bus::kMaxRelatedK));
       }
       q.k = static_cast<int>(v);
     }
     if (r.error.empty()) {
       bus::RelatedQuery checked;
       if (Status s = bus::DecodeRelatedQuery(bus::EncodeRelatedQuery(q), &checked); !s.ok()) {
-        r = ErrorReply(400, s.message());
+        r = ErrorReply(Code::kInvalidArgument, s.message());
       } else {
         r = eng->Related(q);  // a lookup of a precomputed list: cheap enough for the loop
       }
     }
     indexer.Observe(t0, r, &m.related_queries);
-    resp.Send(http::Response::Json(HttpStatusOf(r), ReplyBody(r)));
+    resp.Send(ReplyResponse(r));
   }, "related");
 
   http::Server server(&loop, &router, {});

@@ -6,7 +6,7 @@
 //
 // 1. Generates N synthetic notes (default 10,000; --quick 2,000): title,
 //    a tag, 200-2000 words from topic vocabularies with headings (the model
-//    of folio/loadtest/synthetic_notes.h, shared with vector-bench).
+//    of folio/testing/synthetic_notes.h, shared with vector-bench).
 // 2. Embedder alone: the built-in HashedEmbedder (stop-word IDF, as
 //    folio-search sets it) over every note's embed text, one thread.
 // 3. Import: the notes as NoteEvent JSON in batches of 256, each decoded,
@@ -46,14 +46,14 @@
 #include "folio/bus/schema.h"
 #include "folio/core/log.h"
 #include "folio/core/thread_pool.h"
-#include "folio/loadtest/synthetic_notes.h"
+#include "folio/testing/synthetic_notes.h"
 #include "folio/vector/embedder.h"
 #include "folio/vector/index.h"
 
 using namespace folio;
-using folio::loadtest::NoteGen;
-using folio::loadtest::Pin;
-using folio::loadtest::SynthNote;
+using folio::testing::NoteGen;
+using folio::testing::Pin;
+using folio::testing::SynthNote;
 using Clock = std::chrono::steady_clock;
 
 namespace {

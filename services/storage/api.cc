@@ -12,6 +12,7 @@
 #include "folio/core/log.h"
 #include "folio/core/text.h"
 #include "folio/http/attachment.h"
+#include "folio/http/conditional.h"
 
 namespace folio::storage {
 namespace {
@@ -274,22 +275,6 @@ std::string ETagOf(const journal::BlobReader& r) {
   return "\"" + std::to_string(r.seq()) + "-" + std::to_string(r.size()) + "\"";
 }
 
-bool EtagMatches(std::string_view header, std::string_view etag) {
-  if (header == "*") return true;
-  size_t pos = 0;
-  while (pos < header.size()) {
-    size_t comma = header.find(',', pos);
-    std::string_view item = header.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.substr(0, 2) == "W/") item.remove_prefix(2);
-    if (item == etag) return true;
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  return false;
-}
-
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 // Sends the status and headers of a GET/HEAD only after the first piece of
@@ -345,7 +330,7 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
       {"X-Content-Type-Options", std::string(http::kNoSniff)},
   };
   std::string_view inm = req.GetHeader("if-none-match");
-  if (!inm.empty() && EtagMatches(inm, etag)) {
+  if (!inm.empty() && http::EtagMatches(inm, etag)) {
     resp.Send(http::Response{304,
                              {{"ETag", etag},
                               {"Cache-Control", cache},
@@ -359,13 +344,15 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
   std::string_view range = req.GetHeader("range");
   std::string_view if_range = req.GetHeader("if-range");
   if (!range.empty() && (if_range.empty() || if_range == etag)) {
-    bool malformed = false;
-    if (ParseRange(range, size, &first, &last, &malformed)) {
+    const http::ByteRange asked = http::ParseRange(range, size);
+    if (asked.kind == http::ByteRange::Kind::kPart) {
       status = 206;
+      first = asked.first;
+      last = asked.last;
       headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
                                                 std::to_string(size));
-    } else if (!malformed) {
-      http::Response r = http::Response::Json(416, R"({"error":{"code":"invalid_argument","message":"range not satisfiable"}})");
+    } else if (asked.kind == http::ByteRange::Kind::kUnsatisfiable) {
+      http::Response r = http::Response::Json(416, JsonError("invalid_argument", "range not satisfiable"));
       r.headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
       resp.Send(std::move(r));
       return;
@@ -511,37 +498,6 @@ void ServeBlob(ApiContext* ctx, const http::Request& req, http::Responder resp) 
 
 }  // namespace
 
-bool ParseRange(std::string_view h, uint64_t size, uint64_t* first, uint64_t* last, bool* malformed) {
-  *malformed = true;
-  if (h.substr(0, 6) != "bytes=") return false;
-  h.remove_prefix(6);
-  if (h.find(',') != std::string_view::npos) return false;  // multiple ranges: send everything
-  size_t dash = h.find('-');
-  if (dash == std::string_view::npos) return false;
-  std::string_view a = h.substr(0, dash), b = h.substr(dash + 1);
-  auto num = [](std::string_view s, uint64_t* v) {
-    if (s.empty()) return false;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-    return ec == std::errc() && p == s.data() + s.size();
-  };
-  uint64_t x = 0, y = 0;
-  if (a.empty()) {  // suffix: the last y bytes
-    if (!num(b, &y)) return false;
-    *malformed = false;
-    if (y == 0 || size == 0) return false;
-    *first = y >= size ? 0 : size - y;
-    *last = size - 1;
-    return true;
-  }
-  if (!num(a, &x)) return false;
-  if (!b.empty() && !num(b, &y)) return false;
-  if (!b.empty() && y < x) return false;
-  *malformed = false;
-  if (x >= size) return false;
-  *first = x;
-  *last = b.empty() ? size - 1 : std::min(y, size - 1);
-  return true;
-}
 
 std::string NotReadyReason(const ApiContext& ctx) {
   // The journal's error names the data directory: it is in the log, not here.

@@ -87,9 +87,5 @@ void MountApi(http::Router* router, ApiContext* ctx);
 // directory, is logged, not sent).
 std::string NotReadyReason(const ApiContext& ctx);
 
-// Parses a single-range "bytes=..." header for a body of `size` bytes.
-// Returns false if unsatisfiable or malformed (the caller answers 416, or
-// ignores a malformed header and sends everything, as RFC 9110 allows).
-bool ParseRange(std::string_view header, uint64_t size, uint64_t* first, uint64_t* last, bool* malformed);
 
 }  // namespace folio::storage

@@ -25,8 +25,7 @@ Status Authorize(const TokenHashes& tokens, const http::Request& req, Access nee
 }
 
 void SendDenied(http::Responder& resp, const Status& why) {
-  http::Response r =
-      http::Response::Json(http::HttpStatusFor(why.code()), JsonError(CodeName(why.code()), why.message()));
+  http::Response r = http::Response::Error(why);
   if (why.code() == Code::kUnauthenticated) r.headers.emplace_back("WWW-Authenticate", "Bearer");
   resp.Send(std::move(r));
 }

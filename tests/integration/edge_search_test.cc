@@ -3,7 +3,7 @@
 // process that answers with canned hits (standing in for folio-search).
 // Checks the search page and fragment the edge assembles from the reply
 // (escaping, <mark> snippets, site by Host), the query it forwards, bad
-// input (400), the search service failing, timing out or missing (503),
+// input (400), the search service failing or missing (503), timing out (504),
 // the in-flight bound (503), and that published pages carry the search box.
 #include <doctest/doctest.h>
 
@@ -93,7 +93,7 @@ class FakeSearch {
     bus::SearchReply reply;
     if (Status s = bus::DecodeSearchQuery(data, &q); !s.ok()) {
       reply.error = "bad query: " + s.message();
-      reply.error_status = 400;
+      reply.code = Code::kInvalidArgument;
     } else {
       {
         std::lock_guard<std::mutex> l(mu_);
@@ -102,7 +102,7 @@ class FakeSearch {
       if (q.q == "slow") std::this_thread::sleep_for(1200ms);
       if (q.q == "broken") {
         reply.error = "The index is being rebuilt <soon>";
-        reply.error_status = 503;
+        reply.code = Code::kUnavailable;
       } else if (q.q != "nothing") {
         reply.hits = {{"Notes/Alpha & <Beta>.md", "/notes/alpha & <beta>", "Alpha & <Beta>",
                        "the <mark>alpha</mark> &amp; &lt;beta&gt; note", 0.9},
@@ -271,11 +271,12 @@ TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and 
   Edge edge(nats, {"--search-timeout-ms", "500", "--search-max-in-flight", "1"});
   INFO(edge.Log());
 
-  // The search service answers too late: 503 after the timeout, not after it.
+  // The search service answers too late: 504 (an upstream timeout, as
+  // everywhere in folio) after the timeout, not after it.
   auto t0 = std::chrono::steady_clock::now();
   auto r = edge.Get("/search?q=slow");
   auto took = std::chrono::steady_clock::now() - t0;
-  CHECK(r.status == 503);
+  CHECK(r.status == 504);
   CheckSearchHeaders(r);
   CHECK(Has(r.body, "Search is unavailable right now"));
   CHECK(took >= 400ms);
@@ -289,7 +290,7 @@ TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and 
   CHECK(r.status == 503);
   CHECK(r.Header("Retry-After") == "1");
   CHECK(Has(r.body, "Search is busy right now"));
-  CHECK(slow.get().status == 503);
+  CHECK(slow.get().status == 504);
   search->WaitIdle();
   CHECK(edge.Get("/search?q=alpha").status == 200);  // the slot came back
 

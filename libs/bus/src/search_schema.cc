@@ -7,6 +7,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "folio/bus/schema.h"
@@ -129,6 +130,7 @@ class Decoder {
 class Seen {
  public:
   void Add(unsigned bit) { bits_ |= bit; }
+  bool Has(unsigned bit) const { return (bits_ & bit) != 0; }
   // The first required key not seen, or nullptr.
   const char* FirstMissing(std::initializer_list<std::pair<unsigned, const char*>> required) const {
     for (auto [bit, name] : required) {
@@ -247,7 +249,7 @@ std::string EncodeSearchReply(const SearchReply& r) {
   w.BeginObject()
       .Key("schema").Int(kSearchSchema)
       .Key("error").String(r.error)
-      .Key("error_status").Int(r.error_status)
+      .Key("code").String(CodeName(r.error.empty() ? Code::kOk : r.code))
       .Key("hits").BeginArray();
   for (const SearchHit& h : r.hits) {
     w.BeginObject()
@@ -298,12 +300,35 @@ Status DecodeHit(const Decoder& d, element v, SearchHit* h) {
 
 }  // namespace
 
+namespace {
+
+// The code CodeName calls `name`, or nullopt.
+std::optional<Code> CodeNamed(std::string_view name) {
+  for (int i = static_cast<int>(Code::kOk); i <= static_cast<int>(Code::kInternal); ++i) {
+    if (CodeName(static_cast<Code>(i)) == name) return static_cast<Code>(i);
+  }
+  return std::nullopt;
+}
+
+// The code an error reply without "code" meant by its HTTP-like status.
+Code CodeOfLegacyStatus(int64_t status) {
+  switch (status) {
+    case 400: return Code::kInvalidArgument;
+    case 404: return Code::kNotFound;
+    case 503: return Code::kUnavailable;
+    default: return Code::kInternal;
+  }
+}
+
+}  // namespace
+
 Status DecodeSearchReply(std::string_view json, SearchReply* out) {
   Decoder d("search reply");
   object obj;
   if (Status st = d.Parse(json, &obj); !st.ok()) return st;
   SearchReply r;
   Seen seen;
+  int64_t legacy_status = 0;
   for (simdjson::dom::key_value_pair f : obj) {
     std::string_view key = f.key;
     Status st;
@@ -313,10 +338,14 @@ Status DecodeSearchReply(std::string_view json, SearchReply* out) {
     } else if (key == "error") {
       st = d.String(key, f.value, &r.error);
       seen.Add(2);
-    } else if (key == "error_status") {
-      int64_t v = 0;
-      st = d.Int(key, f.value, 0, 599, &v);
-      r.error_status = static_cast<int>(v);
+    } else if (key == "code") {
+      std::string name;
+      st = d.String(key, f.value, &name);
+      std::optional<Code> code = CodeNamed(name);
+      if (st.ok() && !code) st = d.FieldError(key, "a status code name (\"unavailable\", ...)");
+      if (st.ok()) r.code = *code, seen.Add(16);
+    } else if (key == "error_status") {  // the form before "code": a service not yet upgraded
+      st = d.Int(key, f.value, 0, 599, &legacy_status);
     } else if (key == "hits") {
       array hits;
       if (st = d.Array(key, f.value, &hits); !st.ok()) return st;
@@ -333,6 +362,13 @@ Status DecodeSearchReply(std::string_view json, SearchReply* out) {
   }
   if (const char* m = seen.FirstMissing({{1, "schema"}, {2, "error"}, {4, "hits"}, {8, "took_us"}})) {
     return d.Missing(m);
+  }
+  if (r.error.empty()) {
+    r.code = Code::kOk;
+  } else if (!seen.Has(16)) {
+    r.code = CodeOfLegacyStatus(legacy_status);
+  } else if (r.code == Code::kOk) {
+    r.code = Code::kInternal;  // an error that claims success: the sender's bug
   }
   *out = std::move(r);
   return Status::Ok();

@@ -127,7 +127,8 @@ TEST_CASE("search reply: round trip, error replies, non-finite scores") {
   std::string json = EncodeSearchReply(r);
   REQUIRE(DecodeSearchReply(json, &out).ok());
   CHECK(out.error.empty());
-  CHECK(out.error_status == 0);
+  CHECK(out.code == Code::kOk);
+  CHECK(Has(json, "\"code\":\"ok\""));
   CHECK(out.took_us == 1234);
   REQUIRE(out.hits.size() == 3);
   CHECK(out.hits[0].path == "A.md");
@@ -140,15 +141,36 @@ TEST_CASE("search reply: round trip, error replies, non-finite scores") {
 
   SearchReply err;
   err.error = "search index is not ready";
-  err.error_status = 503;
+  err.code = Code::kUnavailable;
   REQUIRE(DecodeSearchReply(EncodeSearchReply(err), &out).ok());
   CHECK(out.error == err.error);
-  CHECK(out.error_status == 503);
+  CHECK(out.code == Code::kUnavailable);
   CHECK(out.hits.empty());  // the previous decode's hits are gone
 
-  // The documented form (no error_status) decodes too.
+  for (int i = static_cast<int>(Code::kInvalidArgument); i <= static_cast<int>(Code::kInternal); ++i) {
+    err.code = static_cast<Code>(i);
+    REQUIRE(DecodeSearchReply(EncodeSearchReply(err), &out).ok());
+    CHECK(out.code == err.code);
+  }
+
+  // The minimal documented form (no code) decodes too.
   REQUIRE(DecodeSearchReply(R"({"schema":1,"error":"","hits":[],"took_us":123})", &out).ok());
   CHECK(out.took_us == 123);
+  CHECK(out.code == Code::kOk);
+  // A service not yet upgraded sends its HTTP-like error_status instead of code.
+  auto legacy = [&](int status) {
+    std::string j = R"({"schema":1,"error":"x","error_status":)" + std::to_string(status) + R"(,"hits":[],"took_us":1})";
+    REQUIRE(DecodeSearchReply(j, &out).ok());
+    return out.code;
+  };
+  CHECK(legacy(400) == Code::kInvalidArgument);
+  CHECK(legacy(404) == Code::kNotFound);
+  CHECK(legacy(503) == Code::kUnavailable);
+  CHECK(legacy(500) == Code::kInternal);
+  CHECK(legacy(0) == Code::kInternal);
+  // An error that claims "ok" is the sender's bug, not a success.
+  REQUIRE(DecodeSearchReply(R"({"schema":1,"error":"x","code":"ok","hits":[],"took_us":1})", &out).ok());
+  CHECK(out.code == Code::kInternal);
 
   SearchReply odd;
   odd.hits.push_back({"N.md", "/n", "N", "", std::numeric_limits<double>::quiet_NaN()});
@@ -172,6 +194,8 @@ TEST_CASE("search reply: rejections") {
             "\"score\""));
   CHECK(Has(reject(R"({"schema":1,"error":"","hits":[],"took_us":-1})"), "\"took_us\""));
   CHECK(Has(reject(R"({"schema":1,"error":"x","error_status":600,"hits":[],"took_us":1})"), "\"error_status\""));
+  CHECK(Has(reject(R"({"schema":1,"error":"x","code":"teapot","hits":[],"took_us":1})"), "\"code\""));
+  CHECK(Has(reject(R"({"schema":1,"error":"x","code":503,"hits":[],"took_us":1})"), "\"code\""));
   CHECK(Has(reject(R"({"schema":1,"error":"","hits":[],"took_us":1e999})"), "malformed"));
 }
 

@@ -114,7 +114,27 @@ TEST_CASE("one mapping from Status codes to HTTP statuses") {
   CHECK(HttpStatusFor(Code::kNoSpace) == 507);
   CHECK(HttpStatusFor(Code::kDataLoss) == 500);
   CHECK(HttpStatusFor(Code::kInternal) == 500);
+  CHECK(HttpStatusFor(Code::kOk) == 500);  // a caller bug is never a 4xx
   CHECK(ReasonPhrase(507) == "Insufficient Storage");
+  // A gateway relaying an upstream's failure: its own faults are 502.
+  CHECK(UpstreamHttpStatusFor(Code::kInternal) == 502);
+  CHECK(UpstreamHttpStatusFor(Code::kDataLoss) == 502);
+  CHECK(UpstreamHttpStatusFor(Code::kDeadlineExceeded) == 504);
+  CHECK(UpstreamHttpStatusFor(Code::kUnavailable) == 503);
+  CHECK(UpstreamHttpStatusFor(Code::kInvalidArgument) == 400);
+  CHECK(UpstreamHttpStatusFor(Code::kNotFound) == 404);
+}
+
+TEST_CASE("Response::Error: the status and the one JSON error body") {
+  Response r = Response::Error(Status::NotFound("no note x"));
+  CHECK(r.status == 404);
+  CHECK(r.body == R"({"error":{"code":"not_found","message":"no note x"}})");
+  r = Response::Error(Status::TooLarge("too big"), "a/b.md");
+  CHECK(r.status == 413);
+  CHECK(r.body == R"({"error":{"code":"too_large","message":"too big","path":"a/b.md"}})");
+  r = Response::Error(Status::Internal("sqlite said: disk I/O error"));
+  CHECK(r.status == 500);
+  CHECK(r.body == R"({"error":{"code":"internal","message":"internal error"}})");
 }
 
 TEST_CASE("router: exact beats prefix, longest prefix wins, GET answers HEAD") {

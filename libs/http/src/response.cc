@@ -27,6 +27,16 @@ std::string_view ReasonPhrase(int status) {
   return s == "<unknown>" ? std::string_view("Unknown") : s;
 }
 
+Response Response::Error(const Status& s, std::string_view path) {
+  std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
+  if (path.empty()) return Json(HttpStatusFor(s.code()), JsonError(CodeName(s.code()), message));
+  // JsonError's shape plus the vault path a push failed on.
+  JsonWriter w;
+  w.BeginObject().Key("error").BeginObject().Key("code").String(CodeName(s.code())).Key("message").String(message);
+  w.Key("path").String(path).EndObject().EndObject();
+  return Json(HttpStatusFor(s.code()), w.Take());
+}
+
 Response Response::Json(int status, std::string body) {
   return Response{status, {{"Content-Type", "application/json"}}, std::move(body)};
 }
@@ -180,8 +190,7 @@ void Responder::SendError(int status, std::string_view code, std::string_view me
 
 void Responder::SendError(const Status& s) {
   if (conn_ == nullptr) return;
-  std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
-  SendError(HttpStatusFor(s.code()), CodeName(s.code()), message);
+  Send(Response::Error(s));
 }
 
 void Responder::SetRouteClass(std::string_view route_class) {

@@ -72,7 +72,7 @@ std::string_view Request::BearerToken() const {
 
 int HttpStatusFor(Code code) {
   switch (code) {
-    case Code::kOk:  // a caller bug; answer as a bad request rather than "200 error"
+    case Code::kOk: return 500;  // a caller bug: never "200 error"
     case Code::kInvalidArgument: return 400;
     case Code::kUnauthenticated: return 401;
     case Code::kPermissionDenied: return 403;
@@ -86,6 +86,11 @@ int HttpStatusFor(Code code) {
     case Code::kInternal: return 500;
   }
   return 500;
+}
+
+int UpstreamHttpStatusFor(Code code) {
+  int status = HttpStatusFor(code);
+  return status == 500 ? 502 : status;
 }
 
 std::string Request::QueryParam(std::string_view key) const {

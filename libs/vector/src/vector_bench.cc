@@ -42,16 +42,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "folio/loadtest/synthetic_notes.h"
+#include "folio/testing/synthetic_notes.h"
 #include "folio/vector/embedder.h"
 #include "folio/vector/index.h"
 
 using namespace folio::vector;
-using folio::loadtest::NoteGen;
-using folio::loadtest::Pin;
-using folio::loadtest::Sampler;
-using folio::loadtest::SynthNote;
-using folio::loadtest::Zipf;
+using folio::testing::NoteGen;
+using folio::testing::Pin;
+using folio::testing::Sampler;
+using folio::testing::SynthNote;
+using folio::testing::Zipf;
 using Clock = std::chrono::steady_clock;
 
 namespace {

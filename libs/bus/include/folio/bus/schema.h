@@ -167,11 +167,14 @@ struct SearchHit {
   double score = 0;       // higher is better; scale depends on the mode
 };
 
-// Reply to either request: {"schema":1,"error":"","hits":[...],"took_us":123}
+// Reply to either request:
+// {"schema":1,"error":"","code":"ok","hits":[...],"took_us":123}
 // error is empty on success, otherwise a message for the user (and hits empty).
+// code says what kind of failure it is, protocol-neutral: each reader maps it
+// to its own wire (http::HttpStatusFor, http::UpstreamHttpStatusFor).
 struct SearchReply {
   std::string error;
-  int error_status = 0;   // HTTP-like status that goes with error (400, 404, 503); 0 if none
+  Code code = Code::kOk;  // kOk iff error is empty (kInvalidArgument, kNotFound, kUnavailable, ...)
   std::vector<SearchHit> hits;
   int64_t took_us = 0;
 };

@@ -67,9 +67,17 @@ struct Request {
 // The HTTP status for a Status code: the one mapping every service uses
 // (400 invalid_argument, 401, 403, 404, 409, 413 too_large, 503
 // unavailable, 504 deadline_exceeded, 507 no_space, 500 internal and
-// data_loss).
+// data_loss; kOk, a caller bug, 500).
+// kDeadlineExceeded is always 504: in folio it means a dependency (NATS,
+// storage, search, the embedder) did not answer in time. A client that is too
+// slow sending its own request gets 408 from the server itself (the request
+// timeouts in ServerOptions), never through a Code.
 // REQUIRES: code != Code::kOk.
 int HttpStatusFor(Code code);
+// The same for a gateway answering with an upstream's failure (the edge
+// relaying search or storage): HttpStatusFor, except that the upstream's own
+// faults (kInternal, kDataLoss) are 502, not 500.
+int UpstreamHttpStatusFor(Code code);
 
 // A response built by value: for APIs and anything not on a hot path.
 struct Response {
@@ -80,6 +88,12 @@ struct Response {
 
   static Response Json(int status, std::string body);
   static Response Text(int status, std::string body);
+  // HttpStatusFor(s.code()) with the JSON error body (JsonError in
+  // folio/core/json.h): CodeName, the message (for kInternal only "internal
+  // error": detail stays in the log) and, if not empty, "path":`path` (the
+  // vault file a push failed on).
+  // REQUIRES: !s.ok().
+  static Response Error(const Status& s, std::string_view path = {});
 };
 
 // A response whose bytes the caller already holds (e.g. a cached page).
@@ -115,8 +129,7 @@ class Responder {
                   uint64_t content_length, std::shared_ptr<BodySource> source);
   // JSON error body {"error":{"code":code,"message":message}}.
   void SendError(int status, std::string_view code, std::string_view message);
-  // The same for a failed Status: HttpStatusFor(s.code()), CodeName, and the
-  // message (for kInternal only "internal error": detail stays in the log).
+  // The same for a failed Status: Response::Error(s).
   // REQUIRES: !s.ok().
   void SendError(const Status& s);
   bool connection_open() const;

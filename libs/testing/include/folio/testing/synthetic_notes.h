@@ -1,8 +1,8 @@
-// Benchmark support shared by vector-bench and search-bench: Pin (run a
-// thread on one CPU) and synthetic vaults: a
+// Synthetic vaults for tests and benchmarks (search's engine test,
+// vector-bench, search-bench), and Pin (run a thread on one CPU): a
 // deterministic generator of notes whose words follow a Zipf law and cluster
 // by topic, so that embeddings, related lists and queries behave like a real
-// vault's. Benchmark support only; header-only; not used by any service.
+// vault's. Test and benchmark support only; header-only; not used by any service.
 // Threading: a NoteGen is immutable after construction; Note() and Query()
 // may run concurrently from any number of threads.
 #pragma once
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace folio::loadtest {
+namespace folio::testing {
 
 inline std::vector<double> Zipf(size_t n, double s) {
   std::vector<double> w(n);
@@ -187,4 +187,4 @@ class Pin {
   bool active_ = false;
 };
 
-}  // namespace folio::loadtest
+}  // namespace folio::testing
