@@ -38,7 +38,8 @@
 #include "folio/core/log.h"
 #include "folio/core/secret.h"
 #include "folio/core/service.h"
-#include "page_cache.h"
+#include "page_feed.h"
+#include "worker.h"
 #include "search_backend.h"
 
 using namespace folio;
@@ -94,10 +95,6 @@ int main(int argc, char** argv) {
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "304"}}),
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "404"}}),
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "other"}})};
-  auto& pages_gauge = registry.NewGauge("folio_edge_pages", "Pages held in memory");
-  auto& bytes_gauge = registry.NewGauge("folio_edge_page_bytes", "Bytes of page bodies held (both encodings)");
-  auto& updates = registry.NewCounter("folio_edge_updates_total", "Page updates applied");
-  auto& bad_records = registry.NewCounter("folio_edge_bad_records_total", "Undecodable page records skipped");
   bus::BusMetrics bus_metrics(&registry);
   bus::KvWatcherMetrics lag_metrics{
       &registry.NewGauge("folio_edge_bus_lag", "Messages of the pages stream (KV_pages) not yet applied by this edge"),
@@ -152,72 +149,10 @@ int main(int argc, char** argv) {
             {{"addr", fds.empty() ? host + ":" + std::to_string(port) : "systemd socket"},
              {"default_site", site}, {"threads", std::to_string(nworkers)}});
 
-  // A site record: (re)map its hosts on every worker, or withdraw them.
-  auto on_site_record = [&](const std::string& record_site, const bus::KvEntry& e) {
-    std::shared_ptr<const bus::SiteRecord> rec;
-    if (!e.deleted) {
-      auto r = std::make_shared<bus::SiteRecord>();
-      Status s = bus::DecodeSiteRecord(e.value, r.get());
-      if (s.ok() && r->site != record_site) s = Status::Invalid("site record names site " + r->site);
-      if (!s.ok()) {
-        bad_records.Increment();
-        log::Warn("skipping bad site record", {{"key", e.key}, {"error", s.message()}});
-        return;
-      }
-      rec = std::move(r);
-    }
-    std::string hosts;
-    for (const auto& h : rec ? rec->hosts : std::vector<std::string>{}) hosts += (hosts.empty() ? "" : ",") + h;
-    log::Info(rec ? "site hosts" : "site withdrawn", {{"site", record_site}, {"hosts", hosts}});
-    for (auto& w : workers) {
-      edge::Worker* wp = w.get();
-      wp->loop().Post([wp, record_site, rec] {
-        if (rec) wp->sites().SetHosts(record_site, rec->hosts);
-        else wp->sites().RemoveHosts(record_site);
-        wp->sites().SetTitle(record_site, rec ? rec->title : "");
-      });
-    }
-  };
-
-  // Page sizes (by key) live on the watcher thread; the gauges are its summary.
-  std::unordered_map<std::string, size_t> sizes;
-  double total_bytes = 0;
-  auto on_entry = [&](bus::KvEntry&& e) {
-    std::string entry_site, url;
-    if (bus::ParseSiteKey(e.key, &entry_site)) {
-      on_site_record(entry_site, e);
-      return;
-    }
-    if (!bus::ParsePageKey(e.key, &entry_site, &url)) return;
-    std::shared_ptr<const edge::Page> page;
-    if (!e.deleted) {
-      bus::PageRecord rec;
-      Status s = bus::DecodePageRecord(e.value, &rec);
-      auto built = s.ok() ? edge::BuildPage(rec, url) : Result<std::shared_ptr<const edge::Page>>(s);
-      if (!built.ok()) {
-        bad_records.Increment();
-        log::Warn("skipping bad page record", {{"site", entry_site}, {"url", url}, {"error", built.status().message()}});
-        return;
-      }
-      page = std::move(*built);
-    }
-    total_bytes -= static_cast<double>(sizes[e.key]);
-    if (page) {
-      sizes[e.key] = page->body.size() + page->body_gzip.size();
-      total_bytes += static_cast<double>(sizes[e.key]);
-    } else {
-      sizes.erase(e.key);
-    }
-    pages_gauge.Set(static_cast<double>(sizes.size()));
-    bytes_gauge.Set(total_bytes);
-    updates.Increment();
-    for (auto& w : workers) {
-      edge::Worker* wp = w.get();
-      wp->loop().Post([wp, entry_site, url, page] {
-        if (page) wp->sites().Put(entry_site, url, page); else wp->sites().Erase(entry_site, url);
-      });
-    }
-  };
+  std::vector<edge::Worker*> worker_ptrs;
+  for (auto& w : workers) worker_ptrs.push_back(w.get());
+  edge::PageFeed feed(std::move(worker_ptrs), &registry);
+  auto on_entry = [&feed](bus::KvEntry&& e) { feed.OnEntry(std::move(e)); };
   std::function<void()> shutdown;  // set below; safe from any thread
   // Binds the public listener of worker i, then of the next one, each on
   // its own loop (port 0 picks a port the others then share); ready after
@@ -248,7 +183,7 @@ int main(int argc, char** argv) {
       ready = true;
       log::Info("folio-edge listening; ready",
                 {{"addr", fds.empty() ? host + ":" + std::to_string(wp->server().port()) : "systemd socket"},
-                 {"pages", std::to_string(static_cast<size_t>(pages_gauge.Value()))}});
+                 {"pages", std::to_string(feed.pages())}});
     });
   };
   auto on_replayed = [&] {
