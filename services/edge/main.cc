@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/connect.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
@@ -43,14 +44,6 @@
 #include "search_backend.h"
 
 using namespace folio;
-
-namespace {
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
@@ -71,23 +64,23 @@ int main(int argc, char** argv) {
   const std::string& host = basics.host;
   const int port = basics.port;
   auto threads_flag = flags.GetInt("threads");
-  if (!threads_flag.ok()) return Fail(threads_flag.status());
+  if (!threads_flag.ok()) return FailStartup(threads_flag.status());
   size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
   auto search_threads = flags.GetInt("search-threads");
   auto search_max = flags.GetInt("search-max-in-flight");
   auto search_timeout = flags.GetInt("search-timeout-ms");
   for (const Status* st : {&search_threads.status(), &search_max.status(), &search_timeout.status()}) {
-    if (!st->ok()) return Fail(*st);
+    if (!st->ok()) return FailStartup(*st);
   }
-  if (*search_threads < 1 || *search_threads > 256) return Fail(Status::Invalid("--search-threads must be in 1..256"));
-  if (*search_max < 0 || *search_max > 100'000) return Fail(Status::Invalid("--search-max-in-flight must be in 0..100000"));
-  if (*search_timeout < 1 || *search_timeout > 60'000) return Fail(Status::Invalid("--search-timeout-ms must be in 1..60000"));
+  if (*search_threads < 1 || *search_threads > 256) return FailStartup(Status::Invalid("--search-threads must be in 1..256"));
+  if (*search_max < 0 || *search_max > 100'000) return FailStartup(Status::Invalid("--search-max-in-flight must be in 0..100000"));
+  if (*search_timeout < 1 || *search_timeout > 60'000) return FailStartup(Status::Invalid("--search-timeout-ms must be in 1..60000"));
   edge::SearchOptions search_opts;
   search_opts.threads = static_cast<size_t>(*search_threads);
   search_opts.max_in_flight = static_cast<size_t>(*search_max);
   search_opts.timeout_ms = *search_timeout;
   const std::string site = flags.Get("site");
-  if (!bus::IsValidSiteName(site)) return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
+  if (!bus::IsValidSiteName(site)) return FailStartup(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
 
   metrics::Registry registry;
   edge::ServeCounters counters{
@@ -122,14 +115,14 @@ int main(int argc, char** argv) {
   std::unique_ptr<edge::AssetStore> assets;  // likewise destroyed after the loops stop
   if (!flags.Get("storage").empty()) {
     auto cache = flags.GetBytes("asset-cache");
-    if (!cache.ok()) return Fail(cache.status());
+    if (!cache.ok()) return FailStartup(cache.status());
     edge::AssetOptions ao;
     ao.storage_url = flags.Get("storage");
     while (!ao.storage_url.empty() && ao.storage_url.back() == '/') ao.storage_url.pop_back();
     auto token = SecretFromFlags(flags, "storage-token");
-    if (!token.ok()) return Fail(token.status());
+    if (!token.ok()) return FailStartup(token.status());
     if (token->empty()) {
-      return Fail(Status::Invalid("--storage needs --storage-token (or --storage-token-file, FOLIO_STORAGE_TOKEN): "
+      return FailStartup(Status::Invalid("--storage needs --storage-token (or --storage-token-file, FOLIO_STORAGE_TOKEN): "
                                   "folio-storage's read token, which it writes to <its data>/read-token on its "
                                   "first start"));
     }
@@ -143,7 +136,7 @@ int main(int argc, char** argv) {
   }
   metrics::OpsEndpoints ops(&workers[0]->loop(), &registry, readiness, basics);
   for (auto& w : workers) ops.MountPublic(&w->router());
-  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
+  if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);
   auto fds = http::SystemdListenFds();
   log::Info("folio-edge starting; serves once the pages are replayed",
             {{"addr", fds.empty() ? host + ":" + std::to_string(port) : "systemd socket"},
@@ -201,35 +194,26 @@ int main(int argc, char** argv) {
   std::unique_ptr<bus::Bus> bus_conn;
   std::unique_ptr<bus::KvWatcher> watcher;
   std::thread connector([&] {
-    bus::BusOptions o;
-    o.url = basics.nats_url;
-    o.name = "folio-edge";
-    o.replicas = basics.nats_replicas;
-    o.metrics = &bus_metrics;
-    while (!stopping) {
-      auto b = bus::Bus::Connect(o);
-      if (b.ok()) {
-        Status s = (*b)->EnsureSchema();
-        if (s.ok()) {
-          set_not_ready("replaying the pages bucket");
-          auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed, lag_metrics);
-          if (w.ok()) {
-            bus_conn = std::move(*b);
-            watcher = std::move(*w);
-            search->SetBus(bus_conn.get());
-            log::Info("watching pages", {{"url", o.url}});
-            return;
-          }
-          s = w.status();
-        }
-        log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
-        set_not_ready("cannot watch the pages bucket: " + s.message());
-      } else {
-        log::Warn("NATS not reachable; retrying", {{"url", o.url}, {"error", b.status().message()}});
-        set_not_ready("NATS not reachable: " + b.status().message());
-      }
-      for (int i = 0; i < 10 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    bus::BusOptions o = bus::BusOptionsFor(basics, "folio-edge", &bus_metrics);
+    auto watch = [&](bus::Bus* b) -> Status {
+      set_not_ready("replaying the pages bucket");
+      auto w = bus::KvWatcher::Start(b, bus::kPagesBucket, on_entry, on_replayed, lag_metrics);
+      if (!w.ok()) return Status(w.status().code(), "cannot watch the pages bucket: " + w.status().message());
+      watcher = std::move(*w);
+      search->SetBus(b);
+      return Status::Ok();
+    };
+    auto on_failure = [&](const Status& s) {
+      log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
+      set_not_ready(s.message());
+    };
+    auto wait = [&](int64_t ms) {
+      for (int64_t i = 0; i < ms / 100 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return !stopping;
+    };
+    if (stopping) return;
+    bus_conn = bus::ConnectRetrying(o, watch, on_failure, wait);
+    if (bus_conn) log::Info("watching pages", {{"url", o.url}});
   });
 
   // SIGTERM (issue 10): readiness turns first; every worker drains its

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/connect.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/files.h"
@@ -47,10 +48,6 @@ using namespace folio;
 
 namespace {
 
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
 
 // The API token: --token, else <data>/token, else a new random one saved there.
 Result<std::string> LoadToken(const std::string& flag, const std::string& data_dir) {
@@ -131,23 +128,23 @@ int main(int argc, char** argv) {
   auto max_notes = flags.GetInt("max-notes");
   auto threads = flags.GetInt("render-threads");
   for (const auto* r : {&max_body, &max_note, &max_notes, &threads}) {
-    if (!r->ok()) return Fail(r->status());
+    if (!r->ok()) return FailStartup(r->status());
   }
   if (!bus::IsValidSiteName(flags.Get("site"))) {
-    return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
+    return FailStartup(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
   }
 
   auto store = ingest::Store::Open(flags.Get("data"));
-  if (!store.ok()) return Fail(store.status());
+  if (!store.ok()) return FailStartup(store.status());
   // One writer per database: the public port is shared (SO_REUSEPORT), so
   // only this lock keeps a second folio-ingest off the same data.
   auto lock = LockFile(flags.Get("data") + "/ingest.lock");
   if (!lock.ok()) {
-    return Fail(Status(lock.status().code(), lock.status().message() +
+    return FailStartup(Status(lock.status().code(), lock.status().message() +
                                                  ": another folio-ingest serves this --data; stop it first"));
   }
   auto token = LoadToken(flags.Get("token"), flags.Get("data"));
-  if (!token.ok()) return Fail(token.status());
+  if (!token.ok()) return FailStartup(token.status());
 
   metrics::Registry registry;
   ThreadPool pool(static_cast<size_t>(*threads));
@@ -160,15 +157,15 @@ int main(int argc, char** argv) {
   if (site_opts.mermaid_url == site::kMermaidUrl && site_opts.mermaid_integrity.empty()) {
     site_opts.mermaid_integrity = std::string(site::kMermaidIntegrity);
   }
-  if (Status s = site::CheckMermaidSource(site_opts.mermaid_url, site_opts.mermaid_integrity); !s.ok()) return Fail(s);
+  if (Status s = site::CheckMermaidSource(site_opts.mermaid_url, site_opts.mermaid_integrity); !s.ok()) return FailStartup(s);
   auto storage = ingest::StorageAccessFromFlags(flags);
-  if (!storage.ok()) return Fail(storage.status());
+  if (!storage.ok()) return FailStartup(storage.status());
   site_opts.storage = *storage;
   ingest::PushLimits push_limits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
   if (const std::string& v = flags.Get("max-attachment"); !v.empty()) {
     auto max_att = flags.GetBytes("max-attachment");
-    if (!max_att.ok()) return Fail(max_att.status());
-    if (*max_att < 1) return Fail(Status::Invalid("--max-attachment must be positive"));
+    if (!max_att.ok()) return FailStartup(max_att.status());
+    if (*max_att < 1) return FailStartup(Status::Invalid("--max-attachment must be positive"));
     push_limits.max_attachment_bytes = static_cast<size_t>(*max_att);
   } else if (!site_opts.storage.url.empty()) {
     push_limits.max_attachment_bytes = 64u << 20;
@@ -176,9 +173,9 @@ int main(int argc, char** argv) {
   // One attachment may travel alone, as base64 (4/3) in JSON.
   *max_body = std::max<int64_t>(*max_body, static_cast<int64_t>(push_limits.max_attachment_bytes / 3 * 4 + (1 << 20)));
   ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
-  if (Status s = sites.Start(); !s.ok()) return Fail(s);
+  if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
   std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
-  if (Status s = StartBackups(flags, *storage, &registry, &backups); !s.ok()) return Fail(s);
+  if (Status s = StartBackups(flags, *storage, &registry, &backups); !s.ok()) return FailStartup(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
@@ -189,20 +186,12 @@ int main(int argc, char** argv) {
 
   // Connect to NATS on the writer thread, retrying until it answers; then
   // publish whatever is pending and keep retrying the outbox periodically.
-  bus::BusOptions bus_opts;
-  bus_opts.url = basics.nats_url;
-  bus_opts.name = "folio-ingest";
-  bus_opts.replicas = basics.nats_replicas;
-  bus_opts.metrics = &bus_metrics;
+  bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-ingest", &bus_metrics);
   auto try_connect = [&] {
     if (bus_conn) return;
-    auto b = bus::Bus::Connect(bus_opts);
+    auto b = bus::ConnectWithSchema(bus_opts);
     if (!b.ok()) {
-      log::Warn("NATS not reachable; retrying", {{"url", bus_opts.url}, {"error", b.status().message()}});
-      return;
-    }
-    if (Status s = (*b)->EnsureSchema(); !s.ok()) {
-      log::Warn("JetStream setup failed; retrying", {{"error", s.message()}});
+      log::Warn("cannot connect to NATS; retrying", {{"error", b.status().message()}});
       return;
     }
     bus_conn = std::move(*b);
@@ -221,9 +210,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<ingest::BlobGc> blob_gc;
   auto gc_every = flags.GetDurationMs("blob-gc-every");
   auto gc_grace = flags.GetDurationMs("blob-gc-grace");
-  if (!gc_every.ok()) return Fail(gc_every.status());
-  if (!gc_grace.ok()) return Fail(gc_grace.status());
-  if (*gc_every < 0 || *gc_grace < 0) return Fail(Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0"));
+  if (!gc_every.ok()) return FailStartup(gc_every.status());
+  if (!gc_grace.ok()) return FailStartup(gc_grace.status());
+  if (*gc_every < 0 || *gc_grace < 0) return FailStartup(Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0"));
   if (!storage->url.empty() && *gc_every > 0) {
     blob_gc = std::make_unique<ingest::BlobGc>(*storage, *gc_grace, store->get(), &registry);
     writer_loop.Post([&, every = *gc_every] {
@@ -282,7 +271,7 @@ int main(int argc, char** argv) {
     related.Stop();
     writer_loop.Stop();
     writer_thread.join();
-    return Fail(ls);
+    return FailStartup(ls);
   }
   log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
                                         {"site", site_opts.site}, {"data", flags.Get("data")}});

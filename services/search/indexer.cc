@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "folio/bus/connect.h"
 #include "folio/core/log.h"
 
 namespace folio::search {
@@ -15,13 +16,20 @@ bus::SearchReply ErrorReply(int status, std::string message) {
 }
 
 void Indexer::Run() {
-  int64_t backoff_ms = 250;
-  while (!stop_) {
-    if (!bus_ && !Connect()) {
-      Sleep(std::min<int64_t>(backoff_ms *= 2, 5000));
-      continue;
-    }
-    backoff_ms = 250;
+  if (!stop_) {
+    bus_ = bus::ConnectRetrying(
+        opts_, [this](bus::Bus* b) { return Subscribe(b); }, [this](const Status& s) { set_state(s.message()); },
+        [this](int64_t ms) {
+          Sleep(ms);
+          return !stop_;
+        },
+        bus::RetryPolicy{500, 5000});
+  }
+  if (bus_) {
+    log::Info("connected to NATS", {{"url", opts_.url}});
+    set_state("");
+  }
+  while (bus_ && !stop_) {
     if (!PublishPending()) {
       Sleep(1000);
       continue;
@@ -65,43 +73,28 @@ void Indexer::Sleep(int64_t ms) {
   cv_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stop_.load(); });
 }
 
-bool Indexer::Connect() {
-  auto b = bus::Bus::Connect(opts_);
-  if (!b.ok()) {
-    set_state("not connected to NATS at " + opts_.url + ": " + b.status().message());
-    return false;
-  }
-  if (Status s = (*b)->EnsureSchema(); !s.ok()) {
-    set_state("JetStream setup failed: " + s.message());
-    return false;
-  }
+Status Indexer::Subscribe(bus::Bus* b) {
   bus::ConsumerOptions co;
   co.stream = std::string(bus::kNotesStream);
   co.durable = "search";
-  auto c = bus::PullConsumer::Start(b->get(), co);
-  if (!c.ok()) {
-    set_state("cannot start the notes consumer: " + c.status().message());
-    return false;
-  }
+  auto c = bus::PullConsumer::Start(b, co);
+  if (!c.ok()) return Status(c.status().code(), "cannot start the notes consumer: " + c.status().message());
   std::vector<std::unique_ptr<bus::Responder>> responders;
   for (int i = 0; i < 2; ++i) {
-    auto rs = bus::Responder::Start(b->get(), bus::kSearchQuerySubject, "folio-search",
+    auto rs = bus::Responder::Start(b, bus::kSearchQuerySubject, "folio-search",
                                     [this](std::string_view, std::string_view data) { return OnSearch(data); });
-    auto rr = bus::Responder::Start(b->get(), bus::kSearchRelatedSubject, "folio-search",
+    auto rr = bus::Responder::Start(b, bus::kSearchRelatedSubject, "folio-search",
                                     [this](std::string_view, std::string_view data) { return OnRelated(data); });
     if (!rs.ok() || !rr.ok()) {
-      set_state("cannot subscribe to search requests: " + (rs.ok() ? rr.status() : rs.status()).message());
-      return false;
+      const Status& s = rs.ok() ? rr.status() : rs.status();
+      return Status(s.code(), "cannot subscribe to search requests: " + s.message());
     }
     responders.push_back(std::move(*rs));
     responders.push_back(std::move(*rr));
   }
-  bus_ = std::move(*b);
   consumer_ = std::move(*c);
   responders_ = std::move(responders);
-  log::Info("connected to NATS", {{"url", opts_.url}});
-  set_state("");
-  return true;
+  return Status::Ok();
 }
 
 std::string Indexer::OnSearch(std::string_view data) {

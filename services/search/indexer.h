@@ -1,6 +1,7 @@
 // Indexer: folio-search's NATS side. It owns the connection, the durable
 // "search" consumer of the notes stream and the responders of search.query
-// and search.related. Run() loops until Stop(): (re)connect with backoff,
+// and search.related. Run() connects (bus::ConnectRetrying, backoff 0.5 s
+// doubling to 5 s), then loops until Stop():
 // publish related lists left pending (by a crash or a failed publish), fetch
 // a batch of note events, Engine::Apply it, publish the related lists it
 // changed on the "related" stream, then ack the batch. A batch that fails to
@@ -83,7 +84,8 @@ class Indexer {
  private:
   void set_state(std::string s);
   void Sleep(int64_t ms);
-  bool Connect();
+  // ConnectRetrying's setup: the notes consumer and the responders on `b`.
+  Status Subscribe(bus::Bus* b);
   std::string OnSearch(std::string_view data);
   std::string OnRelated(std::string_view data);
   bool Publish(const std::vector<bus::RelatedUpdate>& updates);

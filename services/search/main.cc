@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "indexer.h"
 #include "folio/bus/bus.h"
+#include "folio/bus/connect.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/files.h"
@@ -35,10 +36,6 @@ using namespace folio;
 
 namespace {
 
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
 
 int HttpStatusOf(const bus::SearchReply& r) { return r.error.empty() ? 200 : (r.error_status ? r.error_status : 500); }
 
@@ -78,14 +75,14 @@ int main(int argc, char** argv) {
   auto batch = flags.GetInt("batch");
   auto query_threads = flags.GetInt("query-threads");
   for (const auto* r : {&dim, &embed_batch, &related_k, &threshold, &batch, &query_threads}) {
-    if (!r->ok()) return Fail(r->status());
+    if (!r->ok()) return FailStartup(r->status());
   }
-  if (*dim < 8 || *dim > 8192) return Fail(Status::Invalid("--embed-dim must be in 8..8192"));
+  if (*dim < 8 || *dim > 8192) return FailStartup(Status::Invalid("--embed-dim must be in 8..8192"));
   if (*related_k < 1 || *related_k > bus::kMaxRelatedK) {
-    return Fail(Status::Invalid("--related-k must be in 1.." + std::to_string(bus::kMaxRelatedK)));
+    return FailStartup(Status::Invalid("--related-k must be in 1.." + std::to_string(bus::kMaxRelatedK)));
   }
-  if (*batch < 1 || *batch > 4096) return Fail(Status::Invalid("--batch must be in 1..4096"));
-  if (*embed_batch < 1 || *embed_batch > 4096) return Fail(Status::Invalid("--embed-batch must be in 1..4096"));
+  if (*batch < 1 || *batch > 4096) return FailStartup(Status::Invalid("--batch must be in 1..4096"));
+  if (*embed_batch < 1 || *embed_batch > 4096) return FailStartup(Status::Invalid("--embed-batch must be in 1..4096"));
 
   std::unique_ptr<vector::Embedder> embedder;
   vector::HttpEmbedder* http_embedder = nullptr;
@@ -101,7 +98,7 @@ int main(int argc, char** argv) {
     eo.batch_size = static_cast<size_t>(*embed_batch);
     if (const char* key = std::getenv(flags.Get("embed-api-key-env").c_str())) eo.api_key = key;
     auto e = vector::HttpEmbedder::Create(eo);
-    if (!e.ok()) return Fail(e.status());
+    if (!e.ok()) return FailStartup(e.status());
     http_embedder = e->get();
     embedder = std::move(*e);
   }
@@ -114,15 +111,15 @@ int main(int argc, char** argv) {
   eopts.embed_batch = static_cast<size_t>(*embed_batch);
   std::error_code ec;
   std::filesystem::create_directories(eopts.data_dir, ec);
-  if (ec) return Fail(Status::Unavailable("cannot create --data " + eopts.data_dir + ": " + ec.message()));
+  if (ec) return FailStartup(Status::Unavailable("cannot create --data " + eopts.data_dir + ": " + ec.message()));
   // One process per index: the public port is shared (SO_REUSEPORT).
   auto lock = LockFile(eopts.data_dir + "/search.lock");
   if (!lock.ok()) {
-    return Fail(Status(lock.status().code(), lock.status().message() +
+    return FailStartup(Status(lock.status().code(), lock.status().message() +
                                                  ": another folio-search uses this --data; stop it first"));
   }
   auto engine = search::Engine::Open(eopts, embedder.get(), &pool);
-  if (!engine.ok()) return Fail(engine.status());
+  if (!engine.ok()) return FailStartup(engine.status());
 
   metrics::Registry registry;
   search::Metrics m(&registry);
@@ -130,12 +127,8 @@ int main(int argc, char** argv) {
   m.notes.Set(static_cast<double>((*engine)->notes()));
   m.vectors.Set(static_cast<double>((*engine)->vectors()));
 
-  bus::BusOptions bus_opts;
-  bus_opts.url = basics.nats_url;
-  bus_opts.name = "folio-search";
-  bus_opts.replicas = basics.nats_replicas;
   bus::BusMetrics bus_metrics(&registry);
-  bus_opts.metrics = &bus_metrics;
+  bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-search", &bus_metrics);
   search::Indexer indexer(bus_opts, engine->get(), &m, static_cast<int>(*batch));
   std::thread indexer_thread([&] { indexer.Run(); });
 
@@ -227,7 +220,7 @@ int main(int argc, char** argv) {
   if (!ls.ok()) {
     indexer.Stop();
     indexer_thread.join();
-    return Fail(ls);
+    return FailStartup(ls);
   }
   log::Info("folio-search listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                         {"data", eopts.data_dir}, {"embedder", embedder->Describe()},

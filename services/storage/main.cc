@@ -27,10 +27,6 @@ using namespace folio;
 
 namespace {
 
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
 
 // Both roles' token hashes: given by flags (or env, or files), else the
 // ones generated on the first start (tokens.h).
@@ -76,21 +72,21 @@ int main(int argc, char** argv) {
   auto segment = flags.GetBytes("segment-size");
   auto io_threads = flags.GetInt("io-threads");
   for (const auto* r : {&max_blob, &segment}) {
-    if (!r->ok()) return Fail(r->status());
+    if (!r->ok()) return FailStartup(r->status());
   }
-  if (!io_threads.ok()) return Fail(io_threads.status());
-  if (*io_threads < 1 || *io_threads > 256) return Fail(Status::Invalid("--io-threads must be in 1..256"));
+  if (!io_threads.ok()) return FailStartup(io_threads.status());
+  if (*io_threads < 1 || *io_threads > 256) return FailStartup(Status::Invalid("--io-threads must be in 1..256"));
 
   std::error_code ec;
   std::filesystem::create_directories(flags.Get("data"), ec);
-  if (ec) return Fail(Status::Unavailable("cannot create --data " + flags.Get("data") + ": " + ec.message()));
+  if (ec) return FailStartup(Status::Unavailable("cannot create --data " + flags.Get("data") + ": " + ec.message()));
   auto tokens = LoadTokens(flags);
-  if (!tokens.ok()) return Fail(tokens.status());
+  if (!tokens.ok()) return FailStartup(tokens.status());
   journal::Options jo;
   jo.segment_bytes = static_cast<uint64_t>(*segment);
   jo.max_blob_bytes = static_cast<uint64_t>(*max_blob);
   auto journal = journal::Journal::Open(flags.Get("data"), jo);
-  if (!journal.ok()) return Fail(journal.status());
+  if (!journal.ok()) return FailStartup(journal.status());
   {
     journal::Stats st = (*journal)->stats();
     log::Info("journal opened", {{"blobs", std::to_string(st.live_blobs)},
@@ -148,8 +144,8 @@ int main(int argc, char** argv) {
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);
-  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return Fail(ls);
-  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
+  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return FailStartup(ls);
+  if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);
   log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                          {"data", flags.Get("data")}});
   auto shutdown = [&] {
