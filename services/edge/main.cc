@@ -37,8 +37,8 @@
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
-#include "folio/core/secret.h"
 #include "folio/core/service.h"
+#include "config.h"
 #include "page_feed.h"
 #include "worker.h"
 #include "search_backend.h"
@@ -48,39 +48,15 @@ using namespace folio;
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   Flags flags("folio-edge", "Serves every site's pages from memory, fed by NATS JetStream KV.");
-  AddServiceFlags(&flags, "127.0.0.1:8081");
-  flags.Add("site", "default", "site served when the Host header names no known site");
-  flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
-  flags.Add("search-threads", "8", "threads making search requests to the search service");
-  flags.Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
-  flags.Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
-  flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): /assets/ misses are fetched from it; \"\" = off");
-  AddSecretFlags(&flags, "storage-token",
-                 "folio-storage's read token (it writes it to <its data>/read-token on its first start); required"
-                 " with --storage");
-  flags.Add("asset-cache", "256MiB", "bytes of assets kept in memory (objects over 1/8 of it are served, not kept)");
+  edge::AddEdgeFlags(&flags);
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  auto config = edge::ReadEdgeConfig(flags, basics);
+  if (!config.ok()) return FailStartup(config.status());
   const std::string& host = basics.host;
   const int port = basics.port;
-  auto threads_flag = flags.GetInt("threads");
-  if (!threads_flag.ok()) return FailStartup(threads_flag.status());
-  size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
-  auto search_threads = flags.GetInt("search-threads");
-  auto search_max = flags.GetInt("search-max-in-flight");
-  auto search_timeout = flags.GetInt("search-timeout-ms");
-  for (const Status* st : {&search_threads.status(), &search_max.status(), &search_timeout.status()}) {
-    if (!st->ok()) return FailStartup(*st);
-  }
-  if (*search_threads < 1 || *search_threads > 256) return FailStartup(Status::Invalid("--search-threads must be in 1..256"));
-  if (*search_max < 0 || *search_max > 100'000) return FailStartup(Status::Invalid("--search-max-in-flight must be in 0..100000"));
-  if (*search_timeout < 1 || *search_timeout > 60'000) return FailStartup(Status::Invalid("--search-timeout-ms must be in 1..60000"));
-  edge::SearchOptions search_opts;
-  search_opts.threads = static_cast<size_t>(*search_threads);
-  search_opts.max_in_flight = static_cast<size_t>(*search_max);
-  search_opts.timeout_ms = *search_timeout;
-  const std::string site = flags.Get("site");
-  if (!bus::IsValidSiteName(site)) return FailStartup(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
+  const size_t nworkers = config->threads;
+  const std::string& site = config->site;
 
   metrics::Registry registry;
   edge::ServeCounters counters{
@@ -111,25 +87,9 @@ int main(int argc, char** argv) {
 
   // Destroyed explicitly below: after the loops stop (its pool posts to them)
   // and before the bus (its pool uses it).
-  auto search = std::make_unique<edge::SearchBackend>(search_opts, &registry);
+  auto search = std::make_unique<edge::SearchBackend>(config->search, &registry);
   std::unique_ptr<edge::AssetStore> assets;  // likewise destroyed after the loops stop
-  if (!flags.Get("storage").empty()) {
-    auto cache = flags.GetBytes("asset-cache");
-    if (!cache.ok()) return FailStartup(cache.status());
-    edge::AssetOptions ao;
-    ao.storage_url = flags.Get("storage");
-    while (!ao.storage_url.empty() && ao.storage_url.back() == '/') ao.storage_url.pop_back();
-    auto token = SecretFromFlags(flags, "storage-token");
-    if (!token.ok()) return FailStartup(token.status());
-    if (token->empty()) {
-      return FailStartup(Status::Invalid("--storage needs --storage-token (or --storage-token-file, FOLIO_STORAGE_TOKEN): "
-                                  "folio-storage's read token, which it writes to <its data>/read-token on its "
-                                  "first start"));
-    }
-    ao.storage_token = *token;
-    ao.cache_bytes = static_cast<size_t>(std::max<int64_t>(*cache, 0));
-    assets = std::make_unique<edge::AssetStore>(ao, &registry);
-  }
+  if (config->has_storage) assets = std::make_unique<edge::AssetStore>(config->assets, &registry);
   std::vector<std::unique_ptr<edge::Worker>> workers;
   for (size_t i = 0; i < nworkers; ++i) {
     workers.push_back(std::make_unique<edge::Worker>(site, counters, search.get(), assets.get()));

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "engine.h"
+#include "config.h"
 #include "indexer.h"
 #include "folio/bus/bus.h"
 #include "folio/bus/connect.h"
@@ -53,62 +54,27 @@ std::string ReplyBody(const bus::SearchReply& r) {
 
 int main(int argc, char** argv) {
   Flags flags("folio-search", "Indexes notes for similarity and full-text search; computes related notes.");
-  AddServiceFlags(&flags, "127.0.0.1:8082");
-  flags.Add("data", "./data/search", "directory for the search database");
-  flags.Add("embed-url", "", "OpenAI-compatible embeddings endpoint (http://host:port/v1/embeddings); "
-                             "empty = the built-in hashed embedder");
-  flags.Add("embed-model", "", "model name sent to --embed-url");
-  flags.Add("embed-dim", "384", "vector length (of the --embed-url model, or of the built-in embedder)");
-  flags.Add("embed-api-key-env", "FOLIO_EMBED_API_KEY", "environment variable holding the --embed-url API key");
-  flags.Add("embed-batch", "64", "texts per embedding request");
-  flags.Add("related-k", "10", "related notes per note");
-  flags.Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
-  flags.Add("batch", "256", "note events per indexing batch");
-  flags.Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
+  search::AddSearchFlags(&flags);
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
-
-  auto dim = flags.GetInt("embed-dim");
-  auto embed_batch = flags.GetInt("embed-batch");
-  auto related_k = flags.GetInt("related-k");
-  auto threshold = flags.GetInt("hnsw-threshold");
-  auto batch = flags.GetInt("batch");
-  auto query_threads = flags.GetInt("query-threads");
-  for (const auto* r : {&dim, &embed_batch, &related_k, &threshold, &batch, &query_threads}) {
-    if (!r->ok()) return FailStartup(r->status());
-  }
-  if (*dim < 8 || *dim > 8192) return FailStartup(Status::Invalid("--embed-dim must be in 8..8192"));
-  if (*related_k < 1 || *related_k > bus::kMaxRelatedK) {
-    return FailStartup(Status::Invalid("--related-k must be in 1.." + std::to_string(bus::kMaxRelatedK)));
-  }
-  if (*batch < 1 || *batch > 4096) return FailStartup(Status::Invalid("--batch must be in 1..4096"));
-  if (*embed_batch < 1 || *embed_batch > 4096) return FailStartup(Status::Invalid("--embed-batch must be in 1..4096"));
+  auto config = search::ReadSearchConfig(flags, basics);
+  if (!config.ok()) return FailStartup(config.status());
 
   std::unique_ptr<vector::Embedder> embedder;
   vector::HttpEmbedder* http_embedder = nullptr;
-  if (flags.Get("embed-url").empty()) {
-    auto hashed = std::make_unique<vector::HashedEmbedder>(static_cast<size_t>(*dim));
+  if (!config->http_embedder) {
+    auto hashed = std::make_unique<vector::HashedEmbedder>(config->embed_dim);
     hashed->SetIdf(vector::StopWordIdf(), vector::kStopWordIdfName);
     embedder = std::move(hashed);
   } else {
-    vector::HttpEmbedderOptions eo;
-    eo.url = flags.Get("embed-url");
-    eo.model = flags.Get("embed-model");
-    eo.dim = static_cast<size_t>(*dim);
-    eo.batch_size = static_cast<size_t>(*embed_batch);
-    if (const char* key = std::getenv(flags.Get("embed-api-key-env").c_str())) eo.api_key = key;
-    auto e = vector::HttpEmbedder::Create(eo);
+    auto e = vector::HttpEmbedder::Create(config->embed);
     if (!e.ok()) return FailStartup(e.status());
     http_embedder = e->get();
     embedder = std::move(*e);
   }
 
   ThreadPool pool(0);  // related-list computation
-  search::EngineOptions eopts;
-  eopts.data_dir = flags.Get("data");
-  eopts.related_k = static_cast<size_t>(*related_k);
-  eopts.hnsw_threshold = static_cast<size_t>(*threshold);
-  eopts.embed_batch = static_cast<size_t>(*embed_batch);
+  const search::EngineOptions& eopts = config->engine;
   std::error_code ec;
   std::filesystem::create_directories(eopts.data_dir, ec);
   if (ec) return FailStartup(Status::Unavailable("cannot create --data " + eopts.data_dir + ": " + ec.message()));
@@ -129,18 +95,18 @@ int main(int argc, char** argv) {
 
   bus::BusMetrics bus_metrics(&registry);
   bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-search", &bus_metrics);
-  search::Indexer indexer(bus_opts, engine->get(), &m, static_cast<int>(*batch));
+  search::Indexer indexer(bus_opts, engine->get(), &m, config->batch);
   std::thread indexer_thread([&] { indexer.Run(); });
 
   http::Loop loop;
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
-  ThreadPool query_pool(static_cast<size_t>(*query_threads));
+  ThreadPool query_pool(config->query_threads);
   http::Router router;
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     std::string reason = indexer.NotReadyReason();
     if (reason.empty() && http_embedder) {
       vector::EmbedderHealth h = http_embedder->health();
-      if (!h.ok) reason = "embedder at " + flags.Get("embed-url") + " failing: " + h.last_error;
+      if (!h.ok) reason = "embedder at " + config->embed.url + " failing: " + h.last_error;
     }
     return reason;
   }, basics);
