@@ -8,7 +8,7 @@
 #include "folio/http/attachment.h"
 #include "folio/http/conditional.h"
 #include "folio/http/stream.h"
-#include "page_cache.h"
+#include "worker.h"
 
 namespace folio::edge {
 namespace {

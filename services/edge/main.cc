@@ -33,60 +33,30 @@
 #include <vector>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/connect.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
-#include "folio/core/secret.h"
 #include "folio/core/service.h"
-#include "page_cache.h"
+#include "config.h"
+#include "page_feed.h"
+#include "worker.h"
 #include "search_backend.h"
 
 using namespace folio;
 
-namespace {
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   Flags flags("folio-edge", "Serves every site's pages from memory, fed by NATS JetStream KV.");
-  AddServiceFlags(&flags, "127.0.0.1:8081");
-  flags.Add("site", "default", "site served when the Host header names no known site");
-  flags.Add("threads", "0", "serving threads (0 = CPUs available to the process)");
-  flags.Add("search-threads", "8", "threads making search requests to the search service");
-  flags.Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
-  flags.Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
-  flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): /assets/ misses are fetched from it; \"\" = off");
-  AddSecretFlags(&flags, "storage-token",
-                 "folio-storage's read token (it writes it to <its data>/read-token on its first start); required"
-                 " with --storage");
-  flags.Add("asset-cache", "256MiB", "bytes of assets kept in memory (objects over 1/8 of it are served, not kept)");
+  edge::AddEdgeFlags(&flags);
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
+  auto config = edge::ReadEdgeConfig(flags, basics);
+  if (!config.ok()) return FailStartup(config.status());
   const std::string& host = basics.host;
   const int port = basics.port;
-  auto threads_flag = flags.GetInt("threads");
-  if (!threads_flag.ok()) return Fail(threads_flag.status());
-  size_t nworkers = *threads_flag > 0 ? static_cast<size_t>(*threads_flag) : AvailableCpus();
-  auto search_threads = flags.GetInt("search-threads");
-  auto search_max = flags.GetInt("search-max-in-flight");
-  auto search_timeout = flags.GetInt("search-timeout-ms");
-  for (const Status* st : {&search_threads.status(), &search_max.status(), &search_timeout.status()}) {
-    if (!st->ok()) return Fail(*st);
-  }
-  if (*search_threads < 1 || *search_threads > 256) return Fail(Status::Invalid("--search-threads must be in 1..256"));
-  if (*search_max < 0 || *search_max > 100'000) return Fail(Status::Invalid("--search-max-in-flight must be in 0..100000"));
-  if (*search_timeout < 1 || *search_timeout > 60'000) return Fail(Status::Invalid("--search-timeout-ms must be in 1..60000"));
-  edge::SearchOptions search_opts;
-  search_opts.threads = static_cast<size_t>(*search_threads);
-  search_opts.max_in_flight = static_cast<size_t>(*search_max);
-  search_opts.timeout_ms = *search_timeout;
-  const std::string site = flags.Get("site");
-  if (!bus::IsValidSiteName(site)) return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
+  const size_t nworkers = config->threads;
+  const std::string& site = config->site;
 
   metrics::Registry registry;
   edge::ServeCounters counters{
@@ -94,10 +64,6 @@ int main(int argc, char** argv) {
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "304"}}),
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "404"}}),
       &registry.NewCounter("folio_edge_requests_total", "Page requests", {{"code", "other"}})};
-  auto& pages_gauge = registry.NewGauge("folio_edge_pages", "Pages held in memory");
-  auto& bytes_gauge = registry.NewGauge("folio_edge_page_bytes", "Bytes of page bodies held (both encodings)");
-  auto& updates = registry.NewCounter("folio_edge_updates_total", "Page updates applied");
-  auto& bad_records = registry.NewCounter("folio_edge_bad_records_total", "Undecodable page records skipped");
   bus::BusMetrics bus_metrics(&registry);
   bus::KvWatcherMetrics lag_metrics{
       &registry.NewGauge("folio_edge_bus_lag", "Messages of the pages stream (KV_pages) not yet applied by this edge"),
@@ -121,103 +87,25 @@ int main(int argc, char** argv) {
 
   // Destroyed explicitly below: after the loops stop (its pool posts to them)
   // and before the bus (its pool uses it).
-  auto search = std::make_unique<edge::SearchBackend>(search_opts, &registry);
+  auto search = std::make_unique<edge::SearchBackend>(config->search, &registry);
   std::unique_ptr<edge::AssetStore> assets;  // likewise destroyed after the loops stop
-  if (!flags.Get("storage").empty()) {
-    auto cache = flags.GetBytes("asset-cache");
-    if (!cache.ok()) return Fail(cache.status());
-    edge::AssetOptions ao;
-    ao.storage_url = flags.Get("storage");
-    while (!ao.storage_url.empty() && ao.storage_url.back() == '/') ao.storage_url.pop_back();
-    auto token = SecretFromFlags(flags, "storage-token");
-    if (!token.ok()) return Fail(token.status());
-    if (token->empty()) {
-      return Fail(Status::Invalid("--storage needs --storage-token (or --storage-token-file, FOLIO_STORAGE_TOKEN): "
-                                  "folio-storage's read token, which it writes to <its data>/read-token on its "
-                                  "first start"));
-    }
-    ao.storage_token = *token;
-    ao.cache_bytes = static_cast<size_t>(std::max<int64_t>(*cache, 0));
-    assets = std::make_unique<edge::AssetStore>(ao, &registry);
-  }
+  if (config->has_storage) assets = std::make_unique<edge::AssetStore>(config->assets, &registry);
   std::vector<std::unique_ptr<edge::Worker>> workers;
   for (size_t i = 0; i < nworkers; ++i) {
     workers.push_back(std::make_unique<edge::Worker>(site, counters, search.get(), assets.get()));
   }
   metrics::OpsEndpoints ops(&workers[0]->loop(), &registry, readiness, basics);
   for (auto& w : workers) ops.MountPublic(&w->router());
-  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
+  if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);
   auto fds = http::SystemdListenFds();
   log::Info("folio-edge starting; serves once the pages are replayed",
             {{"addr", fds.empty() ? host + ":" + std::to_string(port) : "systemd socket"},
              {"default_site", site}, {"threads", std::to_string(nworkers)}});
 
-  // A site record: (re)map its hosts on every worker, or withdraw them.
-  auto on_site_record = [&](const std::string& record_site, const bus::KvEntry& e) {
-    std::shared_ptr<const bus::SiteRecord> rec;
-    if (!e.deleted) {
-      auto r = std::make_shared<bus::SiteRecord>();
-      Status s = bus::DecodeSiteRecord(e.value, r.get());
-      if (s.ok() && r->site != record_site) s = Status::Invalid("site record names site " + r->site);
-      if (!s.ok()) {
-        bad_records.Increment();
-        log::Warn("skipping bad site record", {{"key", e.key}, {"error", s.message()}});
-        return;
-      }
-      rec = std::move(r);
-    }
-    std::string hosts;
-    for (const auto& h : rec ? rec->hosts : std::vector<std::string>{}) hosts += (hosts.empty() ? "" : ",") + h;
-    log::Info(rec ? "site hosts" : "site withdrawn", {{"site", record_site}, {"hosts", hosts}});
-    for (auto& w : workers) {
-      edge::Worker* wp = w.get();
-      wp->loop().Post([wp, record_site, rec] {
-        if (rec) wp->sites().SetHosts(record_site, rec->hosts);
-        else wp->sites().RemoveHosts(record_site);
-        wp->sites().SetTitle(record_site, rec ? rec->title : "");
-      });
-    }
-  };
-
-  // Page sizes (by key) live on the watcher thread; the gauges are its summary.
-  std::unordered_map<std::string, size_t> sizes;
-  double total_bytes = 0;
-  auto on_entry = [&](bus::KvEntry&& e) {
-    std::string entry_site, url;
-    if (bus::ParseSiteKey(e.key, &entry_site)) {
-      on_site_record(entry_site, e);
-      return;
-    }
-    if (!bus::ParsePageKey(e.key, &entry_site, &url)) return;
-    std::shared_ptr<const edge::Page> page;
-    if (!e.deleted) {
-      bus::PageRecord rec;
-      Status s = bus::DecodePageRecord(e.value, &rec);
-      auto built = s.ok() ? edge::BuildPage(rec, url) : Result<std::shared_ptr<const edge::Page>>(s);
-      if (!built.ok()) {
-        bad_records.Increment();
-        log::Warn("skipping bad page record", {{"site", entry_site}, {"url", url}, {"error", built.status().message()}});
-        return;
-      }
-      page = std::move(*built);
-    }
-    total_bytes -= static_cast<double>(sizes[e.key]);
-    if (page) {
-      sizes[e.key] = page->body.size() + page->body_gzip.size();
-      total_bytes += static_cast<double>(sizes[e.key]);
-    } else {
-      sizes.erase(e.key);
-    }
-    pages_gauge.Set(static_cast<double>(sizes.size()));
-    bytes_gauge.Set(total_bytes);
-    updates.Increment();
-    for (auto& w : workers) {
-      edge::Worker* wp = w.get();
-      wp->loop().Post([wp, entry_site, url, page] {
-        if (page) wp->sites().Put(entry_site, url, page); else wp->sites().Erase(entry_site, url);
-      });
-    }
-  };
+  std::vector<edge::Worker*> worker_ptrs;
+  for (auto& w : workers) worker_ptrs.push_back(w.get());
+  edge::PageFeed feed(std::move(worker_ptrs), &registry);
+  auto on_entry = [&feed](bus::KvEntry&& e) { feed.OnEntry(std::move(e)); };
   std::function<void()> shutdown;  // set below; safe from any thread
   // Binds the public listener of worker i, then of the next one, each on
   // its own loop (port 0 picks a port the others then share); ready after
@@ -248,7 +136,7 @@ int main(int argc, char** argv) {
       ready = true;
       log::Info("folio-edge listening; ready",
                 {{"addr", fds.empty() ? host + ":" + std::to_string(wp->server().port()) : "systemd socket"},
-                 {"pages", std::to_string(static_cast<size_t>(pages_gauge.Value()))}});
+                 {"pages", std::to_string(feed.pages())}});
     });
   };
   auto on_replayed = [&] {
@@ -266,35 +154,26 @@ int main(int argc, char** argv) {
   std::unique_ptr<bus::Bus> bus_conn;
   std::unique_ptr<bus::KvWatcher> watcher;
   std::thread connector([&] {
-    bus::BusOptions o;
-    o.url = basics.nats_url;
-    o.name = "folio-edge";
-    o.replicas = basics.nats_replicas;
-    o.metrics = &bus_metrics;
-    while (!stopping) {
-      auto b = bus::Bus::Connect(o);
-      if (b.ok()) {
-        Status s = (*b)->EnsureSchema();
-        if (s.ok()) {
-          set_not_ready("replaying the pages bucket");
-          auto w = bus::KvWatcher::Start(b->get(), bus::kPagesBucket, on_entry, on_replayed, lag_metrics);
-          if (w.ok()) {
-            bus_conn = std::move(*b);
-            watcher = std::move(*w);
-            search->SetBus(bus_conn.get());
-            log::Info("watching pages", {{"url", o.url}});
-            return;
-          }
-          s = w.status();
-        }
-        log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
-        set_not_ready("cannot watch the pages bucket: " + s.message());
-      } else {
-        log::Warn("NATS not reachable; retrying", {{"url", o.url}, {"error", b.status().message()}});
-        set_not_ready("NATS not reachable: " + b.status().message());
-      }
-      for (int i = 0; i < 10 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    bus::BusOptions o = bus::BusOptionsFor(basics, "folio-edge", &bus_metrics);
+    auto watch = [&](bus::Bus* b) -> Status {
+      set_not_ready("replaying the pages bucket");
+      auto w = bus::KvWatcher::Start(b, bus::kPagesBucket, on_entry, on_replayed, lag_metrics);
+      if (!w.ok()) return Status(w.status().code(), "cannot watch the pages bucket: " + w.status().message());
+      watcher = std::move(*w);
+      search->SetBus(b);
+      return Status::Ok();
+    };
+    auto on_failure = [&](const Status& s) {
+      log::Warn("cannot watch pages; retrying", {{"error", s.message()}});
+      set_not_ready(s.message());
+    };
+    auto wait = [&](int64_t ms) {
+      for (int64_t i = 0; i < ms / 100 && !stopping; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return !stopping;
+    };
+    if (stopping) return;
+    bus_conn = bus::ConnectRetrying(o, watch, on_failure, wait);
+    if (bus_conn) log::Info("watching pages", {{"url", o.url}});
   });
 
   // SIGTERM (issue 10): readiness turns first; every worker stops

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "page_cache.h"
+#include "worker.h"
 #include "search_params.h"
 
 namespace folio::edge {

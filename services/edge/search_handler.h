@@ -1,6 +1,6 @@
 // The HTTP side of the reader-facing search: how search results and
 // failures become responses. Worker::ServeSearch and Worker::FinishSearch
-// (declared in page_cache.h) are defined in search_handler.cc with these.
+// (declared in worker.h) are defined in search_handler.cc with these.
 // Pure functions; thread-safe.
 #pragma once
 

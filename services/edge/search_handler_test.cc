@@ -11,7 +11,7 @@
 #include "folio/core/gzip.h"
 #include "folio/http/client.h"
 #include "folio/site/layout.h"
-#include "page_cache.h"
+#include "worker.h"
 #include "search_handler.h"
 
 using namespace folio;

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/connect.h"
 #include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/files.h"
@@ -34,9 +35,9 @@
 #include "folio/core/time.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
-#include "folio/site/csp.h"
 #include "backup.h"
 #include "blob_gc.h"
+#include "config.h"
 #include "handlers.h"
 #include "related_consumer.h"
 #include "site_command.h"
@@ -47,10 +48,6 @@ using namespace folio;
 
 namespace {
 
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
 
 // The API token: --token, else <data>/token, else a new random one saved there.
 Result<std::string> LoadToken(const std::string& flag, const std::string& data_dir) {
@@ -62,18 +59,13 @@ Result<std::string> LoadToken(const std::string& flag, const std::string& data_d
 }
 
 // --backup-every: a BackupSchedule into *out, or nothing when 0.
-Status StartBackups(const Flags& flags, const ingest::StorageAccess& storage, metrics::Registry* registry,
+Status StartBackups(const ingest::IngestConfig& c, metrics::Registry* registry,
                     std::unique_ptr<ingest::BackupSchedule>* out) {
-  auto every = flags.GetDurationMs("backup-every");
-  auto keep = flags.GetInt("backup-keep");
-  if (!every.ok()) return every.status();
-  if (!keep.ok() || *keep < 1 || *keep > 10000) return Status::Invalid("--backup-keep must be in 1..10000");
-  if (*every <= 0) return Status::Ok();
-  if (storage.url.empty()) return Status::Invalid("--backup-every needs --storage");
-  auto key = ingest::LoadBackupKey(flags.Get("data"), flags.Get("backup-key-file"), true);
+  if (c.backup_every_ms <= 0) return Status::Ok();
+  auto key = ingest::LoadBackupKey(c.data_dir, c.backup_key_file, true);
   if (!key.ok()) return key.status();
-  *out = std::make_unique<ingest::BackupSchedule>(ingest::BackupTarget{flags.Get("data"), storage, std::move(*key)},
-                                                  static_cast<int>(*keep), *every, registry);
+  *out = std::make_unique<ingest::BackupSchedule>(ingest::BackupTarget{c.data_dir, c.site.storage, std::move(*key)},
+                                                  c.backup_keep, c.backup_every_ms, registry);
   (*out)->Start();
   return Status::Ok();
 }
@@ -82,38 +74,7 @@ Status StartBackups(const Flags& flags, const ingest::StorageAccess& storage, me
 
 int main(int argc, char** argv) {
   Flags flags("folio-ingest", "Accepts pushes of markdown notes, renders and publishes pages.");
-  AddServiceFlags(&flags, "127.0.0.1:8080");
-  flags.Add("data", "./data/ingest", "directory for the SQLite database");
-  flags.Add("token", "", "API bearer token (default: read or create <data>/token)");
-  flags.Add("site", "default", "site id of --token: namespace of keys and rows, [a-z0-9-]");
-  flags.Add("site-name", "folio", "title shown on the pages of --site");
-  flags.Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
-  flags.Add("title", "", "site add: title shown on the site's pages (default: the site name)");
-  flags.Add("max-body", "64MiB", "largest push body");
-  flags.Add("max-note", "4MiB", "largest single note");
-  flags.Add("max-notes", "20000", "most notes (plus deletions) per push");
-  flags.Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
-  flags.Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
-  flags.Add("mermaid-url", ingest::SiteOptions().mermaid_url,
-            "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
-            " --mermaid-integrity, or a path on the site (/...); \"\" = diagrams stay text");
-  flags.Add("mermaid-integrity", "",
-            "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned default URL)");
-  flags.Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
-  AddSecretFlags(&flags, "storage-token",
-                 "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
-                 " with --storage");
-  flags.Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
-  flags.Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
-  flags.Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
-  flags.Add("backup-key-file", "",
-            "key that signs backups; restore refuses any backup it did not sign (default: <data>/backup.key, created"
-            " on first use; keep a copy: restoring on another machine needs it)");
-  flags.Add("blob-gc-every", "6h",
-            "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
-  flags.Add("blob-gc-grace", "168h",
-            "how long a blob must have been unused before it is deleted; keep it longer than the span of your"
-            " backups, so that a restored backup finds its attachments");
+  ingest::AddIngestFlags(&flags);
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
   if (!flags.positional().empty()) {
@@ -124,61 +85,31 @@ int main(int argc, char** argv) {
             flags.positional()[0].c_str());
     return 2;
   }
+  auto config = ingest::ReadIngestConfig(flags, basics);
+  if (!config.ok()) return FailStartup(config.status());
   const std::string& host = basics.host;
   const int port = basics.port;
-  auto max_body = flags.GetBytes("max-body");
-  auto max_note = flags.GetBytes("max-note");
-  auto max_notes = flags.GetInt("max-notes");
-  auto threads = flags.GetInt("render-threads");
-  for (const auto* r : {&max_body, &max_note, &max_notes, &threads}) {
-    if (!r->ok()) return Fail(r->status());
-  }
-  if (!bus::IsValidSiteName(flags.Get("site"))) {
-    return Fail(Status::Invalid("--site must match [a-z0-9-]{1,63}"));
-  }
+  const std::string& data_dir = config->data_dir;
 
-  auto store = ingest::Store::Open(flags.Get("data"));
-  if (!store.ok()) return Fail(store.status());
+  auto store = ingest::Store::Open(data_dir);
+  if (!store.ok()) return FailStartup(store.status());
   // One writer per database: the public port is shared (SO_REUSEPORT), so
   // only this lock keeps a second folio-ingest off the same data.
-  auto lock = LockFile(flags.Get("data") + "/ingest.lock");
+  auto lock = LockFile(data_dir + "/ingest.lock");
   if (!lock.ok()) {
-    return Fail(Status(lock.status().code(), lock.status().message() +
+    return FailStartup(Status(lock.status().code(), lock.status().message() +
                                                  ": another folio-ingest serves this --data; stop it first"));
   }
-  auto token = LoadToken(flags.Get("token"), flags.Get("data"));
-  if (!token.ok()) return Fail(token.status());
+  auto token = LoadToken(config->token, data_dir);
+  if (!token.ok()) return FailStartup(token.status());
 
   metrics::Registry registry;
-  ThreadPool pool(static_cast<size_t>(*threads));
-  ingest::SiteOptions site_opts;
-  site_opts.site = flags.Get("site");
-  site_opts.site_name = flags.Get("site-name");
-  site_opts.base_url = flags.Get("base-url");
-  site_opts.mermaid_url = flags.Get("mermaid-url");
-  site_opts.mermaid_integrity = flags.Get("mermaid-integrity");
-  if (site_opts.mermaid_url == site::kMermaidUrl && site_opts.mermaid_integrity.empty()) {
-    site_opts.mermaid_integrity = std::string(site::kMermaidIntegrity);
-  }
-  if (Status s = site::CheckMermaidSource(site_opts.mermaid_url, site_opts.mermaid_integrity); !s.ok()) return Fail(s);
-  auto storage = ingest::StorageAccessFromFlags(flags);
-  if (!storage.ok()) return Fail(storage.status());
-  site_opts.storage = *storage;
-  ingest::PushLimits push_limits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
-  if (const std::string& v = flags.Get("max-attachment"); !v.empty()) {
-    auto max_att = flags.GetBytes("max-attachment");
-    if (!max_att.ok()) return Fail(max_att.status());
-    if (*max_att < 1) return Fail(Status::Invalid("--max-attachment must be positive"));
-    push_limits.max_attachment_bytes = static_cast<size_t>(*max_att);
-  } else if (!site_opts.storage.url.empty()) {
-    push_limits.max_attachment_bytes = 64u << 20;
-  }
-  // One attachment may travel alone, as base64 (4/3) in JSON.
-  *max_body = std::max<int64_t>(*max_body, static_cast<int64_t>(push_limits.max_attachment_bytes / 3 * 4 + (1 << 20)));
+  ThreadPool pool(config->render_threads);
+  const ingest::SiteOptions& site_opts = config->site;
   ingest::Sites sites(site_opts, *token, store->get(), &pool, &registry);
-  if (Status s = sites.Start(); !s.ok()) return Fail(s);
+  if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
   std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
-  if (Status s = StartBackups(flags, *storage, &registry, &backups); !s.ok()) return Fail(s);
+  if (Status s = StartBackups(*config, &registry, &backups); !s.ok()) return FailStartup(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
@@ -189,20 +120,12 @@ int main(int argc, char** argv) {
 
   // Connect to NATS on the writer thread, retrying until it answers; then
   // publish whatever is pending and keep retrying the outbox periodically.
-  bus::BusOptions bus_opts;
-  bus_opts.url = basics.nats_url;
-  bus_opts.name = "folio-ingest";
-  bus_opts.replicas = basics.nats_replicas;
-  bus_opts.metrics = &bus_metrics;
+  bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-ingest", &bus_metrics);
   auto try_connect = [&] {
     if (bus_conn) return;
-    auto b = bus::Bus::Connect(bus_opts);
+    auto b = bus::ConnectWithSchema(bus_opts);
     if (!b.ok()) {
-      log::Warn("NATS not reachable; retrying", {{"url", bus_opts.url}, {"error", b.status().message()}});
-      return;
-    }
-    if (Status s = (*b)->EnsureSchema(); !s.ok()) {
-      log::Warn("JetStream setup failed; retrying", {{"error", s.message()}});
+      log::Warn("cannot connect to NATS; retrying", {{"error", b.status().message()}});
       return;
     }
     bus_conn = std::move(*b);
@@ -219,14 +142,9 @@ int main(int argc, char** argv) {
   // Blob collection on the writer loop: pushes run there, so a pass never
   // sees a blob a push uploaded and has not committed yet.
   std::unique_ptr<ingest::BlobGc> blob_gc;
-  auto gc_every = flags.GetDurationMs("blob-gc-every");
-  auto gc_grace = flags.GetDurationMs("blob-gc-grace");
-  if (!gc_every.ok()) return Fail(gc_every.status());
-  if (!gc_grace.ok()) return Fail(gc_grace.status());
-  if (*gc_every < 0 || *gc_grace < 0) return Fail(Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0"));
-  if (!storage->url.empty() && *gc_every > 0) {
-    blob_gc = std::make_unique<ingest::BlobGc>(*storage, *gc_grace, store->get(), &registry);
-    writer_loop.Post([&, every = *gc_every] {
+  if (!site_opts.storage.url.empty() && config->blob_gc_every_ms > 0) {
+    blob_gc = std::make_unique<ingest::BlobGc>(site_opts.storage, config->blob_gc_grace_ms, store->get(), &registry);
+    writer_loop.Post([&, every = config->blob_gc_every_ms] {
       writer_loop.Every(static_cast<uint64_t>(every), [&] {
         if (auto pass = blob_gc->RunOnce(NowUnixMs()); !pass.ok()) {
           log::Warn("blob collection failed; retried next time", {{"error", pass.status().message()}});
@@ -270,11 +188,11 @@ int main(int argc, char** argv) {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   }, basics);
   ops.MountPublic(&router);
-  ingest::HandlerContext hctx{&loop, &writer_loop, &sites, push_limits, &registry};
+  ingest::HandlerContext hctx{&loop, &writer_loop, &sites, config->push_limits, &registry};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
-  sopts.max_body_bytes = static_cast<size_t>(*max_body);
+  sopts.max_body_bytes = config->max_body;
   http::Server server(&loop, &router, sopts);
   Status ls = server.ListenActivatedOrBind(host, port);
   if (ls.ok()) ls = ops.Listen();
@@ -282,10 +200,10 @@ int main(int argc, char** argv) {
     related.Stop();
     writer_loop.Stop();
     writer_thread.join();
-    return Fail(ls);
+    return FailStartup(ls);
   }
   log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(server.port())},
-                                        {"site", site_opts.site}, {"data", flags.Get("data")}});
+                                        {"site", site_opts.site}, {"data", data_dir}});
 
   auto shutdown = [&] {
     log::Info("shutting down");

@@ -12,10 +12,10 @@
 #include <memory>
 
 #include "api.h"
+#include "config.h"
 #include "folio/core/config.h"
 #include "folio/core/disk_space.h"
 #include "folio/core/log.h"
-#include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
@@ -27,22 +27,9 @@ using namespace folio;
 
 namespace {
 
-int Fail(const Status& s) {
-  log::Error("startup failed", {{"error", s.message()}});
-  return 1;
-}
-
 // Both roles' token hashes: given by flags (or env, or files), else the
 // ones generated on the first start (tokens.h).
-Result<storage::TokenHashes> LoadTokens(const Flags& flags) {
-  storage::TokenConfig tc;
-  tc.data_dir = flags.Get("data");
-  auto write = SecretFromFlags(flags, "write-token");
-  if (!write.ok()) return write.status();
-  auto read = SecretFromFlags(flags, "read-token");
-  if (!read.ok()) return read.status();
-  tc.write_token = *write;
-  tc.read_token = *read;
+Result<storage::TokenHashes> LoadTokens(const storage::TokenConfig& tc) {
   std::vector<std::string> created;
   auto hashes = storage::LoadTokens(tc, &created);
   if (hashes.ok() && !created.empty()) {
@@ -59,38 +46,20 @@ Result<storage::TokenHashes> LoadTokens(const Flags& flags) {
 
 int main(int argc, char** argv) {
   Flags flags("folio-storage", "Stores attachments and backups in checksummed block journals.");
-  AddServiceFlags(&flags, "127.0.0.1:8083");
-  flags.Add("data", "./data/storage", "directory of the block journal");
-  flags.Add("max-blob", "1GiB", "largest blob or object");
-  flags.Add("segment-size", "64MiB", "size at which a journal segment file is sealed");
-  flags.Add("io-threads", "8", "threads doing disk work (concurrent writers share fsyncs)");
-  AddSecretFlags(&flags, "write-token",
-                 "bearer token for everything: ingest's --storage-token (default: generated on the first start,"
-                 " written once to <data>/write-token)");
-  AddSecretFlags(&flags, "read-token",
-                 "bearer token for GET/HEAD of blobs only: edges' --storage-token (default: generated on the first"
-                 " start, written once to <data>/read-token)");
+  storage::AddStorageFlags(&flags);
   ServiceBasics basics;
   if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
-  auto max_blob = flags.GetBytes("max-blob");
-  auto segment = flags.GetBytes("segment-size");
-  auto io_threads = flags.GetInt("io-threads");
-  for (const auto* r : {&max_blob, &segment}) {
-    if (!r->ok()) return Fail(r->status());
-  }
-  if (!io_threads.ok()) return Fail(io_threads.status());
-  if (*io_threads < 1 || *io_threads > 256) return Fail(Status::Invalid("--io-threads must be in 1..256"));
+  auto config = storage::ReadStorageConfig(flags, basics);
+  if (!config.ok()) return FailStartup(config.status());
+  const std::string& data_dir = config->data_dir;
 
   std::error_code ec;
-  std::filesystem::create_directories(flags.Get("data"), ec);
-  if (ec) return Fail(Status::Unavailable("cannot create --data " + flags.Get("data") + ": " + ec.message()));
-  auto tokens = LoadTokens(flags);
-  if (!tokens.ok()) return Fail(tokens.status());
-  journal::Options jo;
-  jo.segment_bytes = static_cast<uint64_t>(*segment);
-  jo.max_blob_bytes = static_cast<uint64_t>(*max_blob);
-  auto journal = journal::Journal::Open(flags.Get("data"), jo);
-  if (!journal.ok()) return Fail(journal.status());
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return FailStartup(Status::Unavailable("cannot create --data " + data_dir + ": " + ec.message()));
+  auto tokens = LoadTokens(config->tokens);
+  if (!tokens.ok()) return FailStartup(tokens.status());
+  auto journal = journal::Journal::Open(data_dir, config->journal);
+  if (!journal.ok()) return FailStartup(journal.status());
   {
     journal::Stats st = (*journal)->stats();
     log::Info("journal opened", {{"blobs", std::to_string(st.live_blobs)},
@@ -113,7 +82,7 @@ int main(int argc, char** argv) {
                                      "1 once a write or fsync failed: writes are refused until a restart");
   // The journal's disk: marked full by a write that failed for lack of
   // space, cleared by the next successful write or once space returns.
-  DiskFull disk(flags.Get("data"), "data");
+  DiskFull disk(data_dir, "data");
   auto refresh = [&] {
     journal::Stats st = (*journal)->stats();
     g_blobs.Set(static_cast<double>(st.live_blobs));
@@ -129,10 +98,10 @@ int main(int argc, char** argv) {
 
   http::Loop loop;
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
-  ThreadPool io(static_cast<size_t>(*io_threads));
+  ThreadPool io(config->io_threads);
   http::Router router;
   storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, &disk, *tokens};
-  ctx.options.max_blob_bytes = static_cast<uint64_t>(*max_blob);
+  ctx.options.max_blob_bytes = config->journal.max_blob_bytes;
   metrics::OpsEndpoints ops(&loop, &registry, [&ctx] { return storage::NotReadyReason(ctx); }, basics);
   ops.MountPublic(&router);
   storage::MountApi(&router, &ctx);
@@ -148,10 +117,10 @@ int main(int argc, char** argv) {
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);
-  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return Fail(ls);
-  if (Status s = ops.Listen(); !s.ok()) return Fail(s);
+  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return FailStartup(ls);
+  if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);
   log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
-                                         {"data", flags.Get("data")}});
+                                         {"data", data_dir}});
   auto shutdown = [&] {
     log::Info("shutting down");
     ops.Drain(&server, [&loop] { loop.Stop(); });

@@ -76,6 +76,11 @@ void AddServiceFlags(Flags* flags, const std::string& default_listen) {
   flags->Add("log-format", "text", "log lines as text or json");
 }
 
+int FailStartup(const Status& s) {
+  log::Error("startup failed", {{"error", s.message()}});
+  return 1;
+}
+
 int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBasics* out) {
   const char* prog = argc > 0 ? argv[0] : "folio";
   auto usage_error = [prog](const std::string& m) {

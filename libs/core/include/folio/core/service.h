@@ -1,7 +1,7 @@
 // The start-up every folio service shares: the common flags (--listen,
 // --admin-listen, --nats, --nats-replicas, --log-format), parsing argv + environment,
-// configuring the logger, and the CPU count the process may use. Call from
-// main() only.
+// configuring the logger, the exit on a start-up error, and the CPU count
+// the process may use. Call from main() only.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +41,10 @@ void AddServiceFlags(Flags* flags, const std::string& default_listen);
 // otherwise the exit code main() should return (0 after --help, 2 on a
 // usage error, both already printed).
 int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBasics* out);
+
+// Logs "startup failed" with s's message and returns 1, the exit status of
+// a service that cannot start: `if (!s.ok()) return FailStartup(s);`.
+int FailStartup(const Status& s);
 
 // Splits a --nats value ("nats://a:4222,nats://b:4222"; spaces around
 // entries are ignored) into its URLs. Each entry is [nats|tls]://HOST[:PORT]

@@ -1,4 +1,4 @@
-#include "page_cache.h"
+#include "worker.h"
 
 #include "folio/bus/schema.h"
 #include "folio/core/json.h"
@@ -9,69 +9,6 @@
 #include <vector>
 
 namespace folio::edge {
-
-SiteTables::SiteTables(std::string default_site) : default_site_(std::move(default_site)) {
-  host_scratch_.reserve(bus::kMaxHostNameSize);
-}
-
-void SiteTables::Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page) {
-  auto it = sites_.find(site);
-  if (it == sites_.end()) it = sites_.emplace(std::string(site), Site{}).first;
-  if (url == kNotFoundKey && page) it->second.name = site::SiteNameFromPage(page->body);
-  auto [at, inserted] = it->second.pages.insert_or_assign(url, std::move(page));
-  if (inserted) ++pages_;
-}
-
-void SiteTables::Erase(std::string_view site, const std::string& url) {
-  auto it = sites_.find(site);
-  if (it == sites_.end()) return;
-  if (url == kNotFoundKey) it->second.name.clear();
-  pages_ -= it->second.pages.erase(url);
-}
-
-void SiteTables::SetHosts(const std::string& site, const std::vector<std::string>& hosts) {
-  RemoveHosts(site);
-  auto it = sites_.find(site);
-  if (it == sites_.end()) it = sites_.emplace(site, Site{}).first;
-  it->second.hosts = hosts;
-  for (const std::string& h : hosts) hosts_.insert_or_assign(h, site);
-}
-
-void SiteTables::RemoveHosts(std::string_view site) {
-  auto it = sites_.find(site);
-  if (it == sites_.end()) return;
-  for (const std::string& h : it->second.hosts) {
-    auto at = hosts_.find(h);
-    if (at != hosts_.end() && at->second == site) hosts_.erase(at);  // unless another site took it since
-  }
-  it->second.hosts.clear();
-}
-
-void SiteTables::SetTitle(const std::string& site, std::string title) {
-  auto it = sites_.find(site);
-  if (it == sites_.end()) it = sites_.emplace(site, Site{}).first;
-  it->second.title = std::move(title);
-}
-
-std::string SiteTables::NameOf(std::string_view site) const {
-  auto it = sites_.find(site);
-  if (it != sites_.end() && !it->second.name.empty()) return it->second.name;
-  if (it != sites_.end() && !it->second.title.empty()) return it->second.title;
-  return std::string(site);
-}
-
-std::string_view SiteTables::Resolve(std::string_view host_header) {
-  if (host_header.empty() || !bus::NormalizeHost(host_header, &host_scratch_)) return default_site_;
-  auto it = hosts_.find(std::string_view(host_scratch_));
-  return it == hosts_.end() ? std::string_view(default_site_) : std::string_view(it->second);
-}
-
-const PageTable* SiteTables::Find(std::string_view host_header) {
-  auto it = sites_.find(Resolve(host_header));
-  return it == sites_.end() ? nullptr : &it->second.pages;
-}
-
-std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }
 
 Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
     : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),

@@ -1,4 +1,4 @@
-#include "page_cache.h"
+#include "site_table.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
 // Worker: one serving thread of the edge: its own Loop, Server (sharing the
 // port with the other workers through SO_REUSEPORT) and its own copy of the
-// site tables. SiteTables maps each site to its page table (decoded URL path
-// -> shared immutable Page) and each host name to its site.
+// site tables (site_table.h).
 // Readers never lock: updates reach each worker as tasks posted to its loop
-// (Loop::Post) and are applied between requests on that worker's thread.
+// (Loop::Post, from the page feed, page_feed.h) and are applied between
+// requests on that worker's thread.
 // The worker also answers GET /search (search_handler.cc): the search runs
 // on the SearchBackend's pool and the answer comes back to this loop.
 #pragma once
@@ -21,63 +21,9 @@
 #include "asset_store.h"
 #include "page.h"
 #include "search_backend.h"
+#include "site_table.h"
 
 namespace folio::edge {
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-using PageTable = std::unordered_map<std::string, std::shared_ptr<const Page>, StringHash, std::equal_to<>>;
-
-inline constexpr std::string_view kNotFoundKey = "/_folio/404";
-
-// Every site's pages, and which site a Host header selects. Not thread-safe:
-// each Worker owns one and touches it on its loop thread only.
-class SiteTables {
- public:
-  // `default_site` answers requests without a Host header or with a host no
-  // site claims.
-  explicit SiteTables(std::string default_site);
-
-  // Putting a site's 404 page (kNotFoundKey) also takes the site's display
-  // name from it (its header), for the pages the edge assembles itself.
-  void Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page);
-  void Erase(std::string_view site, const std::string& url);
-  // Replaces the hosts of `site` (from its site record); a host another site
-  // claimed moves to this one.
-  void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
-  // Withdraws every host of `site` (its site record was deleted); its pages stay.
-  void RemoveHosts(std::string_view site);
-  // The title of `site`'s site record ("" when it has none or it was deleted).
-  void SetTitle(const std::string& site, std::string title);
-
-  // The page table for a raw Host header value ("B.example:8081"), or
-  // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
-  const PageTable* Find(std::string_view host_header);
-  // The site a raw Host header value selects (for search, tests and logs).
-  std::string SiteOf(std::string_view host_header);
-  // The name `site`'s pages show in their header: from its 404 page, else
-  // its site record's title, else the site name itself.
-  std::string NameOf(std::string_view site) const;
-  size_t pages() const { return pages_; }
-
- private:
-  struct Site {
-    PageTable pages;
-    std::vector<std::string> hosts;  // as last set by SetHosts
-    std::string name;                // from the 404 page's header; "" if unknown
-    std::string title;               // from the site record
-  };
-  std::string_view Resolve(std::string_view host_header);
-
-  std::string default_site_;
-  std::unordered_map<std::string, Site, StringHash, std::equal_to<>> sites_;
-  std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> hosts_;  // host -> site
-  std::string host_scratch_;  // normalised Host; capacity reserved once
-  size_t pages_ = 0;
-};
 
 struct ServeCounters {
   metrics::Counter* ok;

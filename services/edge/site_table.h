@@ -1,0 +1,73 @@
+// SiteTables: one serving worker's copy of every site's pages (decoded URL
+// path -> shared immutable Page) and of which site each host name selects.
+// Not thread-safe: each Worker (worker.h) owns one and touches it on its
+// loop thread only; updates arrive as tasks posted to that loop (page_feed.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "page.h"
+
+namespace folio::edge {
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+using PageTable = std::unordered_map<std::string, std::shared_ptr<const Page>, StringHash, std::equal_to<>>;
+
+inline constexpr std::string_view kNotFoundKey = "/_folio/404";
+
+// Every site's pages, and which site a Host header selects. Not thread-safe:
+// each Worker owns one and touches it on its loop thread only.
+class SiteTables {
+ public:
+  // `default_site` answers requests without a Host header or with a host no
+  // site claims.
+  explicit SiteTables(std::string default_site);
+
+  // Putting a site's 404 page (kNotFoundKey) also takes the site's display
+  // name from it (its header), for the pages the edge assembles itself.
+  void Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page);
+  void Erase(std::string_view site, const std::string& url);
+  // Replaces the hosts of `site` (from its site record); a host another site
+  // claimed moves to this one.
+  void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
+  // Withdraws every host of `site` (its site record was deleted); its pages stay.
+  void RemoveHosts(std::string_view site);
+  // The title of `site`'s site record ("" when it has none or it was deleted).
+  void SetTitle(const std::string& site, std::string title);
+
+  // The page table for a raw Host header value ("B.example:8081"), or
+  // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
+  const PageTable* Find(std::string_view host_header);
+  // The site a raw Host header value selects (for search, tests and logs).
+  std::string SiteOf(std::string_view host_header);
+  // The name `site`'s pages show in their header: from its 404 page, else
+  // its site record's title, else the site name itself.
+  std::string NameOf(std::string_view site) const;
+  size_t pages() const { return pages_; }
+
+ private:
+  struct Site {
+    PageTable pages;
+    std::vector<std::string> hosts;  // as last set by SetHosts
+    std::string name;                // from the 404 page's header; "" if unknown
+    std::string title;               // from the site record
+  };
+  std::string_view Resolve(std::string_view host_header);
+
+  std::string default_site_;
+  std::unordered_map<std::string, Site, StringHash, std::equal_to<>> sites_;
+  std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> hosts_;  // host -> site
+  std::string host_scratch_;  // normalised Host; capacity reserved once
+  size_t pages_ = 0;
+};
+
+}  // namespace folio::edge

@@ -1,0 +1,123 @@
+#include "config.h"
+
+#include <algorithm>
+
+#include "folio/bus/schema.h"
+#include "folio/core/secret.h"
+#include "folio/site/csp.h"
+#include "storage_client.h"
+
+namespace folio::ingest {
+
+void AddIngestFlags(Flags* flags) {
+  AddServiceFlags(flags, "127.0.0.1:8080");
+  flags->Add("data", "./data/ingest", "directory for the SQLite database");
+  flags->Add("token", "", "API bearer token (default: read or create <data>/token)");
+  flags->Add("site", "default", "site id of --token: namespace of keys and rows, [a-z0-9-]");
+  flags->Add("site-name", "folio", "title shown on the pages of --site");
+  flags->Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
+  flags->Add("title", "", "site add: title shown on the site's pages (default: the site name)");
+  flags->Add("max-body", "64MiB", "largest push body");
+  flags->Add("max-note", "4MiB", "largest single note");
+  flags->Add("max-notes", "20000", "most notes (plus deletions) per push");
+  flags->Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
+  flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
+  flags->Add("mermaid-url", SiteOptions().mermaid_url,
+             "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
+             " --mermaid-integrity, or a path on the site (/...); \"\" = diagrams stay text");
+  flags->Add("mermaid-integrity", "",
+             "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned default URL)");
+  flags->Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
+  AddSecretFlags(flags, "storage-token",
+                 "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
+                 " with --storage");
+  flags->Add("max-attachment", "", "largest attachment (default: 64MiB with --storage, else 1008KiB); --max-body grows to fit");
+  flags->Add("backup-every", "0", "serve: back ingest.db up to --storage this often (6h; 0 = off)");
+  flags->Add("backup-keep", "7", "backups kept in storage (the newest N) by backup and --backup-every");
+  flags->Add("backup-key-file", "",
+             "key that signs backups; restore refuses any backup it did not sign (default: <data>/backup.key, created"
+             " on first use; keep a copy: restoring on another machine needs it)");
+  flags->Add("blob-gc-every", "6h",
+             "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
+  flags->Add("blob-gc-grace", "168h",
+             "how long a blob must have been unused before it is deleted; keep it longer than the span of your"
+             " backups, so that a restored backup finds its attachments");
+}
+
+namespace {
+
+Status ReadSiteOptions(const Flags& flags, SiteOptions* out) {
+  if (!bus::IsValidSiteName(flags.Get("site"))) return Status::Invalid("--site must match [a-z0-9-]{1,63}");
+  out->site = flags.Get("site");
+  out->site_name = flags.Get("site-name");
+  out->base_url = flags.Get("base-url");
+  out->mermaid_url = flags.Get("mermaid-url");
+  out->mermaid_integrity = flags.Get("mermaid-integrity");
+  if (out->mermaid_url == site::kMermaidUrl && out->mermaid_integrity.empty()) {
+    out->mermaid_integrity = std::string(site::kMermaidIntegrity);
+  }
+  if (Status s = site::CheckMermaidSource(out->mermaid_url, out->mermaid_integrity); !s.ok()) return s;
+  auto storage = StorageAccessFromFlags(flags);
+  if (!storage.ok()) return storage.status();
+  out->storage = *storage;
+  return Status::Ok();
+}
+
+Status ReadLimits(const Flags& flags, bool has_storage, IngestConfig* c) {
+  auto max_body = flags.GetBytes("max-body");
+  auto max_note = flags.GetBytes("max-note");
+  auto max_notes = flags.GetInt("max-notes");
+  auto threads = flags.GetInt("render-threads");
+  for (const auto* r : {&max_body, &max_note, &max_notes, &threads}) {
+    if (!r->ok()) return r->status();
+  }
+  c->render_threads = static_cast<size_t>(*threads);
+  c->push_limits = PushLimits{static_cast<size_t>(*max_notes), static_cast<size_t>(*max_note)};
+  if (const std::string& v = flags.Get("max-attachment"); !v.empty()) {
+    auto max_att = flags.GetBytes("max-attachment");
+    if (!max_att.ok()) return max_att.status();
+    if (*max_att < 1) return Status::Invalid("--max-attachment must be positive");
+    c->push_limits.max_attachment_bytes = static_cast<size_t>(*max_att);
+  } else if (has_storage) {
+    c->push_limits.max_attachment_bytes = 64u << 20;
+  }
+  // One attachment may travel alone, as base64 (4/3) in JSON.
+  c->max_body = static_cast<size_t>(
+      std::max<int64_t>(*max_body, static_cast<int64_t>(c->push_limits.max_attachment_bytes / 3 * 4 + (1 << 20))));
+  return Status::Ok();
+}
+
+Status ReadSchedules(const Flags& flags, bool has_storage, IngestConfig* c) {
+  auto every = flags.GetDurationMs("backup-every");
+  auto keep = flags.GetInt("backup-keep");
+  if (!every.ok()) return every.status();
+  if (!keep.ok() || *keep < 1 || *keep > 10000) return Status::Invalid("--backup-keep must be in 1..10000");
+  if (*every > 0 && !has_storage) return Status::Invalid("--backup-every needs --storage");
+  c->backup_every_ms = std::max<int64_t>(*every, 0);
+  c->backup_keep = static_cast<int>(*keep);
+  c->backup_key_file = flags.Get("backup-key-file");
+  auto gc_every = flags.GetDurationMs("blob-gc-every");
+  auto gc_grace = flags.GetDurationMs("blob-gc-grace");
+  if (!gc_every.ok()) return gc_every.status();
+  if (!gc_grace.ok()) return gc_grace.status();
+  if (*gc_every < 0 || *gc_grace < 0) return Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0");
+  c->blob_gc_every_ms = *gc_every;
+  c->blob_gc_grace_ms = *gc_grace;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& basics) {
+  IngestConfig c;
+  c.basics = basics;
+  c.data_dir = flags.Get("data");
+  c.token = flags.Get("token");
+  if (Status s = ReadSiteOptions(flags, &c.site); !s.ok()) return s;
+  const bool has_storage = !c.site.storage.url.empty();
+  if (Status s = ReadLimits(flags, has_storage, &c); !s.ok()) return s;
+  if (Status s = ReadSchedules(flags, has_storage, &c); !s.ok()) return s;
+  return c;
+}
+
+}  // namespace folio::ingest

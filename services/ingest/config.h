@@ -1,0 +1,49 @@
+// folio-ingest's configuration: every flag it takes beyond the common ones
+// (core/service.h), with its default, and the checked values the serving
+// main() wires. The site, backup and restore commands read the flags they
+// need themselves (site_command.h, backup.h). Call from main() only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "folio/core/config.h"
+#include "folio/core/service.h"
+#include "folio/core/status.h"
+#include "push_request.h"
+#include "site_writer.h"
+
+namespace folio::ingest {
+
+struct IngestConfig {
+  ServiceBasics basics;        // --listen (default 127.0.0.1:8080), --admin-listen, --nats, ...
+  std::string data_dir;        // --data (default ./data/ingest): the SQLite database
+  std::string token;           // --token (default "": read or create <data>/token)
+  // --site ("default"), --site-name ("folio"), --base-url (""),
+  // --mermaid-url (the pinned build), --mermaid-integrity (that of the pinned
+  // URL when it is the default), --storage and --storage-token ("": none).
+  SiteOptions site;
+  // --max-notes (20000), --max-note (4MiB), --max-attachment (64MiB with
+  // --storage, else 1008KiB).
+  PushLimits push_limits;
+  size_t max_body = 64u << 20;  // --max-body (64MiB), grown to fit one base64 attachment
+  size_t render_threads = 0;    // --render-threads (0 = CPUs available to the process)
+  int64_t backup_every_ms = 0;  // --backup-every (0 = off); needs --storage
+  int backup_keep = 7;          // --backup-keep: 1..10000
+  std::string backup_key_file;  // --backup-key-file ("" = <data>/backup.key)
+  int64_t blob_gc_every_ms = 6 * 3600 * 1000;     // --blob-gc-every (6h; 0 = never); only with --storage
+  int64_t blob_gc_grace_ms = 168 * 3600 * 1000LL;  // --blob-gc-grace (168h)
+};
+
+// Declares the common flags (AddServiceFlags) and folio-ingest's own (also
+// those of its commands: --host, --title, --backup-*).
+void AddIngestFlags(Flags* flags);
+
+// The checked configuration of parsed `flags` for serving. kInvalidArgument
+// naming the flag for a value out of range or malformed (also a bad
+// --mermaid-url/--mermaid-integrity pair, --storage without its token,
+// --backup-every without --storage).
+Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& basics);
+
+}  // namespace folio::ingest

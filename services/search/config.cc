@@ -1,0 +1,60 @@
+#include "config.h"
+
+#include <cstdlib>
+
+#include "folio/bus/schema.h"
+
+namespace folio::search {
+
+void AddSearchFlags(Flags* flags) {
+  AddServiceFlags(flags, "127.0.0.1:8082");
+  flags->Add("data", "./data/search", "directory for the search database");
+  flags->Add("embed-url", "", "OpenAI-compatible embeddings endpoint (http://host:port/v1/embeddings); "
+                              "empty = the built-in hashed embedder");
+  flags->Add("embed-model", "", "model name sent to --embed-url");
+  flags->Add("embed-dim", "384", "vector length (of the --embed-url model, or of the built-in embedder)");
+  flags->Add("embed-api-key-env", "FOLIO_EMBED_API_KEY", "environment variable holding the --embed-url API key");
+  flags->Add("embed-batch", "64", "texts per embedding request");
+  flags->Add("related-k", "10", "related notes per note");
+  flags->Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
+  flags->Add("batch", "256", "note events per indexing batch");
+  flags->Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
+}
+
+Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& basics) {
+  auto dim = flags.GetInt("embed-dim");
+  auto embed_batch = flags.GetInt("embed-batch");
+  auto related_k = flags.GetInt("related-k");
+  auto threshold = flags.GetInt("hnsw-threshold");
+  auto batch = flags.GetInt("batch");
+  auto query_threads = flags.GetInt("query-threads");
+  for (const auto* r : {&dim, &embed_batch, &related_k, &threshold, &batch, &query_threads}) {
+    if (!r->ok()) return r->status();
+  }
+  if (*dim < 8 || *dim > 8192) return Status::Invalid("--embed-dim must be in 8..8192");
+  if (*related_k < 1 || *related_k > bus::kMaxRelatedK) {
+    return Status::Invalid("--related-k must be in 1.." + std::to_string(bus::kMaxRelatedK));
+  }
+  if (*batch < 1 || *batch > 4096) return Status::Invalid("--batch must be in 1..4096");
+  if (*embed_batch < 1 || *embed_batch > 4096) return Status::Invalid("--embed-batch must be in 1..4096");
+  SearchConfig c;
+  c.basics = basics;
+  c.engine.data_dir = flags.Get("data");
+  c.engine.related_k = static_cast<size_t>(*related_k);
+  c.engine.hnsw_threshold = static_cast<size_t>(*threshold);
+  c.engine.embed_batch = static_cast<size_t>(*embed_batch);
+  c.embed_dim = static_cast<size_t>(*dim);
+  c.http_embedder = !flags.Get("embed-url").empty();
+  if (c.http_embedder) {
+    c.embed.url = flags.Get("embed-url");
+    c.embed.model = flags.Get("embed-model");
+    c.embed.dim = c.embed_dim;
+    c.embed.batch_size = static_cast<size_t>(*embed_batch);
+    if (const char* key = std::getenv(flags.Get("embed-api-key-env").c_str())) c.embed.api_key = key;
+  }
+  c.batch = static_cast<int>(*batch);
+  c.query_threads = static_cast<size_t>(*query_threads);
+  return c;
+}
+
+}  // namespace folio::search

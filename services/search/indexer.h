@@ -1,0 +1,112 @@
+// Indexer: folio-search's NATS side. It owns the connection, the durable
+// "search" consumer of the notes stream and the responders of search.query
+// and search.related. Run() connects (bus::ConnectRetrying, backoff 0.5 s
+// doubling to 5 s), then loops until Stop():
+// publish related lists left pending (by a crash or a failed publish), fetch
+// a batch of note events, Engine::Apply it, publish the related lists it
+// changed on the "related" stream, then ack the batch. A batch that fails to
+// index is nak'ed with a growing delay (1 s doubling, at most 30 s) and the
+// notes wait in the stream.
+//
+// Ownership: the Engine and the Metrics are borrowed and must outlive the
+// Indexer. Threads: Run() on one thread (the indexer thread), which alone
+// calls Engine::Apply; the responders' handlers run on NATS.c's threads;
+// Stop(), NotReadyReason() and Observe() may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine.h"
+#include "folio/bus/bus.h"
+#include "folio/bus/schema.h"
+#include "folio/metrics/metrics.h"
+
+namespace folio::search {
+
+// folio-search's metrics (folio_search_*), registered once in the registry.
+struct Metrics {
+  explicit Metrics(metrics::Registry* r)
+      : search_queries(r->NewCounter("folio_search_queries_total", "Queries answered", {{"kind", "search"}})),
+        related_queries(r->NewCounter("folio_search_queries_total", "Queries answered", {{"kind", "related"}})),
+        query_errors(r->NewCounter("folio_search_query_errors_total", "Queries answered with an error")),
+        query_seconds(r->NewHistogram("folio_search_query_seconds", "Time to answer a query",
+                                      {0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.1, 1})),
+        events(r->NewCounter("folio_search_note_events_total", "Note events consumed")),
+        embedded(r->NewCounter("folio_search_embedded_texts_total", "Texts embedded (notes and chunks)")),
+        embed_failures(r->NewCounter("folio_search_embed_failures_total", "Batches that failed to embed")),
+        related_published(r->NewCounter("folio_search_related_lists_published_total", "Related lists published")),
+        related_recomputed(r->NewCounter("folio_search_related_lists_computed_total", "Related lists recomputed")),
+        related_merged(r->NewCounter("folio_search_related_lists_merged_total",
+                                     "Related lists updated by merging in notes that entered them")),
+        embedder_up(r->NewGauge("folio_search_embedder_up", "1 if the last embedding batch succeeded")),
+        notes(r->NewGauge("folio_search_notes", "Notes indexed")),
+        vectors(r->NewGauge("folio_search_vectors", "Vectors indexed (notes and chunks)")),
+        pending(r->NewGauge("folio_search_consumer_pending", "Note events not yet delivered to this consumer")),
+        apply_seconds(r->NewHistogram("folio_search_apply_seconds", "Time to apply one batch of note events",
+                                      {0.001, 0.01, 0.1, 1, 10, 60})) {}
+  metrics::Counter &search_queries, &related_queries, &query_errors;
+  metrics::Histogram& query_seconds;
+  metrics::Counter &events, &embedded, &embed_failures, &related_published, &related_recomputed, &related_merged;
+  metrics::Gauge &embedder_up, &notes, &vectors, &pending;
+  metrics::Histogram& apply_seconds;
+};
+
+// A reply carrying an error (its code: invalid_argument, not_found,
+// unavailable, ...) and its message.
+bus::SearchReply ErrorReply(Code code, std::string message);
+
+class Indexer {
+ public:
+  // `opts` says how to reach NATS; `batch` is the note events per fetch.
+  Indexer(bus::BusOptions opts, Engine* engine, Metrics* m, int batch)
+      : opts_(std::move(opts)), engine_(engine), m_(m), batch_(batch) {}
+
+  // The indexing loop; returns after Stop(), having closed the consumer,
+  // the responders and the connection. Call once, on the indexer thread.
+  void Run();
+
+  // Makes Run() return soon (wakes its sleeps). Any thread.
+  void Stop();
+
+  // "" when ready; else why not ("starting" until the first connect). Any thread.
+  std::string NotReadyReason();
+
+  // Counts one answered query in `c` (and in the errors counter when `r`
+  // carries an error) and its time since `t0`. Any thread.
+  void Observe(std::chrono::steady_clock::time_point t0, const bus::SearchReply& r, metrics::Counter* c);
+
+ private:
+  void set_state(std::string s);
+  void Sleep(int64_t ms);
+  // ConnectRetrying's setup: the notes consumer and the responders on `b`.
+  Status Subscribe(bus::Bus* b);
+  std::string OnSearch(std::string_view data);
+  std::string OnRelated(std::string_view data);
+  bool Publish(const std::vector<bus::RelatedUpdate>& updates);
+  bool PublishPending();
+  void Process(std::vector<bus::StreamMessage>& msgs);
+  void UpdatePending();
+
+  bus::BusOptions opts_;
+  Engine* engine_;
+  Metrics* m_;
+  int batch_;
+  std::unique_ptr<bus::Bus> bus_;
+  std::unique_ptr<bus::PullConsumer> consumer_;
+  std::vector<std::unique_ptr<bus::Responder>> responders_;
+  bool pending_checked_ = false;
+  int retries_ = 0;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string state_ = "starting";  // GUARDED_BY(mu_)
+};
+
+}  // namespace folio::search

@@ -1,0 +1,46 @@
+#include "config.h"
+
+#include "folio/core/secret.h"
+
+namespace folio::storage {
+
+void AddStorageFlags(Flags* flags) {
+  AddServiceFlags(flags, "127.0.0.1:8083");
+  flags->Add("data", "./data/storage", "directory of the block journal");
+  flags->Add("max-blob", "1GiB", "largest blob or object");
+  flags->Add("segment-size", "64MiB", "size at which a journal segment file is sealed");
+  flags->Add("io-threads", "8", "threads doing disk work (concurrent writers share fsyncs)");
+  AddSecretFlags(flags, "write-token",
+                 "bearer token for everything: ingest's --storage-token (default: generated on the first start,"
+                 " written once to <data>/write-token)");
+  AddSecretFlags(flags, "read-token",
+                 "bearer token for GET/HEAD of blobs only: edges' --storage-token (default: generated on the first"
+                 " start, written once to <data>/read-token)");
+}
+
+Result<StorageConfig> ReadStorageConfig(const Flags& flags, const ServiceBasics& basics) {
+  auto max_blob = flags.GetBytes("max-blob");
+  auto segment = flags.GetBytes("segment-size");
+  auto io_threads = flags.GetInt("io-threads");
+  for (const auto* r : {&max_blob, &segment}) {
+    if (!r->ok()) return r->status();
+  }
+  if (!io_threads.ok()) return io_threads.status();
+  if (*io_threads < 1 || *io_threads > 256) return Status::Invalid("--io-threads must be in 1..256");
+  StorageConfig c;
+  c.basics = basics;
+  c.data_dir = flags.Get("data");
+  c.journal.segment_bytes = static_cast<uint64_t>(*segment);
+  c.journal.max_blob_bytes = static_cast<uint64_t>(*max_blob);
+  c.io_threads = static_cast<size_t>(*io_threads);
+  c.tokens.data_dir = c.data_dir;
+  auto write = SecretFromFlags(flags, "write-token");
+  if (!write.ok()) return write.status();
+  auto read = SecretFromFlags(flags, "read-token");
+  if (!read.ok()) return read.status();
+  c.tokens.write_token = *write;
+  c.tokens.read_token = *read;
+  return c;
+}
+
+}  // namespace folio::storage

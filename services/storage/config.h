@@ -1,0 +1,36 @@
+// folio-storage's configuration: every flag it takes beyond the common ones
+// (core/service.h), with its default, and the checked values main() wires.
+// Call from main() only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "folio/core/config.h"
+#include "folio/core/service.h"
+#include "folio/core/status.h"
+#include "folio/journal/journal.h"
+#include "tokens.h"
+
+namespace folio::storage {
+
+struct StorageConfig {
+  ServiceBasics basics;          // --listen (default 127.0.0.1:8083), --admin-listen, --nats, ...
+  std::string data_dir;          // --data (default ./data/storage): the block journal
+  // --segment-size (64MiB) and --max-blob (1GiB: largest blob or object).
+  journal::Options journal;
+  size_t io_threads = 8;         // --io-threads: 1..256
+  // --data, and --write-token / --read-token (or their -file flags and
+  // environment); "" = generated on the first start (tokens.h).
+  TokenConfig tokens;
+};
+
+// Declares the common flags (AddServiceFlags) and folio-storage's own.
+void AddStorageFlags(Flags* flags);
+
+// The checked configuration of parsed `flags`. kInvalidArgument naming the
+// flag for a value out of range or malformed; a token file's read error.
+Result<StorageConfig> ReadStorageConfig(const Flags& flags, const ServiceBasics& basics);
+
+}  // namespace folio::storage
