@@ -12,8 +12,9 @@ constexpr int64_t kTimeoutMs = 30'000;
 
 }  // namespace
 
-BlobGc::BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, metrics::Registry* registry)
-    : storage_(std::move(storage)), grace_ms_(grace_ms), store_(store),
+BlobGc::BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, const BlobsInFlight* in_flight,
+               metrics::Registry* registry)
+    : storage_(std::move(storage)), grace_ms_(grace_ms), store_(store), in_flight_(in_flight),
       deleted_(registry->NewCounter("folio_ingest_blob_gc_deleted_total",
                                     "Blobs deleted from storage because no attachment used them")),
       failures_(registry->NewCounter("folio_ingest_blob_gc_failures_total", "Blob collection passes that failed")) {}
@@ -37,7 +38,7 @@ Result<BlobGc::Pass> BlobGc::RunOnce(int64_t now_ms) {
   // pass is the first); a blob used again loses its mark.
   std::map<std::string, int64_t> marks;
   for (const std::string& sha : blobs) {
-    if (used.count(sha)) continue;
+    if (used.count(sha) || in_flight_->Contains(sha)) continue;  // used, or a push's on its way
     auto seen = unused_since_.find(sha);
     marks.emplace(sha, seen == unused_since_.end() ? now_ms : seen->second);
   }

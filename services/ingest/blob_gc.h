@@ -4,11 +4,11 @@
 // browsers, and edges that have not swapped a page yet, can load them
 // meanwhile.
 //
-// Threading: the writer loop only (main runs it on a timer there). Pushes
-// run on that loop too, and a push uploads its blobs and commits in one
-// task, so a pass never sees a blob that a push uploaded but has not
-// committed yet. The blocking HTTP calls hold the writer for the pass
-// (a listing page per 1,000 blobs, a DELETE per collected blob).
+// Threading: the writer loop only (main runs it on a timer there). A push
+// uploads its blobs before its writer task commits them (blob_upload.h);
+// meanwhile they are in BlobsInFlight, and a pass leaves them alone. The
+// blocking HTTP calls hold the writer for the pass (a listing page per
+// 1,000 blobs, a DELETE per collected blob).
 //
 // State: when each unused blob was first seen unused, in memory. After a
 // restart the grace period starts again, which only delays deletions.
@@ -24,6 +24,7 @@
 
 #include "folio/core/status.h"
 #include "folio/metrics/metrics.h"
+#include "blob_upload.h"
 #include "storage_client.h"
 #include "store.h"
 
@@ -31,8 +32,10 @@ namespace folio::ingest {
 
 class BlobGc {
  public:
-  // REQUIRES: storage.url and storage.token set (the write token).
-  BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, metrics::Registry* registry);
+  // REQUIRES: storage.url and storage.token set (the write token);
+  // in_flight outlives this.
+  BlobGc(StorageAccess storage, int64_t grace_ms, Store* store, const BlobsInFlight* in_flight,
+         metrics::Registry* registry);
 
   struct Pass {
     size_t blobs = 0;    // in storage
@@ -49,6 +52,7 @@ class BlobGc {
   const StorageAccess storage_;
   const int64_t grace_ms_;
   Store* store_;
+  const BlobsInFlight* in_flight_;
   metrics::Counter& deleted_;
   metrics::Counter& failures_;
   std::map<std::string, int64_t> unused_since_;  // sha256 -> first pass that found it unused

@@ -7,6 +7,8 @@
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
+#include "blob_upload.h"
+#include "site_writer.h"
 
 namespace folio::ingest {
 namespace {
@@ -112,13 +114,15 @@ void WithSite(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate, cons
   });
 }
 
+// Sends `resp` from the HTTP loop (any thread).
+void Answer(HandlerContext* ctx, std::shared_ptr<http::Responder> responder, http::Response resp) {
+  auto r = std::make_shared<http::Response>(std::move(resp));
+  ctx->http_loop->Post([responder, r] { responder->Send(std::move(*r)); });
+}
+
 // Runs `work` on the writer loop and sends its response from the HTTP loop.
-void OnWriter(HandlerContext* ctx, http::Responder r, std::function<http::Response()> work) {
-  auto responder = std::make_shared<http::Responder>(std::move(r));
-  ctx->writer_loop->Post([ctx, responder, work = std::move(work)]() mutable {
-    auto resp = std::make_shared<http::Response>(work());
-    ctx->http_loop->Post([responder, resp] { responder->Send(std::move(*resp)); });
-  });
+void OnWriter(HandlerContext* ctx, std::shared_ptr<http::Responder> responder, std::function<http::Response()> work) {
+  ctx->writer_loop->Post([ctx, responder, work = std::move(work)]() mutable { Answer(ctx, responder, work()); });
 }
 
 }  // namespace
@@ -135,9 +139,40 @@ struct PushCounters {
 
 constexpr size_t kMaxKeyBytes = 128;
 
-std::string ReplyBody(const std::string& fields, bool published, int64_t took_ms, bool replayed) {
-  return "{" + fields + ",\"published\":" + (published ? "true" : "false") + ",\"took_ms\":" +
-         std::to_string(took_ms) + (replayed ? ",\"replayed\":true}" : "}");
+void WriteReport(const NoteReport& r, JsonWriter* w) {
+  w->BeginObject().Key("path").String(r.path).Key("url").String(r.url);
+  if (r.kind == NoteReport::Kind::kPushed && !r.published) w->Key("published").Bool(false);
+  if (r.kind == NoteReport::Kind::kAttachment) w->Key("attachment").Bool(true);
+  if (r.kind == NoteReport::Kind::kRerendered) w->Key("rerendered").Bool(true);
+  w->Key("warnings").BeginArray();
+  for (const auto& s : r.warnings) w->String(s);
+  w->EndArray().EndObject();
+}
+
+// The part of a push's reply that a retry with the same Idempotency-Key
+// gets again: {"version","received","changed","rendered","listings",
+// "deleted","notes":[{"path","url",("published":false|"attachment":true|
+// "rerendered":true),"warnings":[...]}]}.
+std::string PushReplyRecord(const PushSummary& sum) {
+  JsonWriter w;
+  w.BeginObject().Key("version").Int(sum.version);
+  w.Key("received").Int(static_cast<int64_t>(sum.received)).Key("changed").Int(static_cast<int64_t>(sum.changed));
+  w.Key("rendered").Int(static_cast<int64_t>(sum.rendered)).Key("listings").Int(static_cast<int64_t>(sum.listings));
+  w.Key("deleted").Int(static_cast<int64_t>(sum.deleted));
+  w.Key("notes").BeginArray();
+  for (const NoteReport& r : sum.notes) WriteReport(r, &w);
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+// The reply: the recorded part, then whether it is published, how long it
+// took and, for a retry answered from the record, "replayed".
+std::string ReplyBody(std::string_view record, bool published, int64_t took_ms, bool replayed) {
+  JsonWriter w;
+  w.BeginObject().RawMembers(record).Key("published").Bool(published).Key("took_ms").Int(took_ms);
+  if (replayed) w.Key("replayed").Bool(true);
+  w.EndObject();
+  return w.Take();
 }
 
 // Writer loop. A push whose Idempotency-Key is recorded already: the
@@ -158,55 +193,80 @@ http::Response Replay(SiteWriter* writer, const PushRecord& rec, const std::stri
   return r;
 }
 
-// Writer loop. One push to one site's writer; `key` is its Idempotency-Key
-// ("" = none).
-http::Response RunPush(HandlerContext* ctx, const std::string& site, const std::string& key, std::string* body,
-                       PushCounters& m) {
-  SiteWriter* writer = ctx->sites->writer(site);
+// A push parsed, its attachments in storage, on its way to the writer.
+struct PreparedPush {
+  std::string site;
+  PushKey key;          // key.key "" = no Idempotency-Key
+  PushRequest request;
+  int64_t started_us = 0;
+  std::shared_ptr<void> blobs_held;  // its blobs, safe from collection until it is done
+};
+
+// Writer loop. One prepared push to its site's writer.
+http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
+  SiteWriter* writer = ctx->sites->writer(p->site);
   if (!writer) {  // removed since the request was authenticated
     m.rejected.Increment();
     return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
   }
-  int64_t t0 = MonotonicUs();
-  PushRecord record;
-  if (!key.empty()) {
-    record.key = key;
-    record.body_sha256 = Sha256Hex(*body);
-    auto found = writer->FindPush(key);
+  const bool keyed = !p->key.key.empty();
+  if (keyed) {
+    auto found = writer->FindPush(p->key.key);
     if (!found.ok()) {
       m.error.Increment();
-      log::Error("push key lookup failed", {{"site", site}, {"error", found.status().message()}});
+      log::Error("push key lookup failed", {{"site", p->site}, {"error", found.status().message()}});
       return http::Response::Error(Status::Internal("push key lookup failed"));
     }
-    if (*found) return Replay(writer, **found, record.body_sha256, m);
+    if (*found) return Replay(writer, **found, p->key.body_sha256, m);
   }
-  PushRequest pr;
-  PushError err;
-  if (!ParsePushRequest(*body, ctx->limits, &pr, &err)) {
-    m.rejected.Increment();
-    log::Info("push rejected", {{"site", site}, {"error", err.status.message()}});
-    return http::Response::Error(err.status, err.path);
-  }
-  body->clear();
-  body->shrink_to_fit();
-  size_t deletes = pr.deletes.size();
-  auto sum = writer->Push(std::move(pr), key.empty() ? nullptr : &record);
+  size_t deletes = p->request.deletes.size();
+  auto sum = writer->Push(std::move(p->request), keyed ? &p->key : nullptr);
   if (!sum.ok()) {
     m.error.Increment();
-    log::Error("push failed", {{"site", site}, {"error", sum.status().message()}});
+    log::Error("push failed", {{"site", p->site}, {"error", sum.status().message()}});
     return http::Response::Error(sum.status());
   }
-  int64_t took_ms = (MonotonicUs() - t0) / 1000;
-  m.seconds.Observe(static_cast<double>(MonotonicUs() - t0) / 1e6);
+  int64_t took_us = MonotonicUs() - p->started_us;
+  m.seconds.Observe(static_cast<double>(took_us) / 1e6);
   m.ok.Increment();
-  log::Info("push committed", {{"site", site}, {"version", std::to_string(sum->version)},
+  log::Info("push committed", {{"site", p->site}, {"version", std::to_string(sum->version)},
                                {"received", std::to_string(sum->received)},
                                {"changed", std::to_string(sum->changed)},
                                {"rendered", std::to_string(sum->rendered)},
                                {"deleted", std::to_string(sum->deleted)},
                                {"requested_deletes", std::to_string(deletes)},
-                               {"took_ms", std::to_string(took_ms)}, {"phases_ms", sum->phases}});
-  return http::Response::Json(200, ReplyBody(PushReplyFields(*sum), sum->published, took_ms, false));
+                               {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases}});
+  return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false));
+}
+
+// Prepare pool. Parses the body, puts the attachments into storage, then
+// hands the push to the writer loop; answers errors itself.
+void PreparePush(HandlerContext* ctx, std::string site, std::string key, std::shared_ptr<std::string> body,
+                 std::shared_ptr<http::Responder> responder, std::shared_ptr<PushCounters> m) {
+  auto p = std::make_shared<PreparedPush>();
+  p->started_us = MonotonicUs();
+  p->site = std::move(site);
+  p->key.key = std::move(key);
+  p->key.encode_reply = &PushReplyRecord;
+  if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex(*body);
+  PushError err;
+  if (!ParsePushRequest(*body, ctx->limits, &p->request, &err)) {
+    m->rejected.Increment();
+    log::Info("push rejected", {{"site", p->site}, {"error", err.status.message()}});
+    Answer(ctx, responder, http::Response::Error(err.status, err.path));
+    return;
+  }
+  body.reset();  // the parsed request holds what is needed
+  if (Status s = UploadAttachments(ctx->storage, &p->request.attachments); !s.ok()) {
+    m->error.Increment();
+    log::Error("push failed", {{"site", p->site}, {"error", s.message()}});
+    Answer(ctx, responder, http::Response::Error(s));
+    return;
+  }
+  std::vector<std::string> hashes;
+  for (const PushAttachment& a : p->request.attachments) hashes.push_back(a.sha256);
+  p->blobs_held = ctx->blobs_in_flight->Hold(std::move(hashes));
+  OnWriter(ctx, responder, [ctx, p, m] { return RunPush(ctx, p.get(), *m); });
 }
 
 // HTTP loop. The request's Idempotency-Key ("" if none), or an error.
@@ -241,15 +301,17 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
     }
     auto run = [ctx, counters, key = *key](const std::string& site, std::shared_ptr<std::string> body,
                                            http::Responder r) {
-      OnWriter(ctx, std::move(r),
-               [ctx, counters, site, key, body] { return RunPush(ctx, site, key, body.get(), *counters); });
+      auto responder = std::make_shared<http::Responder>(std::move(r));
+      ctx->prepare_pool->Submit([ctx, counters, key, site, body, responder]() mutable {
+        PreparePush(ctx, site, key, std::move(body), responder, counters);
+      });
     };
     WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
   }, "push");
 
   router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
     auto run = [ctx](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
-      OnWriter(ctx, std::move(r), [ctx, site] {
+      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site] {
         SiteWriter* writer = ctx->sites->writer(site);
         if (!writer) {
           return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));

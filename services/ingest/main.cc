@@ -139,11 +139,13 @@ int main(int argc, char** argv) {
     bus_ready = true;
     log::Info("connected to NATS", {{"url", bus_opts.url}});
   };
-  // Blob collection on the writer loop: pushes run there, so a pass never
-  // sees a blob a push uploaded and has not committed yet.
+  // Blob collection on the writer loop; it leaves alone the blobs of pushes
+  // uploaded and not committed yet (blobs_in_flight).
+  ingest::BlobsInFlight blobs_in_flight;
   std::unique_ptr<ingest::BlobGc> blob_gc;
   if (!site_opts.storage.url.empty() && config->blob_gc_every_ms > 0) {
-    blob_gc = std::make_unique<ingest::BlobGc>(site_opts.storage, config->blob_gc_grace_ms, store->get(), &registry);
+    blob_gc = std::make_unique<ingest::BlobGc>(site_opts.storage, config->blob_gc_grace_ms, store->get(),
+                                               &blobs_in_flight, &registry);
     writer_loop.Post([&, every = config->blob_gc_every_ms] {
       writer_loop.Every(static_cast<uint64_t>(every), [&] {
         if (auto pass = blob_gc->RunOnce(NowUnixMs()); !pass.ok()) {
@@ -188,7 +190,9 @@ int main(int argc, char** argv) {
     return bus_ready ? "" : "not connected to NATS at " + bus_opts.url;
   }, basics);
   ops.MountPublic(&router);
-  ingest::HandlerContext hctx{&loop, &writer_loop, &sites, config->push_limits, &registry};
+  ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
+  ingest::HandlerContext hctx{&loop,          &writer_loop,      &sites,          config->push_limits, &registry,
+                              &prepare_pool, site_opts.storage, &blobs_in_flight};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;

@@ -29,6 +29,7 @@ struct PushNote {
 struct PushAttachment {
   std::string path;   // vault path of a non-note file, "Media/pic.png"
   std::string data;   // decoded bytes
+  std::string sha256{};  // of data; set by UploadAttachments (blob_upload.h), "" until then
 };
 
 struct PushRequest {

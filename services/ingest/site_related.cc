@@ -90,28 +90,18 @@ Result<size_t> SiteWriter::ApplyRelated(const bus::RelatedUpdate& update) {
 
   // Lists changed but no page shows a difference: store them, publish nothing.
   c.version = render.empty() ? version_ : version_ + 1;
-  std::vector<std::string> paths(render.begin(), render.end());
-  std::map<std::string, std::string> stored;
-  Sources sources;
-  if (Status s = LoadSources(paths, &stored, &sources); !s.ok()) {
+  if (Status s = RenderInto(std::vector<std::string>(render.begin(), render.end()), NowUnixMs() / 1000, &c); !s.ok()) {
     ReloadState();
     return s;
   }
-  std::vector<Rendered> out = RenderNotes(paths, sources, c.version, NowUnixMs() / 1000);
-  std::map<std::string, std::vector<std::string>> warnings;  // unchanged by the list; not stored
-  AddRendered(&c, &out, &warnings);
   if (!render.empty()) {
     c.outbox.push_back({0, OutboxMsg::kKvPut, internal::MetaKey(c.site), std::to_string(c.version), ""});
   }
-  if (Status s = store_->Apply(&c); !s.ok()) {
-    ReloadState();
-    return s;
-  }
-  version_ = c.version;
+  bool published = false;
+  if (Status s = CommitAndPublish(&c, &published); !s.ok()) return s;
   related_lists_->Increment(static_cast<double>(c.related.size()));
   related_rerendered_->Increment(static_cast<double>(render.size()));
   rendered_total_->Increment(static_cast<double>(render.size()));
-  if (!render.empty()) PublishPending();
   return render.size();
 }
 

@@ -1,12 +1,11 @@
-// Pass 2 of a push (and of a related-list update): full pages for the
-// notes whose pages must change, rendered in parallel on the ThreadPool.
+// The render stage of a push (and of a related-list update, and of a new
+// layout at start): full pages for the notes whose pages must change,
+// rendered in parallel on the ThreadPool.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "folio/bus/schema.h"
-#include "folio/core/gzip.h"
-#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
@@ -209,25 +208,23 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
       std::sort(page.backlinks.begin(), page.backlinks.end(), by_title);
     }
     if (const std::vector<std::string>* list = related_.Find(path)) page.related = ShownRelated(*list, related_item);
-    std::string html = site::AssembleNotePage(page);
-    thread_local GzipCompressor gz;
-    bus::PageRecord rec;
-    rec.status = 200;
-    rec.content_type = internal::kHtml;
-    rec.cache_control = internal::kPageCache;
-    rec.csp = site::NotePageCsp(page);
-    rec.etag = "\"" + Sha256Hex(html).substr(0, 20) + "\"";
-    rec.last_modified_s = now_s;
-    rec.version = version;
-    gz.Compress(html, &rec.body_gzip);
-    r.record = bus::EncodePageRecord(rec);
-    if (r.record.size() > internal::kMaxPublishedPage) {
-      r.warnings.push_back("the page is " + std::to_string(r.record.size()) +
-                           " bytes compressed, over the bus limit of " + std::to_string(internal::kMaxPublishedPage) +
-                           "; it is stored but cannot be served: split the note");
-    }
+    PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
+    PageRecordOut rec = MakePageRecord(head, site::AssembleNotePage(page));
+    r.record = std::move(rec.record);
+    if (!rec.warning.empty()) r.warnings.push_back(std::move(rec.warning));
   });
   return out;
+}
+
+Status SiteWriter::RenderInto(const std::vector<std::string>& paths, int64_t now_s, Commit* c) {
+  if (paths.empty()) return Status::Ok();
+  std::map<std::string, std::string> stored;
+  Sources sources;
+  if (Status s = LoadSources(paths, &stored, &sources); !s.ok()) return s;
+  std::vector<Rendered> out = RenderNotes(paths, sources, c->version, now_s);
+  std::map<std::string, std::vector<std::string>> warnings;  // unchanged (no note changed); not stored
+  AddRendered(c, &out, &warnings);
+  return Status::Ok();
 }
 
 void SiteWriter::AddRendered(Commit* c, std::vector<Rendered>* out,

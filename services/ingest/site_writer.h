@@ -1,8 +1,20 @@
-// SiteWriter: applies pushes to one site. Validated notes go through two
-// parallel md4c passes (metadata and links; then full pages for exactly the
-// notes the change affects), one SQLite transaction, then JetStream publish.
-// Related-note lists from search (ApplyRelated) take the same way: stored,
-// and the pages whose shown list changed re-rendered, committed, published.
+// SiteWriter: applies pushes to one site. A push goes through named stages
+// (Push reads as the list):
+//   plan       hashes decide which notes and attachments changed (PlanPush);
+//   meta       one md4c pass over the changed notes for their metadata and
+//              links, applied to the in-memory vault, which says what else
+//              must change: pages linking to them, listings, related lists
+//              (ParseChanged, ApplyToVault);
+//   render     full pages of exactly those notes, in parallel (RenderNotes);
+//              each page's record is made in one place (page_record.h);
+//   assemble   the commit: rows, pages, redirects, deletions, assets,
+//              listings, note events for search (AssembleCommit, ...);
+//   commit and publish: one SQLite transaction with the version bump and
+//              outbox, then JetStream publish (CommitAndPublish, the ending
+//              Push, Start and ApplyRelated share).
+// Attachment bytes are already in folio-storage when a push gets here
+// (blob_upload.h, run before the writer task). The reply's data is a
+// PushSummary; handlers.cc writes it as JSON.
 //
 // Threading: every method runs on ingest's writer thread; rendering fans
 // out to the ThreadPool and joins before returning.
@@ -20,15 +32,21 @@
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
 #include "folio/metrics/metrics.h"
+#include "folio/markdown/render.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
 #include "folio/site/vault.h"
+#include "page_record.h"
 #include "push_request.h"
 #include "related.h"
 #include "storage_client.h"
 #include "store.h"
 
 namespace folio::ingest {
+
+namespace internal {
+class PhaseLog;
+}  // namespace internal
 
 struct SiteOptions {
   std::string site = "default";        // namespace of keys and rows
@@ -42,20 +60,35 @@ struct SiteOptions {
                                        // (default) = as before
 };
 
+// One entry of a push's report: a pushed note or attachment, or a note
+// this push re-rendered without it being pushed (its links now resolve
+// elsewhere, say), with the warnings it has now.
+struct NoteReport {
+  enum class Kind { kPushed, kAttachment, kRerendered };
+  Kind kind = Kind::kPushed;
+  std::string path;
+  std::string url;         // "" when it has none
+  bool published = true;   // kPushed: false when its front matter says publish: false
+  std::vector<std::string> warnings;
+};
+
 struct PushSummary {
   int64_t version = 0;
   size_t received = 0, changed = 0, rendered = 0, deleted = 0;
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   bool published = false;  // false: committed, publish pending (retried)
   std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
-  std::string notes_json;  // [{"path","url","warnings":[...]}...]
+  std::vector<NoteReport> notes;  // pushed notes, attachments, then re-rendered notes
 };
 
-// The fields of a push's JSON reply that a retry replays unchanged:
-// "version":N,"received":N,"changed":N,"rendered":N,"listings":N,
-// "deleted":N,"notes":[...] (no braces; the handler adds "published",
-// "took_ms" and, for a replay, "replayed").
-std::string PushReplyFields(const PushSummary& sum);
+// A push sent with an Idempotency-Key: its reply is recorded with the push
+// (in the same transaction) so that a retry gets it again.
+struct PushKey {
+  std::string key;
+  std::string body_sha256;
+  // The reply's recorded part, as the API writes it (handlers.cc).
+  std::string (*encode_reply)(const PushSummary&) = nullptr;
+};
 
 class SiteWriter {
  public:
@@ -70,11 +103,12 @@ class SiteWriter {
   // Besides the pushed notes, re-renders the pages that link to, embed or
   // list as related (within what they show) a note whose title, URL or
   // presence changed; a deleted note's own related list is dropped.
-  // With `key` (its key and body_sha256 set), the reply's fields
-  // (PushReplyFields) are recorded under the key in the push's own
-  // transaction (a push that changes nothing: in one of its own), so a
-  // retry finds them with FindPush. kConflict if the key is recorded already.
-  Result<PushSummary> Push(PushRequest req, const PushRecord* key = nullptr);
+  // Attachments carry their sha256 and, with storage, are in storage
+  // already (UploadAttachments). With `key`, key->encode_reply(summary) is
+  // recorded under the key in the push's own transaction (a push that
+  // changes nothing: in one of its own), so a retry finds it with FindPush.
+  // kConflict if the key is recorded already.
+  Result<PushSummary> Push(PushRequest req, const PushKey* key = nullptr);
   // The push recorded under `key` for this site, or nullopt. Store errors as Status.
   Result<std::optional<PushRecord>> FindPush(const std::string& key);
 
@@ -101,11 +135,31 @@ class SiteWriter {
   const std::string& site() const { return options_.site; }
 
  private:
-  // One page produced by pass 2.
+  // Plan: what a push changes, decided by hashes alone.
+  struct PushPlan {
+    std::vector<std::string> sha;        // of each req.notes[i]
+    std::vector<size_t> changed;         // indexes into req.notes of new or changed notes
+    std::vector<std::string> deletes;    // notes to delete that the vault has
+    std::vector<site::AttachmentMeta> att_upserts;  // new or changed attachments
+    std::vector<const PushAttachment*> att_bytes;   // their bytes (parallel to att_upserts)
+    std::vector<std::string> att_deletes;           // attachments to delete that the vault has
+    bool empty() const { return changed.empty() && deletes.empty() && att_upserts.empty() && att_deletes.empty(); }
+  };
+  // What applying a plan to the vault did, and what it asks for.
+  struct VaultChange {
+    std::vector<markdown::RenderResult> meta;   // metadata pass of each plan.changed note
+    std::vector<std::string> deleted_urls;      // URL each plan.deletes note had
+    std::vector<std::string> unused_asset_urls; // asset URLs no attachment has any more
+    site::Impact impact;                        // notes to render, URLs moved or gone
+    site::ListingFilter dirty;                  // listings the change can alter
+    size_t related_renders = 0;                 // of impact.render, added for related lists
+    std::map<std::string, std::vector<std::string>> warnings;  // per path, this push
+  };
+  // One page produced by the render pass.
   struct Rendered {
     std::string path;
     std::vector<std::string> warnings;
-    std::string record;  // bus::EncodePageRecord
+    std::string record;  // MakePageRecord
   };
   // Note sources available to a render pass: pushed content and everything
   // preloaded from the store (the store is not thread-safe; renders are).
@@ -113,17 +167,46 @@ class SiteWriter {
   // How the notes a change touches appeared in related lists before it.
   using RelatedBefore = std::map<std::string, std::optional<site::LinkItem>, std::less<>>;
 
-  // (Re)loads the vault, attachments and related lists from the store.
+  // (Re)loads the vault, attachments, warnings and related lists from the store.
   Status LoadState();
   // LoadState after a failed commit (the in-memory state moved ahead); logs errors.
   void ReloadState();
+
+  // Push's stages, in order (push_stages.cc).
+  PushPlan PlanPush(const PushRequest& req) const;
+  std::vector<markdown::RenderResult> ParseChanged(const PushRequest& req, const PushPlan& plan) const;
+  VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, std::vector<markdown::RenderResult> meta,
+                           int64_t now_ms, int64_t version);
+  // Rows, pages, redirects, deletions and assets of a push (not listings).
+  void AssembleCommit(const PushRequest& req, const PushPlan& plan, VaultChange* change, std::vector<Rendered>* out,
+                      const Sources& sources, int64_t now_s, Commit* c);
+  // Note events for search: changed and deleted notes (unpublished = deleted for readers).
+  void AddNoteEvents(const PushRequest& req, const PushPlan& plan, const VaultChange& change, Commit* c) const;
+  // The report of each pushed note and attachment, then of the notes
+  // re-rendered without being pushed. Warnings: this push's, else (a pushed
+  // note this push does not rewrite) those the site holds.
+  std::vector<NoteReport> Reports(const PushRequest& req, const std::map<std::string, std::vector<std::string>>& warnings,
+                                  const std::set<std::string>& rewritten) const;
+  // A push that changes nothing: its summary, recorded under `key` on its own.
+  Result<PushSummary> Unchanged(const PushRequest& req, const PushKey* key, PushSummary sum, int64_t now_ms);
+
+  // The ending every change shares: commits c (its version becomes the
+  // site's), then publishes the outbox (*published: all acknowledged). On a
+  // failed commit the in-memory state is reloaded and nothing is kept; a
+  // full disk is kNoSpace with a message saying so.
+  // `phase` (may be null) logs "commit" and "publish".
+  Status CommitAndPublish(Commit* c, bool* published, internal::PhaseLog* phase = nullptr);
+
   // Adds to *sources the stored text of every note in `render` not there
   // yet, and of every note they embed, transitively (kept in *stored).
   Status LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
                      Sources* sources);
-  // Pass 2: full pages of `render` (published notes of the vault), in parallel.
+  // Full pages of `render` (published notes of the vault), in parallel.
   std::vector<Rendered> RenderNotes(const std::vector<std::string>& render, const Sources& sources,
                                     int64_t version, int64_t now_s) const;
+  // Renders `paths` (loading their sources) into *c: the ending of a change
+  // that re-renders pages without pushing notes (Start, ApplyRelated).
+  Status RenderInto(const std::vector<std::string>& paths, int64_t now_s, Commit* c);
   // Adds each rendered page (record and outbox put) to *c and its warnings
   // to *warnings (an entry even when empty: "no warnings now" is news).
   void AddRendered(Commit* c, std::vector<Rendered>* out, std::map<std::string, std::vector<std::string>>* warnings);
@@ -134,22 +217,14 @@ class SiteWriter {
   // After the vault changed: adds to *render the published notes whose shown
   // related list differs from before; returns how many it added.
   size_t AddRelatedImpact(const RelatedBefore& before, std::set<std::string>* render) const;
-  // `csp`: the page's Content-Security-Policy (site/csp.h), sent by the edge.
-  void AddPage(Commit* c, std::string url, uint16_t status, std::string content_type,
-               std::string cache_control, std::string_view csp, std::string body, int64_t last_modified_s,
-               std::string location = "");
+  // A generated or fixed page (not a note's): its record and outbox put.
+  void AddPage(Commit* c, std::string url, PageHead head, std::string_view body);
   // Adds every generated page whose content changed since the last commit
   // (all of them when `force`); returns how many were added or removed.
   // Only the listings `only` selects are built and diffed (null: all of them).
   size_t AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
                             std::map<std::string, std::pair<uint64_t, uint16_t>>* next_fingerprints);
   site::SiteInfo Info() const;
-  // The "notes" array of a push's reply: each pushed note and attachment,
-  // then the notes re-rendered without being pushed. Warnings come from
-  // `warnings`, else (for a note not among `rewritten`, whose row this push
-  // does not rewrite) from the store.
-  std::string NotesJson(const PushRequest& req, const std::map<std::string, std::vector<std::string>>& warnings,
-                        const std::set<std::string>& rewritten) const;
 
   SiteOptions options_;
   Store* store_;
@@ -160,6 +235,9 @@ class SiteWriter {
   int64_t version_ = 0;
   // Generated page URL -> (fingerprint, status) as last published.
   std::map<std::string, std::pair<uint64_t, uint16_t>> listing_fp_;
+  // Each note's warnings as committed (notes without warnings absent), so a
+  // push's report reads no row.
+  std::map<std::string, std::vector<std::string>, std::less<>> warnings_;
   metrics::Counter* rendered_total_;
   metrics::Counter* publish_failures_;
   metrics::Gauge* outbox_pending_;

@@ -186,10 +186,18 @@ Result<std::string> Store::LayoutFingerprint(const std::string& site) {
   return *row ? std::string(q->Text(0)) : std::string();
 }
 
-Result<std::string> Store::NoteWarnings(const std::string& site, const std::string& path) {
-  auto v = SelectOne("SELECT warnings FROM notes WHERE site=? AND path=?", site, path);
-  if (!v.ok()) return v.status();
-  return v->value_or(std::string());
+Result<std::map<std::string, std::string>> Store::LoadWarnings(const std::string& site) {
+  auto q = db_->Prepare("SELECT path, warnings FROM notes WHERE site=? AND warnings != ''");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  std::map<std::string, std::string> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace(q->Text(0), q->Text(1));
+  }
+  return out;
 }
 
 Result<std::string> Store::PageRecord(const std::string& site, const std::string& url) {

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,7 +104,8 @@ class Store {
   // Loads every note's metadata into *vault (then vault->Rebuild()).
   Status LoadVault(const std::string& site, site::Vault* vault);
   Result<std::string> NoteContent(const std::string& site, const std::string& path);
-  Result<std::string> NoteWarnings(const std::string& site, const std::string& path);
+  // Every note's warnings ("\n"-separated) by path, for the notes that have some.
+  Result<std::map<std::string, std::string>> LoadWarnings(const std::string& site);
   // The layout fingerprint last recorded for the site ("" if none).
   Result<std::string> LayoutFingerprint(const std::string& site);
   Result<std::string> PageRecord(const std::string& site, const std::string& url);

@@ -141,6 +141,31 @@ TEST_CASE("edge: gzip when accepted, 304, HEAD, 404 page, 405") {
   CHECK(im->body.find("folio_ingest_pushes_total") != std::string::npos);
 }
 
+TEST_CASE("a note pushed again unchanged is reported with the warnings it has, across an ingest restart") {
+  Cluster c;
+  const std::string note = "# C\n\nSee [[Nowhere]].\n";
+  auto r1 = c.Push(PushBody({{"C.md", note}, {"D.md", "# D\n"}}));
+  REQUIRE(r1.status == 200);
+  CHECK(r1.body.find("dangling link [[Nowhere]]") != std::string::npos);
+  // Unchanged: not rendered, its row not rewritten; the warning is still reported.
+  auto r2 = c.Push(PushBody({{"C.md", note}, {"D.md", "# D\n"}}));
+  CHECK(JsonInt(r2.body, "changed") == 0);
+  CHECK(r2.body.find("dangling link [[Nowhere]]") != std::string::npos);
+  CHECK(r2.body.find("{\"path\":\"D.md\",\"url\":\"/d\",\"warnings\":[]}") != std::string::npos);
+  c.StopIngest();
+  c.StartIngest();
+  auto r3 = c.Push(PushBody({{"C.md", note}}));
+  REQUIRE(r3.status == 200);
+  CHECK(JsonInt(r3.body, "changed") == 0);
+  CHECK(r3.body.find("dangling link [[Nowhere]]") != std::string::npos);
+  // Fixed: the warning goes, and stays gone when pushed unchanged again.
+  auto r4 = c.Push(PushBody({{"C.md", "# C\n\nSee [[D]].\n"}}));
+  CHECK(r4.body.find("dangling") == std::string::npos);
+  auto r5 = c.Push(PushBody({{"C.md", "# C\n\nSee [[D]].\n"}}));
+  CHECK(JsonInt(r5.body, "changed") == 0);
+  CHECK(r5.body.find("{\"path\":\"C.md\",\"url\":\"/c\",\"warnings\":[]}") != std::string::npos);
+}
+
 TEST_CASE("updates and deletions reach the edge without restart; unchanged notes are not re-rendered") {
   Cluster c;
   auto r1 = c.Push(PushBody({{"A.md", "# A\n\nRevision 1. See [[B]].\n"}, {"B.md", "# B\n\nBee.\n"},

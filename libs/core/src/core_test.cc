@@ -157,6 +157,19 @@ TEST_CASE("json writer escapes and nests") {
   CHECK(s == "\"\\ufffd\"");
 }
 
+TEST_CASE("json writer splices the members of an object written earlier") {
+  JsonWriter inner;
+  inner.BeginObject().Key("a").Int(1).Key("b").BeginArray().String("x").EndArray().EndObject();
+  for (std::string stored : {inner.str(), std::string("\"a\":1,\"b\":[\"x\"]")}) {  // braces or, as stored before, none
+    JsonWriter w;
+    w.BeginObject().RawMembers(stored).Key("c").Bool(true).EndObject();
+    CHECK(w.str() == "{\"a\":1,\"b\":[\"x\"],\"c\":true}");
+  }
+  JsonWriter w;
+  w.BeginObject().Key("z").Int(0).RawMembers("{}").RawMembers("").RawMembers("{\"y\":2}").EndObject();
+  CHECK(w.str() == "{\"z\":0,\"y\":2}");
+}
+
 TEST_CASE("gzip round trip, reuse, corruption and bomb limit") {
   GzipCompressor c;
   std::string in(100000, 'x'), z, back;

@@ -63,6 +63,13 @@ JsonWriter& JsonWriter::Double(double v) {
 }
 JsonWriter& JsonWriter::Bool(bool v) { Separate(); out_ += v ? "true" : "false"; return *this; }
 JsonWriter& JsonWriter::Null() { Separate(); out_ += "null"; return *this; }
+JsonWriter& JsonWriter::RawMembers(std::string_view object) {
+  if (object.size() >= 2 && object.front() == '{' && object.back() == '}') object = object.substr(1, object.size() - 2);
+  if (object.empty()) return *this;
+  Separate();
+  out_ += object;
+  return *this;
+}
 
 std::string JsonError(std::string_view code, std::string_view message) {
   JsonWriter w;

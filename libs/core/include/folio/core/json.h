@@ -26,6 +26,11 @@ class JsonWriter {
   JsonWriter& Double(double v);
   JsonWriter& Bool(bool v);
   JsonWriter& Null();
+  // Inside an object: appends the members of `object`, JSON text this
+  // writer (or another JsonWriter) made earlier: "{...}", or its members
+  // without the braces (as folio stored them before). Nothing for "{}" or
+  // "". REQUIRES: valid JSON members; not checked.
+  JsonWriter& RawMembers(std::string_view object);
 
   const std::string& str() const { return out_; }
   std::string Take() { return std::move(out_); }

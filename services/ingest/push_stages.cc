@@ -1,0 +1,309 @@
+// SiteWriter::Push's stages between the plan and the commit (see
+// site_writer.h): what changed, the metadata pass, the vault update and
+// what it affects, the commit's rows and pages, note events, the report.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "folio/bus/schema.h"
+#include "folio/core/hash.h"
+#include "folio/core/text.h"
+#include "folio/http/attachment.h"
+#include "folio/site/csp.h"
+#include "folio/site/layout.h"
+#include "blob_upload.h"
+#include "site_writer.h"
+#include "site_writer_internal.h"
+
+namespace folio::ingest {
+namespace {
+
+using internal::kAssetCache;
+using internal::kHtml;
+
+std::vector<std::string> UniqueTargets(const std::vector<markdown::LinkRef>& links, bool embeds_only) {
+  std::vector<std::string> out;
+  for (const auto& l : links) {
+    if (embeds_only && !l.embed) continue;
+    if (std::find(out.begin(), out.end(), l.target) == out.end()) out.push_back(l.target);
+  }
+  return out;
+}
+
+site::NoteMeta MetaOf(const PushNote& note, const std::string& sha, const markdown::RenderResult& r, int64_t now_ms,
+                      int64_t version) {
+  site::NoteMeta m;
+  m.path = note.path;
+  m.sha256 = sha;
+  m.title = r.title;
+  m.targets = UniqueTargets(r.links, false);
+  m.embeds = UniqueTargets(r.links, true);
+  m.aliases = r.frontmatter.aliases;
+  m.tags = r.tags;
+  m.permalink = r.frontmatter.permalink;
+  m.published = r.frontmatter.publish;
+  for (const auto& h : r.headings) m.anchors.push_back(h.id);
+  for (const auto& b : r.block_ids) m.anchors.push_back("^" + AsciiLower(b));
+  m.updated_ms = now_ms;
+  m.version = version;
+  return m;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+  return out;
+}
+
+// What a note looked like to listings before a change.
+struct ListedAs {
+  bool present = false;  // published
+  std::string title, url, day, dir;
+  std::vector<std::string> tags, aliases;
+  int64_t updated_ms = 0;
+};
+
+ListedAs ListedNow(const site::Vault& v, std::string_view path) {
+  ListedAs l;
+  const site::NoteMeta* n = v.Find(path);
+  if (!n || !n->published) return l;
+  l.present = true;
+  l.title = n->title;
+  l.url = n->url;
+  l.day = site::DayOf(n->updated_ms);
+  l.dir = PathDir(n->path);
+  l.tags = n->tags;
+  l.aliases = n->aliases;
+  l.updated_ms = n->updated_ms;
+  return l;
+}
+
+void AddTagPrefixes(const std::vector<std::string>& tags, std::set<std::string, std::less<>>* out) {
+  for (const auto& t : tags) {
+    for (size_t slash = 0;; ++slash) {
+      slash = t.find('/', slash);
+      out->insert(AsciiLower(t.substr(0, slash)));
+      if (slash == std::string::npos) break;
+    }
+  }
+}
+
+void AddFolderAndAncestors(const std::string& dir, bool ancestors, std::set<std::string, std::less<>>* out) {
+  if (dir.empty()) return;
+  out->insert(dir);
+  for (size_t slash = dir.rfind('/'); ancestors && slash != std::string::npos; slash = dir.rfind('/', slash - 1)) {
+    out->insert(dir.substr(0, slash));
+    if (slash == 0) break;
+  }
+}
+
+// The listings a note's change can alter (OBSIDIAN/README "Incremental").
+void MarkDirty(const ListedAs& before, const ListedAs& after, site::ListingFilter* f) {
+  bool presence = before.present != after.present;
+  bool shown = presence || before.title != after.title || before.url != after.url || before.day != after.day;
+  if (!presence && !shown && before.updated_ms == after.updated_ms && before.tags == after.tags &&
+      before.aliases == after.aliases) {
+    return;
+  }
+  if (presence || before.updated_ms != after.updated_ms || shown) f->recent = f->rss = true;
+  if (shown) {
+    f->home = true;
+    f->sitemap = true;
+    AddFolderAndAncestors(before.dir, presence, &f->folders);
+    AddFolderAndAncestors(after.dir, presence, &f->folders);
+    AddTagPrefixes(before.tags, &f->tags);
+    AddTagPrefixes(after.tags, &f->tags);
+  }
+  if (before.tags != after.tags || (presence && (!before.tags.empty() || !after.tags.empty()))) {
+    f->tags_index = true;
+    AddTagPrefixes(before.tags, &f->tags);
+    AddTagPrefixes(after.tags, &f->tags);
+  }
+  if (presence || before.url != after.url || before.aliases != after.aliases) f->aliases = true;
+}
+
+}  // namespace
+
+SiteWriter::PushPlan SiteWriter::PlanPush(const PushRequest& req) const {
+  PushPlan plan;
+  const size_t n = req.notes.size();
+  plan.sha.resize(n);
+  pool_->ParallelFor(n, [&](size_t i) { plan.sha[i] = Sha256Hex(req.notes[i].content); });
+  for (size_t i = 0; i < n; ++i) {
+    const site::NoteMeta* old = vault_.Find(req.notes[i].path);
+    if (!old || old->sha256 != plan.sha[i]) plan.changed.push_back(i);
+  }
+  for (const auto& d : req.deletes) {
+    if (vault_.Find(d)) plan.deletes.push_back(d);
+  }
+  for (const auto& a : req.attachments) {
+    std::string h = a.sha256.empty() ? Sha256Hex(a.data) : a.sha256;
+    const site::AttachmentMeta* old = vault_.FindAttachment(a.path);
+    if (old && old->sha256 == h) continue;
+    plan.att_upserts.push_back({a.path, std::move(h), ""});
+    plan.att_bytes.push_back(&a);
+  }
+  for (const auto& d : req.delete_attachments) {
+    if (vault_.FindAttachment(d)) plan.att_deletes.push_back(d);
+  }
+  return plan;
+}
+
+std::vector<markdown::RenderResult> SiteWriter::ParseChanged(const PushRequest& req, const PushPlan& plan) const {
+  std::vector<markdown::RenderResult> meta(plan.changed.size());
+  pool_->ParallelFor(plan.changed.size(), [&](size_t k) {
+    const PushNote& note = req.notes[plan.changed[k]];
+    meta[k] = markdown::RenderNote(note.content, note.path, {});
+  });
+  return meta;
+}
+
+SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const PushPlan& plan,
+                                                 std::vector<markdown::RenderResult> meta, int64_t now_ms,
+                                                 int64_t version) {
+  VaultChange change;
+  change.meta = std::move(meta);
+  std::set<std::string> attachment_users =
+      vault_.ApplyAttachments(plan.att_upserts, plan.att_deletes, &change.unused_asset_urls);
+  std::vector<site::NoteMeta> upserts;
+  for (size_t k = 0; k < plan.changed.size(); ++k) {
+    size_t i = plan.changed[k];
+    upserts.push_back(MetaOf(req.notes[i], plan.sha[i], change.meta[k], now_ms, version));
+  }
+  for (const auto& d : plan.deletes) change.deleted_urls.push_back(vault_.Find(d)->url);
+
+  std::vector<std::string> touched;
+  for (const auto& u : upserts) touched.push_back(u.path);
+  touched.insert(touched.end(), plan.deletes.begin(), plan.deletes.end());
+  RelatedBefore related_before = CaptureRelatedBefore(touched);
+  std::vector<std::pair<std::string, ListedAs>> listed_before;
+  for (const auto& path : touched) listed_before.push_back({path, ListedNow(vault_, path)});
+
+  change.impact = vault_.Apply(std::move(upserts), plan.deletes);
+  for (const auto& [path, before] : listed_before) MarkDirty(before, ListedNow(vault_, path), &change.dirty);
+  for (const auto& p : attachment_users) {
+    const site::NoteMeta* m = vault_.Find(p);
+    if (m && m->published) change.impact.render.insert(p);
+  }
+  for (auto& [path, w] : change.impact.url_warnings) {
+    if (!w.empty()) change.warnings[path] = w;
+  }
+  change.related_renders = AddRelatedImpact(related_before, &change.impact.render);
+  return change;
+}
+
+void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, VaultChange* change,
+                                std::vector<Rendered>* out, const Sources& sources, int64_t now_s, Commit* c) {
+  AddRendered(c, out, &change->warnings);
+  // Rows for every changed note (unpublished ones too: the manifest lists
+  // them) and the new warnings of re-rendered ones.
+  std::set<std::string> pushed;
+  for (size_t i : plan.changed) pushed.insert(req.notes[i].path);
+  for (const auto& [path, m] : vault_.notes()) {
+    bool is_pushed = pushed.count(path) > 0;
+    auto w = change->warnings.find(path);
+    if (!is_pushed && w == change->warnings.end()) continue;
+    NoteRow row;
+    row.meta = m;
+    row.content_changed = is_pushed;
+    if (is_pushed) row.content = *sources.find(path)->second;
+    if (w != change->warnings.end()) row.warnings = JoinLines(w->second);
+    c->notes.push_back(std::move(row));
+  }
+  // Pages a note left: a 301 where it moved (new permalink), else deleted.
+  std::set<std::string> taken;
+  for (const auto& p : c->pages) taken.insert(p.url);
+  for (const auto& [from, to] : change->impact.moved) {
+    if (taken.count(from)) continue;
+    AddPage(c, from, {301, kHtml, "public, max-age=300", site::PageCsp(), to, now_s, c->version},
+            site::AssembleRedirectPage(to));
+  }
+  for (const auto& url : change->impact.deleted_urls) {
+    if (taken.count(url) || change->impact.moved.count(url)) continue;
+    c->deleted_pages.push_back(url);
+    c->outbox.insert(c->outbox.begin(), {0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
+  }
+  for (const auto& d : plan.deletes) {
+    c->deleted_notes.push_back(d);
+    if (related_.Set(d, {})) c->related.push_back({d, {}});  // search drops it too
+  }
+  // Assets: immutable, content-addressed URLs; an old URL goes once unused.
+  for (size_t k = 0; k < plan.att_upserts.size(); ++k) {
+    const site::AttachmentMeta* m = vault_.FindAttachment(plan.att_upserts[k].path);
+    if (!options_.storage.url.empty()) {
+      c->attachments.push_back({*m, ""});  // the bytes live in storage; edges fetch them from there
+      continue;
+    }
+    const std::string& bytes = plan.att_bytes[k]->data;
+    if (!taken.count(m->url)) {
+      AddPage(c, m->url, {200, AttachmentContentType(m->path), kAssetCache, std::string(http::kUntrustedCsp), "", now_s,
+                          c->version}, bytes);
+      taken.insert(m->url);
+    }
+    c->attachments.push_back({*m, bytes});
+  }
+  for (const auto& url : change->unused_asset_urls) {
+    if (taken.count(url)) continue;
+    c->deleted_pages.push_back(url);
+    c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
+  }
+  c->deleted_attachments = plan.att_deletes;
+}
+
+void SiteWriter::AddNoteEvents(const PushRequest& req, const PushPlan& plan, const VaultChange& change,
+                               Commit* c) const {
+  auto add = [c](const bus::NoteEvent& e) {
+    c->outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c->site), bus::EncodeNoteEvent(e),
+                         c->site + ":" + e.path + ":" + std::to_string(c->version)});
+  };
+  for (size_t k = 0; k < plan.changed.size(); ++k) {
+    const PushNote& pn = req.notes[plan.changed[k]];
+    const site::NoteMeta* note = vault_.Find(pn.path);
+    const markdown::RenderResult& m = change.meta[k];
+    bus::NoteEvent e{c->site, pn.path, note->url, c->version, !note->published, note->title, m.tags,
+                     note->published ? m.text : "", {}};
+    if (note->published) {
+      for (const markdown::Heading& h : m.headings) {
+        e.sections.push_back({h.text, h.id, static_cast<uint32_t>(std::min<size_t>(h.text_offset, m.text.size()))});
+      }
+    }
+    add(e);
+  }
+  for (size_t k = 0; k < plan.deletes.size(); ++k) {
+    add(bus::NoteEvent{c->site, plan.deletes[k], change.deleted_urls[k], c->version, true, "", {}, "", {}});
+  }
+}
+
+std::vector<NoteReport> SiteWriter::Reports(const PushRequest& req,
+                                            const std::map<std::string, std::vector<std::string>>& warnings,
+                                            const std::set<std::string>& rewritten) const {
+  std::vector<NoteReport> out;
+  for (const auto& note : req.notes) {
+    const site::NoteMeta* m = vault_.Find(note.path);
+    NoteReport r{NoteReport::Kind::kPushed, note.path, m ? m->url : "", !m || m->published, {}};
+    if (auto it = warnings.find(note.path); it != warnings.end()) {
+      r.warnings = it->second;
+    } else if (!rewritten.count(note.path)) {  // rewritten without warnings: none
+      if (auto held = warnings_.find(note.path); held != warnings_.end()) r.warnings = held->second;
+    }
+    out.push_back(std::move(r));
+  }
+  for (const auto& a : req.attachments) {
+    const site::AttachmentMeta* m = vault_.FindAttachment(a.path);
+    out.push_back({NoteReport::Kind::kAttachment, a.path, m ? m->url : "", true, {}});
+  }
+  // Notes re-rendered by this push without being in it (their links now
+  // resolve elsewhere, say): their warnings changed, so report them too.
+  // A client pushing in batches lets the latest report for a path win.
+  std::set<std::string_view> pushed;
+  for (const auto& note : req.notes) pushed.insert(note.path);
+  for (const auto& [path, list] : warnings) {
+    if (pushed.count(path)) continue;
+    const site::NoteMeta* m = vault_.Find(path);
+    if (!m) continue;
+    out.push_back({NoteReport::Kind::kRerendered, path, m->url, true, list});
+  }
+  return out;
+}
+
+}  // namespace folio::ingest
