@@ -33,6 +33,7 @@
 #include <span>
 #include <thread>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -102,19 +103,54 @@ class Engine {
   size_t notes() const { return notes_count_.load(); }
   size_t vectors() const { return vectors_count_.load(); }
 
-  struct Site;  // per-site in-memory state (engine.cc)
+  struct Site;  // per-site in-memory state (engine_internal.h)
 
  private:
+  // Private types and helpers of the engine*.cc files: engine_internal.h.
+  struct ApplyWork;
+  struct RelatedPlan;
+  struct ReaderConn;
+  using ChangedNotes = std::map<Site*, std::unordered_set<int64_t>>;
+
   Engine(EngineOptions options, vector::Embedder* embedder, ThreadPool* pool, std::unique_ptr<SearchStore> store);
   Status Load();
   Status Reembed();
   Site* SiteFor(const std::string& site);  // creates; REQUIRES: exclusive lock
+  Site* FindSite(std::string_view site) const;  // nullptr if none; REQUIRES: a lock on mu_
+  void CountVectors();  // refreshes notes_count_, vectors_count_; REQUIRES: a lock on mu_
+  ReaderConn* Reader();  // this thread's read connection; nullptr if it cannot be opened
+
+  // Apply's steps (engine_apply.cc), on the consumer thread. Plan: the latest
+  // event per note that changes something. Embed: vectors of the notes whose
+  // content hash changed (no lock held). Commit: one SQLite transaction, rolled
+  // back on failure. SwapIn: the batch into memory, a slice at a time under
+  // the exclusive lock; returns the notes whose related lists may change.
+  Result<std::vector<ApplyWork>> PlanApply(std::span<const bus::NoteEvent> events, ApplyStats* stats);
+  Status EmbedWork(std::vector<ApplyWork>* work, ApplyStats* stats);
+  Result<std::vector<std::vector<float>>> EmbedTexts(const std::vector<std::string>& texts);
+  Status CommitWork(std::vector<ApplyWork>* work);
+  Status CommitNote(ApplyWork* w);
+  ChangedNotes SwapIn(std::vector<ApplyWork>* work, ApplyStats* stats);
+  void SwapSlice(std::span<ApplyWork> slice, std::span<Site* const> site_of, ChangedNotes* changed,
+                 ApplyStats* stats);
+
+  // Related lists (engine_related.cc), on the consumer thread.
   // Recomputes related lists of `changed` notes (and those they enter or
   // leave) in `site`; stores changed lists; appends them to *out.
   Status UpdateRelated(Site* site, const std::unordered_set<int64_t>& changed, bool all,
                        std::vector<bus::RelatedUpdate>* out, ApplyStats* stats);
-  struct ReaderConn;
-  ReaderConn* Reader();  // this thread's read connection; nullptr if it cannot be opened
+  // The lists `changed` makes UpdateRelated set, with their fresh contents.
+  // REQUIRES: a lock on mu_.
+  RelatedPlan PlanRelated(const Site& site, const std::unordered_set<int64_t>& changed, bool all);
+  // Stores the lists of plan whose notes changed (`publish`), clears the
+  // dirty flag of `changed`; one transaction, rolled back on failure.
+  Status StoreRelated(const Site& site, RelatedPlan* plan, const std::vector<int64_t>& publish,
+                      const std::unordered_set<int64_t>& changed);
+  // Swaps plan's lists into `site` (exclusive lock); the update naming `publish`.
+  bus::RelatedUpdate InstallRelated(Site* site, std::string site_name, const std::unordered_set<int64_t>& changed,
+                                    const std::vector<int64_t>& publish, RelatedPlan* plan);
+  Status RecomputeDirty(std::vector<bus::RelatedUpdate>* out);
+  Status AppendUnpublished(std::vector<bus::RelatedUpdate>* out);
 
   EngineOptions options_;
   vector::Embedder* embedder_;

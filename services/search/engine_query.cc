@@ -1,0 +1,187 @@
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+#include "engine.h"
+#include "engine_internal.h"
+#include "snippet.h"
+
+namespace folio::search {
+namespace {
+
+constexpr double kRrfK = 60;  // reciprocal rank fusion constant (Cormack et al.)
+
+struct Candidate {
+  int64_t id = 0;
+  double score = 0;
+  int chunk = 0;  // best chunk for vector hits (0 = whole note)
+};
+
+void SortByScore(std::vector<Candidate>* c) {
+  std::sort(c->begin(), c->end(), [](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score > b.score : a.id < b.id;
+  });
+}
+
+// The reply of a query that failed with s.
+bus::SearchReply FailedReply(const Status& s) {
+  bus::SearchReply reply;
+  reply.error = s.message();
+  reply.code = s.code();
+  return reply;
+}
+
+Result<std::vector<float>> EmbedQuery(vector::Embedder* embedder, std::string_view text) {
+  std::vector<std::vector<float>> qv;
+  if (Status s = embedder->Embed(std::span<const std::string_view>(&text, 1), &qv); !s.ok()) {
+    return Status(Code::kUnavailable, "the embedder is unavailable: " + s.message());
+  }
+  return std::move(qv[0]);
+}
+
+// The best `depth` notes for query vector qv, each scored by its whole-note
+// vector or its best chunk, whichever is higher. REQUIRES: the Engine's lock.
+std::vector<Candidate> VectorCandidates(const Engine::Site& site, std::span<const float> qv, size_t depth) {
+  std::unordered_map<int64_t, Candidate> best;
+  for (const vector::Hit& h : site.notes.Search(qv, depth)) {
+    auto& c = best[static_cast<int64_t>(h.id)];
+    c.id = static_cast<int64_t>(h.id);
+    if (h.score > c.score) c.score = h.score, c.chunk = 0;
+  }
+  for (const vector::Hit& h : site.chunks.Search(qv, depth)) {
+    int64_t note = NoteOfChunk(h.id);
+    auto& c = best[note];
+    c.id = note;
+    if (h.score > c.score) c.score = h.score, c.chunk = static_cast<int>(h.id & 0xFF);
+  }
+  std::vector<Candidate> out;
+  for (auto& [id, c] : best) {
+    if (c.score > 0) out.push_back(c);
+  }
+  SortByScore(&out);
+  if (out.size() > depth) out.resize(depth);
+  return out;
+}
+
+Result<std::vector<Candidate>> TextCandidates(FullTextIndex* fts, const bus::SearchQuery& q, size_t depth) {
+  auto hits = fts->Search(q.site, q.q, depth);
+  if (!hits.ok()) return Status(Code::kInternal, "full-text search failed: " + hits.status().message());
+  std::vector<Candidate> out;
+  for (const TextHit& h : *hits) out.push_back({h.doc_id, h.score, 0});
+  return out;
+}
+
+// Reciprocal rank fusion of the two rankings; a note keeps its best chunk
+// from the vector ranking.
+std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::vector<Candidate>& text_hits) {
+  std::unordered_map<int64_t, Candidate> fused;
+  for (size_t r = 0; r < vec_hits.size(); ++r) {
+    auto& c = fused[vec_hits[r].id];
+    c.id = vec_hits[r].id;
+    c.chunk = vec_hits[r].chunk;
+    c.score += 1.0 / (kRrfK + static_cast<double>(r + 1));
+  }
+  for (size_t r = 0; r < text_hits.size(); ++r) {
+    auto& c = fused[text_hits[r].id];
+    c.id = text_hits[r].id;
+    c.score += 1.0 / (kRrfK + static_cast<double>(r + 1));
+  }
+  std::vector<Candidate> ranked;
+  for (auto& [id, c] : fused) ranked.push_back(c);
+  SortByScore(&ranked);
+  return ranked;
+}
+
+// The best k of the mode's ranking.
+std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hits, std::vector<Candidate> text_hits,
+                            size_t k) {
+  std::vector<Candidate> ranked;
+  if (mode == bus::SearchMode::kVector) {
+    ranked = std::move(vec_hits);
+  } else if (mode == bus::SearchMode::kText) {
+    ranked = std::move(text_hits);
+  } else {
+    ranked = Fuse(vec_hits, text_hits);
+  }
+  if (ranked.size() > k) ranked.resize(k);
+  return ranked;
+}
+
+// Appends a hit per ranked note still in `site`: its page (with the anchor of
+// its best chunk) and a snippet of its text. REQUIRES: the Engine's lock.
+void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, sqlite::Db* db,
+                std::string_view query, bus::SearchReply* reply) {
+  for (const Candidate& c : ranked) {
+    auto doc = site.docs.find(c.id);
+    if (doc == site.docs.end()) continue;  // deleted meanwhile
+    bus::SearchHit hit;
+    hit.path = doc->second.path;
+    hit.url = doc->second.url;
+    hit.title = doc->second.title;
+    hit.score = c.score;
+    if (c.chunk > 0 && static_cast<size_t>(c.chunk) <= doc->second.chunks.size()) {
+      const std::string& anchor = doc->second.chunks[c.chunk - 1].second;
+      if (!anchor.empty()) hit.url += "#" + anchor;
+    }
+    auto text = ReadNoteText(db, c.id);
+    if (text.ok()) hit.snippet = MakeSnippet(*text, query);
+    reply->hits.push_back(std::move(hit));
+  }
+}
+
+}  // namespace
+
+bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
+  auto t0 = Clock::now();
+  const size_t k = static_cast<size_t>(std::clamp(q.k, 1, bus::kMaxSearchK));
+  const size_t depth = std::max<size_t>(k * 3, 30);  // candidates per ranking before fusion
+
+  std::vector<Candidate> vec_hits, text_hits;
+  if (q.mode != bus::SearchMode::kText) {
+    auto qv = EmbedQuery(embedder_, q.q);
+    if (!qv.ok()) return FailedReply(qv.status());
+    std::shared_lock lock(mu_);
+    if (const Site* site = FindSite(q.site)) vec_hits = VectorCandidates(*site, *qv, depth);
+  }
+  ReaderConn* reader = Reader();
+  if (!reader) return FailedReply(Status(Code::kUnavailable, "the search database cannot be read"));
+  if (q.mode != bus::SearchMode::kVector) {
+    auto hits = TextCandidates(&reader->fts, q, depth);
+    if (!hits.ok()) return FailedReply(hits.status());
+    text_hits = std::move(*hits);
+  }
+  std::vector<Candidate> ranked = Rank(q.mode, std::move(vec_hits), std::move(text_hits), k);
+
+  bus::SearchReply reply;
+  std::shared_lock lock(mu_);
+  if (const Site* site = FindSite(q.site)) AppendHits(*site, ranked, reader->db.get(), q.q, &reply);
+  reply.took_us = static_cast<int64_t>(MsSince(t0) * 1000);
+  return reply;
+}
+
+bus::SearchReply Engine::Related(const bus::RelatedQuery& q) {
+  auto t0 = Clock::now();
+  bus::SearchReply reply;
+  std::shared_lock lock(mu_);
+  auto it = sites_.find(q.site);
+  Site* site = it == sites_.end() ? nullptr : it->second.get();
+  auto id = site ? site->by_path.find(q.path) : decltype(site->by_path.end()){};
+  if (!site || id == site->by_path.end()) {
+    reply.error = "no note " + q.path + " in site " + q.site;
+    reply.code = Code::kNotFound;
+    return reply;
+  }
+  auto list = site->related.find(id->second);
+  if (list != site->related.end()) {
+    for (const auto& [other, score] : list->second) {
+      if (reply.hits.size() >= static_cast<size_t>(q.k)) break;
+      auto doc = site->docs.find(other);
+      if (doc == site->docs.end()) continue;
+      reply.hits.push_back({doc->second.path, doc->second.url, doc->second.title, "", score});
+    }
+  }
+  reply.took_us = static_cast<int64_t>(MsSince(t0) * 1000);
+  return reply;
+}
+
+}  // namespace folio::search
