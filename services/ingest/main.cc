@@ -58,17 +58,6 @@ int RunCommand(const Flags& flags) {
   return 2;
 }
 
-// One writer per database: the public port is shared (SO_REUSEPORT), so
-// only this lock keeps a second folio-ingest off the same data.
-Result<std::unique_ptr<FileLock>> LockData(const std::string& data_dir) {
-  auto lock = LockFile(data_dir + "/ingest.lock");
-  if (!lock.ok()) {
-    return Status(lock.status().code(),
-                  lock.status().message() + ": another folio-ingest serves this --data; stop it first");
-  }
-  return lock;
-}
-
 // The API token: --token, else <data>/token, else a new random one saved there.
 Result<std::string> LoadToken(const std::string& flag, const std::string& data_dir) {
   if (!flag.empty()) return flag;
@@ -104,7 +93,7 @@ int main(int argc, char** argv) {
 
   auto store = ingest::Store::Open(data_dir);
   if (!store.ok()) return FailStartup(store.status());
-  auto lock = LockData(data_dir);
+  auto lock = LockServiceData(data_dir, "ingest.lock", "folio-ingest");
   if (!lock.ok()) return FailStartup(lock.status());
   auto token = LoadToken(config->token, data_dir);
   if (!token.ok()) return FailStartup(token.status());

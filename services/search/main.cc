@@ -49,20 +49,6 @@ Result<std::unique_ptr<vector::Embedder>> MakeEmbedder(const search::SearchConfi
   return std::unique_ptr<vector::Embedder>(std::move(*e));
 }
 
-// Creates --data and takes its lock: one process per index (the public port
-// is shared, SO_REUSEPORT).
-Result<std::unique_ptr<FileLock>> LockDataDir(const std::string& data_dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (ec) return Status::Unavailable("cannot create --data " + data_dir + ": " + ec.message());
-  auto lock = LockFile(data_dir + "/search.lock");
-  if (!lock.ok()) {
-    return Status(lock.status().code(), lock.status().message() +
-                                            ": another folio-search uses this --data; stop it first");
-  }
-  return lock;
-}
-
 // Ready once the indexer is and, with --embed-url, while the embedder answers.
 metrics::ReadinessCheck Readiness(search::Indexer* indexer, vector::HttpEmbedder* http_embedder,
                                   std::string embed_url) {
@@ -91,7 +77,7 @@ int main(int argc, char** argv) {
 
   ThreadPool pool(0);  // related-list computation
   const search::EngineOptions& eopts = config->engine;
-  auto lock = LockDataDir(eopts.data_dir);
+  auto lock = LockServiceData(eopts.data_dir, "search.lock", "folio-search");
   if (!lock.ok()) return FailStartup(lock.status());
   auto engine = search::Engine::Open(eopts, embedder->get(), &pool);
   if (!engine.ok()) return FailStartup(engine.status());

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 
 #include "folio/core/config.h"
 #include "folio/core/disk_space.h"
@@ -426,4 +427,21 @@ TEST_CASE("disk space: available bytes, and a disk-full mark that clears when sp
   CHECK(greedy.full());
   greedy.Observe(Status::Ok());
   CHECK(!greedy.full());
+}
+
+TEST_CASE("LockServiceData: creates the folder, one holder at a time, the refusal names the service") {
+  char tmpl[] = "/tmp/folio-core-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string data = std::string(tmpl) + "/nested/data";
+  {
+    auto first = LockServiceData(data, "svc.lock", "folio-x");
+    REQUIRE(first.ok());
+    struct stat st {};
+    CHECK(stat((data + "/svc.lock").c_str(), &st) == 0);
+    auto second = LockServiceData(data, "svc.lock", "folio-x");
+    REQUIRE(!second.ok());
+    CHECK(second.status().message().find("another folio-x uses this --data; stop it first") != std::string::npos);
+  }
+  CHECK(LockServiceData(data, "svc.lock", "folio-x").ok());  // released with the first
+  std::filesystem::remove_all(tmpl);
 }

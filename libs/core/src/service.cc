@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,19 @@ void AddServiceFlags(Flags* flags, const std::string& default_listen) {
 int FailStartup(const Status& s) {
   log::Error("startup failed", {{"error", s.message()}});
   return 1;
+}
+
+Result<std::unique_ptr<FileLock>> LockServiceData(const std::string& data_dir, std::string_view lock_name,
+                                                 std::string_view service) {
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return Status::Unavailable("cannot create --data " + data_dir + ": " + ec.message());
+  auto lock = LockFile(data_dir + "/" + std::string(lock_name));
+  if (!lock.ok()) {
+    return Status(lock.status().code(), lock.status().message() + ": another " + std::string(service) +
+                                            " uses this --data; stop it first");
+  }
+  return lock;
 }
 
 int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBasics* out) {

@@ -1,15 +1,17 @@
 // The start-up every folio service shares: the common flags (--listen,
 // --admin-listen, --nats, --nats-replicas, --log-format), parsing argv + environment,
-// configuring the logger, the exit on a start-up error, and the CPU count
-// the process may use. Call from main() only.
+// configuring the logger, the exit on a start-up error, the lock on a
+// one-writer data folder, and the CPU count the process may use. Call from main() only.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "folio/core/config.h"
+#include "folio/core/files.h"
 #include "folio/core/status.h"
 
 namespace folio {
@@ -45,6 +47,15 @@ int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBa
 // Logs "startup failed" with s's message and returns 1, the exit status of
 // a service that cannot start: `if (!s.ok()) return FailStartup(s);`.
 int FailStartup(const Status& s);
+
+// A service with state that must have one writer (ingest, search) runs one
+// process per --data: creates the folder if missing and takes an exclusive
+// lock on <data_dir>/<lock_name> (kept while the returned lock lives). The
+// public port is shared (SO_REUSEPORT), so only this keeps a second process
+// off the same data. On failure the message names `service` and says to
+// stop the other process first.
+Result<std::unique_ptr<FileLock>> LockServiceData(const std::string& data_dir, std::string_view lock_name,
+                                                 std::string_view service);
 
 // Splits a --nats value ("nats://a:4222,nats://b:4222"; spaces around
 // entries are ignored) into its URLs. Each entry is [nats|tls]://HOST[:PORT]
