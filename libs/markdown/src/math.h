@@ -4,8 +4,9 @@
 // <merror><mtext>\cmd</mtext></merror>, never dropped silently; output is
 // always well-formed XML, escaped, and valid UTF-8, whatever the input.
 //
-// math_parse.cc tokenizes and parses TeX into a tree of MathML nodes, looking
-// names up in the tables of math.cc, which also writes the tree as markup.
+// math_parse.cc tokenizes and parses TeX into a tree of MathML nodes (each
+// \command in math_commands.cc; the parser's private header is math_parse.h),
+// looking names up in the tables of math.cc, which also writes the tree as markup.
 #pragma once
 
 #include <cstdint>

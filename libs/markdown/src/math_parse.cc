@@ -1,35 +1,16 @@
-// TeX math tokenizer and recursive-descent parser; builds the MathML node
-// tree that math.cc writes. Every loop consumes a token or stops, so time is
-// linear in the input; DepthGuard bounds recursion.
-#include <algorithm>
-#include <charconv>
-#include <optional>
+// TeX math tokenizer and recursive-descent parser: the grammar of rows,
+// atoms, scripts, groups and characters; each \command is parsed in
+// math_commands.cc. Builds the MathML node tree that math.cc writes. Every
+// loop consumes a token or stops, so time is linear in the input; DepthGuard
+// bounds recursion.
+#include "math_parse.h"
 
-#include "math.h"
+#include <algorithm>
+
 #include "utf8.h"
 
 namespace folio::markdown::math_internal {
-namespace {
 
-constexpr const char* kNormal = " mathvariant=\"normal\"";
-constexpr const char* kNoStretch = " stretchy=\"false\"";
-constexpr const char* kStretch = " stretchy=\"true\"";
-
-// ---- Tokens ----------------------------------------------------------------
-
-enum class T : uint8_t { kEnd, kChar, kCmd, kOpen, kClose, kSup, kSub, kAmp, kNewline, kPrime };
-
-struct Token {
-  T kind;
-  uint32_t cp;            // kChar: the code point (U+FFFD if malformed)
-  std::string_view name;  // kCmd: the name without '\'
-  size_t pos, end;        // bytes of the source
-};
-
-bool IsLetter(uint32_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-bool IsDigit(uint32_t c) { return c >= '0' && c <= '9'; }
-
-// Whitespace and comments vanish; the result always ends with kEnd.
 std::vector<Token> Tokenize(std::string_view s) {
   std::vector<Token> toks;
   toks.reserve(s.size() / 2 + 1);
@@ -73,9 +54,7 @@ std::vector<Token> Tokenize(std::string_view s) {
   return toks;
 }
 
-// ---- Node builders -----------------------------------------------------------
-
-Node MakeToken(const char* tag, std::string text, std::string attrs = {}, uint8_t flags = 0) {
+Node MakeToken(const char* tag, std::string text, std::string attrs, uint8_t flags) {
   Node n;
   n.kind = NodeKind::kToken;
   n.tag = tag;
@@ -85,32 +64,10 @@ Node MakeToken(const char* tag, std::string text, std::string attrs = {}, uint8_
   return n;
 }
 
-template <typename... Kids>
-Node MakeElem(const char* tag, std::string attrs, Kids&&... kids) {
-  Node n;
-  n.kind = NodeKind::kElem;
-  n.tag = tag;
-  n.attrs = std::move(attrs);
-  n.kids.reserve(sizeof...(kids));
-  (n.kids.push_back(std::forward<Kids>(kids)), ...);
-  return n;
-}
-
 Node Error(std::string text) { return MakeElem("merror", {}, MakeToken("mtext", std::move(text))); }
 Node Space(std::string_view width) {
   return MakeToken("mspace", {}, " width=\"" + std::string(width) + "\"");
 }
-
-// <mrow> with stretchy delimiters around `body`; an empty delimiter is left out.
-Node Fenced(std::string_view open, std::string_view close, Node body, std::string attrs) {
-  Node row = MakeElem("mrow", {});
-  if (!open.empty()) row.kids.push_back(MakeToken("mo", std::string(open), attrs));
-  row.kids.push_back(std::move(body));
-  if (!close.empty()) row.kids.push_back(MakeToken("mo", std::string(close), attrs));
-  return row;
-}
-
-using Cells = std::vector<std::vector<Node>>;
 
 Node BuildTable(Cells rows, std::string_view align, bool display) {
   Node table = MakeElem("mtable", display ? " displaystyle=\"true\"" : "");
@@ -132,54 +89,7 @@ Node BuildTable(Cells rows, std::string_view align, bool display) {
   return table;
 }
 
-// Text of \text{…}: braces dropped, escapes resolved, spaces collapsed.
-// Other commands stay visible as written.
-std::string TextContent(std::string_view raw) {
-  std::string out;
-  auto space = [&out] { if (out.empty() || out.back() != ' ') out += ' '; };
-  for (size_t i = 0; i < raw.size();) {
-    char c = raw[i++];
-    if (c == '{' || c == '}') continue;
-    if (c == '~') { out += "\u00A0"; continue; }
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') { space(); continue; }
-    if (c != '\\' || i == raw.size()) { out += c; continue; }
-    size_t start = i;
-    while (i < raw.size() && IsLetter(static_cast<unsigned char>(raw[i]))) ++i;
-    std::string_view cmd = raw.substr(start, i - start);
-    if (cmd == "textbackslash") out += '\\';
-    else if (cmd == "quad" || cmd == "qquad") space();
-    else if (!cmd.empty()) out.append(raw.substr(start - 1, i - start + 1));
-    else if (std::string_view("{}$%&_#").find(raw[i]) != std::string_view::npos) out += raw[i++];
-    else if (raw[i++] != '!') space();  // "\ ", "\,", "\\" and the like
-  }
-  if (!out.empty() && out.back() == ' ') out.replace(out.size() - 1, 1, "\u00A0");
-  if (!out.empty() && out.front() == ' ') out.replace(0, 1, "\u00A0");
-  return out;
-}
-
-// "2em", "-0.5ex", "3mu": a CSS length for an attribute, or nothing.
-// Locale-independent, so the attribute never holds a decimal comma.
-std::optional<std::string> CssLength(std::string_view raw) {
-  std::string s(raw);
-  std::erase(s, ' ');
-  double v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::fixed);
-  if (ec != std::errc()) return std::nullopt;
-  std::string_view unit(end, static_cast<size_t>(s.data() + s.size() - end));
-  if (unit == "mu") { v /= 18; unit = "em"; }  // 18mu = 1em
-  for (const char* u : {"em", "ex", "pt", "px", "mm", "cm", "in"}) {
-    if (unit != u || !(v >= -100 && v <= 100)) continue;
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4);
-    return std::string(buf, r.ptr) + u;
-  }
-  return std::nullopt;
-}
-
-// ---- Parser ------------------------------------------------------------------
-
-// ParseRow stops before these tokens (by flag) instead of consuming them.
-constexpr uint8_t kStopBrace = 1, kStopBracket = 2, kStopRight = 4, kStopCell = 8, kStopEnd = 16;
+namespace {
 
 class DepthGuard {
  public:
@@ -193,59 +103,14 @@ class DepthGuard {
   int* depth_;
 };
 
-class Parser {
- public:
-  Parser(std::string_view src, bool display) : src_(src), toks_(Tokenize(src)), display_(display) {}
+}  // namespace
 
-  Node ParseTop() {
-    Cells rows = ParseCells(kStopCell);
-    if (rows.size() == 1 && rows[0].size() == 1) return std::move(rows[0][0]);
-    bool aligned = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.size() > 1; });
-    return BuildTable(std::move(rows), aligned ? "RL" : "c", display_);
-  }
-
- private:
-  const Token& Peek() const { return toks_[i_]; }
-  bool PeekCmd(std::string_view name) const { return Peek().kind == T::kCmd && Peek().name == name; }
-  bool PeekChar(uint32_t c) const { return Peek().kind == T::kChar && Peek().cp == c; }
-  void Advance() { if (toks_[i_].kind != T::kEnd) ++i_; }
-
-  Node ParseRow(uint8_t stops);
-  std::optional<Node> ParseAtom();
-  std::optional<Node> ParsePrimary(bool single);
-  std::optional<Node> ParseCommand(std::string_view name);
-  Node ParseChar(uint32_t cp, bool single);
-  Node ParseSymbol(const Symbol& s);
-  Node ParseGroup();
-  Node ParseEnv();
-  Node ParseLeft();
-  Cells ParseCells(uint8_t stops);
-  std::string_view RawArg();
-  std::optional<std::string> ReadDelim();
-
-  // One argument: a {group} or a single token; nothing if none follows.
-  Node ParseArg() {
-    if (Peek().kind == T::kOpen) return ParseGroup();
-    if (Peek().kind != T::kChar && Peek().kind != T::kCmd) return Node{};
-    return ParsePrimary(true).value_or(Node{});
-  }
-  // An argument set in text style (scripts, fraction parts).
-  Node ParseInnerArg() {
-    bool saved = display_;
-    display_ = false;
-    Node n = ParseArg();
-    display_ = saved;
-    return n;
-  }
-
-  std::string_view src_;
-  std::vector<Token> toks_;
-  size_t i_ = 0;
-  int depth_ = 0;
-  int left_depth_ = 0;  // open \left, for \middle
-  bool display_;        // display style where the parser is
-  Font font_ = Font::kNone;
-};
+Node Parser::ParseTop() {
+  Cells rows = ParseCells(kStopCell);
+  if (rows.size() == 1 && rows[0].size() == 1) return std::move(rows[0][0]);
+  bool aligned = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.size() > 1; });
+  return BuildTable(std::move(rows), aligned ? "RL" : "c", display_);
+}
 
 Cells Parser::ParseCells(uint8_t stops) {
   Cells rows(1);
@@ -438,226 +303,6 @@ Node Parser::ParseChar(uint32_t cp, bool single) {
             (cp >= 0x27C0 && cp <= 0x27FF) || (cp >= 0x2A00 && cp <= 0x2AFF);
   return op ? MakeToken("mo", std::move(text)) : MakeToken("mi", ApplyFont(font_, text));
 }
-
-Node Parser::ParseSymbol(const Symbol& s) {
-  using enum Sym;
-  switch (s.kind) {
-    case kMi: case kMiUp: {
-      std::string text = ApplyFont(font_, s.text);
-      bool upright = (s.kind == kMiUp || font_ == Font::kNormal) && text == s.text;
-      return MakeToken("mi", std::move(text), upright ? kNormal : "");
-    }
-    case kOpen: case kClose: return MakeToken("mo", s.text, kNoStretch);
-    case kLarge: return MakeToken("mo", s.text, {}, kFlagLimits);
-    case kFunc: return MakeToken("mi", s.text, {}, kFlagFunc);
-    case kLimFunc: return MakeToken("mi", s.text, {}, kFlagFunc | kFlagLimits);
-    case kSpace: return Space(s.text);
-    default: return MakeToken("mo", s.text);
-  }
-}
-
-// A delimiter after \left, \right, \middle, \big…: "" for ".", nothing if
-// the next token is not one (then it is not consumed).
-std::optional<std::string> Parser::ReadDelim() {
-  const Token& t = Peek();
-  std::optional<std::string> d;
-  if (t.kind == T::kChar) {
-    if (t.cp == '.') d = "";
-    else if (t.cp == '<') d = "⟨";
-    else if (t.cp == '>') d = "⟩";
-    else if (t.cp < 0x80 && std::string_view("()[]|/").find(static_cast<char>(t.cp)) != std::string_view::npos)
-      d = std::string(1, static_cast<char>(t.cp));
-    else if (t.cp == 0x2016 || (t.cp >= 0x2308 && t.cp <= 0x230B) || (t.cp >= 0x27E6 && t.cp <= 0x27EF))
-      d = std::string(src_.substr(t.pos, t.end - t.pos));
-  } else if (t.kind == T::kCmd) {
-    const Symbol* s = FindSymbol(t.name);
-    if (s && (s->kind == Sym::kOpen || s->kind == Sym::kClose || std::string_view(s->name).ends_with("arrow") ||
-              s->name == std::string_view("backslash"))) {
-      d = s->text;
-    }
-  }
-  if (d) Advance();
-  return d;
-}
-
-Node Parser::ParseLeft() {
-  std::optional<std::string> open = ReadDelim();
-  ++left_depth_;
-  Node body = ParseRow(kStopRight | kStopBrace);
-  --left_depth_;
-  std::optional<std::string> close;
-  if (PeekCmd("right")) {
-    Advance();
-    close = ReadDelim();
-    if (!close) body.kids.push_back(Error("\\right"));
-  }
-  if (!open) body.kids.insert(body.kids.begin(), Error("\\left"));
-  return Fenced(open.value_or(""), close.value_or(""), std::move(body), kStretch);
-}
-
-// The source inside a {group} (or of one token), consuming its tokens.
-std::string_view Parser::RawArg() {
-  const Token& t = Peek();
-  if (t.kind == T::kChar || t.kind == T::kCmd) {
-    Advance();
-    return src_.substr(t.pos, t.end - t.pos);
-  }
-  if (t.kind != T::kOpen) return {};
-  size_t start = t.end, depth = 1, j = start;
-  for (; j < src_.size(); ++j) {
-    if (src_[j] == '\\') ++j;
-    else if (src_[j] == '{') ++depth;
-    else if (src_[j] == '}' && --depth == 0) break;
-  }
-  size_t close = std::min(j, src_.size());
-  while (Peek().kind != T::kEnd && Peek().pos <= close) Advance();
-  return src_.substr(start, close - start);
-}
-
-Node Parser::ParseEnv() {
-  std::string name(RawArg());
-  name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
-  const Env* env = FindEnv(name);
-  std::string align = env ? env->align : "c";
-  if (name == "array" || name == "darray" || name == "subarray") {
-    align.clear();
-    int braces = 0;
-    for (char c : RawArg()) {
-      braces += c == '{' ? 1 : c == '}' ? -1 : 0;
-      if (braces == 0 && (c == 'l' || c == 'c' || c == 'r')) align += c;
-    }
-  } else if (name.starts_with("alignat") || name == "alignedat") {
-    RawArg();  // column count
-  }
-  bool saved = display_;
-  display_ = env && env->display;
-  Cells rows = ParseCells(kStopCell | kStopEnd | kStopBrace);
-  display_ = saved;
-  if (PeekCmd("end")) {
-    Advance();
-    RawArg();
-  }
-  bool plain = !env || (!*env->open && !*env->close);
-  Node table = plain && rows.size() == 1 && rows[0].size() == 1
-                   ? std::move(rows[0][0])
-                   : BuildTable(std::move(rows), align, env && env->display);
-  if (!env) return MakeElem("mrow", {}, Error("\\begin{" + name + "}"), std::move(table));
-  return plain ? std::move(table) : Fenced(env->open, env->close, std::move(table), kStretch);
-}
-
-std::optional<Node> Parser::ParseCommand(std::string_view name) {
-  if (const Symbol* s = FindSymbol(name)) return ParseSymbol(*s);
-  if (const Accent* a = FindAccent(name)) {
-    Node base = ParseArg();
-    Node n = MakeElem(a->under ? "munder" : "mover", a->under ? " accentunder=\"true\"" : " accent=\"true\"",
-                      std::move(base), MakeToken("mo", a->mark, a->stretchy ? kStretch : kNoStretch));
-    if (a->limits) n.flags = kFlagAlwaysLimits;
-    return n;
-  }
-  if (name == "frac" || name == "dfrac" || name == "tfrac" || name == "cfrac" ||
-      name == "binom" || name == "dbinom" || name == "tbinom") {
-    Node num = ParseInnerArg();
-    Node den = ParseInnerArg();
-    bool binom = name.ends_with("binom");
-    Node f = MakeElem("mfrac", binom ? " linethickness=\"0\"" : "", std::move(num), std::move(den));
-    if (binom) f = Fenced("(", ")", std::move(f), kStretch);
-    if (name[0] == 'd' || name[0] == 'c') return MakeElem("mstyle", StyleAttrs("displaystyle"), std::move(f));
-    if (name[0] == 't') return MakeElem("mstyle", StyleAttrs("textstyle"), std::move(f));
-    return f;
-  }
-  if (name == "sqrt") {
-    std::optional<Node> index;
-    if (PeekChar('[')) {
-      Advance();
-      bool saved = display_;
-      display_ = false;
-      index = ParseRow(kStopBracket | kStopBrace);
-      display_ = saved;
-      if (PeekChar(']')) Advance();
-    }
-    Node body = ParseArg();
-    if (index) return MakeElem("mroot", {}, std::move(body), std::move(*index));
-    return MakeElem("msqrt", {}, std::move(body));
-  }
-  if (name == "left") return ParseLeft();
-  if (name == "right" || name == "middle") {
-    std::optional<std::string> d = ReadDelim();
-    if (name == "right" || left_depth_ == 0 || !d) return Error("\\" + std::string(name));
-    return MakeToken("mo", *d, kStretch);
-  }
-  if (const char* size = BigSize(name)) {
-    std::optional<std::string> d = ReadDelim();
-    if (!d) return Error("\\" + std::string(name));
-    if (d->empty()) return std::nullopt;
-    return MakeToken("mo", *d, std::string(kStretch) + " symmetric=\"true\"" + size);
-  }
-  if (const Font* f = FindTextFont(name)) {
-    std::string text = TextContent(RawArg());
-    return MakeToken("mtext", ApplyFont(*f, text));
-  }
-  if (const Font* f = FindMathFont(name)) {
-    Font saved = font_;
-    font_ = *f;
-    Node n = ParseArg();
-    font_ = saved;
-    return n;
-  }
-  if (name == "operatorname") {
-    bool star = PeekChar('*');
-    if (star) Advance();
-    std::string text = TextContent(RawArg());
-    std::erase(text, ' ');
-    return MakeToken("mi", text, text.size() == 1 ? kNormal : "",
-                     kFlagFunc | (star ? kFlagLimits : 0));
-  }
-  if (name == "begin") return ParseEnv();
-  if (name == "end") return Error("\\end{" + std::string(RawArg()) + "}");
-  if (name == "overset" || name == "underset" || name == "stackrel") {
-    Node script = ParseInnerArg();
-    Node base = ParseArg();
-    return MakeElem(name == "underset" ? "munder" : "mover", {}, std::move(base), std::move(script));
-  }
-  if (name == "phantom" || name == "hphantom" || name == "vphantom") {
-    return MakeElem("mphantom", {}, ParseArg());
-  }
-  if (name == "not") {
-    Node next = ParseArg();
-    if (next.kind != NodeKind::kToken) return MakeElem("mrow", {}, Error("\\not"), std::move(next));
-    next.text = next.text == "=" ? "≠" : next.text == "∈" ? "∉" : next.text + "\u0338";
-    return next;
-  }
-  if (name == "substack") {
-    if (Peek().kind != T::kOpen) return ParseArg();
-    Advance();
-    Cells rows = ParseCells(kStopCell | kStopBrace);
-    if (Peek().kind == T::kClose) Advance();
-    return BuildTable(std::move(rows), "c", false);
-  }
-  if (name == "pmod") {
-    Node arg = ParseArg();
-    return MakeElem("mrow", {}, Space("1em"), MakeToken("mo", "(", kNoStretch), MakeToken("mi", "mod"),
-                    Space("0.3333em"), std::move(arg), MakeToken("mo", ")", kNoStretch));
-  }
-  if (name == "hspace") {
-    if (PeekChar('*')) Advance();
-    std::optional<std::string> width = CssLength(RawArg());
-    return width ? Space(*width) : Error("\\hspace");
-  }
-  if (name == "tag") {
-    bool star = PeekChar('*');
-    if (star) Advance();
-    std::string text = TextContent(RawArg());
-    return MakeElem("mrow", {}, Space("2em"), MakeToken("mtext", star ? text : "(" + text + ")"));
-  }
-  if (name == "mathop" || name == "mathrel" || name == "mathbin" || name == "mathord" ||
-      name == "mathopen" || name == "mathclose" || name == "mathpunct") {
-    return ParseArg();
-  }
-  if (IsIgnored(name)) return std::nullopt;
-  return Error("\\" + std::string(name));
-}
-
-}  // namespace
 
 Node ParseTex(std::string_view tex, bool display) { return Parser(tex, display).ParseTop(); }
 

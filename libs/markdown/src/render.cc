@@ -117,25 +117,28 @@ void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
     ++parent.children;
   }
   if (type != MD_BLOCK_DOC && type != MD_BLOCK_HTML) sanitizer_.PushScope();
-  std::string& out = html();
   BlockFrame frame;
   frame.type = type;
-  frame.html_start = out.size();
+  frame.html_start = html().size();
   frame.text_start = text().size();
-  size_t tag_len = 0;  // length of "<name" of the opening tag, 0 if none
+  size_t tag_len = OpenBlockTag(type, detail, frame);
+  if (tag_len != 0) frame.attr_pos = frame.html_start + tag_len;
+  blocks_.push_back(std::move(frame));
+}
+
+size_t Renderer::OpenBlockTag(MD_BLOCKTYPE type, void* detail, BlockFrame& frame) {
+  std::string& out = html();
   switch (type) {
-    case MD_BLOCK_QUOTE: out += "<blockquote>\n"; tag_len = 11; break;
+    case MD_BLOCK_QUOTE: out += "<blockquote>\n"; return 11;
     case MD_BLOCK_UL:
       out += "<ul>\n";
-      tag_len = 3;
       TextBreak('\n');
-      break;
+      return 3;
     case MD_BLOCK_OL: {
       unsigned start = static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start;
       out += start == 1 ? "<ol>\n" : "<ol start=\"" + std::to_string(start) + "\">\n";
-      tag_len = 3;
       TextBreak('\n');
-      break;
+      return 3;
     }
     case MD_BLOCK_LI: {
       auto* li = static_cast<MD_BLOCK_LI_DETAIL*>(detail);
@@ -146,47 +149,45 @@ void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
         out += checked ? "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked> "
                        : "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> ";
       }
-      tag_len = 3;
-      break;
+      return 3;
     }
-    case MD_BLOCK_HR: out += "<hr>\n"; tag_len = 3; break;
+    case MD_BLOCK_HR: out += "<hr>\n"; return 3;
     case MD_BLOCK_H:
       heading_html_start_ = out.size();
       heading_text_start_ = text().size();
-      break;
-    case MD_BLOCK_CODE: {
-      std::string lang = AttrString(static_cast<MD_BLOCK_CODE_DETAIL*>(detail)->lang);
-      tag_len = 4;
-      if (EqualsIgnoreAsciiCase(lang, "mermaid")) {  // mermaid.js reads the escaped text of pre.mermaid
-        frame.mermaid = true;
-        result_->has_mermaid = true;
-        out += "<pre class=\"mermaid\">";
-        break;
-      }
-      out += "<pre><code";
-      if (!lang.empty()) {
-        out += " class=\"language-";
-        AppendHtmlEscaped(lang, &out);
-        out += '"';
-      }
-      out += '>';
-      break;
-    }
-    case MD_BLOCK_P: out += "<p>"; tag_len = 2; break;
-    case MD_BLOCK_TABLE: out += "<table>\n"; tag_len = 6; break;
-    case MD_BLOCK_THEAD: out += "<thead>\n"; break;
-    case MD_BLOCK_TBODY: out += "<tbody>\n"; break;
-    case MD_BLOCK_TR: out += "<tr>\n"; break;
+      return 0;
+    case MD_BLOCK_CODE: OpenCodeBlock(*static_cast<MD_BLOCK_CODE_DETAIL*>(detail), frame); return 4;
+    case MD_BLOCK_P: out += "<p>"; return 2;
+    case MD_BLOCK_TABLE: out += "<table>\n"; return 6;
+    case MD_BLOCK_THEAD: out += "<thead>\n"; return 0;
+    case MD_BLOCK_TBODY: out += "<tbody>\n"; return 0;
+    case MD_BLOCK_TR: out += "<tr>\n"; return 0;
     case MD_BLOCK_TH:
     case MD_BLOCK_TD:
       out += type == MD_BLOCK_TH ? "<th" : "<td";
       out += AlignAttr(static_cast<MD_BLOCK_TD_DETAIL*>(detail)->align);
       out += '>';
-      break;
-    default: break;  // MD_BLOCK_DOC, MD_BLOCK_HTML
+      return 0;
+    default: return 0;  // MD_BLOCK_DOC, MD_BLOCK_HTML
   }
-  if (tag_len != 0) frame.attr_pos = frame.html_start + tag_len;
-  blocks_.push_back(std::move(frame));
+}
+
+void Renderer::OpenCodeBlock(const MD_BLOCK_CODE_DETAIL& code, BlockFrame& frame) {
+  std::string& out = html();
+  std::string lang = AttrString(code.lang);
+  if (EqualsIgnoreAsciiCase(lang, "mermaid")) {  // mermaid.js reads the escaped text of pre.mermaid
+    frame.mermaid = true;
+    result_->has_mermaid = true;
+    out += "<pre class=\"mermaid\">";
+    return;
+  }
+  out += "<pre><code";
+  if (!lang.empty()) {
+    out += " class=\"language-";
+    AppendHtmlEscaped(lang, &out);
+    out += '"';
+  }
+  out += '>';
 }
 
 void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {

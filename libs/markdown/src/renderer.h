@@ -88,6 +88,10 @@ class Renderer {
 
   void EnterBlock(MD_BLOCKTYPE type, void* detail);
   void LeaveBlock(MD_BLOCKTYPE type, void* detail);
+  // Writes the opening tag of a block being entered; returns the length of
+  // its "<name", after which an id attribute may go (0: no such tag).
+  size_t OpenBlockTag(MD_BLOCKTYPE type, void* detail, BlockFrame& frame);
+  void OpenCodeBlock(const MD_BLOCK_CODE_DETAIL& code, BlockFrame& frame);
   void EnterSpan(MD_SPANTYPE type, void* detail);
   void LeaveSpan(MD_SPANTYPE type);
   void Text(MD_TEXTTYPE type, std::string_view text);

@@ -149,87 +149,117 @@ void AppendLink(std::string_view url, std::string_view text, std::string* out) {
   *out += "</a>";
 }
 
+namespace {
+
+// The parts of a note page, in page order.
+
+void AppendBreadcrumbs(const NotePage& p, std::string* out) {
+  if (p.breadcrumbs.empty()) return;
+  *out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
+  for (const auto& b : p.breadcrumbs) {
+    AppendLink(b.url, b.title, out);
+    *out += " <span>/</span> ";
+  }
+  *out += "</nav>";
+}
+
+// A note that opens with its own H1 keeps it (the meta line goes under
+// it); otherwise the title is shown. Returns the body after the H1.
+std::string_view AppendTitle(const NotePage& p, std::string* out) {
+  std::string_view body = p.body_html;
+  if (body.compare(0, 3, "<h1") == 0) {
+    size_t end = body.find("</h1>");
+    end = end == std::string_view::npos ? 0 : end + 5;
+    *out += body.substr(0, end);
+    body.remove_prefix(end);
+  } else {
+    *out += "<h1>";
+    AppendHtmlEscaped(p.title, out);
+    *out += "</h1>";
+  }
+  return body;
+}
+
+// Created and updated dates, then tags.
+void AppendMetaLine(const NotePage& p, std::string* out) {
+  if (p.created.empty() && p.updated.empty() && p.tags.empty()) return;
+  *out += "<p class=\"meta\">";
+  if (!p.created.empty()) *out += "Created <time>" + HtmlEscape(p.created) + "</time> ";
+  if (!p.updated.empty()) *out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
+  for (const auto& t : p.tags) {
+    *out += "<a class=\"tag\" href=\"";
+    AppendHtmlEscaped(PercentEncodePath("/tags/" + AsciiLower(t)), out);
+    *out += "\">#";
+    AppendHtmlEscaped(t, out);
+    *out += "</a> ";
+  }
+  *out += "</p>";
+}
+
+void AppendToc(const NotePage& p, std::string* out) {
+  if (p.toc.size() < 2) return;
+  *out += "<details class=\"toc\" open><summary>Contents</summary><ul>";
+  for (const auto& e : p.toc) {
+    *out += "<li class=\"toc-h" + std::to_string(e.level) + "\"><a href=\"#";
+    AppendHtmlEscaped(PercentEncodePath(e.id), out);
+    *out += "\">";
+    AppendHtmlEscaped(e.text, out);
+    *out += "</a></li>";
+  }
+  *out += "</ul></details>";
+}
+
+void AppendBacklinks(const NotePage& p, std::string* out) {
+  if (p.backlinks.empty()) return;
+  *out += "<aside class=\"backlinks\"><h2>Backlinks</h2>";
+  AppendList(p.backlinks, "", out);
+  if (p.backlinks_total > p.backlinks.size()) {
+    *out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
+  }
+  *out += "</aside>\n";
+}
+
+void AppendRelated(const NotePage& p, std::string* out) {
+  if (p.related.empty()) return;
+  *out += "<nav class=\"related\" aria-label=\"Related notes\"><h2>Related notes</h2>";
+  AppendList(p.related, "", out);
+  *out += "</nav>\n";
+}
+
+// One classic script with its integrity, deferred (3 MB must not block
+// the page), then the inline start (csp.h allows both, nothing else).
+void AppendMermaidScripts(const NotePage& p, std::string* out) {
+  if (!p.has_mermaid || p.site.mermaid_url.empty()) return;
+  *out += "<script src=\"";
+  AppendHtmlEscaped(p.site.mermaid_url, out);
+  *out += "\"";
+  if (!p.site.mermaid_integrity.empty()) {
+    *out += " integrity=\"";
+    AppendHtmlEscaped(p.site.mermaid_integrity, out);
+    *out += "\" crossorigin=\"anonymous\"";
+  }
+  *out += " defer></script><script>";
+  *out += internal::kMermaidInit;
+  *out += "</script>";
+}
+
+}  // namespace
+
 std::string AssembleNotePage(const NotePage& p) {
   std::string out;
   out.reserve(p.body_html.size() + 4096);
   Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses, "", "", false};
   AppendHead(p.site, h, &out);
-  if (!p.breadcrumbs.empty()) {
-    out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
-    for (const auto& b : p.breadcrumbs) {
-      AppendLink(b.url, b.title, &out);
-      out += " <span>/</span> ";
-    }
-    out += "</nav>";
-  }
+  AppendBreadcrumbs(p, &out);
   out += "<article>";
-  // A note that opens with its own H1 keeps it (the meta line goes under
-  // it); otherwise the title is shown.
-  std::string_view body = p.body_html;
-  if (body.compare(0, 3, "<h1") == 0) {
-    size_t end = body.find("</h1>");
-    end = end == std::string_view::npos ? 0 : end + 5;
-    out += body.substr(0, end);
-    body.remove_prefix(end);
-  } else {
-    out += "<h1>";
-    AppendHtmlEscaped(p.title, &out);
-    out += "</h1>";
-  }
-  if (!p.created.empty() || !p.updated.empty() || !p.tags.empty()) {
-    out += "<p class=\"meta\">";
-    if (!p.created.empty()) out += "Created <time>" + HtmlEscape(p.created) + "</time> ";
-    if (!p.updated.empty()) out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
-    for (const auto& t : p.tags) {
-      out += "<a class=\"tag\" href=\"";
-      AppendHtmlEscaped(PercentEncodePath("/tags/" + AsciiLower(t)), &out);
-      out += "\">#";
-      AppendHtmlEscaped(t, &out);
-      out += "</a> ";
-    }
-    out += "</p>";
-  }
-  if (p.toc.size() >= 2) {
-    out += "<details class=\"toc\" open><summary>Contents</summary><ul>";
-    for (const auto& e : p.toc) {
-      out += "<li class=\"toc-h" + std::to_string(e.level) + "\"><a href=\"#";
-      AppendHtmlEscaped(PercentEncodePath(e.id), &out);
-      out += "\">";
-      AppendHtmlEscaped(e.text, &out);
-      out += "</a></li>";
-    }
-    out += "</ul></details>";
-  }
+  std::string_view body = AppendTitle(p, &out);
+  AppendMetaLine(p, &out);
+  AppendToc(p, &out);
   out += body;
   out += "</article>\n";
-  if (!p.backlinks.empty()) {
-    out += "<aside class=\"backlinks\"><h2>Backlinks</h2>";
-    AppendList(p.backlinks, "", &out);
-    if (p.backlinks_total > p.backlinks.size()) {
-      out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
-    }
-    out += "</aside>\n";
-  }
-  if (!p.related.empty()) {
-    out += "<nav class=\"related\" aria-label=\"Related notes\"><h2>Related notes</h2>";
-    AppendList(p.related, "", &out);
-    out += "</nav>\n";
-  }
-  if (p.has_mermaid && !p.site.mermaid_url.empty()) {
-    // One classic script with its integrity, deferred (3 MB must not block
-    // the page), then the inline start (csp.h allows both, nothing else).
-    out += "<script src=\"";
-    AppendHtmlEscaped(p.site.mermaid_url, &out);
-    out += "\"";
-    if (!p.site.mermaid_integrity.empty()) {
-      out += " integrity=\"";
-      AppendHtmlEscaped(p.site.mermaid_integrity, &out);
-      out += "\" crossorigin=\"anonymous\"";
-    }
-    out += " defer></script><script>";
-    out += internal::kMermaidInit;
-    out += "</script>";
-  }
+  AppendBacklinks(p, &out);
+  AppendRelated(p, &out);
+  AppendMermaidScripts(p, &out);
   AppendTail(&out);
   return out;
 }

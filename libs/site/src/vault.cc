@@ -139,92 +139,108 @@ std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) con
   return seen;
 }
 
-Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
+// What one Apply call has found so far.
+struct Vault::ApplyState {
   Impact impact;
   bool names_changed = false;  // the set of linkable names changed: re-resolve everyone
   std::set<std::string> backlink_changed;
   std::set<std::string> content_changed;  // notes whose own rendering changes (for embedders)
-
-  for (const auto& path : deletes) {
-    auto it = notes_.find(path);
-    if (it == notes_.end()) continue;
-    names_changed = true;
-    impact.home_changed = true;
-    NoteMeta& n = it->second;
-    for (const auto& t : n.out) backlink_changed.insert(t);
-    content_changed.insert(path);
-    SetOut(n, {});
-    if (n.published) impact.deleted_urls.push_back(n.url);
-    Unindex(n);
-    notes_.erase(it);
-  }
-
   std::set<std::string> upserted;
-  for (auto& u : upserts) {
-    upserted.insert(u.path);
-    content_changed.insert(u.path);
-    auto it = notes_.find(u.path);
-    if (it == notes_.end()) {
-      names_changed = true;
-      impact.home_changed = true;
-      if (u.published) u.url = AssignUrl(u, &impact.url_warnings[u.path]);
-      Index(u);
-      std::string path = u.path;
-      u.out.clear();
-      u.embeds_out.clear();
-      notes_.emplace(path, std::move(u));
-      continue;
-    }
-    NoteMeta& old = it->second;
-    bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
-    if (relink) {
-      names_changed = true;
-      impact.home_changed = true;
-      Unindex(old);
-      u.url = u.published ? AssignUrl(u, &impact.url_warnings[u.path]) : "";
-      if (old.published && old.url != u.url) {
-        if (u.published) impact.moved[old.url] = u.url; else impact.deleted_urls.push_back(old.url);
-      }
-      Index(u);
-    } else {
-      u.url = old.url;
-    }
-    if (old.title != u.title) {
-      impact.home_changed = true;
-      // Pages listing this note as a backlink show its title.
-      for (const auto& t : old.out) backlink_changed.insert(t);
-      for (const auto& t : ResolveAll(u.targets, u.path)) backlink_changed.insert(t);
-    }
-    if (old.embeds != u.embeds) names_changed = true;  // re-derive embeds_out below
-    u.out = std::move(old.out);
-    u.embeds_out = std::move(old.embeds_out);
-    // SetOut() below re-derives links; keep the reverse maps consistent meanwhile.
-    old = std::move(u);
-  }
+};
 
+Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
+  ApplyState s;
+  for (const auto& path : deletes) ApplyDelete(path, s);
+  for (auto& u : upserts) ApplyUpsert(u, s);
+  ReresolveLinks(s);
+  CollectRender(s);
+  return std::move(s.impact);
+}
+
+void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
+  auto it = notes_.find(path);
+  if (it == notes_.end()) return;
+  s.names_changed = true;
+  s.impact.home_changed = true;
+  NoteMeta& n = it->second;
+  for (const auto& t : n.out) s.backlink_changed.insert(t);
+  s.content_changed.insert(path);
+  SetOut(n, {});
+  if (n.published) s.impact.deleted_urls.push_back(n.url);
+  Unindex(n);
+  notes_.erase(it);
+}
+
+void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
+  s.upserted.insert(u.path);
+  s.content_changed.insert(u.path);
+  auto it = notes_.find(u.path);
+  if (it == notes_.end()) {
+    s.names_changed = true;
+    s.impact.home_changed = true;
+    if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
+    Index(u);
+    std::string path = u.path;
+    u.out.clear();
+    u.embeds_out.clear();
+    notes_.emplace(path, std::move(u));
+    return;
+  }
+  NoteMeta& old = it->second;
+  bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
+  if (relink) {
+    s.names_changed = true;
+    s.impact.home_changed = true;
+    Unindex(old);
+    u.url = u.published ? AssignUrl(u, &s.impact.url_warnings[u.path]) : "";
+    if (old.published && old.url != u.url) {
+      if (u.published) s.impact.moved[old.url] = u.url; else s.impact.deleted_urls.push_back(old.url);
+    }
+    Index(u);
+  } else {
+    u.url = old.url;
+  }
+  if (old.title != u.title) {
+    s.impact.home_changed = true;
+    // Pages listing this note as a backlink show its title.
+    for (const auto& t : old.out) s.backlink_changed.insert(t);
+    for (const auto& t : ResolveAll(u.targets, u.path)) s.backlink_changed.insert(t);
+  }
+  if (old.embeds != u.embeds) s.names_changed = true;  // re-derive embeds_out below
+  u.out = std::move(old.out);
+  u.embeds_out = std::move(old.embeds_out);
+  // ReresolveLinks() re-derives links; keep the reverse maps consistent meanwhile.
+  old = std::move(u);
+}
+
+// Re-resolves the links of upserted notes, and of every note when the
+// linkable names changed.
+void Vault::ReresolveLinks(ApplyState& s) {
   for (auto& [path, n] : notes_) {
-    bool is_upserted = upserted.count(path) > 0;
-    if (!is_upserted && !names_changed) continue;
+    bool is_upserted = s.upserted.count(path) > 0;
+    if (!is_upserted && !s.names_changed) continue;
     std::vector<std::string> out = n.published ? ResolveAll(n.targets, path) : std::vector<std::string>{};
     std::vector<std::string> embeds_out = n.published ? ResolveAll(n.embeds, path) : std::vector<std::string>{};
     if (out == n.out && embeds_out == n.embeds_out) continue;
-    AddSymmetricDifference(n.out, out, &backlink_changed);
+    AddSymmetricDifference(n.out, out, &s.backlink_changed);
     bool embeds_moved = embeds_out != n.embeds_out;
     SetOut(n, std::move(out));
-    if (!is_upserted) impact.render.insert(path);  // its links now land elsewhere
-    if (embeds_moved) content_changed.insert(path);
+    if (!is_upserted) s.impact.render.insert(path);  // its links now land elsewhere
+    if (embeds_moved) s.content_changed.insert(path);
   }
+}
 
-  impact.render.insert(upserted.begin(), upserted.end());
-  for (const auto& p : backlink_changed) impact.render.insert(p);
+void Vault::CollectRender(ApplyState& s) const {
+  std::set<std::string>& render = s.impact.render;
+  render.insert(s.upserted.begin(), s.upserted.end());
+  for (const auto& p : s.backlink_changed) render.insert(p);
   // Notes that embed a changed note (directly or through others) show its content.
-  for (const auto& p : EmbeddersOf(content_changed)) impact.render.insert(p);
+  for (const auto& p : EmbeddersOf(s.content_changed)) render.insert(p);
   // Only published notes that exist have pages.
-  for (auto it = impact.render.begin(); it != impact.render.end();) {
+  for (auto it = render.begin(); it != render.end();) {
     auto n = notes_.find(*it);
-    if (n == notes_.end() || !n->second.published) it = impact.render.erase(it); else ++it;
+    if (n == notes_.end() || !n->second.published) it = render.erase(it); else ++it;
   }
-  return impact;
 }
 
 std::string Vault::AssetUrl(std::string_view sha256, std::string_view path) {

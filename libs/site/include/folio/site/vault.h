@@ -103,6 +103,12 @@ class Vault {
   void Unindex(const NoteMeta& n);
   // Notes embedding any of `paths`, transitively.
   std::set<std::string> EmbeddersOf(const std::set<std::string>& paths) const;
+  // The steps of Apply, in order; ApplyState holds what the change set touched so far.
+  struct ApplyState;
+  void ApplyDelete(const std::string& path, ApplyState& s);
+  void ApplyUpsert(NoteMeta& u, ApplyState& s);
+  void ReresolveLinks(ApplyState& s);
+  void CollectRender(ApplyState& s) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
   std::map<std::string, std::string, std::less<>> url_owner_;  // url -> path
