@@ -34,7 +34,8 @@
 
 #include "folio/bus/bus.h"
 #include "folio/bus/connect.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/config.h"
 #include "folio/core/log.h"
 #include "folio/core/service.h"

@@ -23,7 +23,6 @@
 
 #include "folio/bus/bus.h"
 #include "folio/bus/connect.h"
-#include "folio/bus/schema.h"
 #include "folio/core/config.h"
 #include "folio/core/files.h"
 #include "folio/core/disk_space.h"

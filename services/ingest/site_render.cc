@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"

@@ -7,7 +7,8 @@
 #include <set>
 #include <thread>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
