@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/site_name.h"
 #include "folio/core/secret.h"
 
 namespace folio::edge {

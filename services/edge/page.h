@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/status.h"
 
 namespace folio::edge {

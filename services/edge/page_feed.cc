@@ -3,7 +3,8 @@
 #include <memory>
 #include <utility>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/log.h"
 
 namespace folio::edge {

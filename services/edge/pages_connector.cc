@@ -4,7 +4,8 @@
 #include <utility>
 
 #include "folio/bus/connect.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/log.h"
 
 namespace folio::edge {

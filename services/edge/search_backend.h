@@ -18,7 +18,7 @@
 #include <functional>
 
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
 #include "folio/metrics/metrics.h"

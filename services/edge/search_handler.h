@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/core/status.h"
 #include "folio/http/server.h"
 #include "folio/site/search_page.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/core/status.h"
 
 namespace folio::edge {

@@ -1,6 +1,6 @@
 #include "site_table.h"
 
-#include "folio/bus/schema.h"
+#include "folio/bus/hosts.h"
 #include "folio/site/search_page.h"
 
 namespace folio::edge {

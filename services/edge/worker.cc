@@ -1,6 +1,5 @@
 #include "worker.h"
 
-#include "folio/bus/schema.h"
 #include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/http/conditional.h"

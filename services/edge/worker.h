@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "folio/site/search_page.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/site_name.h"
 #include "folio/core/secret.h"
 #include "folio/site/csp.h"
 #include "storage_client.h"

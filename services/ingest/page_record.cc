@@ -1,6 +1,6 @@
 #include "page_record.h"
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 

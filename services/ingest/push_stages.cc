@@ -5,7 +5,8 @@
 #include <map>
 #include <set>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/http/attachment.h"

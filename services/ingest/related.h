@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/site/layout.h"
 
 namespace folio::ingest {

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/core/log.h"
 
 namespace folio::ingest {

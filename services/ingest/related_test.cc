@@ -4,7 +4,8 @@
 // that show a renamed, moved, deleted or unpublished note.
 #include <doctest/doctest.h>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/core/thread_pool.h"
 #include "folio/metrics/metrics.h"

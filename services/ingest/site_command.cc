@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/hosts.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"

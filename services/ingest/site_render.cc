@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"

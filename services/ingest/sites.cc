@@ -1,6 +1,7 @@
 #include "sites.h"
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
 #include "folio/core/secret.h"

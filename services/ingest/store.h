@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/core/disk_space.h"
 #include "folio/core/status.h"
 #include "folio/site/vault.h"

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
 
 namespace folio::search {
 

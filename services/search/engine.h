@@ -38,7 +38,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/related_schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
 #include "folio/vector/embedder.h"

@@ -26,7 +26,9 @@
 #include <vector>
 
 #include "engine.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/related_schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/sqlite/db.h"
 #include "folio/vector/index.h"
 #include "fulltext.h"

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/search_schema.h"
 
 namespace folio::search {
 namespace {

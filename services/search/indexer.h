@@ -25,7 +25,8 @@
 
 #include "engine.h"
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/metrics/metrics.h"
 
 namespace folio::search {

@@ -43,7 +43,8 @@
 #include <vector>
 
 #include "engine.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/search_schema.h"
 #include "folio/core/log.h"
 #include "folio/core/thread_pool.h"
 #include "folio/testing/synthetic_notes.h"

@@ -132,8 +132,8 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
       if (got != expect_hex_) {
         M(ctx_)->rejected.Increment();
         AbortWriter();
-        resp_.SendError(400, "invalid_argument",
-                        "body has SHA-256 " + got + ", not the " + expect_hex_ + " named in the URL; nothing was kept");
+        resp_.SendError(Status::Invalid(
+                        "body has SHA-256 " + got + ", not the " + expect_hex_ + " named in the URL; nothing was kept"));
         return;
       }
     }
@@ -352,7 +352,7 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
       headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" +
                                                 std::to_string(size));
     } else if (asked.kind == http::ByteRange::Kind::kUnsatisfiable) {
-      http::Response r = http::Response::Json(416, JsonError("invalid_argument", "range not satisfiable"));
+      http::Response r = http::Response::Error(416, Status::Invalid("range not satisfiable"));
       r.headers.emplace_back("Content-Range", "bytes */" + std::to_string(size));
       resp.Send(std::move(r));
       return;
@@ -386,16 +386,16 @@ void List(ApiContext* ctx, const http::Request& req, http::Responder resp, bool 
   if (!limit_s.empty()) {
     auto [p, ec] = std::from_chars(limit_s.data(), limit_s.data() + limit_s.size(), limit);
     if (ec != std::errc() || p != limit_s.data() + limit_s.size() || limit < 1 || limit > kMaxListLimit) {
-      resp.SendError(400, "invalid_argument", "limit must be an integer in 1.." + std::to_string(kMaxListLimit));
+      resp.SendError(Status::Invalid("limit must be an integer in 1.." + std::to_string(kMaxListLimit)));
       return;
     }
   }
   if (blobs && (!IsHexPrefix(prefix) || !IsHexPrefix(after))) {
-    resp.SendError(400, "invalid_argument", "prefix and after must be lower-case hex (at most 64 digits)");
+    resp.SendError(Status::Invalid("prefix and after must be lower-case hex (at most 64 digits)"));
     return;
   }
   if (!IsValidUtf8(prefix) || !IsValidUtf8(after) || prefix.size() > kMaxObjectName || after.size() > kMaxObjectName) {
-    resp.SendError(400, "invalid_argument", "prefix and after must be UTF-8 of at most 512 bytes");
+    resp.SendError(Status::Invalid("prefix and after must be UTF-8 of at most 512 bytes"));
     return;
   }
   std::string kp(blobs ? kBlobKeyPrefix : kObjectKeyPrefix);
@@ -421,7 +421,7 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
   M(ctx)->puts.Increment();
   std::string content_type(req.GetHeader("content-type"));
   if (content_type.size() > kMaxContentType || !IsValidUtf8(content_type)) {
-    resp.SendError(400, "invalid_argument", "Content-Type must be UTF-8 of at most 255 bytes");
+    resp.SendError(Status::Invalid("Content-Type must be UTF-8 of at most 255 bytes"));
     return nullptr;
   }
   if (!expect_hex.empty()) {
@@ -480,8 +480,8 @@ void ServeBlob(ApiContext* ctx, const http::Request& req, http::Responder resp) 
     return;
   }
   if (hex.size() < kMinBlobPrefix || hex.size() > 64 || !IsLowerHex(hex)) {
-    resp.SendError(400, "invalid_argument",
-                   "expected /blobs/sha256/<64 lower-case hex digits, or a prefix of at least 16 of them>");
+    resp.SendError(Status::Invalid(
+                   "expected /blobs/sha256/<64 lower-case hex digits, or a prefix of at least 16 of them>"));
     return;
   }
   auto first = ctx->journal->List(std::string(kBlobKeyPrefix) + std::string(hex), 1);
@@ -513,7 +513,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
       GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string_view hex = req.path.substr(kBlobPrefix.size());
         if (!IsHex64(hex)) {
-          resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
+          resp.SendError(Status::Invalid("expected /blobs/sha256/<64 lower-case hex digits>"));
           return nullptr;
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex),
@@ -532,7 +532,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
         if (std::string k = req.QueryParam("keep"); !k.empty()) {
           auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), keep);
           if (ec != std::errc() || p != k.data() + k.size() || keep < 1 || keep > 10000) {
-            resp.SendError(400, "invalid_argument", "keep must be an integer in 1..10000");
+            resp.SendError(Status::Invalid("keep must be an integer in 1..10000"));
             return nullptr;
           }
         }
@@ -553,7 +553,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
   route("DELETE", kBlobPrefix, Access::kWrite, [ctx](const http::Request& req, http::Responder resp) {
     std::string_view hex = req.path.substr(kBlobPrefix.size());
     if (!IsHex64(hex)) {
-      resp.SendError(400, "invalid_argument", "expected /blobs/sha256/<64 lower-case hex digits>");
+      resp.SendError(Status::Invalid("expected /blobs/sha256/<64 lower-case hex digits>"));
       return;
     }
     Delete(ctx, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex));
@@ -582,7 +582,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
   });
   // Unknown paths: a caller without a token learns nothing, not even that.
   router->Fallback(Guard(ctx, Access::kRead, [](const http::Request&, http::Responder resp) {
-    resp.SendError(404, "not_found", "no route for this path");
+    resp.SendError(Status::NotFound("no route for this path"));
   }));
 }
 

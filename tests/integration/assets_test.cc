@@ -13,7 +13,7 @@
 
 #include "cluster.h"
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "test_util.h"

@@ -16,7 +16,9 @@
 #include <thread>
 
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/search_schema.h"
+#include "folio/bus/site_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/http/client.h"
 #include "folio/site/layout.h"

@@ -11,7 +11,7 @@
 
 #include "cluster.h"
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
 
 using namespace folio;
 using namespace folio::it;

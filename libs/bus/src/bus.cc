@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "bus_internal.h"
-#include "folio/bus/schema.h"
 #include "folio/core/log.h"
 #include "folio/core/service.h"
 

@@ -4,7 +4,8 @@
 
 #include <chrono>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {

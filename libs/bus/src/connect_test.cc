@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {

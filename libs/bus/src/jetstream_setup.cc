@@ -3,7 +3,9 @@
 #include <string>
 
 #include "bus_internal.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/core/log.h"
 
 namespace folio::bus {

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/page_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {

@@ -5,7 +5,8 @@
 #include <thread>
 
 #include "folio/bus/bus.h"
-#include "folio/bus/schema.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {

@@ -1,4 +1,7 @@
-#include "folio/bus/schema.h"
+#include "folio/bus/hosts.h"
+#include "folio/bus/note_schema.h"
+#include "folio/bus/page_schema.h"
+#include "folio/bus/site_schema.h"
 
 #include <doctest/doctest.h>
 

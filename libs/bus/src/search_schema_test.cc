@@ -3,7 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "folio/bus/schema.h"
+#include "folio/bus/related_schema.h"
+#include "folio/bus/search_schema.h"
 
 namespace folio::bus {
 namespace {

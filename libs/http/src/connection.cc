@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "folio/core/json.h"
 
 namespace folio::http {
 
@@ -295,10 +294,7 @@ void Connection::RespondError(int status, const Status& why) {
   }
   is_head_ = false;
   answer_pending_ = true;
-  // Internal detail stays here; the client learns only that it happened.
-  std::string_view message =
-      why.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(why.message());
-  Send(Response::Json(status, JsonError(CodeName(why.code()), message)));
+  Send(Response::Error(status, why));
 }
 
 void Connection::WriteContinue() {

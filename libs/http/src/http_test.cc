@@ -137,6 +137,16 @@ TEST_CASE("Response::Error: the status and the one JSON error body") {
   CHECK(r.body == R"({"error":{"code":"internal","message":"internal error"}})");
 }
 
+TEST_CASE("Response::Error with a protocol status: the same body, the status given") {
+  // 408/416/431 have no Code; the server's own answers and storage's 416 use this form.
+  Response r = Response::Error(416, Status::Invalid("range not satisfiable"));
+  CHECK(r.status == 416);
+  CHECK(r.body == R"({"error":{"code":"invalid_argument","message":"range not satisfiable"}})");
+  r = Response::Error(408, Status::Internal("timer detail"));
+  CHECK(r.status == 408);
+  CHECK(r.body == R"({"error":{"code":"internal","message":"internal error"}})");
+}
+
 TEST_CASE("router: exact beats prefix, longest prefix wins, GET answers HEAD") {
   Router r;
   std::string hit;

@@ -28,13 +28,18 @@ std::string_view ReasonPhrase(int status) {
 }
 
 Response Response::Error(const Status& s, std::string_view path) {
+  return Error(HttpStatusFor(s.code()), s, path);
+}
+
+Response Response::Error(int status, const Status& s, std::string_view path) {
+  // Internal detail stays in the log; the client learns only that it happened.
   std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
-  if (path.empty()) return Json(HttpStatusFor(s.code()), JsonError(CodeName(s.code()), message));
+  if (path.empty()) return Json(status, JsonError(CodeName(s.code()), message));
   // JsonError's shape plus the vault path a push failed on.
   JsonWriter w;
   w.BeginObject().Key("error").BeginObject().Key("code").String(CodeName(s.code())).Key("message").String(message);
   w.Key("path").String(path).EndObject().EndObject();
-  return Json(HttpStatusFor(s.code()), w.Take());
+  return Json(status, w.Take());
 }
 
 Response Response::Json(int status, std::string body) {

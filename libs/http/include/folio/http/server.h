@@ -94,6 +94,12 @@ struct Response {
   // vault file a push failed on).
   // REQUIRES: !s.ok().
   static Response Error(const Status& s, std::string_view path = {});
+  // The same body with a status no Code names, for HTTP's own protocol
+  // failures only: 408 (the client too slow), 416 (range not satisfiable),
+  // 414/431 (request too large to parse). Everything else takes
+  // Error(s), whose status is HttpStatusFor(s.code()).
+  // REQUIRES: !s.ok().
+  static Response Error(int status, const Status& s, std::string_view path = {});
 };
 
 // A response whose bytes the caller already holds (e.g. a cached page).

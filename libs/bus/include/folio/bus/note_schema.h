@@ -1,0 +1,49 @@
+// The notes contract: stream "notes", subject NotesSubject(site) =
+// "notes.<site>", data EncodeNoteEvent(NoteEvent) (JSON, schema 1). Ingest
+// publishes one event per changed or deleted note (with a Nats-Msg-Id naming
+// the change); search consumes them. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/bus/site_name.h"
+#include "folio/core/status.h"
+
+namespace folio::bus {
+
+inline constexpr std::string_view kNotesStream = "notes";
+inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
+inline constexpr int kNoteEventSchema = 1;
+
+// "notes.<site>"
+std::string NotesSubject(std::string_view site);
+
+// A heading of a note, for consumers that split the text by section.
+struct NoteSection {
+  std::string heading;     // visible heading text
+  std::string anchor;      // its id in the page (url#anchor)
+  uint32_t offset = 0;     // byte offset in NoteEvent::text where the heading's line starts
+};
+
+// One changed or deleted note, for search and other consumers of "notes".
+struct NoteEvent {
+  std::string site;
+  std::string path;        // vault path, "Folder/Note.md"
+  std::string url;         // canonical URL path
+  int64_t version = 0;     // push version
+  bool deleted = false;
+  std::string title;
+  std::vector<std::string> tags;
+  std::string text;        // plain text of the note (no markup)
+  std::vector<NoteSection> sections;  // headings in text order (optional; "sections" in JSON)
+};
+
+std::string EncodeNoteEvent(const NoteEvent& e);
+// kInvalidArgument naming the field: malformed JSON, unknown schema, a
+// missing or mistyped field, an invalid site name. Unknown fields are skipped.
+Status DecodeNoteEvent(std::string_view json, NoteEvent* out);
+
+}  // namespace folio::bus

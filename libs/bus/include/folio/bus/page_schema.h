@@ -1,0 +1,50 @@
+// The pages contract: KV bucket "pages", key PageKey(site, url_path), value
+// EncodePageRecord(PageRecord) (binary, schema 2; schema 1 still decoded).
+// Ingest writes it, every edge watches it. URL paths are the decoded path a
+// reader asks for ("/folder/my-note", "/" for home). Keys use base64url so any
+// Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9]. Keys starting with
+// '_' are folio's own bookkeeping ("_meta.<site>", "_site.<site>" in
+// site_schema.h), never pages: ParsePageKey rejects them because '_' is not a
+// site character. Byte layout: libs/bus/README.md and src/schema_format.h.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "folio/bus/site_name.h"
+#include "folio/core/status.h"
+
+namespace folio::bus {
+
+inline constexpr std::string_view kPagesBucket = "pages";
+inline constexpr uint8_t kPageRecordSchema = 2;    // 2: csp
+inline constexpr uint8_t kPageRecordSchemaV1 = 1;  // still decoded: no csp field
+
+// "<site>.<base64url(url_path)>"; REQUIRES: IsValidSiteName(site).
+std::string PageKey(std::string_view site, std::string_view url_path);
+// Inverse of PageKey; false for keys folio did not write.
+bool ParsePageKey(std::string_view key, std::string* site, std::string* url_path);
+
+// One servable page as ingest publishes it and the edge serves it.
+struct PageRecord {
+  uint16_t status = 200;             // 200 page, 301 redirect, 404 the site's not-found page
+  std::string content_type;          // "text/html; charset=utf-8"
+  std::string cache_control;         // "" = edge default
+  std::string location;              // for 301: the target URL path
+  std::string etag;                  // quoted strong ETag of the identity body: "\"ab12...\""
+  std::string csp;                   // Content-Security-Policy ingest chose for it (libs/site csp.h);
+                                     // "" = the edge's strict default (schema 1 records have none)
+  int64_t last_modified_s = 0;       // unix seconds
+  int64_t version = 0;               // ingest's push version that last changed it
+  std::string body_gzip;             // the body, gzip-compressed once by ingest
+};
+
+// Aborts if a short field exceeds 65535 bytes or the body 4 GiB (a caller bug).
+std::string EncodePageRecord(const PageRecord& r);
+// Schema 2, or schema 1 (csp ""). kInvalidArgument on truncation, trailing
+// bytes or an unknown schema byte.
+Status DecodePageRecord(std::string_view data, PageRecord* out);
+
+}  // namespace folio::bus

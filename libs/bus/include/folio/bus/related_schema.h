@@ -1,0 +1,54 @@
+// The related-notes contract: stream "related", subject RelatedSubject(site)
+// = "related.<site>", data EncodeRelatedUpdate(RelatedUpdate) (JSON, schema
+// 1). Search publishes the related notes it computes; ingest consumes them
+// (durable pull consumer) and re-renders the pages that show them. Pure
+// functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "folio/bus/site_name.h"
+#include "folio/core/status.h"
+
+namespace folio::bus {
+
+inline constexpr std::string_view kRelatedStream = "related";
+inline constexpr std::string_view kRelatedSubjectPrefix = "related.";  // + site
+inline constexpr int kRelatedUpdateSchema = 1;
+inline constexpr int kMaxRelatedK = 50;  // largest related list search publishes (and a related query asks for)
+inline constexpr size_t kMaxRelatedMessageBytes = 512 * 1024;
+
+// "related.<site>"
+std::string RelatedSubject(std::string_view site);
+
+// Related notes of some notes of one site, as search computed them. A list
+// replaces the note's previous list; an empty list clears it. Search splits
+// large updates so one message stays under kMaxRelatedMessageBytes.
+struct RelatedEntry {
+  std::string path;       // vault path of the related note
+  double score = 0;
+};
+struct RelatedList {
+  std::string path;       // vault path of the note whose list this is
+  std::vector<RelatedEntry> related;  // best first, at most kMaxRelatedK
+};
+struct RelatedUpdate {
+  std::string site;
+  std::vector<RelatedList> lists;
+};
+
+// {"schema":1,"site":"docs","lists":[{"path":"a.md","related":[{"path":"b.md","score":0.5}]}]}
+// A score that is not finite is written as 0.
+std::string EncodeRelatedUpdate(const RelatedUpdate& u);
+// kInvalidArgument naming the field: malformed JSON, unknown schema, invalid
+// site, a missing key at any level, an invalid vault path, a list of more
+// than kMaxRelatedK notes, a score that is not a finite number.
+Status DecodeRelatedUpdate(std::string_view json, RelatedUpdate* out);
+// Splits u into updates whose encodings are each at most max_bytes (a single
+// list larger than that goes alone). Order of lists is kept.
+std::vector<RelatedUpdate> SplitRelatedUpdate(const RelatedUpdate& u, size_t max_bytes = kMaxRelatedMessageBytes);
+
+}  // namespace folio::bus
