@@ -254,12 +254,14 @@ TEST_CASE("pull consumer: filter subjects, conflicts, missing streams, bad optio
   // A changed ack wait is applied to the existing consumer: the three
   // un-acked messages come back long before the original 60 s.
   o.filter_subject = NotesSubject("b");
-  o.ack_wait_ms = 300;
+  // (1 s, not less: on a loaded machine a shorter wait can expire again
+  // between the server's redelivery and the fetch that takes it.)
+  o.ack_wait_ms = 1000;
   Result<std::unique_ptr<PullConsumer>> shorter = PullConsumer::Start(bus.get(), o);
   REQUIRE_MESSAGE(shorter.ok(), shorter.status().ToString());
-  std::vector<StreamMessage> redelivered = FetchN(shorter->get(), 3, 5000);
+  std::vector<StreamMessage> redelivered = FetchN(shorter->get(), 3, 10000);
   CHECK(Seqs(redelivered) == Range(4, 6));
-  for (const StreamMessage& m : redelivered) CHECK(m.delivered == 2);
+  for (const StreamMessage& m : redelivered) CHECK(m.delivered >= 2);
 
   o.stream = "no-such-stream";
   CHECK(PullConsumer::Start(bus.get(), o).status().code() == Code::kNotFound);
