@@ -198,14 +198,19 @@ void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, Va
   AddRendered(c, out, &change->warnings);
   // Rows for every changed note (unpublished ones too: the manifest lists
   // them) and the new warnings of re-rendered ones.
-  std::set<std::string> pushed;
+  // Their paths, in order: the pushed notes and those with new warnings
+  // (never a walk over the whole vault).
+  std::set<std::string> pushed, rows;
   for (size_t i : plan.changed) pushed.insert(req.notes[i].path);
-  for (const auto& [path, m] : vault_.notes()) {
+  rows = pushed;
+  for (const auto& [path, w] : change->warnings) rows.insert(path);
+  for (const auto& path : rows) {
+    const site::NoteMeta* m = vault_.Find(path);
+    if (!m) continue;  // deleted by this push
     bool is_pushed = pushed.count(path) > 0;
     auto w = change->warnings.find(path);
-    if (!is_pushed && w == change->warnings.end()) continue;
     NoteRow row;
-    row.meta = m;
+    row.meta = *m;
     row.content_changed = is_pushed;
     if (is_pushed) row.content = *sources.find(path)->second;
     if (w != change->warnings.end()) row.warnings = JoinLines(w->second);

@@ -103,6 +103,25 @@ void LinkIndex::Remove(std::string_view path) {
   }
 }
 
+std::vector<std::string> LinkIndex::DependencyKeys(std::string_view target) {
+  while (!target.empty() && (target.front() == ' ' || target.front() == '\t')) target.remove_prefix(1);
+  while (!target.empty() && (target.back() == ' ' || target.back() == '\t')) target.remove_suffix(1);
+  std::string key = KeyOf(target);
+  if (key.empty()) return {};
+  std::string_view base = PathBase(key);
+  // Paths and file names: every candidate shares the target's last segment.
+  std::vector<std::string> out{base.empty() || base == "." || base == ".." ? std::string(kAnyKey) : std::string(base)};
+  out.push_back(AsciiLower(target));  // aliases, as written or without ".md"
+  out.push_back(key);
+  return out;
+}
+
+std::vector<std::string> LinkIndex::NameKeys(std::string_view path, const std::vector<std::string>& aliases) {
+  std::vector<std::string> out{std::string(PathBase(KeyOf(path)))};
+  for (const auto& a : aliases) out.push_back(AsciiLower(a));
+  return out;
+}
+
 bool LinkIndex::Contains(std::string_view path) const {
   auto it = paths_.find(KeyOf(path));
   return it != paths_.end() && it->second == path;

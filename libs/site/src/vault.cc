@@ -55,8 +55,31 @@ void Vault::Unindex(const NoteMeta& n) {
   index_.Remove(n.path);
 }
 
+void Vault::AddLinker(const NoteMeta& n) {
+  for (const auto* list : {&n.targets, &n.embeds}) {
+    for (const auto& t : *list) {
+      for (auto& k : markdown::LinkIndex::DependencyKeys(t)) linkers_[std::move(k)].insert(n.path);
+    }
+  }
+}
+
+void Vault::RemoveLinker(const NoteMeta& n) {
+  for (const auto* list : {&n.targets, &n.embeds}) {
+    for (const auto& t : *list) {
+      for (const auto& k : markdown::LinkIndex::DependencyKeys(t)) {
+        auto it = linkers_.find(k);
+        if (it == linkers_.end()) continue;
+        it->second.erase(n.path);
+        if (it->second.empty()) linkers_.erase(it);
+      }
+    }
+  }
+}
+
 void Vault::Load(NoteMeta meta) {
   Index(meta);
+  if (auto old = notes_.find(meta.path); old != notes_.end()) RemoveLinker(old->second);
+  AddLinker(meta);
   std::string path = meta.path;
   notes_[path] = std::move(meta);
 }
@@ -142,7 +165,12 @@ std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) con
 // What one Apply call has found so far.
 struct Vault::ApplyState {
   Impact impact;
-  bool names_changed = false;  // the set of linkable names changed: re-resolve everyone
+  // Names (LinkIndex::NameKeys) added or removed: the notes whose links
+  // depend on them are resolved again.
+  std::set<std::string> changed_names;
+  void NamesOf(const NoteMeta& n) {
+    for (auto& k : markdown::LinkIndex::NameKeys(n.path, n.aliases)) changed_names.insert(std::move(k));
+  }
   std::set<std::string> backlink_changed;
   std::set<std::string> content_changed;  // notes whose own rendering changes (for embedders)
   std::set<std::string> upserted;
@@ -160,9 +188,10 @@ Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string
 void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   auto it = notes_.find(path);
   if (it == notes_.end()) return;
-  s.names_changed = true;
-  s.impact.home_changed = true;
   NoteMeta& n = it->second;
+  s.NamesOf(n);
+  s.impact.home_changed = true;
+  RemoveLinker(n);
   for (const auto& t : n.out) s.backlink_changed.insert(t);
   s.content_changed.insert(path);
   SetOut(n, {});
@@ -176,10 +205,11 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   s.content_changed.insert(u.path);
   auto it = notes_.find(u.path);
   if (it == notes_.end()) {
-    s.names_changed = true;
+    s.NamesOf(u);
     s.impact.home_changed = true;
     if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
     Index(u);
+    AddLinker(u);
     std::string path = u.path;
     u.out.clear();
     u.embeds_out.clear();
@@ -189,7 +219,8 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   NoteMeta& old = it->second;
   bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
   if (relink) {
-    s.names_changed = true;
+    s.NamesOf(old);
+    s.NamesOf(u);
     s.impact.home_changed = true;
     Unindex(old);
     u.url = u.published ? AssignUrl(u, &s.impact.url_warnings[u.path]) : "";
@@ -206,19 +237,29 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     for (const auto& t : old.out) s.backlink_changed.insert(t);
     for (const auto& t : ResolveAll(u.targets, u.path)) s.backlink_changed.insert(t);
   }
-  if (old.embeds != u.embeds) s.names_changed = true;  // re-derive embeds_out below
+  RemoveLinker(old);
+  AddLinker(u);
   u.out = std::move(old.out);
   u.embeds_out = std::move(old.embeds_out);
   // ReresolveLinks() re-derives links; keep the reverse maps consistent meanwhile.
   old = std::move(u);
 }
 
-// Re-resolves the links of upserted notes, and of every note when the
-// linkable names changed.
+// Re-resolves the links of upserted notes, and of the notes whose links
+// depend on a name this change added or removed (never the whole vault).
 void Vault::ReresolveLinks(ApplyState& s) {
-  for (auto& [path, n] : notes_) {
+  std::set<std::string> candidates = s.upserted;
+  if (!s.changed_names.empty()) {
+    s.changed_names.insert(std::string(markdown::LinkIndex::kAnyKey));
+    for (const auto& k : s.changed_names) {
+      if (auto it = linkers_.find(k); it != linkers_.end()) candidates.insert(it->second.begin(), it->second.end());
+    }
+  }
+  for (const auto& path : candidates) {
+    auto found = notes_.find(path);
+    if (found == notes_.end()) continue;  // deleted
+    NoteMeta& n = found->second;
     bool is_upserted = s.upserted.count(path) > 0;
-    if (!is_upserted && !s.names_changed) continue;
     std::vector<std::string> out = n.published ? ResolveAll(n.targets, path) : std::vector<std::string>{};
     std::vector<std::string> embeds_out = n.published ? ResolveAll(n.embeds, path) : std::vector<std::string>{};
     if (out == n.out && embeds_out == n.embeds_out) continue;
@@ -271,11 +312,22 @@ std::set<std::string> Vault::ApplyAttachments(std::vector<AttachmentMeta> upsert
   }
   if (changed.empty()) return {};
   std::set<std::string> render;
-  // Notes whose targets resolve to a changed attachment, before and after.
+  // Notes whose targets resolve to a changed attachment, before and after:
+  // only those whose links depend on a changed attachment's name can.
+  std::set<std::string> candidates;
+  for (const auto& path : changed) {
+    for (const auto& k : markdown::LinkIndex::NameKeys(path, {})) {
+      if (auto it = linkers_.find(k); it != linkers_.end()) candidates.insert(it->second.begin(), it->second.end());
+    }
+  }
+  if (auto it = linkers_.find(markdown::LinkIndex::kAnyKey); it != linkers_.end()) {
+    candidates.insert(it->second.begin(), it->second.end());
+  }
   auto scan = [&] {
-    for (const auto& [path, n] : notes_) {
-      if (!n.published) continue;
-      for (const auto& t : n.targets) {
+    for (const auto& path : candidates) {
+      const NoteMeta* n = Find(path);
+      if (!n || !n->published) continue;
+      for (const auto& t : n->targets) {
         auto r = index_.Resolve(t, path);
         if (r && changed.count(r->path)) { render.insert(path); break; }
       }

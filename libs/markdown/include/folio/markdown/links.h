@@ -32,6 +32,15 @@ class LinkIndex {
   // folder) as linked from the note at `from_path`. nullopt if dangling.
   std::optional<Resolution> Resolve(std::string_view target, std::string_view from_path) const;
 
+  // What resolution depends on, for callers that keep links resolved as
+  // the index changes (site::Vault): a target can resolve differently only
+  // after a path or alias with one of its DependencyKeys is added or
+  // removed, and a note answers to its NameKeys. kAnyKey (a target whose
+  // last segment is "", "." or "..") depends on every change. Pure.
+  static constexpr std::string_view kAnyKey = "*";
+  static std::vector<std::string> DependencyKeys(std::string_view target);
+  static std::vector<std::string> NameKeys(std::string_view path, const std::vector<std::string>& aliases);
+
  private:
   // lower-cased path without ".md" -> real path
   std::map<std::string, std::string, std::less<>> paths_;

@@ -101,6 +101,9 @@ class Vault {
   void SetOut(NoteMeta& n, std::vector<std::string> out);
   void Index(const NoteMeta& n);    // adds a published note to the link index and URL map
   void Unindex(const NoteMeta& n);
+  // Keeps linkers_ in step with a note's targets and embeds.
+  void AddLinker(const NoteMeta& n);
+  void RemoveLinker(const NoteMeta& n);
   // Notes embedding any of `paths`, transitively.
   std::set<std::string> EmbeddersOf(const std::set<std::string>& paths) const;
   // The steps of Apply, in order; ApplyState holds what the change set touched so far.
@@ -115,6 +118,10 @@ class Vault {
   std::map<std::string, std::set<std::string>, std::less<>> backlinks_;  // target -> sources
   std::map<std::string, std::set<std::string>, std::less<>> embedders_;  // target -> notes embedding it
   markdown::LinkIndex index_;
+  // Dependency key (LinkIndex::DependencyKeys of a target or embed) -> the
+  // notes whose links depend on it: when a name changes, only they are
+  // resolved again, not the whole vault.
+  std::map<std::string, std::set<std::string>, std::less<>> linkers_;
   std::map<std::string, AttachmentMeta, std::less<>> attachments_;
 };
 

@@ -1,0 +1,96 @@
+// Vault keeps every note's resolved links as a change would leave them if
+// the whole vault were resolved again, while resolving only the notes a
+// change can affect (the linkers of the names it adds or removes).
+#include <doctest/doctest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "folio/site/vault.h"
+
+using namespace folio;
+using namespace folio::site;
+
+namespace {
+
+const std::vector<std::string> kFolders = {"", "A/", "Hub/", "A/Sub/", "Hub/Sub/"};
+const std::vector<std::string> kNames = {"One", "Two", "three", "Four", "index", "Hub"};
+
+std::string RandomPath(std::mt19937& rng) {
+  return kFolders[rng() % kFolders.size()] + kNames[rng() % kNames.size()] + ".md";
+}
+
+// Targets as authors write them: names, paths, relative and odd forms.
+std::string RandomTarget(std::mt19937& rng) {
+  switch (rng() % 8) {
+    case 0: return kNames[rng() % kNames.size()];
+    case 1: return RandomPath(rng);
+    case 2: return "../" + kNames[rng() % kNames.size()];
+    case 3: return "alias" + std::to_string(rng() % 4);
+    case 4: return "Sub/" + kNames[rng() % kNames.size()];
+    case 5: return kFolders[1 + rng() % 4];  // a folder ("Hub/"): last segment empty, resolves to Hub.md
+    case 6: return rng() % 2 ? "Sub/.." : "../Hub/Sub/..";  // ".." last: depends on every change
+    default: return " " + kNames[rng() % kNames.size()] + ".MD ";
+  }
+}
+
+NoteMeta RandomNote(std::mt19937& rng, const std::string& path) {
+  NoteMeta m;
+  m.path = path;
+  m.title = path;
+  m.sha256 = std::to_string(rng());
+  for (int i = 0, n = rng() % 4; i < n; ++i) m.targets.push_back(RandomTarget(rng));
+  if (!m.targets.empty() && rng() % 3 == 0) m.embeds.push_back(m.targets[0]);
+  if (rng() % 4 == 0) m.aliases.push_back("alias" + std::to_string(rng() % 4));
+  m.published = rng() % 8 != 0;
+  if (rng() % 10 == 0) m.permalink = "p" + std::to_string(rng() % 3);
+  return m;
+}
+
+// The same notes loaded afresh and resolved from scratch.
+Vault Reference(const Vault& v) {
+  Vault ref;
+  for (const auto& [path, n] : v.notes()) ref.Load(n);
+  ref.Rebuild();
+  return ref;
+}
+
+}  // namespace
+
+TEST_CASE("vault: links stay resolved as a full re-resolution would leave them, over random changes") {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    Vault v;
+    for (int step = 0; step < 30; ++step) {
+      std::vector<NoteMeta> upserts;
+      std::vector<std::string> deletes;
+      std::set<std::string> touched;
+      for (int i = 0, n = 1 + rng() % 3; i < n; ++i) {
+        std::string path = RandomPath(rng);
+        if (!touched.insert(path).second) continue;
+        if (rng() % 4 == 0 && v.Find(path)) {
+          deletes.push_back(path);
+        } else {
+          upserts.push_back(RandomNote(rng, path));
+        }
+      }
+      std::map<std::string, std::vector<std::string>> before;
+      for (const auto& [path, n] : v.notes()) before[path] = n.out;
+      Impact impact = v.Apply(std::move(upserts), deletes);
+      Vault ref = Reference(v);
+      INFO("seed ", seed, " step ", step);
+      for (const auto& [path, n] : v.notes()) {
+        const NoteMeta* r = ref.Find(path);
+        REQUIRE(r != nullptr);
+        CHECK_MESSAGE(n.out == r->out, path);
+        CHECK_MESSAGE(n.embeds_out == r->embeds_out, path);
+        CHECK_MESSAGE(v.Backlinks(path) == ref.Backlinks(path), path);
+        // A published note whose links now land elsewhere is re-rendered.
+        auto was = before.find(path);
+        if (n.published && was != before.end() && was->second != n.out) CHECK_MESSAGE(impact.render.count(path), path);
+      }
+    }
+  }
+}
