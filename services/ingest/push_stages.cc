@@ -50,12 +50,6 @@ site::NoteMeta MetaOf(const PushNote& note, const std::string& sha, const markdo
   return m;
 }
 
-std::string JoinLines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
-  return out;
-}
-
 // What a note looked like to listings before a change.
 struct ListedAs {
   bool present = false;  // published
@@ -213,7 +207,7 @@ void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, Va
     row.meta = *m;
     row.content_changed = is_pushed;
     if (is_pushed) row.content = *sources.find(path)->second;
-    if (w != change->warnings.end()) row.warnings = JoinLines(w->second);
+    if (w != change->warnings.end()) row.warnings = w->second;
     c->notes.push_back(std::move(row));
   }
   // Pages a note left: a 301 where it moved (new permalink), else deleted.

@@ -25,17 +25,6 @@ using internal::PhaseLog;
 constexpr const char* k404Url = "/_folio/404";
 constexpr int64_t kAckTimeoutMs = 10'000;
 
-std::vector<std::string> SplitLines(std::string_view s) {
-  std::vector<std::string> out;
-  while (!s.empty()) {
-    size_t nl = s.find('\n');
-    out.emplace_back(s.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    s.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
 }  // namespace
 
 SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry)
@@ -58,7 +47,7 @@ Status SiteWriter::LoadState() {
   auto warnings = store_->LoadWarnings(options_.site);
   if (!warnings.ok()) return warnings.status();
   warnings_.clear();
-  for (auto& [path, text] : *warnings) warnings_[path] = SplitLines(text);
+  for (auto& [path, list] : *warnings) warnings_[path] = std::move(list);
   auto lists = store_->LoadRelated(options_.site);
   if (!lists.ok()) return lists.status();
   for (auto& l : *lists) {
@@ -254,7 +243,7 @@ Status SiteWriter::CommitAndPublish(Commit* c, bool* published, PhaseLog* phase)
     if (row.warnings.empty()) {
       warnings_.erase(row.meta.path);
     } else {
-      warnings_[row.meta.path] = SplitLines(row.warnings);
+      warnings_[row.meta.path] = row.warnings;
     }
   }
   for (const auto& path : c->deleted_notes) warnings_.erase(path);

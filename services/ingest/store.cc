@@ -186,16 +186,16 @@ Result<std::string> Store::LayoutFingerprint(const std::string& site) {
   return *row ? std::string(q->Text(0)) : std::string();
 }
 
-Result<std::map<std::string, std::string>> Store::LoadWarnings(const std::string& site) {
+Result<std::map<std::string, std::vector<std::string>>> Store::LoadWarnings(const std::string& site) {
   auto q = db_->Prepare("SELECT path, warnings FROM notes WHERE site=? AND warnings != ''");
   if (!q.ok()) return q.status();
   q->Bind(1, site);
-  std::map<std::string, std::string> out;
+  std::map<std::string, std::vector<std::string>> out;
   for (;;) {
     auto row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    out.emplace(q->Text(0), q->Text(1));
+    out.emplace(q->Text(0), Split(q->Text(1)));
   }
   return out;
 }
@@ -269,12 +269,12 @@ Status Store::ApplyTransaction(Commit* c) {
     if (n.content_changed) {
       const auto& m = n.meta;
       s = upsert->Bind(1, c->site).Bind(2, m.path).Bind(3, m.url).Bind(4, m.sha256).Bind(5, m.title)
-              .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, n.warnings)
+              .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, Join(n.warnings))
               .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Bind(12, Join(m.embeds))
               .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0})
               .Bind(16, Join(m.anchors)).Run();
     } else {
-      s = rerendered->Bind(1, n.warnings).Bind(2, n.meta.url).Bind(3, c->site).Bind(4, n.meta.path).Run();
+      s = rerendered->Bind(1, Join(n.warnings)).Bind(2, n.meta.url).Bind(3, c->site).Bind(4, n.meta.path).Run();
     }
     if (!s.ok()) return fail(s);
   }

@@ -45,7 +45,7 @@ struct OutboxMsg {
 struct NoteRow {
   site::NoteMeta meta;
   std::string content;
-  std::string warnings;  // '\n'-joined, from the note's latest render
+  std::vector<std::string> warnings;  // from the note's latest render
   bool content_changed = true;  // false: re-rendered only; keep content
 };
 
@@ -104,8 +104,8 @@ class Store {
   // Loads every note's metadata into *vault (then vault->Rebuild()).
   Status LoadVault(const std::string& site, site::Vault* vault);
   Result<std::string> NoteContent(const std::string& site, const std::string& path);
-  // Every note's warnings ("\n"-separated) by path, for the notes that have some.
-  Result<std::map<std::string, std::string>> LoadWarnings(const std::string& site);
+  // Every note's warnings by path, for the notes that have some.
+  Result<std::map<std::string, std::vector<std::string>>> LoadWarnings(const std::string& site);
   // The layout fingerprint last recorded for the site ("" if none).
   Result<std::string> LayoutFingerprint(const std::string& site);
   Result<std::string> PageRecord(const std::string& site, const std::string& url);
