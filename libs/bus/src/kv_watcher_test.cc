@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "bus_internal.h"
 #include "folio/bus/bus.h"
 #include "folio/bus/page_schema.h"
 #include "folio/testing/testing.h"
@@ -78,6 +79,19 @@ std::unique_ptr<KvWatcher> Watch(Bus* bus, Recorder* rec) {
   return std::move(w).value();
 }
 
+// Deletes every consumer of the pages stream on the server, as the loss of
+// the server holding an ephemeral consumer does. Returns how many.
+int DeleteConsumers(Bus* bus) {
+  jsConsumerNamesList* names = nullptr;
+  REQUIRE(js_ConsumerNames(&names, bus->impl()->js, "KV_pages", nullptr, nullptr) == NATS_OK);
+  int n = names->Count;
+  for (int i = 0; i < n; ++i) {
+    CHECK(js_DeleteConsumer(bus->impl()->js, "KV_pages", names->List[i], nullptr, nullptr) == NATS_OK);
+  }
+  jsConsumerNamesList_Destroy(names);
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("watcher delivers current values, then replayed, then live changes") {
@@ -139,6 +153,74 @@ TEST_CASE("watcher survives a nats-server restart") {
   CHECK(bus->KvGet(kPagesBucket, "docs.before").ok());  // the store survived
   REQUIRE(rec.WaitFor("put docs.after=2", 10000));
   CHECK(rec.log() == std::vector<std::string>{"put docs.before=1", "replayed", "put docs.after=2"});
+}
+
+// The watchdog alone (NATS.c's heartbeat check is pushed out to 60 s):
+// once nothing arrives while the stream is ahead, a new consumer starts
+// right after the last applied revision. Nothing is replayed or lost.
+TEST_CASE("watcher whose consumer is lost resumes after the last applied revision") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.a", "1");
+  Recorder rec;
+  KvWatchOptions wo;
+  wo.heartbeat_ms = 30'000;
+  wo.stall_ms = 300;
+  auto w = KvWatcher::Start(bus.get(), kPagesBucket, rec.OnEntry(), rec.OnReplayed(), {}, wo);
+  REQUIRE(w.ok());
+  REQUIRE(rec.WaitFor("replayed"));
+  Put(bus.get(), "docs.b", "2");
+  REQUIRE(rec.WaitFor("put docs.b=2"));
+
+  REQUIRE(DeleteConsumers(bus.get()) == 1);
+  Put(bus.get(), "docs.c", "3");
+  Delete(bus.get(), "docs.a");
+  REQUIRE(rec.WaitFor("del docs.a", 10000));
+  CHECK((*w)->resubscribes() >= 1);
+  CHECK(rec.log() == std::vector<std::string>{"put docs.a=1", "replayed", "put docs.b=2", "put docs.c=3", "del docs.a"});
+}
+
+// A quiet bucket is not a stall: no consumer is replaced while the watcher
+// has applied everything.
+TEST_CASE("watcher on a quiet bucket keeps its consumer") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.a", "1");
+  Recorder rec;
+  KvWatchOptions wo;
+  wo.stall_ms = 100;
+  auto w = KvWatcher::Start(bus.get(), kPagesBucket, rec.OnEntry(), rec.OnReplayed(), {}, wo);
+  REQUIRE(w.ok());
+  REQUIRE(rec.WaitFor("replayed"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  CHECK((*w)->resubscribes() == 0);
+}
+
+// start_after: an edge that already holds the site up to a revision (a
+// snapshot) receives only what came after it.
+TEST_CASE("watcher started after a revision receives only later entries") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.a", "1");
+  Put(bus.get(), "docs.b", "2");
+  Put(bus.get(), "docs.c", "3");
+  Recorder rec;
+  KvWatchOptions wo;
+  wo.start_after = 2;
+  auto w = KvWatcher::Start(bus.get(), kPagesBucket, rec.OnEntry(), rec.OnReplayed(), {}, wo);
+  REQUIRE(w.ok());
+  REQUIRE(rec.WaitFor("replayed"));
+  Put(bus.get(), "docs.d", "4");
+  REQUIRE(rec.WaitFor("put docs.d=4"));
+  CHECK(rec.log() == std::vector<std::string>{"put docs.c=3", "replayed", "put docs.d=4"});
+
+  // Already at the tip: replayed at once.
+  Recorder tip;
+  wo.start_after = 4;
+  auto w2 = KvWatcher::Start(bus.get(), kPagesBucket, tip.OnEntry(), tip.OnReplayed(), {}, wo);
+  REQUIRE(w2.ok());
+  REQUIRE(tip.WaitFor("replayed"));
+  CHECK(tip.log() == std::vector<std::string>{"replayed"});
 }
 
 }  // namespace folio::bus

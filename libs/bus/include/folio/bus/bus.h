@@ -205,8 +205,26 @@ struct KvWatcherMetrics {
   int64_t poll_ms = 2'000;                     // stream-info requests every this long
 };
 
+// How a KvWatcher keeps going when its consumer is lost. The watch is an
+// ordered push consumer (an ephemeral consumer on one server of the bucket
+// stream's group). When that server dies, NATS.c notices only after two
+// missed heartbeats and its own re-creation can keep failing while the
+// cluster moves the stream; so the watcher also checks, whenever nothing
+// has arrived for stall_ms, whether the stream holds revisions it has not
+// applied, and if so replaces the consumer with one that starts right after
+// the last applied revision (no replay, nothing lost, nothing twice).
+struct KvWatchOptions {
+  int64_t heartbeat_ms = 1'000;  // server idle heartbeat; NATS.c resets after 2 missed
+  int64_t stall_ms = 3'000;      // idle this long with revisions pending -> new consumer
+  int64_t request_timeout_ms = 2'000;  // consumer create and stream-info requests
+  // Start after this revision instead of replaying the bucket's current
+  // values (0 = replay). on_replayed is called once caught up either way.
+  uint64_t start_after = 0;
+};
+
 // Watches every key of a bucket: first the current value of each key, then
-// live changes. Survives NATS reconnects.
+// live changes. Survives NATS reconnects and the loss of the server that
+// held its consumer (see KvWatchOptions).
 class KvWatcher {
  public:
   using OnEntry = std::function<void(KvEntry&&)>;
@@ -216,7 +234,10 @@ class KvWatcher {
   // Callbacks run on the watcher thread, in order.
   static Result<std::unique_ptr<KvWatcher>> Start(Bus* bus, std::string_view bucket,
                                                   OnEntry on_entry, OnReplayed on_replayed,
-                                                  KvWatcherMetrics metrics = {});
+                                                  KvWatcherMetrics metrics = {},
+                                                  KvWatchOptions options = {});
+  // Consumers this watcher replaced after a stall (for tests and logs).
+  uint64_t resubscribes() const;
   ~KvWatcher();  // stops and joins the thread
 
   struct Impl;
