@@ -142,7 +142,8 @@ Browser::Browser(std::string chromium) {
   from_chrome_ = evt[0];
 
   std::string result;
-  Status s = Call("Target.createTarget", R"({"url":"about:blank"})", &result, false);
+  // The browser's first target can take long on a loaded CI machine.
+  Status s = Call("Target.createTarget", R"({"url":"about:blank"})", &result, false, 60000);
   if (!s.ok()) {
     status_ = s;
     return;
