@@ -50,73 +50,6 @@ site::NoteMeta MetaOf(const PushNote& note, const std::string& sha, const markdo
   return m;
 }
 
-// What a note looked like to listings before a change.
-struct ListedAs {
-  bool present = false;  // published
-  std::string title, url, day, dir;
-  std::vector<std::string> tags, aliases;
-  int64_t updated_ms = 0;
-};
-
-ListedAs ListedNow(const site::Vault& v, std::string_view path) {
-  ListedAs l;
-  const site::NoteMeta* n = v.Find(path);
-  if (!n || !n->published) return l;
-  l.present = true;
-  l.title = n->title;
-  l.url = n->url;
-  l.day = site::DayOf(n->updated_ms);
-  l.dir = PathDir(n->path);
-  l.tags = n->tags;
-  l.aliases = n->aliases;
-  l.updated_ms = n->updated_ms;
-  return l;
-}
-
-void AddTagPrefixes(const std::vector<std::string>& tags, std::set<std::string, std::less<>>* out) {
-  for (const auto& t : tags) {
-    for (size_t slash = 0;; ++slash) {
-      slash = t.find('/', slash);
-      out->insert(AsciiLower(t.substr(0, slash)));
-      if (slash == std::string::npos) break;
-    }
-  }
-}
-
-void AddFolderAndAncestors(const std::string& dir, bool ancestors, std::set<std::string, std::less<>>* out) {
-  if (dir.empty()) return;
-  out->insert(dir);
-  for (size_t slash = dir.rfind('/'); ancestors && slash != std::string::npos; slash = dir.rfind('/', slash - 1)) {
-    out->insert(dir.substr(0, slash));
-    if (slash == 0) break;
-  }
-}
-
-// The listings a note's change can alter (OBSIDIAN/README "Incremental").
-void MarkDirty(const ListedAs& before, const ListedAs& after, site::ListingFilter* f) {
-  bool presence = before.present != after.present;
-  bool shown = presence || before.title != after.title || before.url != after.url || before.day != after.day;
-  if (!presence && !shown && before.updated_ms == after.updated_ms && before.tags == after.tags &&
-      before.aliases == after.aliases) {
-    return;
-  }
-  if (presence || before.updated_ms != after.updated_ms || shown) f->recent = f->rss = true;
-  if (shown) {
-    f->home = true;
-    f->sitemap = true;
-    AddFolderAndAncestors(before.dir, presence, &f->folders);
-    AddFolderAndAncestors(after.dir, presence, &f->folders);
-    AddTagPrefixes(before.tags, &f->tags);
-    AddTagPrefixes(after.tags, &f->tags);
-  }
-  if (before.tags != after.tags || (presence && (!before.tags.empty() || !after.tags.empty()))) {
-    f->tags_index = true;
-    AddTagPrefixes(before.tags, &f->tags);
-    AddTagPrefixes(after.tags, &f->tags);
-  }
-  if (presence || before.url != after.url || before.aliases != after.aliases) f->aliases = true;
-}
-
 }  // namespace
 
 SiteWriter::PushPlan SiteWriter::PlanPush(const PushRequest& req) const {
@@ -171,11 +104,14 @@ SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const P
   for (const auto& u : upserts) touched.push_back(u.path);
   touched.insert(touched.end(), plan.deletes.begin(), plan.deletes.end());
   RelatedBefore related_before = CaptureRelatedBefore(touched);
-  std::vector<std::pair<std::string, ListedAs>> listed_before;
-  for (const auto& path : touched) listed_before.push_back({path, ListedNow(vault_, path)});
+  std::vector<std::pair<std::string, site::ListedAs>> listed_before;
+  for (const auto& path : touched) listed_before.push_back({path, site::ListedNow(vault_, path)});
 
+  const size_t shards_before = vault_.listing_index().SitemapShards();
   change.impact = vault_.Apply(std::move(upserts), plan.deletes);
-  for (const auto& [path, before] : listed_before) MarkDirty(before, ListedNow(vault_, path), &change.dirty);
+  for (const auto& [path, before] : listed_before) site::MarkDirty(path, before, site::ListedNow(vault_, path), &change.dirty);
+  // The sitemap was split anew (the site crossed a size): every shard.
+  if (vault_.listing_index().SitemapShards() != shards_before) change.dirty.sitemap = true;
   for (const auto& p : attachment_users) {
     const site::NoteMeta* m = vault_.Find(p);
     if (m && m->published) change.impact.render.insert(p);

@@ -88,9 +88,9 @@ Status SiteWriter::Start() {
           site::StyleSheet());
   AddPage(&c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, version_},
           site::Assemble404Page(options_.site_name));
-  std::map<std::string, std::pair<uint64_t, uint16_t>> fps;
+  ListingDelta fps;
   AddChangedListings(&c, now_s, /*force=*/true, nullptr, &fps);
-  listing_fp_ = std::move(fps);
+  ApplyListingDelta(/*force=*/true, std::move(fps));
   std::vector<PageRow> stale;
   for (auto& p : c.pages) {
     auto have = store_->PageRecord(options_.site, p.url);
@@ -134,17 +134,53 @@ void SiteWriter::AddPage(Commit* c, std::string url, PageHead head, std::string_
   c->pages.push_back({std::move(url), std::move(rec.record)});
 }
 
+namespace {
+
+// The published generated pages a filtered build may have dropped: those of
+// the categories it rebuilds, found by key and by prefix range, not by a
+// walk over every listing (an alias-wide rebuild is the exception).
+template <typename Map>
+std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& published) {
+  std::set<std::string> urls;
+  auto exact = [&](const std::string& url) {
+    if (published.count(url)) urls.insert(url);
+  };
+  auto prefixed = [&](std::string_view prefix) {
+    for (auto it = published.lower_bound(std::string(prefix));
+         it != published.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it) {
+      urls.insert(it->first);
+    }
+  };
+  for (const char* url : {"/", "/tags", "/rss.xml", "/sitemap.xml", "/robots.txt"}) exact(url);
+  for (const auto& d : f.folders) exact(site::FolderUrl(d));
+  for (const auto& t : f.tags) exact(site::TagUrl(t));
+  for (const auto& a : f.alias_urls) exact(a);
+  if (f.recent) prefixed("/recent");
+  if (f.sitemap) prefixed("/sitemap-");
+  if (f.aliases) {
+    for (const auto& [url, fp] : published) {
+      if (fp.second == 301) urls.insert(url);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& url : urls) {
+    if (f.Covers(url, published.at(url).second)) out.push_back(url);
+  }
+  return out;
+}
+
+}  // namespace
+
 size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
-                                      std::map<std::string, std::pair<uint64_t, uint16_t>>* next) {
+                                      ListingDelta* delta) {
   auto pages = site::BuildListings(vault_, Info(), {}, only);
-  *next = force ? std::map<std::string, std::pair<uint64_t, uint16_t>>{} : listing_fp_;
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);
   for (const auto& [url, g] : pages) {
-    (*next)[url] = {g.fingerprint, g.status};
     auto old = listing_fp_.find(url);
     if (!force && old != listing_fp_.end() && old->second.first == g.fingerprint) continue;
+    (*delta)[url] = ListingFp{g.fingerprint, g.status};
     if (note_urls.count(url)) continue;  // a note took this URL in this very push
     const char* cache = g.status == 301 ? "public, max-age=300" : kPageCache;
     AddPage(c, url, {g.status, g.content_type, cache, site::PageCsp(), g.location, now_s, c->version}, g.Render());
@@ -152,16 +188,29 @@ size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force, cons
   }
   // Generated pages of the rebuilt categories that no longer exist (a tag
   // nobody uses, a folder emptied), unless a note now has the URL.
-  for (const auto& [url, fp] : listing_fp_) {
+  std::vector<std::string> gone;
+  if (only) {
+    gone = CoveredUrls(*only, listing_fp_);
+  } else {
+    for (const auto& [url, fp] : listing_fp_) gone.push_back(url);
+  }
+  for (const auto& url : gone) {
     if (pages.count(url) || note_urls.count(url)) continue;
-    if (only && !only->Covers(url, fp.second)) continue;
-    next->erase(url);
+    (*delta)[url] = std::nullopt;
     if (vault_.UrlOwner(url)) continue;  // now a note's URL: its page replaces the listing
     c->deleted_pages.push_back(url);
     c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
     ++n;
   }
   return n;
+}
+
+void SiteWriter::ApplyListingDelta(bool force, ListingDelta delta) {
+  if (force) listing_fp_.clear();
+  for (auto& [url, fp] : delta) {
+    if (fp) listing_fp_[url] = *fp;
+    else listing_fp_.erase(url);
+  }
 }
 
 Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
@@ -197,7 +246,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
   phase("render");
   AssembleCommit(req, plan, &change, &out, sources, now_s, &c);
   phase("assemble");
-  std::map<std::string, std::pair<uint64_t, uint16_t>> fps;
+  ListingDelta fps;
   sum.listings = AddChangedListings(&c, now_s, false, &change.dirty, &fps);
   phase("listings");
   AddNoteEvents(req, plan, change, &c);
@@ -210,7 +259,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
   if (key) c.push_record = PushRecord{key->key, key->body_sha256, key->encode_reply(sum), now_ms};
 
   if (Status s = CommitAndPublish(&c, &sum.published, &phase); !s.ok()) return s;
-  listing_fp_ = std::move(fps);
+  ApplyListingDelta(/*force=*/false, std::move(fps));
   rendered_total_->Increment(static_cast<double>(out.size() + sum.listings));
   related_rerendered_->Increment(static_cast<double>(change.related_renders));
   return sum;

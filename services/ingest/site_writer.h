@@ -219,11 +219,17 @@ class SiteWriter {
   size_t AddRelatedImpact(const RelatedBefore& before, std::set<std::string>* render) const;
   // A generated or fixed page (not a note's): its record and outbox put.
   void AddPage(Commit* c, std::string url, PageHead head, std::string_view body);
+  // Generated page URL -> (fingerprint, status); in a delta, nullopt = gone.
+  using ListingFp = std::pair<uint64_t, uint16_t>;
+  using ListingDelta = std::map<std::string, std::optional<ListingFp>>;
   // Adds every generated page whose content changed since the last commit
   // (all of them when `force`); returns how many were added or removed.
-  // Only the listings `only` selects are built and diffed (null: all of them).
+  // Only the listings `only` selects are built and diffed (null: all of
+  // them); the work is what those pages show, never a walk over every
+  // listing. *delta: what to apply to listing_fp_ once the commit holds.
   size_t AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
-                            std::map<std::string, std::pair<uint64_t, uint16_t>>* next_fingerprints);
+                            ListingDelta* delta);
+  void ApplyListingDelta(bool force, ListingDelta delta);
   site::SiteInfo Info() const;
 
   SiteOptions options_;
@@ -234,7 +240,7 @@ class SiteWriter {
   RelatedIndex related_;
   int64_t version_ = 0;
   // Generated page URL -> (fingerprint, status) as last published.
-  std::map<std::string, std::pair<uint64_t, uint16_t>> listing_fp_;
+  std::map<std::string, ListingFp> listing_fp_;
   // Each note's warnings as committed (notes without warnings absent), so a
   // push's report reads no row.
   std::map<std::string, std::vector<std::string>, std::less<>> warnings_;

@@ -358,6 +358,14 @@ std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& i
   return out;
 }
 
+std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkItem>& sitemaps) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+                    "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
+  for (const auto& it : sitemaps) out += "<sitemap><loc>" + XmlEscape(Absolute(site, it.url)) + "</loc></sitemap>";
+  out += "</sitemapindex>\n";
+  return out;
+}
+
 std::string AssembleRobots(const SiteInfo& site) {
   return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }

@@ -7,6 +7,7 @@
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/listing_index.h"
 
 namespace folio::site {
 namespace {
@@ -25,8 +26,6 @@ struct Fingerprint {
     Add("|");
   }
 };
-
-bool ByTitle(const LinkItem& a, const LinkItem& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; }
 
 GeneratedPage Listing(const SiteInfo& site, std::string url, std::string title, std::string intro,
                       std::vector<LinkItem> sections, std::vector<LinkItem> items, size_t limit) {
@@ -54,151 +53,128 @@ GeneratedPage Listing(const SiteInfo& site, std::string url, std::string title, 
 }
 
 using Pages = std::map<std::string, GeneratedPage>;
-using Notes = std::vector<const NoteMeta*>;
 
 // What one BuildListings call builds: every listing, or only those a filter names.
 struct Scope {
   const Vault& vault;
+  const ListingIndex& index;
   const SiteInfo& site;
   const ListingOptions& opt;
   const ListingFilter& f;
-  bool every;   // no filter: every folder and tag page
-  Notes notes;  // the published notes
+  bool every;  // no filter: every folder, tag, shard and alias page
 };
 
-LinkItem Item(const NoteMeta* n) { return LinkItem{n->title, n->url, DayOf(n->updated_ms)}; }
-
 std::string NoteCount(size_t n) { return std::to_string(n) + (n == 1 ? " note" : " notes"); }
+
+// The first `limit` items of an ordered set.
+std::vector<LinkItem> FirstOf(const TitleOrdered& items, size_t limit) {
+  std::vector<LinkItem> out;
+  for (auto it = items.begin(); it != items.end() && out.size() < limit; ++it) out.push_back(*it);
+  return out;
+}
+
+GeneratedPage CappedListing(const SiteInfo& site, std::string url, std::string title, std::string intro,
+                            std::vector<LinkItem> sections, const TitleOrdered& items, size_t limit) {
+  GeneratedPage g = Listing(site, std::move(url), std::move(title), std::move(intro), std::move(sections),
+                            FirstOf(items, limit), SIZE_MAX);
+  g.listing.total = items.size();
+  Fingerprint f;
+  f.h = g.fingerprint;
+  f.Add(std::to_string(items.size()));
+  g.fingerprint = f.h;
+  return g;
+}
 
 // Home, unless a root index.md provides it.
 void AddHome(const Scope& s, Pages& out) {
   if (!s.f.home || s.vault.HasIndexNote()) return;
-  std::vector<LinkItem> all;
-  for (const auto* n : s.notes) all.push_back(Item(n));
-  std::sort(all.begin(), all.end(), ByTitle);
-  size_t total = all.size();
-  out.emplace("/", Listing(s.site, "/", s.site.name, NoteCount(total), {}, std::move(all), s.opt.list_limit));
+  const TitleOrdered& all = s.index.by_title();
+  out.emplace("/", CappedListing(s.site, "/", s.site.name, NoteCount(all.size()), {}, all, s.opt.list_limit));
 }
 
-// Folder pages: notes directly inside, then sub-folders.
+// One folder's page: notes directly inside, then sub-folders.
+void AddFolder(const Scope& s, const std::string& dir, const ListingIndex::Folder& folder, Pages& out) {
+  std::string url = FolderUrl(dir);
+  if (s.vault.UrlOwner(url) || Vault::IsReservedUrl(url)) return;  // the folder's own note (index.md or Dir/Dir.md)
+  std::vector<LinkItem> sections;
+  for (const auto& [sub, count] : folder.subfolders) {
+    sections.push_back({std::string(PathBase(sub)) + "/", FolderUrl(sub), ""});
+  }
+  out.emplace(url, CappedListing(s.site, url, std::string(PathBase(dir)),
+                                 NoteCount(folder.notes.size()) + " in " + dir, std::move(sections), folder.notes,
+                                 s.opt.list_limit));
+}
+
 void AddFolders(const Scope& s, Pages& out) {
-  if (!s.every && s.f.folders.empty()) return;
-  auto wanted = [&](std::string_view dir) { return s.every || s.f.folders.count(dir) > 0; };
-  std::map<std::string, std::vector<LinkItem>> folder_items;
-  std::map<std::string, std::set<std::string>> subfolders;
-  for (const auto* n : s.notes) {
-    std::string_view dir = PathDir(n->path);
-    if (dir.empty()) continue;
-    if (wanted(dir)) folder_items[std::string(dir)].push_back(Item(n));
-    // Every ancestor exists as a folder page, and lists its children.
-    for (std::string_view d = dir; !d.empty();) {
-      std::string_view parent = PathDir(d);
-      if (wanted(d)) folder_items[std::string(d)];
-      if (!parent.empty() && wanted(parent)) subfolders[std::string(parent)].insert(std::string(d));
-      d = parent;
-    }
+  const auto& folders = s.index.folders();
+  if (s.every) {
+    for (const auto& [dir, folder] : folders) AddFolder(s, dir, folder, out);
+    return;
   }
-  for (auto& [dir, items] : folder_items) {
-    std::string url = FolderUrl(dir);
-    if (s.vault.UrlOwner(url) || Vault::IsReservedUrl(url)) continue;  // the folder's own note (index.md or Dir/Dir.md)
-    std::vector<LinkItem> sections;
-    for (const auto& sub : subfolders[dir]) sections.push_back({std::string(PathBase(sub)) + "/", FolderUrl(sub), ""});
-    std::sort(items.begin(), items.end(), ByTitle);
-    size_t count = items.size();
-    out.emplace(url, Listing(s.site, url, std::string(PathBase(dir)), NoteCount(count) + " in " + dir,
-                             std::move(sections), std::move(items), s.opt.list_limit));
+  for (const auto& dir : s.f.folders) {
+    if (auto it = folders.find(dir); it != folders.end()) AddFolder(s, it->first, it->second, out);
   }
 }
 
-// Each tag and each prefix of a nested tag, with the notes that carry it.
-struct TagIndex {
-  std::map<std::string, std::vector<LinkItem>> items;  // lower-cased tag -> notes
-  std::map<std::string, std::string> name;             // lower-cased -> as first written
-  std::map<std::string, std::set<std::string>> subtags;
-};
-
-// The lower-cased tags of one note, with every prefix of a nested tag ("a/b" -> "a", "a/b").
-std::set<std::string> IndexNoteTags(const NoteMeta& n, TagIndex& index) {
-  std::set<std::string> mine;
-  for (const auto& t : n.tags) {
-    std::string prefix;
-    size_t start = 0;
-    for (;;) {
-      size_t slash = t.find('/', start);
-      std::string part = t.substr(0, slash);
-      std::string key = AsciiLower(part);
-      index.name.emplace(key, part);
-      if (!prefix.empty()) index.subtags[prefix].insert(key);
-      mine.insert(key);
-      prefix = key;
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
+void AddTag(const Scope& s, const std::string& key, const ListingIndex::Tag& tag, Pages& out) {
+  const auto& tags = s.index.tags();
+  std::vector<LinkItem> sections;
+  for (const auto& [sub, count] : tag.subtags) {
+    if (auto it = tags.find(sub); it != tags.end()) sections.push_back({"#" + it->second.name(), TagUrl(sub), ""});
   }
-  return mine;
-}
-
-TagIndex IndexTags(const Scope& s) {
-  TagIndex index;
-  for (const auto* n : s.notes) {
-    for (const auto& k : IndexNoteTags(*n, index)) {
-      auto& list = index.items[k];
-      if (s.every || s.f.tags.count(k)) list.push_back(Item(n));
-      else list.push_back(LinkItem{});  // counted for /tags, not listed
-    }
-  }
-  return index;
+  std::string url = TagUrl(key);
+  out.emplace(url, CappedListing(s.site, url, "#" + tag.name(), NoteCount(tag.notes.size()), std::move(sections),
+                                 tag.notes, s.opt.list_limit));
 }
 
 // Tag pages; /tags lists them all.
 void AddTags(const Scope& s, Pages& out) {
-  if (!s.every && !s.f.tags_index && s.f.tags.empty()) return;
-  TagIndex index = IndexTags(s);
-  std::vector<LinkItem> all_tags;
-  for (auto& [key, items] : index.items) {
-    all_tags.push_back({"#" + index.name[key] + " (" + std::to_string(items.size()) + ")", TagUrl(key), ""});
-    if (!s.every && !s.f.tags.count(key)) continue;
-    std::vector<LinkItem> sections;
-    for (const auto& sub : index.subtags[key]) sections.push_back({"#" + index.name[sub], TagUrl(sub), ""});
-    std::sort(items.begin(), items.end(), ByTitle);
-    size_t count = items.size();
-    std::string url = TagUrl(key);
-    out.emplace(url, Listing(s.site, url, "#" + index.name[key], NoteCount(count), std::move(sections),
-                             std::move(items), s.opt.list_limit));
+  const auto& tags = s.index.tags();
+  if (s.every) {
+    for (const auto& [key, tag] : tags) AddTag(s, key, tag, out);
+  } else {
+    for (const auto& key : s.f.tags) {
+      if (auto it = tags.find(key); it != tags.end()) AddTag(s, it->first, it->second, out);
+    }
   }
   if (s.f.tags_index) {
+    std::vector<LinkItem> all_tags;
+    for (const auto& [key, tag] : tags) {
+      all_tags.push_back({"#" + tag.name() + " (" + std::to_string(tag.notes.size()) + ")", TagUrl(key), ""});
+    }
     out.emplace("/tags", Listing(s.site, "/tags", "Tags", std::to_string(all_tags.size()) + " tags", {},
                                  std::move(all_tags), SIZE_MAX));
   }
 }
 
-Notes NewestFirst(Notes notes) {
-  std::sort(notes.begin(), notes.end(), [](const NoteMeta* a, const NoteMeta* b) {
-    return a->updated_ms != b->updated_ms ? a->updated_ms > b->updated_ms : a->path < b->path;
-  });
-  return notes;
+// The newest `n` notes, newest first.
+std::vector<LinkItem> Newest(const Scope& s, size_t n) {
+  std::vector<LinkItem> out;
+  for (auto it = s.index.newest().begin(); it != s.index.newest().end() && out.size() < n; ++it) {
+    if (const NoteMeta* m = s.vault.Find(it->second)) out.push_back(ItemOf(*m));
+  }
+  return out;
 }
 
 // Recent notes, newest first, paginated: /recent, /recent?page=2, ...
-void AddRecent(const Scope& s, const Notes& recent, Pages& out) {
+void AddRecent(const Scope& s, Pages& out) {
   if (!s.f.recent) return;
-  const size_t per_page = s.opt.recent_page_size;
-  size_t pages = std::max<size_t>(1, (recent.size() + per_page - 1) / per_page);
+  const size_t per_page = s.opt.recent_page_size, total = s.index.size();
+  size_t pages = std::max<size_t>(1, (total + per_page - 1) / per_page);
   pages = std::min(pages, s.opt.recent_max_pages);
+  const std::vector<LinkItem> recent = Newest(s, pages * per_page);
   for (size_t pg = 1; pg <= pages; ++pg) {
     std::vector<LinkItem> items;
-    for (size_t i = (pg - 1) * per_page; i < std::min(recent.size(), pg * per_page); ++i) {
-      items.push_back(Item(recent[i]));
-    }
+    for (size_t i = (pg - 1) * per_page; i < std::min(recent.size(), pg * per_page); ++i) items.push_back(recent[i]);
     std::string key = pg == 1 ? "/recent" : "/recent?page=" + std::to_string(pg);
     auto g = Listing(s.site, "/recent", "Recent notes", "", {}, std::move(items), SIZE_MAX);
     g.url = key;
     g.listing.page = static_cast<int>(pg);
     g.listing.pages = static_cast<int>(pages);
-    g.listing.total = recent.size();
+    g.listing.total = total;
     Fingerprint f;
     f.h = g.fingerprint;
-    f.Add(std::to_string(pg) + "/" + std::to_string(pages));
+    f.Add(std::to_string(pg) + "/" + std::to_string(pages) + "/" + std::to_string(total));
     g.fingerprint = f.h;
     out.emplace(key, std::move(g));
   }
@@ -214,10 +190,10 @@ GeneratedPage PlainPage(const SiteInfo& site, std::string url, GeneratedPage::Ki
 }
 
 // RSS: the newest notes.
-void AddRss(const Scope& s, const Notes& recent, Pages& out) {
+void AddRss(const Scope& s, Pages& out) {
   if (!s.f.rss) return;
   GeneratedPage rss = PlainPage(s.site, "/rss.xml", GeneratedPage::Kind::kRss, "application/rss+xml; charset=utf-8");
-  for (size_t i = 0; i < std::min(recent.size(), s.opt.rss_items); ++i) rss.items.push_back(Item(recent[i]));
+  rss.items = Newest(s, s.opt.rss_items);
   Fingerprint f;
   f.Add(s.site.name);
   f.Add(s.site.base_url);
@@ -226,16 +202,43 @@ void AddRss(const Scope& s, const Notes& recent, Pages& out) {
   out.emplace(rss.url, std::move(rss));
 }
 
-// sitemap.xml: every note.
-void AddSitemap(const Scope& s, Pages& out) {
-  if (!s.f.sitemap) return;
-  GeneratedPage sm = PlainPage(s.site, "/sitemap.xml", GeneratedPage::Kind::kSitemap, "application/xml; charset=utf-8");
-  for (const auto* n : s.notes) sm.items.push_back(Item(n));
+constexpr const char* kXml = "application/xml; charset=utf-8";
+
+// One urlset: the notes of shard i (all of them when there is one shard).
+GeneratedPage SitemapShard(const Scope& s, std::string url, size_t i, size_t shards) {
+  GeneratedPage sm = PlainPage(s.site, std::move(url), GeneratedPage::Kind::kSitemap, kXml);
+  for (const auto& path : s.index.ShardPaths(i, shards)) {
+    if (const NoteMeta* n = s.vault.Find(path)) sm.items.push_back(ItemOf(*n));
+  }
   Fingerprint f;
   f.Add(s.site.base_url);
   f.Add(sm.items);
   sm.fingerprint = f.h;
-  out.emplace(sm.url, std::move(sm));
+  return sm;
+}
+
+// sitemap.xml: every note; on a large site an index of sitemap-N.xml shards,
+// of which a filtered build makes only those holding the changed notes.
+void AddSitemap(const Scope& s, Pages& out) {
+  if (!s.f.sitemap && s.f.sitemap_paths.empty()) return;
+  const size_t shards = s.index.SitemapShards();
+  if (shards == 1) {
+    out.emplace("/sitemap.xml", SitemapShard(s, "/sitemap.xml", 0, 1));
+    return;
+  }
+  GeneratedPage index = PlainPage(s.site, "/sitemap.xml", GeneratedPage::Kind::kSitemapIndex, kXml);
+  for (size_t i = 0; i < shards; ++i) index.items.push_back({"", SitemapShardUrl(i), ""});
+  Fingerprint f;
+  f.Add(s.site.base_url);
+  f.Add(index.items);
+  index.fingerprint = f.h;
+  out.emplace(index.url, std::move(index));
+  std::set<size_t> wanted;
+  if (s.f.sitemap) {
+    for (size_t i = 0; i < shards; ++i) wanted.insert(i);
+  }
+  for (const auto& path : s.f.sitemap_paths) wanted.insert(ListingIndex::ShardOf(path, shards));
+  for (size_t i : wanted) out.emplace(SitemapShardUrl(i), SitemapShard(s, SitemapShardUrl(i), i, shards));
 }
 
 void AddRobots(const Scope& s, Pages& out) {
@@ -247,31 +250,30 @@ void AddRobots(const Scope& s, Pages& out) {
   out.emplace(robots.url, std::move(robots));
 }
 
-// Aliases answer 301 to their note, unless a listing already has the URL.
-void AddAliasRedirects(const Scope& s, Pages& out) {
-  if (!s.f.aliases) return;
-  for (const auto& [url, path] : s.vault.AliasRedirects()) {
-    if (out.count(url)) continue;
-    GeneratedPage r;
-    r.url = url;
-    r.kind = GeneratedPage::Kind::kRedirect;
-    r.status = 301;
-    r.content_type = kHtml;
-    r.location = s.vault.Find(path)->url;
-    Fingerprint f;
-    f.Add("301");
-    f.Add(r.location);
-    r.fingerprint = f.h;
-    out.emplace(url, std::move(r));
-  }
+void AddAliasRedirect(const Scope& s, const std::string& url, const std::string& path, Pages& out) {
+  if (out.count(url)) return;
+  GeneratedPage r;
+  r.url = url;
+  r.kind = GeneratedPage::Kind::kRedirect;
+  r.status = 301;
+  r.content_type = kHtml;
+  r.location = s.vault.Find(path)->url;
+  Fingerprint f;
+  f.Add("301");
+  f.Add(r.location);
+  r.fingerprint = f.h;
+  out.emplace(url, std::move(r));
 }
 
-Notes PublishedNotes(const Vault& vault) {
-  Notes notes;
-  for (const auto& [path, n] : vault.notes()) {
-    if (n.published) notes.push_back(&n);
+// Aliases answer 301 to their note, unless a listing already has the URL.
+void AddAliasRedirects(const Scope& s, Pages& out) {
+  if (s.f.aliases) {
+    for (const auto& [url, path] : s.vault.AliasRedirects()) AddAliasRedirect(s, url, path, out);
+    return;
   }
-  return notes;
+  for (const auto& url : s.f.alias_urls) {
+    if (auto path = s.vault.AliasRedirect(url)) AddAliasRedirect(s, url, *path, out);
+  }
 }
 
 }  // namespace
@@ -285,11 +287,14 @@ std::string FolderUrl(std::string_view folder) {
 
 std::string TagUrl(std::string_view tag) { return "/tags/" + AsciiLower(tag); }
 
+std::string SitemapShardUrl(size_t i) { return "/sitemap-" + std::to_string(i) + ".xml"; }
+
 std::string GeneratedPage::Render() const {
   switch (kind) {
     case Kind::kListing: return AssembleListingPage(listing);
     case Kind::kRss: return AssembleRss(listing.site, items);
     case Kind::kSitemap: return AssembleSitemap(listing.site, items);
+    case Kind::kSitemapIndex: return AssembleSitemapIndex(listing.site, items);
     case Kind::kRobots: return AssembleRobots(listing.site);
     case Kind::kRedirect: return AssembleRedirectPage(location);
   }
@@ -297,12 +302,13 @@ std::string GeneratedPage::Render() const {
 }
 
 bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
-  if (status == 301) return aliases;
+  if (status == 301) return aliases || alias_urls.count(url) > 0;
   if (url == "/") return home;
   if (url == "/tags") return tags_index;
   if (url == "/recent" || StartsWith(url, "/recent?")) return recent;
   if (url == "/rss.xml") return rss;
-  if (url == "/sitemap.xml") return sitemap;
+  if (url == "/sitemap.xml") return sitemap || !sitemap_paths.empty();
+  if (StartsWith(url, "/sitemap-")) return sitemap;
   if (url == "/robots.txt") return robots;
   if (StartsWith(url, "/tags/")) {
     for (const auto& t : tags) {
@@ -320,14 +326,13 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
                                                    const ListingOptions& opt, const ListingFilter* only) {
   ListingFilter all;
   all.home = all.tags_index = all.recent = all.rss = all.sitemap = all.robots = all.aliases = true;
-  const Scope s{vault, site, opt, only ? *only : all, only == nullptr, PublishedNotes(vault)};
-  const Notes recent = NewestFirst(s.f.recent || s.f.rss ? s.notes : Notes{});
+  const Scope s{vault, vault.listing_index(), site, opt, only ? *only : all, only == nullptr};
   Pages out;
   AddHome(s, out);
   AddFolders(s, out);
   AddTags(s, out);
-  AddRecent(s, recent, out);
-  AddRss(s, recent, out);
+  AddRecent(s, out);
+  AddRss(s, out);
   AddSitemap(s, out);
   AddRobots(s, out);
   AddAliasRedirects(s, out);  // last: a listing's URL wins over an alias

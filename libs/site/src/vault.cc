@@ -42,6 +42,14 @@ bool Vault::IsReservedUrl(std::string_view url) {
          StartsWith(url, "/tags/");
 }
 
+void Vault::List(const NoteMeta& n) {
+  if (n.published) listing_.Add(n);
+}
+
+void Vault::Unlist(const NoteMeta& n) {
+  if (n.published) listing_.Remove(n);
+}
+
 void Vault::Index(const NoteMeta& n) {
   if (!n.published) return;
   url_owner_[n.url] = n.path;
@@ -77,8 +85,13 @@ void Vault::RemoveLinker(const NoteMeta& n) {
 }
 
 void Vault::Load(NoteMeta meta) {
+  if (auto old = notes_.find(meta.path); old != notes_.end()) {
+    RemoveLinker(old->second);
+    Unindex(old->second);
+    Unlist(old->second);
+  }
   Index(meta);
-  if (auto old = notes_.find(meta.path); old != notes_.end()) RemoveLinker(old->second);
+  List(meta);
   AddLinker(meta);
   std::string path = meta.path;
   notes_[path] = std::move(meta);
@@ -197,6 +210,7 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   SetOut(n, {});
   if (n.published) s.impact.deleted_urls.push_back(n.url);
   Unindex(n);
+  Unlist(n);
   notes_.erase(it);
 }
 
@@ -209,6 +223,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     s.impact.home_changed = true;
     if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
     Index(u);
+    List(u);
     AddLinker(u);
     std::string path = u.path;
     u.out.clear();
@@ -217,6 +232,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     return;
   }
   NoteMeta& old = it->second;
+  Unlist(old);
   bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
   if (relink) {
     s.NamesOf(old);
@@ -243,6 +259,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   u.embeds_out = std::move(old.embeds_out);
   // ReresolveLinks() re-derives links; keep the reverse maps consistent meanwhile.
   old = std::move(u);
+  List(old);
 }
 
 // Re-resolves the links of upserted notes, and of the notes whose links
@@ -377,15 +394,16 @@ std::vector<std::string> Vault::Backlinks(std::string_view path) const {
 
 std::map<std::string, std::string> Vault::AliasRedirects() const {
   std::map<std::string, std::string> out;
-  for (const auto& [path, n] : notes_) {
-    if (!n.published) continue;
-    for (const auto& a : n.aliases) {
-      std::string url = "/" + markdown::SlugifySegment(a);
-      if (url == "/-" || url_owner_.count(url) || IsReservedUrl(url) || url == n.url) continue;
-      out.emplace(url, path);  // first (lexicographic path) wins
-    }
+  for (const auto& [url, paths] : listing_.alias_urls()) {
+    if (auto r = AliasRedirect(url)) out.emplace(url, *r);
   }
   return out;
+}
+
+std::optional<std::string> Vault::AliasRedirect(std::string_view url) const {
+  auto it = listing_.alias_urls().find(url);
+  if (it == listing_.alias_urls().end() || url_owner_.count(url) || IsReservedUrl(url)) return std::nullopt;
+  return *it->second.begin();  // first (lexicographic) path wins
 }
 
 std::optional<markdown::Resolution> Vault::Resolve(std::string_view target, std::string_view from) const {

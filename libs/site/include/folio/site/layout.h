@@ -86,6 +86,8 @@ std::string AssembleRedirectPage(std::string_view target_url);
 // RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
 std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
 std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items);
+// A sitemap index (a large site's /sitemap.xml) naming the sitemaps' URLs.
+std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkItem>& sitemaps);
 std::string AssembleRobots(const SiteInfo& site);
 
 // The stylesheet and its URL ("/assets/folio.<hash>.css").

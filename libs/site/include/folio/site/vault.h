@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "folio/markdown/links.h"
+#include "folio/site/listing_index.h"
 
 namespace folio::site {
 
@@ -88,12 +89,16 @@ class Vault {
   std::vector<std::string> Backlinks(std::string_view path) const;
   // Alias URL -> note path, for redirect pages (aliases whose URL no note owns).
   std::map<std::string, std::string> AliasRedirects() const;
+  // The note path the alias URL redirects to, if it is one of those.
+  std::optional<std::string> AliasRedirect(std::string_view url) const;
   // Resolves a link target from a note: the target note, if any.
   std::optional<markdown::Resolution> Resolve(std::string_view target, std::string_view from) const;
   // True when a root "index.md" provides the home page.
   bool HasIndexNote() const;
   // The published note at this URL, or nullptr.
   const NoteMeta* UrlOwner(std::string_view url) const;
+  // The published notes in the orders and groups listings show them.
+  const ListingIndex& listing_index() const { return listing_; }
 
  private:
   std::vector<std::string> ResolveAll(const std::vector<std::string>& targets, const std::string& from) const;
@@ -101,6 +106,8 @@ class Vault {
   void SetOut(NoteMeta& n, std::vector<std::string> out);
   void Index(const NoteMeta& n);    // adds a published note to the link index and URL map
   void Unindex(const NoteMeta& n);
+  void List(const NoteMeta& n);  // keeps listing_ in step with the published notes
+  void Unlist(const NoteMeta& n);
   // Keeps linkers_ in step with a note's targets and embeds.
   void AddLinker(const NoteMeta& n);
   void RemoveLinker(const NoteMeta& n);
@@ -123,6 +130,7 @@ class Vault {
   // resolved again, not the whole vault.
   std::map<std::string, std::set<std::string>, std::less<>> linkers_;
   std::map<std::string, AttachmentMeta, std::less<>> attachments_;
+  ListingIndex listing_;
 };
 
 }  // namespace folio::site

@@ -1,0 +1,91 @@
+// ListingIndex: the orders and groupings the generated listings read (home
+// by title, newest first, folders, tags, sitemap shards, alias URLs), kept
+// up to date note by note, so building one listing costs what that listing
+// shows, not a walk over the vault (docs/architecture.md "A push").
+//
+// Ownership: the Vault owns one and calls Add when a published note enters
+// it and Remove (with the same NoteMeta) before it leaves or changes.
+// Threading: like the Vault: mutate from one thread; const methods may run
+// on many threads while nobody mutates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "folio/site/layout.h"
+
+namespace folio::site {
+
+struct NoteMeta;
+
+// Listing order: title, then URL (URLs are unique among published notes).
+struct ByTitle {
+  bool operator()(const LinkItem& a, const LinkItem& b) const {
+    return a.title != b.title ? a.title < b.title : a.url < b.url;
+  }
+};
+using TitleOrdered = std::set<LinkItem, ByTitle>;
+
+class ListingIndex {
+ public:
+  struct Folder {
+    TitleOrdered notes;                          // published notes directly inside
+    std::map<std::string, size_t, std::less<>> subfolders;  // child folder -> notes at or below it
+    size_t below = 0;                            // published notes at or below this folder
+  };
+  struct Tag {
+    TitleOrdered notes;  // notes carrying the tag or one nested below it
+    // Per note carrying it, the tag as that note wrote it; the page shows
+    // the spelling of the first note by path.
+    std::map<std::string, std::string> spelling;
+    std::map<std::string, size_t> subtags;  // lower-cased child tag -> notes using that pair
+    const std::string& name() const { return spelling.begin()->second; }
+  };
+
+  void Add(const NoteMeta& n);
+  void Remove(const NoteMeta& n);
+
+  size_t size() const { return by_title_.size(); }
+  const TitleOrdered& by_title() const { return by_title_; }
+  // (-updated_ms, path): newest first, then by path.
+  const std::set<std::pair<int64_t, std::string>>& newest() const { return newest_; }
+  const std::map<std::string, Folder, std::less<>>& folders() const { return folders_; }
+  const std::map<std::string, Tag, std::less<>>& tags() const { return tags_; }
+  // Alias URL ("/old-name") -> paths of the published notes claiming it.
+  const std::map<std::string, std::set<std::string>, std::less<>>& alias_urls() const { return alias_urls_; }
+
+  // The sitemap is split into shards of at most kSitemapShardTarget notes
+  // (a power of two of them, by a hash of the path), so one new note
+  // rewrites one shard. One shard = /sitemap.xml itself.
+  static constexpr size_t kSitemapShardTarget = 5000;
+  static size_t SitemapShardsFor(size_t notes);
+  size_t SitemapShards() const { return SitemapShardsFor(size()); }
+  static size_t ShardOf(std::string_view path, size_t shards);
+  // Paths of the published notes in shard `i` of `shards`, sorted.
+  std::vector<std::string> ShardPaths(size_t i, size_t shards) const;
+
+  // The URL an alias redirects from ("Old Name" -> "/old-name"; "" for none).
+  static std::string AliasUrl(std::string_view alias);
+  // A note's lower-cased tags with every prefix of a nested one
+  // ("A/b" -> "a", "a/b"), each with its spelling in this note.
+  static std::map<std::string, std::string> TagKeys(const std::vector<std::string>& tags);
+
+ private:
+  TitleOrdered by_title_;
+  std::set<std::pair<int64_t, std::string>> newest_;
+  std::map<std::string, Folder, std::less<>> folders_;
+  std::map<std::string, Tag, std::less<>> tags_;
+  std::set<std::pair<uint64_t, std::string>> by_hash_;  // (hash of path, path)
+  std::map<std::string, std::set<std::string>, std::less<>> alias_urls_;
+};
+
+// The listing entry of a note: title, URL and day.
+LinkItem ItemOf(const NoteMeta& n);
+
+}  // namespace folio::site

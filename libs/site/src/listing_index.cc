@@ -1,0 +1,160 @@
+#include "folio/site/listing_index.h"
+
+#include <algorithm>
+
+#include "folio/core/text.h"
+#include "folio/markdown/slug.h"
+#include "folio/site/listings.h"
+#include "folio/site/vault.h"
+
+namespace folio::site {
+namespace {
+
+// FNV-1a, then a splitmix64 finalizer so the top bits (the shard) are well mixed.
+uint64_t PathHash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return h;
+}
+
+int Log2(size_t pow2) {
+  int k = 0;
+  while ((size_t{1} << k) < pow2) ++k;
+  return k;
+}
+
+// (parent, child) pairs of a note's nested tags, each once.
+std::set<std::pair<std::string, std::string>> TagPairs(const std::vector<std::string>& tags) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& t : tags) {
+    std::string prefix;
+    for (size_t slash = 0;; ++slash) {
+      slash = t.find('/', slash);
+      std::string key = AsciiLower(t.substr(0, slash));
+      if (!prefix.empty()) pairs.insert({prefix, key});
+      prefix = key;
+      if (slash == std::string::npos) break;
+    }
+  }
+  return pairs;
+}
+
+}  // namespace
+
+LinkItem ItemOf(const NoteMeta& n) { return LinkItem{n.title, n.url, DayOf(n.updated_ms)}; }
+
+std::string ListingIndex::AliasUrl(std::string_view alias) {
+  std::string url = "/" + markdown::SlugifySegment(std::string(alias));
+  return url == "/-" ? "" : url;
+}
+
+std::map<std::string, std::string> ListingIndex::TagKeys(const std::vector<std::string>& tags) {
+  std::map<std::string, std::string> keys;
+  for (const auto& t : tags) {
+    for (size_t slash = 0;; ++slash) {
+      slash = t.find('/', slash);
+      std::string part = t.substr(0, slash);
+      keys.emplace(AsciiLower(part), part);  // the first spelling in this note wins
+      if (slash == std::string::npos) break;
+    }
+  }
+  return keys;
+}
+
+size_t ListingIndex::SitemapShardsFor(size_t notes) {
+  size_t shards = 1;
+  while (notes > shards * kSitemapShardTarget) shards *= 2;
+  return shards;
+}
+
+size_t ListingIndex::ShardOf(std::string_view path, size_t shards) {
+  if (shards <= 1) return 0;
+  return static_cast<size_t>(PathHash(path) >> (64 - Log2(shards)));
+}
+
+std::vector<std::string> ListingIndex::ShardPaths(size_t i, size_t shards) const {
+  std::vector<std::string> out;
+  auto it = by_hash_.begin(), end = by_hash_.end();
+  if (shards > 1) {
+    const int shift = 64 - Log2(shards);
+    it = by_hash_.lower_bound({static_cast<uint64_t>(i) << shift, std::string()});
+    if (i + 1 < shards) end = by_hash_.lower_bound({static_cast<uint64_t>(i + 1) << shift, std::string()});
+  }
+  for (; it != end; ++it) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void ListingIndex::Add(const NoteMeta& n) {
+  const LinkItem item = ItemOf(n);
+  by_title_.insert(item);
+  newest_.insert({-n.updated_ms, n.path});
+  by_hash_.insert({PathHash(n.path), n.path});
+  std::string_view dir = PathDir(n.path);
+  if (!dir.empty()) folders_[std::string(dir)].notes.insert(item);
+  for (std::string_view d = dir; !d.empty();) {
+    ++folders_[std::string(d)].below;
+    std::string_view parent = PathDir(d);
+    if (!parent.empty()) ++folders_[std::string(parent)].subfolders[std::string(d)];
+    d = parent;
+  }
+  for (const auto& [key, spelling] : TagKeys(n.tags)) {
+    Tag& t = tags_[key];
+    t.notes.insert(item);
+    t.spelling[n.path] = spelling;
+  }
+  for (const auto& [parent, child] : TagPairs(n.tags)) ++tags_[parent].subtags[child];
+  for (const auto& a : n.aliases) {
+    std::string url = AliasUrl(a);
+    if (!url.empty()) alias_urls_[url].insert(n.path);
+  }
+}
+
+void ListingIndex::Remove(const NoteMeta& n) {
+  const LinkItem item = ItemOf(n);
+  by_title_.erase(item);
+  newest_.erase({-n.updated_ms, n.path});
+  by_hash_.erase({PathHash(n.path), n.path});
+  std::string_view dir = PathDir(n.path);
+  if (auto f = folders_.find(dir); !dir.empty() && f != folders_.end()) f->second.notes.erase(item);
+  for (std::string_view d = dir; !d.empty();) {
+    std::string_view parent = PathDir(d);
+    if (!parent.empty()) {
+      if (auto p = folders_.find(parent); p != folders_.end()) {
+        auto s = p->second.subfolders.find(d);
+        if (s != p->second.subfolders.end() && --s->second == 0) p->second.subfolders.erase(s);
+      }
+    }
+    if (auto f = folders_.find(d); f != folders_.end() && --f->second.below == 0) folders_.erase(f);
+    d = parent;
+  }
+  for (const auto& [parent, child] : TagPairs(n.tags)) {
+    auto t = tags_.find(parent);
+    if (t == tags_.end()) continue;
+    auto s = t->second.subtags.find(child);
+    if (s != t->second.subtags.end() && --s->second == 0) t->second.subtags.erase(s);
+  }
+  for (const auto& [key, spelling] : TagKeys(n.tags)) {
+    auto t = tags_.find(key);
+    if (t == tags_.end()) continue;
+    t->second.notes.erase(item);
+    t->second.spelling.erase(n.path);
+    if (t->second.spelling.empty()) tags_.erase(t);
+  }
+  for (const auto& a : n.aliases) {
+    auto it = alias_urls_.find(AliasUrl(a));
+    if (it == alias_urls_.end()) continue;
+    it->second.erase(n.path);
+    if (it->second.empty()) alias_urls_.erase(it);
+  }
+}
+
+}  // namespace folio::site
