@@ -117,6 +117,9 @@ class Store {
   // Writes the whole commit in one transaction and fills in outbox seqs.
   // On failure nothing is written: kNoSpace if the disk is full.
   Status Apply(Commit* commit);
+  // For tests and diagnostics: the database connection (see sqlite::Db's
+  // TraceStatements and QueryPlan). Same threading rules as the Store.
+  sqlite::Db* db() { return db_.get(); }
   // The push recorded under (site, key), or nullopt.
   Result<std::optional<PushRecord>> FindPush(const std::string& site, const std::string& key);
   // Records a push that committed nothing (changed nothing), in a

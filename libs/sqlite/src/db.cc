@@ -186,6 +186,35 @@ Result<std::string> Db::IntegrityCheck() {
   return out;
 }
 
+void Db::TraceStatements(std::function<void(std::string_view sql)> fn) {
+  trace_ = std::move(fn);
+  if (!trace_) {
+    sqlite3_trace_v2(db_, 0, nullptr, nullptr);
+    return;
+  }
+  sqlite3_trace_v2(
+      db_, SQLITE_TRACE_STMT,
+      [](unsigned, void* ctx, void* p, void*) -> int {
+        const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(p));
+        if (sql != nullptr) (*static_cast<std::function<void(std::string_view)>*>(ctx))(sql);
+        return 0;
+      },
+      &trace_);
+}
+
+Result<std::vector<std::string>> Db::QueryPlan(std::string_view sql) {
+  auto st = Prepare("EXPLAIN QUERY PLAN " + std::string(sql));
+  if (!st.ok()) return st.status();
+  std::vector<std::string> lines;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    lines.emplace_back(st->Text(3));  // id, parent, notused, detail
+  }
+  return lines;
+}
+
 bool OpenedByAnotherProcess(const std::string& db_path) {
   // The -shm lock bytes start at offset 120; the DMS ("dead man switch")
   // byte is slot 8 (os_unix.c, UNIX_SHM_DMS).

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "folio/core/status.h"
 
@@ -81,9 +83,18 @@ class Db {
   // kInternal if the check cannot run (e.g. the file is not a database).
   Result<std::string> IntegrityCheck();
 
+  // Diagnostics and tests. TraceStatements calls fn with the SQL text (as
+  // prepared, parameters unbound) of every statement this connection runs
+  // from now on, on the running thread; an empty fn stops the trace.
+  // QueryPlan returns EXPLAIN QUERY PLAN's lines for one statement, e.g.
+  // "SEARCH notes USING PRIMARY KEY (site=? AND path=?)" or "SCAN notes".
+  void TraceStatements(std::function<void(std::string_view sql)> fn);
+  Result<std::vector<std::string>> QueryPlan(std::string_view sql);
+
  private:
   explicit Db(sqlite3* db) : db_(db) {}
   sqlite3* db_;
+  std::function<void(std::string_view)> trace_;
 };
 
 // True if another process has the database at db_path open (SQLite holds a
