@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""scale-bench's report: the table, the SVG chart and the 1M-notes table from its CSV.
+
+    python3 loadtest/scale_report.py [loadtest/results/scale-bench.csv]
+
+Reads the CSV scale_bench.py writes (notes,metric,value,unit; one row per size x metric),
+prints every metric by vault size, writes NAME.svg next to it (the per-push costs against
+vault size, log x axis: lines that stay flat are costs that do not grow with the vault) and
+NAME-1m.md (a 1,000,000-note vault extrapolated from the two largest sizes measured),
+and prints the latter. Python 3 standard library only.
+"""
+import csv
+import math
+import os
+import sys
+import time
+
+# The per-push costs: each line should be flat when a push costs what it changes.
+CHART = [
+    ("one_note_server_ms", "one note: server (took_ms)"),
+    ("one_note_cli_ms", "one note: folio push end to end"),
+    ("one_note_visible_ms", "one note: until the edge serves it"),
+    ("pct1_cli_ms_per_note", "1% changed: folio push, per note"),
+    ("pct1_server_ms_per_note", "1% changed: server, per note"),
+]
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
+
+# (what, metric, budget, budget text, component) for 1,000,000 notes. Budgets are issue 12's
+# targets (per push and replay as they are; import at its 100k rate; memory and disk: this machine).
+MILLION = [
+    ("first import (CLI)", "import_cli_ms", 100000, "100 s (10 s per 100k)", "CLI + ingest"),
+    ("import, server time", "import_server_ms", 100000, "100 s", "ingest"),
+    ("one changed note, server", "one_note_server_ms", 5, "5 ms", "ingest"),
+    ("one changed note, folio push", "one_note_cli_ms", 150, "150 ms", "CLI"),
+    ("1% changed, folio push", "pct1_cli_ms", None, "", "CLI + ingest"),
+    ("fresh edge ready (replay)", "edge2_ready_ms", 2000, "2 s", "edge"),
+    ("edge RSS", "rss_edge_bytes", "ram", "RAM", "edge"),
+    ("ingest RSS", "rss_ingest_bytes", 150 * 2**20, "150 MB", "ingest"),
+    ("nats-server RSS", "rss_nats_bytes", "ram", "RAM", "nats-server"),
+    ("NATS storage", "data_nats_bytes", "disk", "free disk", "nats-server"),
+    ("ingest data (SQLite)", "data_ingest_bytes", "disk", "free disk", "ingest"),
+]
+
+
+def write_csv(path, rows):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["notes", "metric", "value", "unit"])
+        for n, metric, value, unit in rows:
+            w.writerow([n, metric, "%.3f" % value if isinstance(value, float) else value, unit])
+
+
+def read_csv(path):
+    """{metric: {notes: (value, unit)}}, metrics in file order."""
+    data = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            data.setdefault(r["metric"], {})[int(r["notes"])] = (float(r["value"]), r["unit"])
+    return data
+
+
+def fmt(value, unit=""):
+    if unit == "bytes" or unit.startswith("bytes"):
+        return "%.1f MB" % (value / 2**20)
+    if isinstance(value, int) or float(value).is_integer():
+        return "{:,}".format(int(value))
+    if abs(value) >= 100:
+        return "{:,.0f}".format(value)
+    return "%.1f" % value if abs(value) >= 10 else "%.2f" % value
+
+
+def print_table(data):
+    sizes = sorted({n for by in data.values() for n in by})
+    head = "%-30s %-8s" % ("metric", "unit") + "".join("%14s" % "{:,}".format(n) for n in sizes)
+    print(head)
+    print("-" * len(head))
+    for metric, by in data.items():
+        unit = next(iter(by.values()))[1]
+        shown = "MB" if unit == "bytes" else unit.split(" ")[0]
+        cells = "".join("%14s" % (fmt(by[n][0], unit).replace(" MB", "") if n in by else "-") for n in sizes)
+        print("%-30s %-8s%s" % (metric, shown, cells))
+
+
+def nice_max(v):
+    if v <= 0:
+        return 1.0
+    e = 10 ** math.floor(math.log10(v))
+    for m in (1, 2, 2.5, 5, 10):
+        if v <= m * e:
+            return m * e
+    return 10 * e
+
+
+def svg_chart(data, path, title):
+    lines = [(m, label) for m, label in CHART if m in data and data[m]]
+    sizes = sorted({n for m, _ in lines for n in data[m]})
+    W, H, L, R, T, B = 760, 440, 70, 250, 50, 55
+    pw, ph = W - L - R, H - T - B
+    lo, hi = math.log10(min(sizes or [1])), math.log10(max(sizes or [10]))
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.5, hi + 0.5
+    ymax = nice_max(max([v for m, _ in lines for v, _ in data[m].values()] or [1]) * 1.05)
+    x = lambda n: L + (math.log10(n) - lo) / (hi - lo) * pw
+    y = lambda v: T + ph - v / ymax * ph
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="sans-serif" font-size="12">' % (W, H, W, H),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>' % (L, esc(title))]
+    for k in range(6):
+        v = ymax * k / 5
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, y(v), L + pw, y(v)))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 6, y(v) + 4, fmt(v)))
+    for n in sizes:
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (x(n), T, x(n), T + ph))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x(n), T + ph + 18, "{:,}".format(n)))
+    out.append('<text x="%d" y="%d" text-anchor="middle">notes in the vault (log scale)</text>' %
+               (L + pw // 2, H - 12))
+    out.append('<text transform="translate(16,%d) rotate(-90)" text-anchor="middle">ms per push</text>' %
+               (T + ph // 2))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (L, T, pw, ph))
+    for i, (m, label) in enumerate(lines):
+        color, pts = COLORS[i % len(COLORS)], sorted(data[m].items())
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' %
+                   (color, " ".join("%.1f,%.1f" % (x(n), y(v)) for n, (v, _) in pts)))
+        for n, (v, _) in pts:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %s notes: %s ms</title></circle>' %
+                       (x(n), y(v), color, esc(label), "{:,}".format(n), fmt(v)))
+        ly = T + 10 + i * 20
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>' %
+                   (L + pw + 14, ly, L + pw + 34, ly, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (L + pw + 40, ly + 4, esc(label)))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def machine_budget(kind, data_dir):
+    if kind == "ram":
+        with open("/proc/meminfo") as f:
+            return int(f.readline().split()[1]) * 1024
+    st = os.statvfs(data_dir)
+    return st.f_bavail * st.f_frsize
+
+
+def million(data, data_dir):
+    """The 1M-notes table (markdown) from the two largest sizes measured."""
+    sizes = sorted({n for by in data.values() for n in by})
+    if len(sizes) < 2:
+        return "(the 1M-notes table needs two sizes; measured: %s)\n" % sizes
+    n1, n2 = sizes[-2], sizes[-1]
+    rows = ["| what | at {:,} | at {:,} | growth exponent | 1,000,000 notes | budget | bound by |".format(n1, n2),
+            "|---|---:|---:|---:|---:|---:|---|"]
+    worst = None
+    for what, metric, budget, budget_text, component in MILLION:
+        by = data.get(metric, {})
+        if n1 not in by or n2 not in by:
+            continue
+        (c1, unit), (c2, _) = by[n1], by[n2]
+        b = math.log(c2 / c1) / math.log(n2 / n1) if c1 > 0 and c2 > 0 else 1.0
+        est = c2 * (1e6 / n2) ** b
+        if isinstance(budget, str):
+            budget_text = "%s (%s)" % (budget_text, fmt(machine_budget(budget, data_dir), "bytes"))
+            budget = machine_budget(budget, data_dir)
+        ratio = est / budget if budget else None
+        if ratio is not None and (worst is None or ratio > worst[0]):
+            worst = (ratio, component, what)
+        show = lambda v: fmt(v, unit) + ("" if unit == "bytes" else " " + unit)
+        rows.append("| %s | %s | %s | %.2f | **%s** | %s%s | %s |" %
+                    (what, show(c1), show(c2), b, show(est), budget_text,
+                     " (%.1f×)" % ratio if ratio is not None else "", component))
+    text = "\n".join(rows) + "\n\n"
+    text += ("Extrapolated with cost = a·N^b through the two largest sizes measured ({:,} and {:,} notes); "
+             "b = 1 is linear, b = 0 flat. ").format(n1, n2)
+    if worst:
+        text += "Binds first: **%s** (%s: %.1f× its budget at 1M notes).\n" % (worst[1], worst[2], worst[0])
+    return text
+
+
+def report(path):
+    data = read_csv(path)
+    base = os.path.splitext(path)[0]
+    print("\nscale-bench (%s)\n" % path)
+    print_table(data)
+    title = "scale-bench: cost of a push vs vault size (%s)" % time.strftime("%Y-%m-%d", time.gmtime())
+    svg_chart(data, base + ".svg", title)
+    print("\nchart: %s.svg" % base)
+    table = million(data, os.path.dirname(os.path.abspath(path)))
+    with open(base + "-1m.md", "w") as f:
+        f.write("# A 1,000,000-note vault on paper (%s)\n\n" % time.strftime("%Y-%m-%d", time.gmtime()) + table)
+    print("\nA 1,000,000-note vault on paper (%s-1m.md):\n" % base)
+    print(table)
+
+
+if __name__ == "__main__":
+    here = os.path.dirname(os.path.abspath(__file__))
+    report(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results/scale-bench.csv"))
