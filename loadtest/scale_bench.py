@@ -3,6 +3,7 @@
 
     python3 loadtest/scale_bench.py [--build build] [--sizes 1000,10000,100000] [--reps 5]
                                     [--seed 1] [--csv loadtest/results/scale-bench.csv] [--keep]
+                                    [--append] [--push-timeout 3600]
 
 For each size: a vault from loadtest/vaultgen.py, and a fresh nats-server -js, folio-storage,
 folio-ingest and folio-edge on free loopback ports (as push-bench's cluster starts them; not
@@ -13,9 +14,11 @@ public interfaces (the `folio` command, HTTP endpoints, /metrics, ingest's JSON 
 - first import: `folio push` wall time; the server time is the sum of took_ms (and of each
   phase of phases_ms) over every ingest log line with a took_ms written during the command;
   pages rendered (folio_ingest_pages_rendered_total); until the edge serves the last note;
-- RSS (VmRSS) of nats-server, ingest, edge and storage, and the bytes of their data dirs,
-  after the import; the edge's folio_edge_page_bytes / folio_edge_pages;
-- a second edge started after the import: until its /readyz answers 200, and its RSS;
+- after the import (ingest's outbox drained, the edge settled): RSS (VmRSS) of nats-server,
+  ingest, edge and storage, the bytes of their data dirs, the edge's folio_edge_page_bytes
+  and folio_edge_pages;
+- a second edge started after the import: until its /readyz answers 200 (it must then serve
+  the last note), its RSS and folio_edge_pages;
 - one changed note (median of --reps, a different note each time): `folio push` end to end,
   server took_ms and phases, until the edge serves it, pages rendered, and the SQL rows it
   touched if ingest's /metrics has a counter of them (a family with "rows" in its name);
@@ -39,6 +42,7 @@ import time
 import urllib.error
 import urllib.request
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scale_report  # noqa: E402
 import vaultgen  # noqa: E402
@@ -217,11 +221,17 @@ def server_cost(records):
     return took, phases, rendered
 
 
+PUSH_TIMEOUT_S = 3600  # --push-timeout
+
+
 def folio_push(bin_dir, cluster, vault):
-    """Runs `folio push`; (wall ms, stdout, warning lines). Raises if it fails."""
+    """Runs `folio push`; (wall ms, stdout, warning lines). Raises if it fails or times out."""
     argv = [bin_dir + "/folio", "push", vault, "--server", cluster.ingest_url, "--token", TOKEN]
     t0 = time.monotonic()
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=PUSH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("folio push took more than --push-timeout %d s" % PUSH_TIMEOUT_S)
     ms = (time.monotonic() - t0) * 1000
     if r.returncode != 0:
         raise RuntimeError("folio push exited %d:\n%s\n%s" % (r.returncode, r.stdout[-2000:], r.stderr[-4000:]))
@@ -235,8 +245,8 @@ def wait_visible(base, rel, rev, timeout=600):
 
 
 class Recorder:
-    def __init__(self, n):
-        self.n, self.rows = n, []
+    def __init__(self, n, rows):
+        self.n, self.rows = n, rows  # rows: shared by every size, so a failed size keeps what it measured
 
     def add(self, metric, value, unit):
         self.rows.append((self.n, metric, value, unit))
@@ -253,7 +263,14 @@ class Recorder:
 def measure_import(rec, bin_dir, c, v):
     off, before = c.log_offset(), metrics(c.ingest_url)
     t0 = time.monotonic()
-    cli_ms, out, warnings = folio_push(bin_dir, c, v.root)
+    try:
+        cli_ms, out, warnings = folio_push(bin_dir, c, v.root)
+    except RuntimeError:
+        records = c.push_records(off)
+        took, phases, _ = server_cost(records[-1:])
+        print("  import stopped after %.0f s: %d pushes committed; the last took %.0f ms (%s)" %
+              (time.monotonic() - t0, len(records), took, " ".join("%s=%.0f" % kv for kv in sorted(phases.items()))))
+        raise
     records = c.push_records(off)
     took, phases, rendered = server_cost(records)
     after = metrics(c.ingest_url)
@@ -268,9 +285,27 @@ def measure_import(rec, bin_dir, c, v):
     rec.add("import_visible_ms", (time.monotonic() - t0) * 1000, "ms")
 
 
+def edge_settled(url, quiet_s=2.5, timeout=600):
+    """Waits until the edge has applied everything: no bus lag, and its applied revision and page
+    count unchanged for quiet_s (the lag gauge is refreshed every 2 s)."""
+    last, since = None, time.monotonic()
+    deadline = since + timeout
+    while time.monotonic() < deadline:
+        m = metrics(url)
+        now = (m.get("folio_edge_applied_revision"), m.get("folio_edge_pages"))
+        if now != last or m.get("folio_edge_bus_lag", 0) != 0:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return m
+        time.sleep(0.1)
+    raise RuntimeError("edge %s did not settle in %d s" % (url, timeout))
+
+
 def measure_resources(rec, c):
-    # The outbox drained: everything committed is in NATS before sizes are read.
+    # The outbox drained and the edge caught up: everything committed is in NATS and in the
+    # edge's memory before sizes are read.
     wait_until(lambda: metrics(c.ingest_url).get("folio_ingest_outbox_pending", 0) == 0, 600, "outbox drained", 0.1)
+    edge_settled(c.edge_url)
     for name, p in (("nats", c.nats), ("ingest", c.ingest), ("edge", c.edge), ("storage", c.storage)):
         rec.add("rss_%s_bytes" % name, rss_bytes(p.pid), "bytes")
     for name in ("nats", "ingest", "storage"):
@@ -290,6 +325,7 @@ def measure_fresh_edge(rec, c, v):
     if status != 200 or b"Revision 1." not in body:
         raise RuntimeError("the second edge is ready but answers %d for %s" % (status, v.notes[-1]))
     rec.add("rss_edge2_bytes", rss_bytes(p.pid), "bytes")
+    rec.add("edge2_pages_at_ready", metrics(url).get("folio_edge_pages", -1), "pages")
     stop(p)
 
 
@@ -344,8 +380,8 @@ def measure_one_percent(rec, bin_dir, c, v):
     rec.add("pct1_server_ms_per_note", took / m, "ms")
 
 
-def run_size(n, a, work):
-    rec = Recorder(n)
+def run_size(n, a, work, rows):
+    rec = Recorder(n, rows)
     print("== %d notes (load average %s)" % (n, open("/proc/loadavg").read().split()[0]), flush=True)
     t0 = time.monotonic()
     v = vaultgen.generate(os.path.join(work, "vault"), n, a.seed)
@@ -361,7 +397,6 @@ def run_size(n, a, work):
         measure_one_percent(rec, a.bin, c, v)
     finally:
         stop_all()
-    return rec.rows
 
 
 def main():
@@ -374,18 +409,29 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--csv", default=os.path.join(root, "loadtest/results/scale-bench.csv"))
     ap.add_argument("--keep", action="store_true", help="keep the vaults and data dirs (printed)")
+    ap.add_argument("--append", action="store_true", help="keep the CSV's rows of sizes not measured in this run "
+                    "(e.g. add SIZES=100000 to an earlier run of the smaller sizes)")
+    ap.add_argument("--push-timeout", type=int, default=3600, help="seconds one folio push may take; "
+                    "past it the size stops there (what it measured is kept) and the next one starts")
     a = ap.parse_args()
+    global PUSH_TIMEOUT_S
+    PUSH_TIMEOUT_S = a.push_timeout
     a.bin = os.path.join(root, a.build, "bin") if not os.path.isabs(a.build) else os.path.join(a.build, "bin")
     sizes = [int(s) for s in a.sizes.split(",") if s.strip()]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows = []
+    if a.append and os.path.exists(a.csv):
+        old = scale_report.read_csv(a.csv)
+        rows = [(n, m, v, u) for m, by in old.items() for n, (v, u) in sorted(by.items()) if n not in sizes]
     print("scale-bench: sizes %s, %d reps of the one-note push; %d CPUs, services unpinned; %s" %
           (sizes, a.reps, os.cpu_count(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())), flush=True)
     try:
         for n in sizes:
             work = tempfile.mkdtemp(prefix="scale-bench-%d-" % n)
             try:
-                rows += run_size(n, a, work)
+                run_size(n, a, work, rows)
+            except RuntimeError as e:
+                print("  %d notes: stopped: %s" % (n, e), flush=True)
             finally:
                 if a.keep:
                     print("  kept %s" % work)

@@ -15,13 +15,18 @@ import os
 import sys
 import time
 
-# The per-push costs: each line should be flat when a push costs what it changes.
-CHART = [
-    ("one_note_server_ms", "one note: server (took_ms)"),
-    ("one_note_cli_ms", "one note: folio push end to end"),
-    ("one_note_visible_ms", "one note: until the edge serves it"),
-    ("pct1_cli_ms_per_note", "1% changed: folio push, per note"),
-    ("pct1_server_ms_per_note", "1% changed: server, per note"),
+# The per-push costs, in two panels: each line should be flat when a push costs what it changes.
+PANELS = [
+    ("folio push, end to end", [
+        ("one_note_cli_ms", "one changed note"),
+        ("pct1_cli_ms_per_note", "1% changed, per changed note"),
+    ]),
+    ("server (ingest's took_ms)", [
+        ("one_note_server_ms", "one changed note"),
+        ("pct1_server_ms_per_note", "1% changed, per changed note"),
+        ("one_note_phase_listings_ms", "one note: listings phase"),
+        ("one_note_phase_commit_ms", "one note: commit phase"),
+    ]),
 ]
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
@@ -92,32 +97,27 @@ def nice_max(v):
     return 10 * e
 
 
-def svg_chart(data, path, title):
-    lines = [(m, label) for m, label in CHART if m in data and data[m]]
+def panel(data, lines, box, heading):
+    """SVG elements of one panel: lines [(metric, label)] in box (left, top, width, height)."""
+    L, T, pw, ph = box
     sizes = sorted({n for m, _ in lines for n in data[m]})
-    W, H, L, R, T, B = 760, 440, 70, 250, 50, 55
-    pw, ph = W - L - R, H - T - B
-    lo, hi = math.log10(min(sizes or [1])), math.log10(max(sizes or [10]))
-    if hi - lo < 1e-9:
-        lo, hi = lo - 0.5, hi + 0.5
-    ymax = nice_max(max([v for m, _ in lines for v, _ in data[m].values()] or [1]) * 1.05)
+    lo, hi = math.log10(min(sizes)), math.log10(max(sizes))
+    lo, hi = lo - 0.15 * max(hi - lo, 1), hi + 0.15 * max(hi - lo, 1)
+    ymax = nice_max(max([v for m, _ in lines for v, _ in data[m].values()] + [1]) * 1.05)
     x = lambda n: L + (math.log10(n) - lo) / (hi - lo) * pw
     y = lambda v: T + ph - v / ymax * ph
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'font-family="sans-serif" font-size="12">' % (W, H, W, H),
-           '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>' % (L, esc(title))]
+    out = ['<text x="%d" y="%d" font-weight="bold">%s</text>' % (L, T - 8, esc(heading))]
     for k in range(6):
         v = ymax * k / 5
         out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, y(v), L + pw, y(v)))
         out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 6, y(v) + 4, fmt(v)))
     for n in sizes:
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (x(n), T, x(n), T + ph))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x(n), T + ph + 18, "{:,}".format(n)))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x(n), T + ph + 16, "{:,}".format(n)))
     out.append('<text x="%d" y="%d" text-anchor="middle">notes in the vault (log scale)</text>' %
-               (L + pw // 2, H - 12))
-    out.append('<text transform="translate(16,%d) rotate(-90)" text-anchor="middle">ms per push</text>' %
-               (T + ph // 2))
+               (L + pw // 2, T + ph + 34))
+    out.append('<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle">ms</text>' %
+               (L - 44, T + ph // 2))
     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (L, T, pw, ph))
     for i, (m, label) in enumerate(lines):
         color, pts = COLORS[i % len(COLORS)], sorted(data[m].items())
@@ -126,10 +126,24 @@ def svg_chart(data, path, title):
         for n, (v, _) in pts:
             out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %s notes: %s ms</title></circle>' %
                        (x(n), y(v), color, esc(label), "{:,}".format(n), fmt(v)))
-        ly = T + 10 + i * 20
-        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>' %
-                   (L + pw + 14, ly, L + pw + 34, ly, color))
-        out.append('<text x="%d" y="%d">%s</text>' % (L + pw + 40, ly + 4, esc(label)))
+        ly = T + ph + 56 + i * 18
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>' % (L, ly, L + 20, ly, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (L + 26, ly + 4, esc(label)))
+    return out
+
+
+def svg_chart(data, path, title, subtitle):
+    panels = [(h, [(m, lb) for m, lb in lines if data.get(m)]) for h, lines in PANELS]
+    panels = [(h, lines) for h, lines in panels if lines]
+    W, PW, PH, T = 420 * max(len(panels), 1), 320, 260, 80
+    H = T + PH + 60 + 18 * max([len(lines) for _, lines in panels] + [0])
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="sans-serif" font-size="12">' % (W, H, W, H),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="20" y="24" font-size="15" font-weight="bold">%s</text>' % esc(title),
+           '<text x="20" y="44" fill="#555">%s</text>' % esc(subtitle)]
+    for i, (heading, lines) in enumerate(panels):
+        out += panel(data, lines, (420 * i + 70, T, PW, PH), heading)
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
@@ -147,35 +161,58 @@ def machine_budget(kind, data_dir):
     return st.f_bavail * st.f_frsize
 
 
+def human(v, unit):
+    """ms as ms/s/min/h, bytes as MB/GB: for the 1M table."""
+    if unit == "bytes":
+        return "%.1f GB" % (v / 2**30) if v >= 2**30 else "%.0f MB" % (v / 2**20)
+    if unit != "ms":
+        return "%s %s" % (fmt(v), unit)
+    if v >= 3600e3:
+        return "%.1f h" % (v / 3600e3)
+    if v >= 60e3:
+        return "%.1f min" % (v / 60e3)
+    return "%.1f s" % (v / 1e3) if v >= 1e3 else "%s ms" % fmt(v)
+
+
 def million(data, data_dir):
     """The 1M-notes table (markdown) from the two largest sizes measured."""
     sizes = sorted({n for by in data.values() for n in by})
     if len(sizes) < 2:
         return "(the 1M-notes table needs two sizes; measured: %s)\n" % sizes
-    n1, n2 = sizes[-2], sizes[-1]
-    rows = ["| what | at {:,} | at {:,} | growth exponent | 1,000,000 notes | budget | bound by |".format(n1, n2),
-            "|---|---:|---:|---:|---:|---:|---|"]
+    n1, n2, big = sizes[-2], sizes[-1], 1e6
+    rows = ["| what | at {:,} | at {:,} | per added note | 1M: linear | 1M: power law (b) | budget | bound by |"
+            .format(n1, n2), "|---|---:|---:|---:|---:|---:|---:|---|"]
     worst = None
     for what, metric, budget, budget_text, component in MILLION:
         by = data.get(metric, {})
         if n1 not in by or n2 not in by:
             continue
         (c1, unit), (c2, _) = by[n1], by[n2]
+        per_note = (c2 - c1) / (n2 - n1)
+        linear = c2 + per_note * (big - n2)
         b = math.log(c2 / c1) / math.log(n2 / n1) if c1 > 0 and c2 > 0 else 1.0
-        est = c2 * (1e6 / n2) ** b
+        power = c2 * (big / n2) ** b
         if isinstance(budget, str):
-            budget_text = "%s (%s)" % (budget_text, fmt(machine_budget(budget, data_dir), "bytes"))
             budget = machine_budget(budget, data_dir)
-        ratio = est / budget if budget else None
+            budget_text = "%s, %s" % (budget_text, human(budget, "bytes"))
+        ratio = max(linear, power) / budget if budget else None
         if ratio is not None and (worst is None or ratio > worst[0]):
             worst = (ratio, component, what)
-        show = lambda v: fmt(v, unit) + ("" if unit == "bytes" else " " + unit)
-        rows.append("| %s | %s | %s | %.2f | **%s** | %s%s | %s |" %
-                    (what, show(c1), show(c2), b, show(est), budget_text,
-                     " (%.1f×)" % ratio if ratio is not None else "", component))
+        per = ("%.0f bytes" % per_note) if unit == "bytes" else "%.3g %s" % (per_note, unit)
+        rows.append("| %s | %s | %s | %s | %s | %s (%.2f) | %s%s | %s |" %
+                    (what, human(c1, unit), human(c2, unit), per, human(linear, unit), human(power, unit), b,
+                     budget_text, " (**%.1f×**)" % ratio if ratio is not None else "", component))
     text = "\n".join(rows) + "\n\n"
-    text += ("Extrapolated with cost = a·N^b through the two largest sizes measured ({:,} and {:,} notes); "
-             "b = 1 is linear, b = 0 flat. ").format(n1, n2)
+    ram = [data.get(m, {}).get(n2) for m in ("rss_edge_bytes", "rss_ingest_bytes", "rss_nats_bytes")]
+    if all(ram) and all(data.get(m, {}).get(n1) for m in ("rss_edge_bytes", "rss_ingest_bytes", "rss_nats_bytes")):
+        r1 = sum(data[m][n1][0] for m in ("rss_edge_bytes", "rss_ingest_bytes", "rss_nats_bytes"))
+        r2 = sum(v for v, _ in ram)
+        est = r2 + (r2 - r1) / (n2 - n1) * (big - n2)
+        text += ("On one machine, edge + ingest + nats-server would hold %s at 1M notes (linear) of its %s.\n\n" %
+                 (human(est, "bytes"), human(machine_budget("ram", data_dir), "bytes")))
+    text += ("Extrapolated through the two largest sizes measured ({:,} and {:,} notes): linear is the cost at "
+             "{:,} plus the cost per added note between them; power law is a·N^b through both (b = 1 linear, "
+             "b = 0 flat). The ratio to the budget takes the larger. ").format(n1, n2, n2)
     if worst:
         text += "Binds first: **%s** (%s: %.1f× its budget at 1M notes).\n" % (worst[1], worst[2], worst[0])
     return text
@@ -186,8 +223,10 @@ def report(path):
     base = os.path.splitext(path)[0]
     print("\nscale-bench (%s)\n" % path)
     print_table(data)
-    title = "scale-bench: cost of a push vs vault size (%s)" % time.strftime("%Y-%m-%d", time.gmtime())
-    svg_chart(data, base + ".svg", title)
+    title = "scale-bench: what a push costs as the vault grows"
+    subtitle = ("%s; medians of the one-note pushes; lines that stay flat are costs that do not grow "
+                "with the vault" % time.strftime("%Y-%m-%d", time.gmtime(os.path.getmtime(path))))
+    svg_chart(data, base + ".svg", title, subtitle)
     print("\nchart: %s.svg" % base)
     table = million(data, os.path.dirname(os.path.abspath(path)))
     with open(base + "-1m.md", "w") as f:
