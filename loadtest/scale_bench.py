@@ -314,6 +314,8 @@ def measure_resources(rec, c):
     for key, name, unit in (("folio_edge_page_bytes", "edge_page_bytes", "bytes"), ("folio_edge_pages", "edge_pages", "pages")):
         if key in em:
             rec.add(name, em[key], unit)
+    if em.get("folio_edge_page_bytes"):  # issue 12's target: at most 1.3
+        rec.add("edge_rss_per_page_byte", rss_bytes(c.edge.pid) / em["folio_edge_page_bytes"], "ratio")
 
 
 def measure_fresh_edge(rec, c, v):

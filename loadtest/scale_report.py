@@ -224,8 +224,9 @@ def report(path):
     print("\nscale-bench (%s)\n" % path)
     print_table(data)
     title = "scale-bench: what a push costs as the vault grows"
-    subtitle = ("%s; medians of the one-note pushes; lines that stay flat are costs that do not grow "
-                "with the vault" % time.strftime("%Y-%m-%d", time.gmtime(os.path.getmtime(path))))
+    subtitle = ("%s, %d CPUs, services unpinned; medians of 5 one-note pushes; flat lines are costs "
+                "that do not grow with the vault" %
+                (time.strftime("%Y-%m-%d", time.gmtime(os.path.getmtime(path))), os.cpu_count()))
     svg_chart(data, base + ".svg", title, subtitle)
     print("\nchart: %s.svg" % base)
     table = million(data, os.path.dirname(os.path.abspath(path)))
