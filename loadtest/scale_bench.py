@@ -3,7 +3,7 @@
 
     python3 loadtest/scale_bench.py [--build build] [--sizes 1000,10000,100000] [--reps 5]
                                     [--seed 1] [--csv loadtest/results/scale-bench.csv] [--keep]
-                                    [--append] [--push-timeout 3600]
+                                    [--append] [--push-timeout 3600] [--check-growth X]
 
 For each size: a vault from loadtest/vaultgen.py, and a fresh nats-server -js, folio-storage,
 folio-ingest and folio-edge on free loopback ports (as push-bench's cluster starts them; not
@@ -413,6 +413,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the vaults and data dirs (printed)")
     ap.add_argument("--append", action="store_true", help="keep the CSV's rows of sizes not measured in this run "
                     "(e.g. add SIZES=100000 to an earlier run of the smaller sizes)")
+    ap.add_argument("--check-growth", type=float, default=0.0, metavar="X", help="exit 1 if a per-push cost "
+                    "grew more than X times from the smallest size to the largest (scale_report.FLAT)")
     ap.add_argument("--push-timeout", type=int, default=3600, help="seconds one folio push may take; "
                     "past it the size stops there (what it measured is kept) and the next one starts")
     a = ap.parse_args()
@@ -442,7 +444,7 @@ def main():
             scale_report.write_csv(a.csv, rows)
     finally:
         stop_all()
-    scale_report.report(a.csv)
+    sys.exit(0 if scale_report.report(a.csv, a.check_growth) else 1)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """scale-bench's report: the table, the SVG chart and the 1M-notes table from its CSV.
 
-    python3 loadtest/scale_report.py [loadtest/results/scale-bench.csv]
+    python3 loadtest/scale_report.py [loadtest/results/scale-bench.csv] [--check-growth X]
 
 Reads the CSV scale_bench.py writes (notes,metric,value,unit; one row per size x metric),
 prints every metric by vault size, writes NAME.svg next to it (the per-push costs against
 vault size, log x axis: lines that stay flat are costs that do not grow with the vault) and
 NAME-1m.md (a 1,000,000-note vault extrapolated from the two largest sizes measured),
-and prints the latter. Python 3 standard library only.
+and prints the latter. With --check-growth X it exits 1 when a per-push cost (FLAT) grew more
+than X times from the smallest size measured to the largest. Python 3 standard library only.
 """
 import csv
 import math
@@ -218,7 +219,35 @@ def million(data, data_dir):
     return text
 
 
-def report(path):
+# Per-push costs that must not grow with the vault, and the floor under which a value counts
+# as noise (a 0 ms phase at 1k notes is not a base to multiply).
+FLAT = [("one_note_server_ms", 5), ("one_note_cli_ms", 50), ("one_note_pages_rendered", 5),
+        ("one_note_sql_rows", 10), ("pct1_server_ms_per_note", 1), ("pct1_cli_ms_per_note", 5)]
+
+
+def growth_check(data, limit):
+    """Lines saying how much each per-push cost grew from the smallest size to the largest;
+    and whether any grew more than `limit` times."""
+    sizes = sorted({n for by in data.values() for n in by})
+    lines, failed = [], False
+    if len(sizes) < 2:
+        return ["(the growth check needs two sizes)"], False
+    for metric, floor in FLAT:
+        by = data.get(metric, {})
+        if sizes[0] not in by or sizes[-1] not in by:
+            continue
+        (c1, unit), (c2, _) = by[sizes[0]], by[sizes[-1]]
+        growth = max(c2, floor) / max(c1, floor)
+        bad = growth > limit
+        failed |= bad
+        lines.append("%-26s %10s -> %10s %s over %gx the notes: %.1fx%s" %
+                     (metric, fmt(c1), fmt(c2), unit, sizes[-1] / sizes[0], growth, "  GROWS" if bad else ""))
+    return lines, failed
+
+
+def report(path, check_growth=0.0):
+    """Prints the table and the 1M table, writes the chart; with check_growth, False when a
+    per-push cost grew more than that many times from the smallest size to the largest."""
     data = read_csv(path)
     base = os.path.splitext(path)[0]
     print("\nscale-bench (%s)\n" % path)
@@ -234,8 +263,20 @@ def report(path):
         f.write("# A 1,000,000-note vault on paper (%s)\n\n" % time.strftime("%Y-%m-%d", time.gmtime()) + table)
     print("\nA 1,000,000-note vault on paper (%s-1m.md):\n" % base)
     print(table)
+    if not check_growth:
+        return True
+    lines, failed = growth_check(data, check_growth)
+    print("growth of the per-push costs (fails above %gx):" % check_growth)
+    print("\n".join("  " + line for line in lines))
+    return not failed
 
 
 if __name__ == "__main__":
+    import argparse
     here = os.path.dirname(os.path.abspath(__file__))
-    report(sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results/scale-bench.csv"))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("csv", nargs="?", default=os.path.join(here, "results/scale-bench.csv"))
+    ap.add_argument("--check-growth", type=float, default=0.0, metavar="X",
+                    help="exit 1 if a per-push cost grew more than X times from the smallest size to the largest")
+    a = ap.parse_args()
+    sys.exit(0 if report(a.csv, a.check_growth) else 1)
