@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,     &writer_loop,  &sites,          config->push_limits, &registry,
-                              &prepare_pool, config->site.storage, &blobs_in_flight};
+                              &prepare_pool, config->site.storage, &blobs_in_flight, config->stage};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
