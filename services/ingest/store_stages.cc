@@ -33,6 +33,7 @@ Result<StageInfo> Store::PutStageBatch(const std::string& site, const std::strin
   auto row = others->Step();
   if (!row.ok()) return fail(row.status());
   const int64_t held = others->Int(0);
+  others->Reset();
   const int64_t size = static_cast<int64_t>(body.size());
   if (held + size > max_site_bytes) {
     return fail(Status(Code::kTooLarge,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "cluster.h"
@@ -194,7 +195,21 @@ TEST_CASE("staged batches: malformed and over-limit ones get 4xx JSON and change
 TEST_CASE("an abandoned stage expires: its commit finds nothing and its bytes are free again") {
   Cluster c({"--stage-max-bytes", "3000", "--stage-ttl", "1s"});
   REQUIRE(Stage(c, "old", 0, PushBody(Notes(0, 15))).status == 200);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // past the TTL, not a timing assertion
+  // The writer's round drops it after the TTL without any other request.
+  bool dropped = false;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       !dropped && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::ifstream in(c.dir() + "/ingest.log");
+    std::stringstream log;
+    log << in.rdbuf();
+    dropped = log.str().find("stale stages dropped") != std::string::npos;
+  }
+  auto m = http::Get(c.ingest_url() + "/metrics");
+  REQUIRE(m.ok());
+  CHECK(m->body.find("\nfolio_ingest_staged_bytes 0\n") != std::string::npos);
+  INFO(c.Logs());
+  CHECK(dropped);
   // The expired stage no longer counts against the bound: this fits only without it.
   auto fresh = Stage(c, "new", 0, PushBody(Notes(15, 30)));
   INFO(fresh.body);
