@@ -234,6 +234,22 @@ TEST_CASE("staged batches survive a SIGKILL of ingest; the commit after the rest
   CHECK(c.WaitForPage("/note-14", 200, "href=\"/note-25\"").status == 200);
 }
 
+TEST_CASE("a push committed between the uploads and the commit: the commit applies on top of it") {
+  Cluster c;
+  REQUIRE(Stage(c, "late", 0, PushBody({{"a.md", "# A staged\n"}, {"b.md", "# B staged\n"}})).status == 200);
+  auto first = c.Push(PushBody({{"a.md", "# A pushed\n"}, {"c.md", "# C pushed\n"}}));
+  REQUIRE(first.status == 200);
+  CHECK(JsonInt(first.body, "version") == 1);
+  auto commit = CommitStage(c, "late");
+  INFO(commit.body);
+  REQUIRE(commit.status == 200);
+  CHECK(JsonInt(commit.body, "version") == 2);
+  CHECK(JsonInt(commit.body, "changed") == 2);  // a.md (differs from the push's) and b.md
+  CHECK(c.WaitForPage("/a", 200, "A staged").status == 200);   // the later write wins
+  CHECK(c.WaitForPage("/b", 200, "B staged").status == 200);
+  CHECK(c.WaitForPage("/c", 200, "C pushed").status == 200);   // the other push's note stays
+}
+
 TEST_CASE("folio push of a multi-batch vault stages its batches and commits them as one push") {
   Cluster c;
   testing::TempDir vault;
