@@ -26,6 +26,8 @@ int Fail(const std::string& message) {
   return kExitFailed;
 }
 
+constexpr int64_t kCommitTimeoutMs = 30 * 60 * 1000;
+
 class Pusher {
  public:
   explicit Pusher(const PushOptions& options)
@@ -121,8 +123,12 @@ class Pusher {
     if (staged_ > 0) {
       if (Status st = Commit(); !st.ok()) {
         Report();
-        return Fail(st.message() + " (the " + std::to_string(staged_) +
-                    " staged batches were not applied; run push again)");
+        bool unknown = st.code() == Code::kDeadlineExceeded || st.code() == Code::kUnavailable;
+        return Fail(st.message() + (unknown ? " (the server may still apply the " + std::to_string(staged_) +
+                                                  " staged batches; run push again later: it sends only what the "
+                                                  "server lacks)"
+                                            : " (the " + std::to_string(staged_) +
+                                                  " staged batches were not applied; run push again)"));
       }
     }
     Report();
@@ -136,7 +142,11 @@ class Pusher {
   Status Commit() {
     bar_.Text("committing " + std::to_string(staged_) + " staged batches (" + std::to_string(files_done_) +
               " files) as one push...");
-    Result<PushReply> reply = CommitStage(options_.server, stage_);
+    // The commit applies the whole import in one request: it gets at least
+    // kCommitTimeoutMs (a retry after a timeout would only wait behind it).
+    ServerOptions server = options_.server;
+    server.timeout_ms = std::max(server.timeout_ms, kCommitTimeoutMs);
+    Result<PushReply> reply = CommitStage(server, stage_);
     if (!reply.ok()) return reply.status();
     if (options_.progress && !reply->phases.empty()) {
       bar_.Clear();
