@@ -57,6 +57,19 @@ Result<http::ClientResponse> Call(const ServerOptions& server, std::string metho
   }
 }
 
+// POST `path` with a new random Idempotency-Key (the same on every
+// retry); the answer is a push reply.
+Result<PushReply> SendKeyed(const ServerOptions& server, std::string_view path, std::string body) {
+  Result<std::string> key = RandomHex(16);  // 128 bits: one push, all its attempts
+  if (!key.ok()) return key.status();
+  Result<http::ClientResponse> resp =
+      Call(server, "POST", path, std::move(body), {{std::string(kIdempotencyKeyHeader), *key}});
+  if (!resp.ok()) return resp.status();
+  Result<PushReply> r = ParsePushReply(resp->body);
+  if (!r.ok()) return Status::Invalid(server.url + ": " + r.status().message());
+  return r;
+}
+
 }  // namespace
 
 bool IsRetryable(const Status& transport, int http_status) {
@@ -80,14 +93,21 @@ Result<Manifest> FetchManifest(const ServerOptions& server) {
 }
 
 Result<PushReply> SendPush(const ServerOptions& server, std::string body) {
-  Result<std::string> key = RandomHex(16);  // 128 bits: one push, all its attempts
-  if (!key.ok()) return key.status();
-  Result<http::ClientResponse> resp =
-      Call(server, "POST", kPushPath, std::move(body), {{std::string(kIdempotencyKeyHeader), *key}});
+  return SendKeyed(server, kPushPath, std::move(body));
+}
+
+Result<StageReply> StageBatch(const ServerOptions& server, const std::string& stage, size_t batch,
+                              std::string body) {
+  std::string path = std::string(kPushPath) + "?stage=" + stage + "&batch=" + std::to_string(batch);
+  Result<http::ClientResponse> resp = Call(server, "POST", path, std::move(body));
   if (!resp.ok()) return resp.status();
-  Result<PushReply> r = ParsePushReply(resp->body);
+  Result<StageReply> r = ParseStageReply(resp->body);
   if (!r.ok()) return Status::Invalid(server.url + ": " + r.status().message());
   return r;
+}
+
+Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage) {
+  return SendKeyed(server, std::string(kCommitPath) + "?stage=" + stage, "");
 }
 
 }  // namespace folio::cli

@@ -1,4 +1,4 @@
-// The CLI's two calls to folio-ingest, over folio::http's blocking client.
+// The CLI's calls to folio-ingest, over folio::http's blocking client.
 // Each call returns the parsed answer or a one-line error naming the problem
 // ("cannot reach http://...: ...", "the server rejected the token ...").
 //
@@ -47,5 +47,16 @@ Result<Manifest> FetchManifest(const ServerOptions& server);
 // POST {url}/api/v1/push with `body` (from BuildPushBody) and a new random
 // Idempotency-Key (the same on every retry). Failures as above.
 Result<PushReply> SendPush(const ServerOptions& server, std::string body);
+
+// Staged pushes (several batches, one commit; wire.h): POST
+// {url}/api/v1/push?stage=STAGE&batch=N with `body` (from BuildPushBody).
+// The server stores the batch and applies nothing; a retry replaces it.
+// Failures as above.
+Result<StageReply> StageBatch(const ServerOptions& server, const std::string& stage, size_t batch,
+                              std::string body);
+// POST {url}/api/v1/push/commit?stage=STAGE with a new random
+// Idempotency-Key: every staged batch applied as one push. Failures as
+// above (kNotFound if the server holds no batch of the stage).
+Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage);
 
 }  // namespace folio::cli

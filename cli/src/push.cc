@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "folio/core/hash.h"
+#include "folio/core/secret.h"
 #include "folio/core/time.h"
 #include "report.h"
 #include "wire.h"
@@ -24,6 +25,8 @@ int Fail(const std::string& message) {
   std::fprintf(stderr, "folio: %s\n", message.c_str());
   return kExitFailed;
 }
+
+constexpr int64_t kCommitTimeoutMs = 30 * 60 * 1000;
 
 class Pusher {
  public:
@@ -88,18 +91,28 @@ class Pusher {
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
   }
 
+  // More than one batch: staged (each batch stored by the server, then one
+  // commit applies them as one push that renders each page once).
   int Send() {
     for (const FileChanges* c : {&plan_.attachments, &plan_.notes}) {
       total_files_ += c->to_send.size();
       for (const LocalFile& f : c->to_send) total_bytes_ += f.size;
     }
+    if (batches_.size() > 1) {
+      Result<std::string> stage = RandomHex(16);
+      if (!stage.ok()) return Fail(stage.status().message());
+      stage_ = *stage;
+    }
     bar_.Update(0, total_files_, 0, total_bytes_);
     for (size_t i = 0; i < batches_.size(); ++i) {
-      Status st = SendBatch(batches_[i]);
+      Status st = SendBatch(batches_[i], i);
       if (!st.ok()) {
         Report();
         std::string msg = st.message();
-        if (i > 0) {
+        if (!stage_.empty()) {
+          msg += " (" + std::to_string(staged_) + " of " + std::to_string(batches_.size()) +
+                 " batches were staged and nothing was applied; run push again)";
+        } else if (i > 0) {
           msg += " (" + std::to_string(i) + " of " + std::to_string(batches_.size()) +
                  " batches were pushed; run push again to send the rest)";
         }
@@ -107,15 +120,46 @@ class Pusher {
       }
       bar_.Update(files_done_, total_files_, bytes_done_, total_bytes_);
     }
+    if (staged_ > 0) {
+      if (Status st = Commit(); !st.ok()) {
+        Report();
+        bool unknown = st.code() == Code::kDeadlineExceeded || st.code() == Code::kUnavailable;
+        return Fail(st.message() + (unknown ? " (the server may still apply the " + std::to_string(staged_) +
+                                                  " staged batches; run push again later: it sends only what the "
+                                                  "server lacks)"
+                                            : " (the " + std::to_string(staged_) +
+                                                  " staged batches were not applied; run push again)"));
+      }
+    }
     Report();
     totals_.seconds = static_cast<double>(MonotonicUs() - start_us_) / 1e6;
     std::printf("%s\n", SummaryLine(totals_).c_str());
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
   }
 
+  // The commit of a staged push: one request; the server's phases are
+  // shown once it answers (on stderr, with the progress bar).
+  Status Commit() {
+    bar_.Text("committing " + std::to_string(staged_) + " staged batches (" + std::to_string(files_done_) +
+              " files) as one push...");
+    // The commit applies the whole import in one request: it gets at least
+    // kCommitTimeoutMs (a retry after a timeout would only wait behind it).
+    ServerOptions server = options_.server;
+    server.timeout_ms = std::max(server.timeout_ms, kCommitTimeoutMs);
+    Result<PushReply> reply = CommitStage(server, stage_);
+    if (!reply.ok()) return reply.status();
+    if (options_.progress && !reply->phases.empty()) {
+      bar_.Clear();
+      std::fprintf(stderr, "server: committed in %lld ms (%s)\n", static_cast<long long>(reply->took_ms),
+                   reply->phases.c_str());
+    }
+    Account(std::move(reply).value());
+    return Status::Ok();
+  }
+
   // Files are read (and attachments encoded) only now, so memory stays
   // bounded by one batch.
-  Status SendBatch(const Batch& b) {
+  Status SendBatch(const Batch& b, size_t index) {
     std::vector<OutgoingAttachment> attachments;
     attachments.reserve(b.attachment_count);
     for (size_t i = b.first_attachment; i < b.first_attachment + b.attachment_count; ++i) {
@@ -132,6 +176,17 @@ class Pusher {
     }
     std::span<const std::string> deletes(plan_.to_delete.data() + b.first_delete, b.delete_count);
     if (notes.empty() && attachments.empty() && deletes.empty()) return Status::Ok();
+    if (!stage_.empty()) {
+      Result<StageReply> staged = StageBatch(options_.server, stage_, index, BuildPushBody(notes, attachments, deletes));
+      if (!staged.ok()) return staged.status();
+      totals_.attachments_sent += static_cast<int64_t>(attachments.size());
+      if (staged->staged) {
+        ++staged_;
+      } else {
+        Account(std::move(staged->applied));  // a server without staging pushed it
+      }
+      return Status::Ok();
+    }
     Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, attachments, deletes));
     if (!reply.ok()) return reply.status();
     totals_.attachments_sent += static_cast<int64_t>(attachments.size());
@@ -197,6 +252,8 @@ class Pusher {
   ProgressBar bar_;
   PushPlan plan_;
   std::vector<Batch> batches_;
+  std::string stage_;  // "" = one plain push per batch; else the stage's ID
+  size_t staged_ = 0;  // batches the server holds in the stage
   PushTotals totals_;
   size_t files_done_ = 0, total_files_ = 0;
   int64_t bytes_done_ = 0, total_bytes_ = 0;

@@ -104,6 +104,13 @@ void ProgressBar::Update(size_t files_done, size_t files_total, int64_t bytes_do
   drawn_ = true;
 }
 
+void ProgressBar::Text(const std::string& text) {
+  if (!enabled_) return;
+  std::fprintf(out_, "\r%s\033[K", text.c_str());
+  std::fflush(out_);
+  drawn_ = true;
+}
+
 void ProgressBar::Clear() {
   if (!drawn_) return;
   std::fputs("\r\033[K", out_);

@@ -62,6 +62,8 @@ class ProgressBar {
   ProgressBar& operator=(const ProgressBar&) = delete;
 
   void Update(size_t files_done, size_t files_total, int64_t bytes_done, int64_t bytes_total);
+  // Shows `text` in the bar's place (e.g. what the server is doing now).
+  void Text(const std::string& text);
   // Erases the bar so that following output starts on a clean line.
   void Clear();
 

@@ -102,6 +102,7 @@ Result<PushReply> ParsePushReply(std::string_view json) {
       else if (key == "rendered") r.rendered = f.value().get_int64();
       else if (key == "deleted") r.deleted = f.value().get_int64();
       else if (key == "took_ms") r.took_ms = f.value().get_int64();
+      else if (key == "phases_ms") r.phases = std::string(std::string_view(f.value().get_string()));
       else if (key == "notes") {
         for (od::object note : f.value().get_array()) r.notes.push_back(ParseNoteReport(note));
       }
@@ -110,6 +111,28 @@ Result<PushReply> ParsePushReply(std::string_view json) {
   } catch (const simdjson::simdjson_error& e) {
     return Status::Invalid(std::string("push reply is not the expected JSON: ") + e.what());
   }
+}
+
+Result<StageReply> ParseStageReply(std::string_view json) {
+  StageReply r;
+  try {
+    simdjson::padded_string padded(json);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "stage") r.staged = true;
+      else if (key == "batches") r.batches = f.value().get_int64();
+      else if (key == "bytes") r.bytes = f.value().get_int64();
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    return Status::Invalid(std::string("staged batch reply is not the expected JSON: ") + e.what());
+  }
+  if (r.staged) return r;
+  Result<PushReply> applied = ParsePushReply(json);  // a server without staging pushed it
+  if (!applied.ok()) return applied.status();
+  r.applied = std::move(applied).value();
+  return r;
 }
 
 std::string BuildPushBody(std::span<const OutgoingNote> notes,
@@ -158,6 +181,7 @@ Status ErrorForResponse(std::string_view server, std::string_view what, int http
     case 403:
       return Status(Code::kPermissionDenied, "the server refused " + request + code + detail);
     case 404:
+      if (!message.empty()) return Status::NotFound(request + code + detail);
       return Status::NotFound(request + " not found (HTTP 404): is --server a folio-ingest server?");
     case 413:
       return Status::TooLarge("the server refused a request as too large" + detail +

@@ -12,6 +12,16 @@
 //                              "took_ms","notes":[{"path","url","warnings":[..]}]}
 //                              (+ "replayed":true when a retry found the push
 //                              committed under its key already)
+//                              (+ "phases_ms":"hash=1 meta=3 ..." from servers
+//                              that report the server time of each phase)
+//   POST /api/v1/push?stage=ID&batch=N   (a batch of a staged push)
+//                          the push body -> {"stage","batch","received",
+//                              "batches","bytes","expires_in_ms"}; servers
+//                              without staging apply it as a push and answer
+//                              a push reply (no "stage")
+//   POST /api/v1/push/commit?stage=ID    (header Idempotency-Key) empty body
+//                          -> a push reply: every staged batch applied as
+//                              one push
 //   errors: 4xx/5xx        {"error":{"code":"...","message":"..."}}
 //
 // Pure functions; thread-safe. Unknown JSON fields are ignored.
@@ -30,6 +40,7 @@ namespace folio::cli {
 
 inline constexpr std::string_view kManifestPath = "/api/v1/manifest";
 inline constexpr std::string_view kPushPath = "/api/v1/push";
+inline constexpr std::string_view kCommitPath = "/api/v1/push/commit";
 inline constexpr std::string_view kIdempotencyKeyHeader = "Idempotency-Key";
 
 struct NoteReport {
@@ -39,7 +50,16 @@ struct NoteReport {
 
 struct PushReply {
   int64_t version = 0, received = 0, changed = 0, rendered = 0, deleted = 0, took_ms = 0;
+  std::string phases;  // "phases_ms": server ms per phase; "" if not sent
   std::vector<NoteReport> notes;
+};
+
+// The answer to a staged batch: stored (staged), or, from a server without
+// staging, applied as a push (its reply in `applied`).
+struct StageReply {
+  bool staged = false;
+  int64_t batches = 0, bytes = 0;  // the stage's, when staged
+  PushReply applied;
 };
 
 struct OutgoingNote {
@@ -55,6 +75,7 @@ struct OutgoingAttachment {
 // Fails with kInvalidArgument naming what is malformed.
 Result<Manifest> ParseManifest(std::string_view json);
 Result<PushReply> ParsePushReply(std::string_view json);
+Result<StageReply> ParseStageReply(std::string_view json);
 
 // The POST /api/v1/push body. "notes" and "delete" are always present;
 // "attachments" only when `attachments` is not empty, so that a body without

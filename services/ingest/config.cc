@@ -37,6 +37,9 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("backup-key-file", "",
              "key that signs backups; restore refuses any backup it did not sign (default: <data>/backup.key, created"
              " on first use; keep a copy: restoring on another machine needs it)");
+  flags->Add("stage-max-bytes", "1GiB",
+             "most bytes of staged batches (multi-batch imports: POST /api/v1/push?stage=) a site holds at once");
+  flags->Add("stage-ttl", "1h", "a staged import without an upload for this long is dropped");
   flags->Add("blob-gc-every", "6h",
              "serve with --storage: delete blobs no attachment uses any more this often (0 = never)");
   flags->Add("blob-gc-grace", "168h",
@@ -103,6 +106,12 @@ Status ReadSchedules(const Flags& flags, bool has_storage, IngestConfig* c) {
   if (*gc_every < 0 || *gc_grace < 0) return Status::Invalid("--blob-gc-every and --blob-gc-grace must be >= 0");
   c->blob_gc_every_ms = *gc_every;
   c->blob_gc_grace_ms = *gc_grace;
+  auto stage_bytes = flags.GetBytes("stage-max-bytes");
+  auto stage_ttl = flags.GetDurationMs("stage-ttl");
+  if (!stage_bytes.ok()) return stage_bytes.status();
+  if (!stage_ttl.ok()) return stage_ttl.status();
+  if (*stage_bytes < 1 || *stage_ttl < 1) return Status::Invalid("--stage-max-bytes and --stage-ttl must be positive");
+  c->stage = {*stage_bytes, *stage_ttl};
   return Status::Ok();
 }
 

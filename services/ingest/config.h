@@ -13,6 +13,7 @@
 #include "folio/core/status.h"
 #include "push_request.h"
 #include "site_writer.h"
+#include "stage.h"
 
 namespace folio::ingest {
 
@@ -34,6 +35,7 @@ struct IngestConfig {
   std::string backup_key_file;  // --backup-key-file ("" = <data>/backup.key)
   int64_t blob_gc_every_ms = 6 * 3600 * 1000;     // --blob-gc-every (6h; 0 = never); only with --storage
   int64_t blob_gc_grace_ms = 168 * 3600 * 1000LL;  // --blob-gc-grace (168h)
+  StageLimits stage;            // --stage-max-bytes (1GiB), --stage-ttl (1h)
 };
 
 // Declares the common flags (AddServiceFlags) and folio-ingest's own (also

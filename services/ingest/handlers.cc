@@ -9,6 +9,7 @@
 #include "folio/core/time.h"
 #include "blob_upload.h"
 #include "site_writer.h"
+#include "stage.h"
 
 namespace folio::ingest {
 namespace {
@@ -166,10 +167,13 @@ std::string PushReplyRecord(const PushSummary& sum) {
 }
 
 // The reply: the recorded part, then whether it is published, how long it
-// took and, for a retry answered from the record, "replayed".
-std::string ReplyBody(std::string_view record, bool published, int64_t took_ms, bool replayed) {
+// took (in total and per phase: "phases_ms":"hash=1 meta=3 ...", absent on
+// a replay) and, for a retry answered from the record, "replayed".
+std::string ReplyBody(std::string_view record, bool published, int64_t took_ms, bool replayed,
+                      std::string_view phases = {}) {
   JsonWriter w;
   w.BeginObject().RawMembers(record).Key("published").Bool(published).Key("took_ms").Int(took_ms);
+  if (!phases.empty()) w.Key("phases_ms").String(phases);
   if (replayed) w.Key("replayed").Bool(true);
   w.EndObject();
   return w.Take();
@@ -198,6 +202,7 @@ struct PreparedPush {
   std::string site;
   PushKey key;          // key.key "" = no Idempotency-Key
   PushRequest request;
+  std::string stage;    // "" = a plain push; else the staged import it commits
   int64_t started_us = 0;
   std::shared_ptr<void> blobs_held;  // its blobs, safe from collection until it is done
 };
@@ -220,7 +225,7 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
     if (*found) return Replay(writer, **found, p->key.body_sha256, m);
   }
   size_t deletes = p->request.deletes.size();
-  auto sum = writer->Push(std::move(p->request), keyed ? &p->key : nullptr);
+  auto sum = writer->Push(std::move(p->request), keyed ? &p->key : nullptr, p->stage);
   if (!sum.ok()) {
     m.error.Increment();
     log::Error("push failed", {{"site", p->site}, {"error", sum.status().message()}});
@@ -235,9 +240,14 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
                                {"rendered", std::to_string(sum->rendered)},
                                {"deleted", std::to_string(sum->deleted)},
                                {"requested_deletes", std::to_string(deletes)},
-                               {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases}});
-  return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false));
+                               {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases},
+                               {"stage", p->stage}});
+  return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,
+                                             sum->phases));
 }
+
+void UploadAndRun(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::shared_ptr<http::Responder> responder,
+                  std::shared_ptr<PushCounters> m);
 
 // Prepare pool. Parses the body, puts the attachments into storage, then
 // hands the push to the writer loop; answers errors itself.
@@ -257,6 +267,13 @@ void PreparePush(HandlerContext* ctx, std::string site, std::string key, std::sh
     return;
   }
   body.reset();  // the parsed request holds what is needed
+  UploadAndRun(ctx, p, std::move(responder), std::move(m));
+}
+
+// Prepare pool. Puts the attachments of `p` into storage, then hands it to
+// the writer loop; answers errors itself.
+void UploadAndRun(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::shared_ptr<http::Responder> responder,
+                  std::shared_ptr<PushCounters> m) {
   if (Status s = UploadAttachments(ctx->storage, &p->request.attachments); !s.ok()) {
     m->error.Increment();
     log::Error("push failed", {{"site", p->site}, {"error", s.message()}});
@@ -281,6 +298,167 @@ Result<std::string> IdempotencyKey(const http::Request& req) {
   return std::string(key);
 }
 
+
+// ---- Staged imports (stage.h) ----
+
+// Writer loop. Drops the stages (of every site) unused for --stage-ttl.
+void DropStaleStages(HandlerContext* ctx) {
+  auto dropped = ctx->sites->store()->DropStaleStages(NowUnixMs() - ctx->stage.ttl_ms);
+  if (!dropped.ok()) {
+    log::Warn("dropping stale stages failed", {{"error", dropped.status().message()}});
+  } else if (*dropped > 0) {
+    log::Info("stale stages dropped", {{"batches", std::to_string(*dropped)}});
+  }
+}
+
+// {"stage","batch","received","batches","bytes","expires_in_ms"}
+std::string StagedReply(const std::string& stage, int64_t batch, size_t received, const StageInfo& info,
+                        int64_t ttl_ms) {
+  JsonWriter w;
+  w.BeginObject().Key("stage").String(stage).Key("batch").Int(batch);
+  w.Key("received").Int(static_cast<int64_t>(received)).Key("batches").Int(info.batches);
+  w.Key("bytes").Int(info.bytes).Key("expires_in_ms").Int(ttl_ms).EndObject();
+  return w.Take();
+}
+
+struct StagedBatch {
+  std::string site, stage;
+  int64_t batch = 0;
+  std::shared_ptr<std::string> body;
+};
+
+// Prepare pool. Validates a staged batch as a push (the same errors), then
+// stores its body on the writer loop; nothing is applied.
+void StageBatch(HandlerContext* ctx, StagedBatch b, std::shared_ptr<http::Responder> responder,
+                std::shared_ptr<PushCounters> m) {
+  size_t received = 0;
+  {
+    PushRequest parsed;
+    PushError err;
+    if (!ParsePushRequest(*b.body, ctx->limits, &parsed, &err)) {
+      m->rejected.Increment();
+      log::Info("staged batch rejected", {{"site", b.site}, {"stage", b.stage}, {"error", err.status.message()}});
+      Answer(ctx, responder, http::Response::Error(err.status, err.path));
+      return;
+    }
+    received = parsed.notes.size() + parsed.attachments.size() + parsed.deletes.size() +
+               parsed.delete_attachments.size();
+  }
+  OnWriter(ctx, responder, [ctx, b = std::move(b), received, m] {
+    if (!ctx->sites->writer(b.site)) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
+    DropStaleStages(ctx);
+    auto info = ctx->sites->store()->PutStageBatch(b.site, b.stage, b.batch, *b.body, NowUnixMs(),
+                                                   ctx->stage.max_bytes);
+    if (!info.ok()) {
+      (info.status().code() == Code::kTooLarge ? m->rejected : m->error).Increment();
+      log::Warn("staged batch not stored", {{"site", b.site}, {"stage", b.stage}, {"error", info.status().message()}});
+      return http::Response::Error(info.status());
+    }
+    log::Info("batch staged", {{"site", b.site}, {"stage", b.stage}, {"batch", std::to_string(b.batch)},
+                               {"batches", std::to_string(info->batches)}, {"bytes", std::to_string(info->bytes)}});
+    return http::Response::Json(200, StagedReply(b.stage, b.batch, received, *info, ctx->stage.ttl_ms));
+  });
+}
+
+// Prepare pool. The stage's batches (bodies, in order) and the commit's own
+// request merged into p->request, then uploaded and run like a push.
+void MergeStage(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::shared_ptr<std::vector<std::string>> bodies,
+                std::shared_ptr<PushRequest> own, std::shared_ptr<http::Responder> responder,
+                std::shared_ptr<PushCounters> m) {
+  StagedPush merged;
+  auto reject = [&](const Status& s, const std::string& path) {
+    m->rejected.Increment();
+    log::Info("stage commit rejected", {{"site", p->site}, {"stage", p->stage}, {"error", s.message()}});
+    Answer(ctx, responder, http::Response::Error(s, path));
+  };
+  for (std::string& body : *bodies) {
+    PushRequest r;
+    PushError err;
+    if (!ParsePushRequest(body, ctx->limits, &r, &err)) return reject(err.status, err.path);
+    std::string().swap(body);  // each body goes once parsed: the merge holds what is needed
+    if (Status s = merged.Add(std::move(r)); !s.ok()) return reject(s, "");
+  }
+  if (Status s = merged.Add(std::move(*own)); !s.ok()) return reject(s, "");
+  p->request = merged.Take();
+  UploadAndRun(ctx, std::move(p), std::move(responder), std::move(m));
+}
+
+// Writer loop. A commit: the recorded reply if its key committed already,
+// 404 if the stage has no batches, else the batches on to MergeStage.
+void LoadStageForCommit(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::shared_ptr<PushRequest> own,
+                        std::shared_ptr<http::Responder> responder, std::shared_ptr<PushCounters> m) {
+  SiteWriter* writer = ctx->sites->writer(p->site);
+  if (!writer) return Answer(ctx, responder, http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated))));
+  if (!p->key.key.empty()) {
+    auto found = writer->FindPush(p->key.key);
+    if (!found.ok()) return Answer(ctx, responder, http::Response::Error(Status::Internal("push key lookup failed")));
+    if (*found) return Answer(ctx, responder, Replay(writer, **found, p->key.body_sha256, *m));
+  }
+  DropStaleStages(ctx);
+  auto bodies = ctx->sites->store()->LoadStage(p->site, p->stage);
+  if (!bodies.ok()) {
+    m->error.Increment();
+    log::Error("stage load failed", {{"site", p->site}, {"error", bodies.status().message()}});
+    return Answer(ctx, responder, http::Response::Error(Status::Internal("stage load failed")));
+  }
+  if (bodies->empty()) {
+    m->rejected.Increment();
+    return Answer(ctx, responder, http::Response::Json(404, JsonError("stage_not_found",
+        "stage " + p->stage + " holds no batches: none was uploaded, it was committed already, or it was dropped "
+        "after --stage-ttl unused; upload its batches again")));
+  }
+  auto shared = std::make_shared<std::vector<std::string>>(std::move(*bodies));
+  ctx->prepare_pool->Submit([ctx, p, shared, own, responder, m] { MergeStage(ctx, p, shared, own, responder, m); });
+}
+
+// Prepare pool. Parses the commit's own body (may be empty), then loads the
+// stage on the writer loop.
+void CommitStage(HandlerContext* ctx, std::string site, std::string stage, std::string key,
+                 std::shared_ptr<std::string> body, std::shared_ptr<http::Responder> responder,
+                 std::shared_ptr<PushCounters> m) {
+  auto p = std::make_shared<PreparedPush>();
+  p->started_us = MonotonicUs();
+  p->site = std::move(site);
+  p->stage = std::move(stage);
+  p->key.key = std::move(key);
+  p->key.encode_reply = &PushReplyRecord;
+  // The key covers the stage too: the same key on another stage is refused.
+  if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex("stage " + p->stage + "\n" + *body);
+  auto own = std::make_shared<PushRequest>();
+  if (body->find_first_not_of(" \t\r\n") != std::string::npos) {
+    PushError err;
+    if (!ParsePushRequest(*body, ctx->limits, own.get(), &err)) {
+      m->rejected.Increment();
+      Answer(ctx, responder, http::Response::Error(err.status, err.path));
+      return;
+    }
+  }
+  body.reset();
+  ctx->writer_loop->Post([ctx, p, own, responder, m] { LoadStageForCommit(ctx, p, own, responder, m); });
+}
+
+// HTTP loop. POST /api/v1/push?stage=ID&batch=N.
+void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate,
+                       const std::shared_ptr<PushCounters>& counters, const http::Request& req, std::string stage,
+                       http::Responder r) {
+  Result<int64_t> batch = ParseStageBatch(req.QueryParam("batch"));
+  Status bad = batch.ok() ? CheckStageId(stage) : batch.status();
+  if (!bad.ok()) {
+    counters->rejected.Increment();
+    r.SendError(bad);
+    return;
+  }
+  auto run = [ctx, counters, stage = std::move(stage), n = *batch](const std::string& site,
+                                                                   std::shared_ptr<std::string> body,
+                                                                   http::Responder r) {
+    auto responder = std::make_shared<http::Responder>(std::move(r));
+    ctx->prepare_pool->Submit([ctx, counters, b = StagedBatch{site, stage, n, std::move(body)}, responder]() mutable {
+      StageBatch(ctx, std::move(b), responder, counters);
+    });
+  };
+  WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
+}
+
 }  // namespace
 
 void MountApi(http::Router* router, HandlerContext* ctx) {
@@ -299,6 +477,9 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       r.SendError(key.status());
       return;
     }
+    if (std::string stage = req.QueryParam("stage"); !stage.empty()) {
+      return HandleStagedBatch(ctx, gate, counters, req, std::move(stage), std::move(r));
+    }
     auto run = [ctx, counters, key = *key](const std::string& site, std::shared_ptr<std::string> body,
                                            http::Responder r) {
       auto responder = std::make_shared<http::Responder>(std::move(r));
@@ -308,6 +489,25 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
     };
     WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
   }, "push");
+
+  router->Handle("POST", "/api/v1/push/commit", [ctx, gate, counters](const http::Request& req, http::Responder r) {
+    Result<std::string> key = IdempotencyKey(req);
+    std::string stage = req.QueryParam("stage");
+    Status bad = key.ok() ? CheckStageId(stage) : key.status();
+    if (!bad.ok()) {
+      counters->rejected.Increment();
+      r.SendError(bad);
+      return;
+    }
+    auto run = [ctx, counters, key = *key, stage](const std::string& site, std::shared_ptr<std::string> body,
+                                                  http::Responder r) {
+      auto responder = std::make_shared<http::Responder>(std::move(r));
+      ctx->prepare_pool->Submit([ctx, counters, key, stage, site, body, responder]() mutable {
+        CommitStage(ctx, site, stage, key, std::move(body), responder, counters);
+      });
+    };
+    WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
+  }, "push_commit");
 
   router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
     auto run = [ctx](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {

@@ -1,4 +1,6 @@
-// HTTP API of folio-ingest: POST /api/v1/push and GET /api/v1/manifest.
+// HTTP API of folio-ingest: POST /api/v1/push (also ?stage=ID&batch=N, a
+// staged batch: stage.h), POST /api/v1/push/commit?stage=ID and
+// GET /api/v1/manifest.
 // Handlers run on the HTTP loop; they authenticate (the bearer token selects
 // one site: Sites::Authenticate) and copy the body. A push is then parsed
 // and its attachments uploaded on the prepare pool, and applied by that
@@ -17,6 +19,7 @@
 #include "blob_upload.h"
 #include "push_request.h"
 #include "sites.h"
+#include "stage.h"
 
 namespace folio::ingest {
 
@@ -32,6 +35,7 @@ struct HandlerContext {
   ThreadPool* prepare_pool;
   StorageAccess storage;             // url "" = attachments go to SQLite
   BlobsInFlight* blobs_in_flight;    // shared with the blob collector
+  StageLimits stage{};
 };
 
 // REQUIRES: ctx outlives the router.

@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   auto blob_gc = ingest::ScheduleBlobGc(*config, store->get(), &blobs_in_flight, &registry, &writer_loop);
   writer_loop.Post([&link] { link.TryConnect(); });
-  ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry);
+  ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry, config->stage.ttl_ms);
   std::thread writer_thread([&] { writer_loop.Run(); });
 
   http::Router router;
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,     &writer_loop,  &sites,          config->push_limits, &registry,
-                              &prepare_pool, config->site.storage, &blobs_in_flight};
+                              &prepare_pool, config->site.storage, &blobs_in_flight, config->stage};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;

@@ -213,7 +213,7 @@ void SiteWriter::ApplyListingDelta(bool force, ListingDelta delta) {
   }
 }
 
-Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
+Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const std::string& stage) {
   PushSummary sum;
   PhaseLog phase(&sum.phases);
   const int64_t now_ms = NowUnixMs(), now_s = now_ms / 1000;
@@ -222,11 +222,12 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
   sum.changed = plan.changed.size() + plan.att_upserts.size();
   sum.deleted = plan.deletes.size() + plan.att_deletes.size();
   phase("hash");
-  if (plan.empty()) return Unchanged(req, key, std::move(sum), now_ms);
+  if (plan.empty()) return Unchanged(req, key, stage, std::move(sum), now_ms);
 
   Commit c;
   c.site = options_.site;
   c.version = version_ + 1;
+  c.drop_stage = stage;
   std::vector<markdown::RenderResult> meta = ParseChanged(req, plan);
   phase("meta");
   VaultChange change = ApplyToVault(req, plan, std::move(meta), now_ms, c.version);
@@ -265,11 +266,14 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key) {
   return sum;
 }
 
-Result<PushSummary> SiteWriter::Unchanged(const PushRequest& req, const PushKey* key, PushSummary sum,
-                                          int64_t now_ms) {
+Result<PushSummary> SiteWriter::Unchanged(const PushRequest& req, const PushKey* key, const std::string& stage,
+                                          PushSummary sum, int64_t now_ms) {
   sum.published = true;
   sum.version = version_;
   sum.notes = Reports(req, {}, {});
+  if (!stage.empty()) {
+    if (Status s = store_->DropStage(options_.site, stage); !s.ok()) return s;
+  }
   if (key) {
     PushRecord rec{key->key, key->body_sha256, key->encode_reply(sum), now_ms};
     if (Status s = store_->RecordPush(options_.site, rec); !s.ok()) return s;

@@ -107,8 +107,10 @@ class SiteWriter {
   // already (UploadAttachments). With `key`, key->encode_reply(summary) is
   // recorded under the key in the push's own transaction (a push that
   // changes nothing: in one of its own), so a retry finds it with FindPush.
-  // kConflict if the key is recorded already.
-  Result<PushSummary> Push(PushRequest req, const PushKey* key = nullptr);
+  // kConflict if the key is recorded already. A non-empty `stage` (the
+  // commit of a staged import) drops that stage's batches in the push's own
+  // transaction (a push that changes nothing: in one of its own).
+  Result<PushSummary> Push(PushRequest req, const PushKey* key = nullptr, const std::string& stage = "");
   // The push recorded under `key` for this site, or nullopt. Store errors as Status.
   Result<std::optional<PushRecord>> FindPush(const std::string& key);
 
@@ -188,7 +190,8 @@ class SiteWriter {
   std::vector<NoteReport> Reports(const PushRequest& req, const std::map<std::string, std::vector<std::string>>& warnings,
                                   const std::set<std::string>& rewritten) const;
   // A push that changes nothing: its summary, recorded under `key` on its own.
-  Result<PushSummary> Unchanged(const PushRequest& req, const PushKey* key, PushSummary sum, int64_t now_ms);
+  Result<PushSummary> Unchanged(const PushRequest& req, const PushKey* key, const std::string& stage,
+                                PushSummary sum, int64_t now_ms);
 
   // The ending every change shares: commits c (its version becomes the
   // site's), then publishes the outbox (*published: all acknowledged). On a

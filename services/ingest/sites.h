@@ -56,6 +56,7 @@ class Sites {
 
   // nullptr if the site is not (or no longer) served.
   SiteWriter* writer(std::string_view site);
+  Store* store() { return store_; }
 
   // Each applies to every writer (the outbox is shared; see Store).
   void SetBus(bus::Bus* bus);

@@ -116,7 +116,7 @@ Status Store::Migrate() {
   // When each outbox row was committed (Unix ms; 0 in rows older than the
   // column), for folio_ingest_outbox_oldest_seconds.
   (void)db_->Exec("ALTER TABLE outbox ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0");
-  return Status::Ok();
+  return MigrateStages();
 }
 
 Result<int64_t> Store::Version(const std::string& site) {
@@ -325,6 +325,9 @@ Status Store::ApplyTransaction(Commit* c) {
   }
   if (c->push_record) {
     if (Status s = InsertPushRecord(c->site, *c->push_record); !s.ok()) return fail(s);
+  }
+  if (!c->drop_stage.empty()) {
+    if (Status s = DropStageRows(c->site, c->drop_stage); !s.ok()) return fail(s);
   }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);

@@ -92,6 +92,15 @@ struct Commit {
   // When set, recorded with the push (same transaction), and records past
   // the retention above are dropped.
   std::optional<PushRecord> push_record;
+  // When set, the site's staged batches of this stage are dropped in the
+  // same transaction (the commit of a staged import).
+  std::string drop_stage;
+};
+
+// A staged import (POST /api/v1/push?stage=ID&batch=N): what it holds.
+struct StageInfo {
+  int64_t batches = 0;  // distinct batch numbers stored
+  int64_t bytes = 0;    // of their bodies
 };
 
 class Store {
@@ -125,6 +134,25 @@ class Store {
   // Records a push that committed nothing (changed nothing), in a
   // transaction of its own. kConflict if the key is already recorded.
   Status RecordPush(const std::string& site, const PushRecord& record);
+  // Staged imports (store_stages.cc): batch bodies, validated by the caller,
+  // kept until their stage is committed (Commit::drop_stage), dropped, or
+  // unused for the stage timeout (DropStaleStages).
+  // Stores `body` as batch `batch` of (site, stage), replacing a batch of
+  // that number (a retried upload), and marks the stage used at now_ms.
+  // kTooLarge (nothing stored) if the site's staged bytes would exceed
+  // max_site_bytes.
+  Result<StageInfo> PutStageBatch(const std::string& site, const std::string& stage, int64_t batch,
+                                  std::string_view body, int64_t now_ms, int64_t max_site_bytes);
+  // The batch bodies of (site, stage) in batch order; empty if it has none.
+  Result<std::vector<std::string>> LoadStage(const std::string& site, const std::string& stage);
+  // Drops the batches of (site, stage), in a transaction of its own.
+  Status DropStage(const std::string& site, const std::string& stage);
+  // Drops every stage (of every site) last used before cutoff_ms; returns
+  // how many batches went.
+  Result<int64_t> DropStaleStages(int64_t cutoff_ms);
+  // Bytes of staged batch bodies, all sites together.
+  Result<int64_t> StagedBytes();
+
   // Whether the database's disk was found full (see above).
   DiskFull& disk() { return disk_; }
 
@@ -160,6 +188,9 @@ class Store {
   // The first column of the row matching (site, key) for a 2-parameter query; nullopt if none.
   Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();
+  Status MigrateStages();  // store_stages.cc
+  // REQUIRES: inside a transaction.
+  Status DropStageRows(const std::string& site, const std::string& stage);
   Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
   // Inserts the record and drops the site's records past the retention.
   // REQUIRES: inside a transaction.

@@ -25,7 +25,7 @@ std::unique_ptr<BlobGc> ScheduleBlobGc(const IngestConfig& config, Store* store,
 }
 
 void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, BusLink* link,
-                         metrics::Registry* registry) {
+                         metrics::Registry* registry, int64_t stage_ttl_ms) {
   auto& g_disk_full = registry->NewGauge("folio_ingest_disk_full",
                                          "1 while the database's disk is full: pushes fail (507) until space returns");
   // The outbox's age, measured after each round's publish: how long the
@@ -40,12 +40,23 @@ void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, Bu
     int64_t since = *oldest == 0 ? started_ms : *oldest;  // a row from before created_ms: at least this old
     g_outbox_oldest.Set(*oldest < 0 ? 0.0 : static_cast<double>(std::max<int64_t>(0, NowUnixMs() - since)) / 1000.0);
   };
-  writer_loop->Post([writer_loop, store, sites, link, &g_disk_full, measure_outbox] {
-    writer_loop->Every(1000, [store, sites, link, &g_disk_full, measure_outbox] {
+  auto& g_staged = registry->NewGauge("folio_ingest_staged_bytes",
+                                      "Bytes of staged batches (multi-batch pushes) not committed yet, all sites");
+  // Stages nobody committed: dropped after --stage-ttl even when no other
+  // staged upload or commit comes along (those drop them too).
+  auto sweep_stages = [&g_staged, store, stage_ttl_ms] {
+    if (auto dropped = store->DropStaleStages(NowUnixMs() - stage_ttl_ms); dropped.ok() && *dropped > 0) {
+      log::Info("stale stages dropped", {{"batches", std::to_string(*dropped)}});
+    }
+    if (auto bytes = store->StagedBytes(); bytes.ok()) g_staged.Set(static_cast<double>(*bytes));
+  };
+  writer_loop->Post([writer_loop, store, sites, link, &g_disk_full, measure_outbox, sweep_stages] {
+    writer_loop->Every(1000, [store, sites, link, &g_disk_full, measure_outbox, sweep_stages] {
       g_disk_full.Set(store->disk().Recheck() ? 1 : 0);
       sites->ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       link->Round();
       measure_outbox();
+      sweep_stages();
     });
   });
 }

@@ -1,7 +1,7 @@
 // The periodic work folio-ingest's writer loop does besides pushes:
 // blob collection (--blob-gc-every) and a one-second round (the disk-full
 // recheck, reloading the sites table, connecting to NATS or publishing the
-// outbox, the outbox's age).
+// outbox, the outbox's age, dropping stale staged imports).
 //
 // Ownership: everything is borrowed from main and outlives the writer
 // loop's run; the returned BlobGc belongs to the caller, likewise.
@@ -34,8 +34,9 @@ std::unique_ptr<BlobGc> ScheduleBlobGc(const IngestConfig& config, Store* store,
 // (statvfs: pushes fail with 507 and /readyz says so until a commit
 // succeeds again or this finds space), the sites table is reloaded if
 // `folio-ingest site add|remove` changed it, `link` connects or publishes
-// the outbox, and the outbox's age is measured.
+// the outbox, and the outbox's age is measured; staged imports unused for
+// stage_ttl_ms are dropped and folio_ingest_staged_bytes is measured.
 void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, BusLink* link,
-                         metrics::Registry* registry);
+                         metrics::Registry* registry, int64_t stage_ttl_ms);
 
 }  // namespace folio::ingest

@@ -234,7 +234,7 @@ TEST_CASE("CLI: batches bounded by --batch-notes; a link resolved by a later bat
   INFO(out);
   CHECK(rc == 0);
   CHECK(out.find("dangling") == std::string::npos);
-  CHECK(JsonInt(c.Manifest().body, "version") == 3);  // three batches, one version each
+  CHECK(JsonInt(c.Manifest().body, "version") == 1);  // three batches, staged: one commit, one version
   CHECK(c.WaitForPage("/a", 200, "href=\"/z\"").body.find("href=\"/z\"") != std::string::npos);
 
   // Deleting a file locally deletes the note on the next push.

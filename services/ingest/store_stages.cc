@@ -1,0 +1,112 @@
+// Store's staged imports (store.h): the stage_batches table. Every row of a
+// stage carries the stage's last use (updated_ms), so that dropping stale
+// stages is one indexed DELETE and never splits a stage.
+#include "store.h"
+
+namespace folio::ingest {
+namespace {
+
+constexpr const char* kStageSchema = R"sql(
+CREATE TABLE IF NOT EXISTS stage_batches(
+  site TEXT NOT NULL, stage TEXT NOT NULL, batch INTEGER NOT NULL, body BLOB NOT NULL,
+  bytes INTEGER NOT NULL, updated_ms INTEGER NOT NULL, PRIMARY KEY(site, stage, batch));
+CREATE INDEX IF NOT EXISTS stage_batches_by_age ON stage_batches(updated_ms);
+)sql";
+
+}  // namespace
+
+Status Store::MigrateStages() { return db_->Exec(kStageSchema); }
+
+Result<StageInfo> Store::PutStageBatch(const std::string& site, const std::string& stage, int64_t batch,
+                                       std::string_view body, int64_t now_ms, int64_t max_site_bytes) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  auto fail = [&](Status s) -> Result<StageInfo> {
+    db_->Rollback();
+    disk_.Observe(s);
+    return s;
+  };
+  // The site's staged bytes without the batch this one replaces.
+  auto others = db_->Prepare(
+      "SELECT coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND NOT (stage=? AND batch=?)");
+  if (!others.ok()) return fail(others.status());
+  others->Bind(1, site).Bind(2, stage).Bind(3, batch);
+  auto row = others->Step();
+  if (!row.ok()) return fail(row.status());
+  const int64_t held = others->Int(0);
+  others->Reset();
+  const int64_t size = static_cast<int64_t>(body.size());
+  if (held + size > max_site_bytes) {
+    return fail(Status(Code::kTooLarge,
+                       "the staging area is full: this batch (" + std::to_string(size) + " bytes) and the " +
+                           std::to_string(held) + " bytes this site has staged exceed --stage-max-bytes (" +
+                           std::to_string(max_site_bytes) +
+                           " bytes); commit or wait out the stages first, or push in one request"));
+  }
+  auto put = db_->Prepare(
+      "INSERT OR REPLACE INTO stage_batches(site,stage,batch,body,bytes,updated_ms) VALUES(?,?,?,?,?,?)");
+  if (!put.ok()) return fail(put.status());
+  Status s = put->Bind(1, site).Bind(2, stage).Bind(3, batch).BindBlob(4, body).Bind(5, size).Bind(6, now_ms).Run();
+  if (!s.ok()) return fail(s);
+  auto touch = db_->Prepare("UPDATE stage_batches SET updated_ms=? WHERE site=? AND stage=?");
+  if (!touch.ok()) return fail(touch.status());
+  if (s = touch->Bind(1, now_ms).Bind(2, site).Bind(3, stage).Run(); !s.ok()) return fail(s);
+  auto count = db_->Prepare("SELECT count(*), coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND stage=?");
+  if (!count.ok()) return fail(count.status());
+  count->Bind(1, site).Bind(2, stage);
+  if (auto r = count->Step(); !r.ok()) return fail(r.status());
+  StageInfo info{count->Int(0), count->Int(1)};
+  count->Reset();
+  if (s = db_->Commit(); !s.ok()) return fail(s);
+  disk_.Observe(s);
+  return info;
+}
+
+Result<std::vector<std::string>> Store::LoadStage(const std::string& site, const std::string& stage) {
+  auto q = db_->Prepare("SELECT body FROM stage_batches WHERE site=? AND stage=? ORDER BY batch");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, stage);
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace_back(q->Blob(0));
+  }
+  return out;
+}
+
+Status Store::DropStageRows(const std::string& site, const std::string& stage) {
+  auto del = db_->Prepare("DELETE FROM stage_batches WHERE site=? AND stage=?");
+  if (!del.ok()) return del.status();
+  return del->Bind(1, site).Bind(2, stage).Run();
+}
+
+Status Store::DropStage(const std::string& site, const std::string& stage) {
+  if (Status s = db_->Begin(); !s.ok()) return s;
+  if (Status s = DropStageRows(site, stage); !s.ok()) {
+    db_->Rollback();
+    return s;
+  }
+  if (Status s = db_->Commit(); !s.ok()) {
+    db_->Rollback();
+    return s;
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> Store::DropStaleStages(int64_t cutoff_ms) {
+  auto del = db_->Prepare("DELETE FROM stage_batches WHERE updated_ms < ?");
+  if (!del.ok()) return del.status();
+  if (Status s = del->Bind(1, cutoff_ms).Run(); !s.ok()) return s;
+  return static_cast<int64_t>(db_->Changes());
+}
+
+Result<int64_t> Store::StagedBytes() {
+  auto q = db_->Prepare("SELECT coalesce(sum(bytes), 0) FROM stage_batches");
+  if (!q.ok()) return q.status();
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return q->Int(0);
+}
+
+}  // namespace folio::ingest
