@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "folio/bus/bus.h"
@@ -131,6 +132,17 @@ class Edge {
     return -1;
   }
   std::string Log() const { return ReadFile(dir_.path() + "/edge.log"); }
+  // CPU seconds the edge has used (user + system; /proc/<pid>/stat).
+  double CpuSeconds() const {
+    std::string stat = ReadFile("/proc/" + std::to_string(proc_->pid()) + "/stat");
+    std::istringstream in(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && in >> field; ++i) {
+      if (i == 14 || i == 15) ticks += std::atof(field.c_str());  // utime, stime
+    }
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
 
  private:
   static std::string Addr(int port) { return "127.0.0.1:" + std::to_string(port); }
@@ -176,10 +188,11 @@ TEST_CASE("a fresh edge replays a big bucket: every page served byte-identical, 
   Edge edge(nats);
   int64_t ready_ms = edge.WaitReady();
   REQUIRE_MESSAGE(ready_ms >= 0, "edge not ready:\n" << edge.Log());
+  double cpu_s = edge.CpuSeconds();
   double rss = edge.Metric("process_resident_memory_bytes"), bytes = edge.Metric("folio_edge_page_bytes");
   CHECK(edge.Metric("folio_edge_pages") == n);
   CHECK(bytes > 0);
-  MESSAGE("replay of " << n << " pages: ready in " << ready_ms << " ms; RSS " << rss / 1e6 << " MB, page bytes "
+  MESSAGE("replay of " << n << " pages: ready in " << ready_ms << " ms (edge CPU " << cpu_s << " s); RSS " << rss / 1e6 << " MB, page bytes "
                        << bytes / 1e6 << " MB");
   // Every page when small, else a spread sample (the first, the last, and between).
   const int step = n <= 5000 ? 1 : n / 2000;
