@@ -1,7 +1,8 @@
 // Page: one servable page as the edge holds it, built once when an update
 // arrives (off the request path) so that serving is a lookup plus a write
-// of ready bytes: both encodings, and the full response heads for 200 and
-// 304 in each encoding, are prepared here. Every head carries the record's
+// of ready bytes: both encodings, and the response heads for 200 and 304 in
+// each encoding (as the pieces Page::Prepared hands to SendPrepared), are
+// prepared here. Every head carries the record's
 // Content-Security-Policy (site::PageCsp() when it has none), nosniff and
 // X-Frame-Options: SAMEORIGIN (issue 9).
 // Immutable after BuildPage; shared across worker threads by shared_ptr.
