@@ -127,3 +127,32 @@ TEST_CASE("page: an attachment published as a page record is served like one fro
   REQUIRE(note.ok());
   CHECK((*note)->Head(false, false).find("Content-Disposition") == std::string::npos);
 }
+
+TEST_CASE("page: pages built with one HeadTails share one copy of their common header lines (issue 12)") {
+  HeadTails tails;
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"a\"";
+  rec.csp = site::PageCsp();
+  rec.body_gzip = GzipCompress("<p>a</p>");
+  auto a = BuildPage(rec, "/a", &tails);
+  rec.etag = "\"b\"";
+  rec.body_gzip = GzipCompress("<p>b</p>");
+  auto b = BuildPage(rec, "/b", &tails);
+  rec.csp = "default-src 'none'";
+  auto c = BuildPage(rec, "/c", &tails);
+  REQUIRE((a.ok() && b.ok() && c.ok()));
+  CHECK(tails.size() == 2);  // two policies, two tails
+  auto pa = (*a)->Prepared(false, false), pb = (*b)->Prepared(true, true), pc = (*c)->Prepared(false, false);
+  CHECK(pa.more_head[1].data() == pb.more_head[1].data());  // the same bytes, not a copy
+  CHECK(pa.more_head[1].data() != pc.more_head[1].data());
+  CHECK(pa.more_head[1].find("Content-Security-Policy: " + site::PageCsp() + "\r\n") != std::string_view::npos);
+  CHECK(pc.more_head[1].find("Content-Security-Policy: default-src 'none'\r\n") != std::string_view::npos);
+  // Each page keeps its own URL, bodies and ETags.
+  CHECK((*a)->url() == "/a");
+  CHECK((*b)->body() == "<p>b</p>");
+  CHECK((*b)->etag() == "\"b\"");
+  CHECK((*b)->etag_gzip() == "\"b-gz\"");
+  CHECK(pb.body.empty());  // a 304
+  CHECK((*b)->Head(true, true).find("HTTP/1.1 304 Not Modified\r\nETag: \"b-gz\"\r\n") == 0);
+}
