@@ -241,9 +241,7 @@ void Worker::SendNotFound(http::Responder r, std::string_view host) {
     if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) page = nf->second;
   }
   counters_.not_found->Increment();
-  http::PreparedResponse resp;
-  resp.head = page->head;
-  resp.body = page->body;
+  http::PreparedResponse resp = page->Prepared(/*gzip=*/false, /*not_modified=*/false);
   resp.keep = std::move(page);
   r.SendPrepared(resp);
 }

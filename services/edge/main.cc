@@ -115,7 +115,11 @@ int main(int argc, char** argv) {
   edge::PublicPort public_port(workers, basics.host, basics.port, fds, &state, shutdown,
                                [&feed] { return feed.pages(); });
   connector.Start([&feed](bus::KvEntry&& e) { feed.OnEntry(std::move(e)); },
-                  [&public_port] { public_port.OnReplayed(); }, search.get(), &state);
+                  [&feed, &public_port] {
+                    feed.OnReplayed();  // the last replay batch, ahead of the port's barrier
+                    public_port.OnReplayed();
+                  },
+                  search.get(), &state);
   workers[0]->loop().OnSignal(SIGTERM, shutdown);
   workers[0]->loop().OnSignal(SIGINT, shutdown);
 

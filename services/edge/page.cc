@@ -12,20 +12,29 @@ namespace {
 
 constexpr std::string_view kAssetPrefix = "/assets/";
 
+constexpr std::string_view k304Line = "HTTP/1.1 304 Not Modified\r\n";
+
 std::string StatusLine(int status) {
   return "HTTP/1.1 " + std::to_string(status) + " " + std::string(http::ReasonPhrase(status)) + "\r\n";
 }
 
-// `extra`: more header lines ("Name: value\r\n"), e.g. Content-Disposition.
-std::string CommonHeaders(const bus::PageRecord& rec, std::string_view etag, std::string_view csp,
-                          std::string_view extra) {
-  std::string h;
-  h += "ETag: " + std::string(etag) + "\r\n";
-  if (rec.last_modified_s > 0) h += "Last-Modified: " + HttpDate(rec.last_modified_s) + "\r\n";
-  h += "Cache-Control: " + (rec.cache_control.empty() ? std::string("public, max-age=0, must-revalidate") : rec.cache_control) + "\r\n";
-  h += "Vary: Accept-Encoding\r\n";
-  if (!rec.location.empty()) h += "Location: " + rec.location + "\r\n";
+// The lines most pages share: Cache-Control, Vary, the security headers.
+std::string TailLines(const bus::PageRecord& rec, std::string_view csp) {
+  std::string h = "Cache-Control: ";
+  h += rec.cache_control.empty() ? std::string_view("public, max-age=0, must-revalidate") : rec.cache_control;
+  h += "\r\nVary: Accept-Encoding\r\n";
   for (const auto& [name, value] : SecurityHeaders(csp)) h += name + ": " + value + "\r\n";
+  return h;
+}
+
+// The page's own lines after the status lines, ETag first (Page::kEtagAt).
+// `extra`: more header lines ("Name: value\r\n"), e.g. Content-Disposition.
+std::string OwnLines(const bus::PageRecord& rec, std::string_view etag, std::string_view extra) {
+  std::string h = "ETag: ";
+  h += etag;
+  h += "\r\n";
+  if (rec.last_modified_s > 0) h += "Last-Modified: " + HttpDate(rec.last_modified_s) + "\r\n";
+  if (!rec.location.empty()) h += "Location: " + rec.location + "\r\n";
   h += extra;
   return h;
 }
@@ -57,7 +66,39 @@ std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_vie
           {"X-Frame-Options", "SAMEORIGIN"}};
 }
 
-Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url) {
+std::shared_ptr<const std::string> HeadTails::Intern(std::string tail) {
+  for (const auto& t : tails_) {
+    if (*t == tail) return t;
+  }
+  auto t = std::make_shared<const std::string>(std::move(tail));
+  if (tails_.size() < kMaxTails) tails_.push_back(t);
+  return t;
+}
+
+std::string_view Page::Part(int i) const {
+  if (i == kEtag || i == kEtagGzip) {
+    int lines = i == kEtag ? kLines : kLinesGzip;
+    std::string_view l = Part(lines);
+    return l.substr(kEtagAt, l.find('\r') - kEtagAt);
+  }
+  uint32_t begin = i == 0 ? 0 : ends_[i - 1];
+  return std::string_view(data_).substr(begin, ends_[i] - begin);
+}
+
+http::PreparedResponse Page::Prepared(bool gzip, bool not_modified) const {
+  http::PreparedResponse r;
+  r.head = not_modified ? k304Line : Part(gzip ? kStatusLinesGzip : kStatusLines);
+  r.more_head = {Part(gzip ? kLinesGzip : kLines), *tail_};
+  if (!not_modified) r.body = gzip ? body_gzip() : body();
+  return r;
+}
+
+std::string Page::Head(bool gzip, bool not_modified) const {
+  http::PreparedResponse r = Prepared(gzip, not_modified);
+  return std::string(r.head) + std::string(r.more_head[0]) + std::string(r.more_head[1]);
+}
+
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url, HeadTails* tails) {
   if (const char* bad = BadHeaderValue(rec)) {
     return Status::Invalid(std::string("page record: ") + bad + " has control characters");
   }
@@ -69,20 +110,37 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
     if (!a.disposition.empty()) extra = "Content-Disposition: " + a.disposition + "\r\n";
     if (csp.empty()) csp = http::kUntrustedCsp;
   }
+  std::string body;
+  if (Status s = GzipDecompress(rec.body_gzip, &body); !s.ok()) return s;
+  std::string etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
+  std::string status = StatusLine(rec.status) + "Content-Type: " + content_type + "\r\n";
+  std::string status_id = status + "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  std::string status_gz = status + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(rec.body_gzip.size()) + "\r\n";
+  std::string lines = OwnLines(rec, rec.etag, extra), lines_gz = OwnLines(rec, etag_gzip, extra);
+
   auto p = std::make_shared<Page>();
-  p->status = rec.status;
-  if (Status s = GzipDecompress(rec.body_gzip, &p->body); !s.ok()) return s;
-  p->body_gzip = rec.body_gzip;
-  p->etag = rec.etag;
-  p->etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
-  std::string ct = "Content-Type: " + content_type + "\r\n";
-  p->head = StatusLine(rec.status) + ct + "Content-Length: " + std::to_string(p->body.size()) + "\r\n" +
-            CommonHeaders(rec, p->etag, csp, extra);
-  p->head_gzip = StatusLine(rec.status) + ct + "Content-Encoding: gzip\r\nContent-Length: " +
-                 std::to_string(p->body_gzip.size()) + "\r\n" + CommonHeaders(rec, p->etag_gzip, csp, extra);
-  p->head_304 = StatusLine(304) + CommonHeaders(rec, p->etag, csp, extra);
-  p->head_304_gzip = StatusLine(304) + CommonHeaders(rec, p->etag_gzip, csp, extra);
+  p->status_ = rec.status;
+  const std::string_view parts[Page::kParts] = {url, body, rec.body_gzip, status_id, status_gz, lines, lines_gz};
+  size_t total = 0;
+  for (std::string_view part : parts) total += part.size();
+  if (total > UINT32_MAX) return Status::Invalid("page record: too large");
+  p->data_.reserve(total);
+  for (int i = 0; i < Page::kParts; ++i) {
+    p->data_.append(parts[i]);
+    p->ends_[i] = static_cast<uint32_t>(p->data_.size());
+  }
+  std::string tail = TailLines(rec, csp);
+  p->tail_ = tails != nullptr ? tails->Intern(std::move(tail)) : std::make_shared<const std::string>(std::move(tail));
   return std::shared_ptr<const Page>(std::move(p));
+}
+
+std::shared_ptr<const Page> PageForTest(std::string_view url, std::string_view body, uint16_t status) {
+  bus::PageRecord rec;
+  rec.status = status;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"test\"";
+  rec.body_gzip = GzipCompress(body);
+  return *BuildPage(rec, url);
 }
 
 std::shared_ptr<const Page> BuiltinNotFoundPage() {

@@ -1,12 +1,14 @@
 // Page: one servable page as the edge holds it, built once when an update
 // arrives (off the request path) so that serving is a lookup plus a write
-// of ready bytes: both encodings, and the full response heads for 200 and
-// 304 in each encoding, are prepared here. Every head carries the record's
+// of ready bytes: both encodings, and the response heads for 200 and 304 in
+// each encoding (as the pieces Page::Prepared hands to SendPrepared), are
+// prepared here. Every head carries the record's
 // Content-Security-Policy (site::PageCsp() when it has none), nosniff and
 // X-Frame-Options: SAMEORIGIN (issue 9).
 // Immutable after BuildPage; shared across worker threads by shared_ptr.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,20 +17,12 @@
 
 #include "folio/bus/page_schema.h"
 #include "folio/core/status.h"
+#include "folio/http/server.h"
 
 namespace folio::edge {
 
-struct Page {
-  uint16_t status = 200;
-  std::string etag;         // identity representation, quoted
-  std::string etag_gzip;    // gzip representation, quoted
-  std::string body;         // identity
-  std::string body_gzip;
-  std::string head;         // full head for the identity response (no final blank line)
-  std::string head_gzip;
-  std::string head_304;     // 304 for the identity representation
-  std::string head_304_gzip;
-};
+class Page;
+class HeadTails;
 
 // Builds a Page from a record (inflates the body once). kInvalidArgument if
 // the gzip body is corrupt or a value that goes into a header (content_type,
@@ -38,7 +32,63 @@ struct Page {
 // (http/attachment.h): its Content-Type and Content-Disposition follow
 // AttachmentHeadersFor, and a record without a policy gets
 // http::kUntrustedCsp rather than the page default.
-Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url = "");
+// `tails` (may be null: the tail is not shared) is where the shared header
+// lines are interned.
+Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url = "",
+                                              HeadTails* tails = nullptr);
+// A page with just a URL, a body and a status (site table tests).
+std::shared_ptr<const Page> PageForTest(std::string_view url, std::string_view body, uint16_t status = 200);
+
+// Memory (issue 12): a page is one allocation of its own bytes (URL, both
+// bodies, the header lines only it has) plus a shared tail of the lines
+// most pages have in common (Cache-Control, Vary and the security headers,
+// one copy per distinct policy: HeadTails), so what an edge holds is close
+// to the page bodies themselves.
+class Page {
+ public:
+  uint16_t status() const { return status_; }
+  std::string_view url() const { return Part(kUrl); }
+  std::string_view body() const { return Part(kBody); }            // identity
+  std::string_view body_gzip() const { return Part(kBodyGzip); }
+  std::string_view etag() const { return Part(kEtag); }            // identity representation, quoted
+  std::string_view etag_gzip() const { return Part(kEtagGzip); }   // gzip representation, quoted
+  // Bytes of both bodies (what folio_edge_page_bytes sums).
+  size_t body_bytes() const { return body().size() + body_gzip().size(); }
+  // The response head (no final blank line) for the chosen encoding, for
+  // 200 (or the record's status) or 304, as the pieces SendPrepared writes.
+  http::PreparedResponse Prepared(bool gzip, bool not_modified) const;
+  // The same head as one string (tests, logs).
+  std::string Head(bool gzip, bool not_modified) const;
+
+ private:
+  friend Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord&, std::string_view, HeadTails*);
+  friend std::shared_ptr<const Page> PageForTest(std::string_view, std::string_view, uint16_t);
+  // Parts of data_, in this order; ends_[i] is where part i ends.
+  enum PartIndex { kUrl, kBody, kBodyGzip, kStatusLines, kStatusLinesGzip, kLines, kLinesGzip, kParts };
+  // Inside kLines / kLinesGzip (which open with "ETag: <etag>\r\n").
+  static constexpr uint32_t kEtagAt = 6;
+  enum { kEtag = kParts, kEtagGzip };
+  std::string_view Part(int i) const;
+
+  uint16_t status_ = 200;
+  uint32_t ends_[kParts] = {};
+  std::string data_;
+  std::shared_ptr<const std::string> tail_;  // shared header lines; never null once built
+};
+
+// Interns the header lines pages share (HeadTails above), so equal tails
+// are one string. Not thread-safe: one owner (the page feed's thread).
+// Holds at most kMaxTails distinct tails; past that a tail is not shared.
+class HeadTails {
+ public:
+  static constexpr size_t kMaxTails = 256;
+  std::shared_ptr<const std::string> Intern(std::string tail);
+  size_t size() const { return tails_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<const std::string>> tails_;
+};
+
 // The security headers every page answer carries: Content-Security-Policy
 // (`csp`, or site::PageCsp() if empty), X-Content-Type-Options: nosniff,
 // X-Frame-Options: SAMEORIGIN.

@@ -30,18 +30,18 @@ TEST_CASE("page: both encodings and heads prepared once") {
   auto p = BuildPage(rec);
   REQUIRE(p.ok());
   const Page& page = **p;
-  CHECK(page.body == "<p>hello</p>");
-  CHECK(page.head.find("HTTP/1.1 200 OK\r\n") == 0);
-  CHECK(page.head.find("Content-Length: 12\r\n") != std::string::npos);
-  CHECK(page.head.find("Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n") != std::string::npos);
-  CHECK(page.head.find("Vary: Accept-Encoding\r\n") != std::string::npos);
-  CHECK(page.head_gzip.find("Content-Encoding: gzip\r\n") != std::string::npos);
-  CHECK(page.head_gzip.find("ETag: \"abc-gz\"\r\n") != std::string::npos);
-  CHECK(page.head_304.find("HTTP/1.1 304") == 0);
-  CHECK(page.head_304.find("Content-Length") == std::string::npos);
+  CHECK(page.body() == "<p>hello</p>");
+  CHECK(page.Head(false, false).find("HTTP/1.1 200 OK\r\n") == 0);
+  CHECK(page.Head(false, false).find("Content-Length: 12\r\n") != std::string::npos);
+  CHECK(page.Head(false, false).find("Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n") != std::string::npos);
+  CHECK(page.Head(false, false).find("Vary: Accept-Encoding\r\n") != std::string::npos);
+  CHECK(page.Head(true, false).find("Content-Encoding: gzip\r\n") != std::string::npos);
+  CHECK(page.Head(true, false).find("ETag: \"abc-gz\"\r\n") != std::string::npos);
+  CHECK(page.Head(false, true).find("HTTP/1.1 304") == 0);
+  CHECK(page.Head(false, true).find("Content-Length") == std::string::npos);
   rec.body_gzip = "broken";
   CHECK(!BuildPage(rec).ok());
-  CHECK(BuiltinNotFoundPage()->status == 404);
+  CHECK(BuiltinNotFoundPage()->status() == 404);
 }
 
 TEST_CASE("page: every head carries the record's CSP, or the strict default, with nosniff and SAMEORIGIN (issue 9)") {
@@ -50,7 +50,8 @@ TEST_CASE("page: every head carries the record's CSP, or the strict default, wit
   rec.etag = "\"abc\"";
   rec.body_gzip = GzipCompress("<p>hello</p>");
   auto has_all = [](const Page& page, const std::string& csp) {
-    for (const std::string* head : {&page.head, &page.head_gzip, &page.head_304, &page.head_304_gzip}) {
+    for (const std::string& h : {page.Head(false, false), page.Head(true, false), page.Head(false, true), page.Head(true, true)}) {
+      const std::string* head = &h;
       CHECK(head->find("\r\nContent-Security-Policy: " + csp + "\r\n") != std::string::npos);
       CHECK(head->find("\r\nX-Content-Type-Options: nosniff\r\n") != std::string::npos);
       CHECK(head->find("\r\nX-Frame-Options: SAMEORIGIN\r\n") != std::string::npos);
@@ -103,7 +104,8 @@ TEST_CASE("page: an attachment published as a page record is served like one fro
   rec.body_gzip = GzipCompress("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>");
   auto svg = BuildPage(rec, "/assets/0123456789abcdef/evil.svg");
   REQUIRE(svg.ok());
-  for (const std::string* head : {&(*svg)->head, &(*svg)->head_gzip, &(*svg)->head_304, &(*svg)->head_304_gzip}) {
+  for (const std::string& h : {(*svg)->Head(false, false), (*svg)->Head(true, false), (*svg)->Head(false, true), (*svg)->Head(true, true)}) {
+    const std::string* head = &h;
     CHECK(head->find("\r\nContent-Security-Policy: " + std::string(http::kUntrustedCsp) + "\r\n") != std::string::npos);
     CHECK(head->find("\r\nX-Content-Type-Options: nosniff\r\n") != std::string::npos);
     CHECK(head->find("\r\nContent-Disposition: attachment; filename=\"evil.svg\"\r\n") != std::string::npos);
@@ -112,16 +114,45 @@ TEST_CASE("page: an attachment published as a page record is served like one fro
   rec.content_type = "image/png";
   auto png = BuildPage(rec, "/assets/0123456789abcdef/pic.png");
   REQUIRE(png.ok());
-  CHECK((*png)->head.find("Content-Disposition") == std::string::npos);
-  CHECK((*png)->head.find("\r\nContent-Type: image/png\r\n") != std::string::npos);
+  CHECK((*png)->Head(false, false).find("Content-Disposition") == std::string::npos);
+  CHECK((*png)->Head(false, false).find("\r\nContent-Type: image/png\r\n") != std::string::npos);
   rec.content_type = "text/html";
   auto lying = BuildPage(rec, "/assets/0123456789abcdef/cat.png");
   REQUIRE(lying.ok());
-  CHECK((*lying)->head.find("\r\nContent-Type: image/png\r\n") != std::string::npos);
-  CHECK((*lying)->head.find("\r\nContent-Disposition: attachment; filename=\"cat.png\"\r\n") != std::string::npos);
+  CHECK((*lying)->Head(false, false).find("\r\nContent-Type: image/png\r\n") != std::string::npos);
+  CHECK((*lying)->Head(false, false).find("\r\nContent-Disposition: attachment; filename=\"cat.png\"\r\n") != std::string::npos);
   // A note page's record is untouched by this.
   rec.content_type = "text/html; charset=utf-8";
   auto note = BuildPage(rec, "/assets-guide");
   REQUIRE(note.ok());
-  CHECK((*note)->head.find("Content-Disposition") == std::string::npos);
+  CHECK((*note)->Head(false, false).find("Content-Disposition") == std::string::npos);
+}
+
+TEST_CASE("page: pages built with one HeadTails share one copy of their common header lines (issue 12)") {
+  HeadTails tails;
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"a\"";
+  rec.csp = site::PageCsp();
+  rec.body_gzip = GzipCompress("<p>a</p>");
+  auto a = BuildPage(rec, "/a", &tails);
+  rec.etag = "\"b\"";
+  rec.body_gzip = GzipCompress("<p>b</p>");
+  auto b = BuildPage(rec, "/b", &tails);
+  rec.csp = "default-src 'none'";
+  auto c = BuildPage(rec, "/c", &tails);
+  REQUIRE((a.ok() && b.ok() && c.ok()));
+  CHECK(tails.size() == 2);  // two policies, two tails
+  auto pa = (*a)->Prepared(false, false), pb = (*b)->Prepared(true, true), pc = (*c)->Prepared(false, false);
+  CHECK(pa.more_head[1].data() == pb.more_head[1].data());  // the same bytes, not a copy
+  CHECK(pa.more_head[1].data() != pc.more_head[1].data());
+  CHECK(pa.more_head[1].find("Content-Security-Policy: " + site::PageCsp() + "\r\n") != std::string_view::npos);
+  CHECK(pc.more_head[1].find("Content-Security-Policy: default-src 'none'\r\n") != std::string_view::npos);
+  // Each page keeps its own URL, bodies and ETags.
+  CHECK((*a)->url() == "/a");
+  CHECK((*b)->body() == "<p>b</p>");
+  CHECK((*b)->etag() == "\"b\"");
+  CHECK((*b)->etag_gzip() == "\"b-gz\"");
+  CHECK(pb.body.empty());  // a 304
+  CHECK((*b)->Head(true, true).find("HTTP/1.1 304 Not Modified\r\nETag: \"b-gz\"\r\n") == 0);
 }

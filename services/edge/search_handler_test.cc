@@ -158,11 +158,11 @@ TEST_CASE("edge search: the site's name comes from its 404 page, then its site r
   rec.content_type = "text/html; charset=utf-8";
   rec.etag = "\"x\"";
   rec.body_gzip = GzipCompress(site::Assemble404Page("Field <Notes>"));
-  auto page = BuildPage(rec);
+  auto page = BuildPage(rec, kNotFoundKey);
   REQUIRE(page.ok());
   e.OnLoop([&] { e.worker.sites().SetTitle("default", "From the record"); });
   CHECK(Has(e.Get("/search").body, "<a class=\"site-name\" href=\"/\">From the record</a>"));
-  e.OnLoop([&] { e.worker.sites().Put("default", std::string(kNotFoundKey), *page); });
+  e.OnLoop([&] { e.worker.sites().Put("default", *page); });
   auto r = e.Get("/search?q=x");
   CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">Field &lt;Notes&gt;</a>"));
   CHECK(Has(r.body, "<title>Search: x · Field &lt;Notes&gt;</title>"));

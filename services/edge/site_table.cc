@@ -9,19 +9,36 @@ SiteTables::SiteTables(std::string default_site) : default_site_(std::move(defau
   host_scratch_.reserve(bus::kMaxHostNameSize);
 }
 
-void SiteTables::Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page) {
+void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
   auto it = sites_.find(site);
   if (it == sites_.end()) it = sites_.emplace(std::string(site), Site{}).first;
-  if (url == kNotFoundKey && page) it->second.name = site::SiteNameFromPage(page->body);
-  auto [at, inserted] = it->second.pages.insert_or_assign(url, std::move(page));
-  if (inserted) ++pages_;
+  PageTable& pages = it->second.pages;
+  std::string_view url = page->url();
+  if (url == kNotFoundKey) it->second.name = site::SiteNameFromPage(page->body());
+  page_bytes_ += page->body_bytes();
+  auto at = pages.find(url);
+  if (at == pages.end()) {
+    pages.emplace(url, std::move(page));
+    ++pages_;
+    return;
+  }
+  page_bytes_ -= at->second->body_bytes();
+  // The key views the old page's URL: re-key it before that page can go.
+  auto node = pages.extract(at);
+  node.key() = url;
+  node.mapped() = std::move(page);
+  pages.insert(std::move(node));
 }
 
-void SiteTables::Erase(std::string_view site, const std::string& url) {
+void SiteTables::Erase(std::string_view site, std::string_view url) {
   auto it = sites_.find(site);
   if (it == sites_.end()) return;
   if (url == kNotFoundKey) it->second.name.clear();
-  pages_ -= it->second.pages.erase(url);
+  auto at = it->second.pages.find(url);
+  if (at == it->second.pages.end()) return;
+  page_bytes_ -= at->second->body_bytes();
+  --pages_;
+  it->second.pages.erase(at);
 }
 
 void SiteTables::SetHosts(const std::string& site, const std::vector<std::string>& hosts) {

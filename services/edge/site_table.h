@@ -20,7 +20,9 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-using PageTable = std::unordered_map<std::string, std::shared_ptr<const Page>, StringHash, std::equal_to<>>;
+// Keyed by a view of the page's own URL (Page::url()): no copy of the URL
+// per page and worker (issue 12).
+using PageTable = std::unordered_map<std::string_view, std::shared_ptr<const Page>, StringHash, std::equal_to<>>;
 
 inline constexpr std::string_view kNotFoundKey = "/_folio/404";
 
@@ -32,10 +34,12 @@ class SiteTables {
   // site claims.
   explicit SiteTables(std::string default_site);
 
+  // Puts `page` at its URL (page->url()), replacing the page there.
   // Putting a site's 404 page (kNotFoundKey) also takes the site's display
   // name from it (its header), for the pages the edge assembles itself.
-  void Put(std::string_view site, const std::string& url, std::shared_ptr<const Page> page);
-  void Erase(std::string_view site, const std::string& url);
+  // REQUIRES: page != nullptr.
+  void Put(std::string_view site, std::shared_ptr<const Page> page);
+  void Erase(std::string_view site, std::string_view url);
   // Replaces the hosts of `site` (from its site record); a host another site
   // claimed moves to this one.
   void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
@@ -53,6 +57,8 @@ class SiteTables {
   // its site record's title, else the site name itself.
   std::string NameOf(std::string_view site) const;
   size_t pages() const { return pages_; }
+  // Bytes of the bodies of the pages held (Page::body_bytes()).
+  size_t page_bytes() const { return page_bytes_; }
 
  private:
   struct Site {
@@ -68,6 +74,7 @@ class SiteTables {
   std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> hosts_;  // host -> site
   std::string host_scratch_;  // normalised Host; capacity reserved once
   size_t pages_ = 0;
+  size_t page_bytes_ = 0;
 };
 
 }  // namespace folio::edge

@@ -6,25 +6,23 @@ using namespace folio;
 using namespace folio::edge;
 
 namespace {
-std::shared_ptr<const Page> PageWithBody(const std::string& body) {
-  auto p = std::make_shared<Page>();
-  p->body = body;
-  return p;
+std::shared_ptr<const Page> PageWithBody(std::string_view url, std::string_view body) {
+  return PageForTest(url, body);
 }
 std::string BodyAt(SiteTables& t, std::string_view host, const std::string& url) {
   const PageTable* pages = t.Find(host);
   if (!pages) return "<no site>";
   auto it = pages->find(url);
-  return it == pages->end() ? "<none>" : it->second->body;
+  return it == pages->end() ? "<none>" : std::string(it->second->body());
 }
 }  // namespace
 
 TEST_CASE("site tables: the Host header picks the site; unknown hosts get the default") {
   SiteTables t("default");
-  t.Put("default", "/", PageWithBody("home of default"));
-  t.Put("a", "/", PageWithBody("home of a"));
-  t.Put("b", "/", PageWithBody("home of b"));
-  t.Put("b", "/only-b", PageWithBody("b page"));
+  t.Put("default", PageWithBody("/", "home of default"));
+  t.Put("a", PageWithBody("/", "home of a"));
+  t.Put("b", PageWithBody("/", "home of b"));
+  t.Put("b", PageWithBody("/only-b", "b page"));
   CHECK(t.pages() == 4);
   t.SetHosts("a", {"a.example"});
   t.SetHosts("b", {"b.example", "www.b.example"});
@@ -54,15 +52,17 @@ TEST_CASE("site tables: hosts move, are withdrawn, and pages are per site") {
   CHECK(t.SiteOf("a.example") == "default");
   CHECK(t.Find("a.example") == nullptr);  // default has no pages yet
 
-  t.Put("a", "/p", PageWithBody("1"));
-  t.Put("a", "/p", PageWithBody("2"));
+  t.Put("a", PageWithBody("/p", "1"));
+  t.Put("a", PageWithBody("/p", "2"));
   CHECK(t.pages() == 1);
+  CHECK(t.page_bytes() == PageWithBody("/p", "2")->body_bytes());
   t.SetHosts("a", {"a.example"});
   CHECK(BodyAt(t, "a.example", "/p") == "2");
   t.Erase("b", "/p");
   CHECK(t.pages() == 1);
   t.Erase("a", "/p");
   CHECK(t.pages() == 0);
+  CHECK(t.page_bytes() == 0);
   CHECK(BodyAt(t, "a.example", "/p") == "<none>");
 }
 
@@ -71,8 +71,7 @@ TEST_CASE("site tables: a site's display name comes from its 404 page, else its 
   CHECK(t.NameOf("default") == "default");
   t.SetTitle("a", "Site A");
   CHECK(t.NameOf("a") == "Site A");
-  t.Put("a", std::string(kNotFoundKey),
-        PageWithBody("<header class=\"site-header\"><a class=\"site-name\" href=\"/\">A &amp; co</a>"));
+  t.Put("a", PageWithBody(kNotFoundKey, "<header class=\"site-header\"><a class=\"site-name\" href=\"/\">A &amp; co</a>"));
   CHECK(t.NameOf("a") == "A & co");
   t.Erase("a", std::string(kNotFoundKey));
   CHECK(t.NameOf("a") == "Site A");

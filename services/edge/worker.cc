@@ -58,7 +58,7 @@ std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_
   for (const auto& c : candidates) {
     if (c == path) continue;
     auto it = pages.find(std::string_view(c));
-    if (it != pages.end() && it->second->status == 200 && it->first != kNotFoundKey) return it->first;
+    if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey) return it->first;
   }
   return {};
 }
@@ -113,16 +113,13 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   }
   page = keep.get();
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
-  const std::string& etag = gz ? page->etag_gzip : page->etag;
-  http::PreparedResponse resp;
   std::string_view inm = req.GetHeader("if-none-match");
-  if (page->status == 200 && !inm.empty() && http::EtagMatches(inm, etag)) {
-    resp.head = gz ? page->head_304_gzip : page->head_304;
+  bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
+  http::PreparedResponse resp = page->Prepared(gz, not_modified);
+  if (not_modified) {
     counters_.not_modified->Increment();
   } else {
-    resp.head = gz ? page->head_gzip : page->head;
-    resp.body = gz ? page->body_gzip : page->body;
-    (page->status == 200 ? counters_.ok : page->status == 404 ? counters_.not_found : counters_.other)->Increment();
+    (page->status() == 200 ? counters_.ok : page->status() == 404 ? counters_.not_found : counters_.other)->Increment();
   }
   resp.keep = std::move(keep);
   r.SendPrepared(resp);

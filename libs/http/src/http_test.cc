@@ -454,6 +454,23 @@ TEST_CASE("server: SendPrepared writes the caller's bytes and releases keep") {
   CHECK(refs == 2);
 }
 
+TEST_CASE("server: SendPrepared writes more_head right after head, before Date") {
+  static const char kHead[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
+  static const char kShared[] = "X-Shared: yes\r\n";
+  TestServer ts;
+  ts.router.Handle("GET", "/page", [&](const Request&, Responder r) {
+    PreparedResponse p{kHead, "ok", nullptr};
+    p.more_head = {"ETag: \"e\"\r\n", kShared};
+    r.SendPrepared(p);
+  });
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /page HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  std::string r = c.ReadResponse();
+  CHECK(r.rfind(std::string(kHead) + "ETag: \"e\"\r\n" + kShared + "Date: ", 0) == 0);
+  CHECK(BodyOf(r) == "ok");
+}
+
 TEST_CASE("server: the keep-alive prepared path allocates nothing per request") {
   static const char kHead[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
   auto keep = std::make_shared<int>(0);

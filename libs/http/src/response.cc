@@ -115,8 +115,15 @@ void Connection::SendPrepared(const PreparedResponse& r) {
   memcpy(tail_ + n, "\r\n", 2);
   n += 2;
   keep_ = r.keep;
-  uv_buf_t bufs[3] = {Buf(r.head), Buf({tail_, n}), Buf(r.body)};
-  StartWrite(bufs, !is_head_ && !r.body.empty() ? 3 : 2);
+  uv_buf_t bufs[5];
+  unsigned k = 0;
+  bufs[k++] = Buf(r.head);
+  for (std::string_view more : r.more_head) {
+    if (!more.empty()) bufs[k++] = Buf(more);
+  }
+  bufs[k++] = Buf({tail_, n});
+  if (!is_head_ && !r.body.empty()) bufs[k++] = Buf(r.body);
+  StartWrite(bufs, k);
 }
 
 void Connection::StartWrite(uv_buf_t* bufs, unsigned n) {

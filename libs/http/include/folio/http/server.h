@@ -21,6 +21,7 @@
 // bodies stream (stream.h): Router::HandleStreaming, Responder::SendStream.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -109,7 +110,11 @@ struct PreparedResponse {
   // Connection: close (when closing) and the blank line.
   std::string_view head;
   std::string_view body;               // not sent for HEAD
-  std::shared_ptr<const void> keep;    // owns head/body until written
+  std::shared_ptr<const void> keep;    // owns head/body (and more_head) until written
+  // More header lines written right after `head`, in order (each empty or
+  // whole lines ending "\r\n"): lets a caller keep lines many responses
+  // share (e.g. the security headers of every page) in one place.
+  std::array<std::string_view, 2> more_head{};
 };
 
 class Connection;
