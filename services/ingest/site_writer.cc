@@ -326,7 +326,7 @@ Status SiteWriter::ResyncIfNeeded() {
 
 std::string SiteWriter::ManifestJson(const PushLimits& limits) const {
   JsonWriter w;
-  w.BeginObject().Key("version").Int(version_);
+  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site);
   w.Key("limits").BeginObject();
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
