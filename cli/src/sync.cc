@@ -1,0 +1,143 @@
+#include "sync.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace folio::cli {
+namespace {
+
+bool ByPath(const RemoteFile& a, const RemoteFile& b) { return a.path < b.path; }
+
+// Why `delta` cannot be applied to `index`, or "".
+std::string Unusable(const Index& index, const Manifest& delta) {
+  if (delta.too_old) {
+    return "the server no longer records every deletion since version " + std::to_string(index.version);
+  }
+  if (delta.version < index.version) {
+    return "the server is at version " + std::to_string(delta.version) + ", older than the index's " +
+           std::to_string(index.version) + " (a restored server?)";
+  }
+  if (delta.site != index.site) return "the index belongs to another site";
+  return "";
+}
+
+}  // namespace
+
+Manifest ApplyDelta(const Index& index, const Manifest& delta) {
+  Manifest m;
+  m.version = delta.version;
+  m.site = delta.site;
+  m.max_note_bytes = delta.max_note_bytes;
+  m.max_attachment_bytes = delta.max_attachment_bytes;
+  std::unordered_map<std::string_view, const RemoteFile*> written;
+  written.reserve(delta.notes.size() + delta.attachments.size());
+  for (const auto* files : {&delta.notes, &delta.attachments}) {
+    for (const RemoteFile& f : *files) written[f.path] = &f;
+  }
+  std::unordered_map<std::string_view, bool> gone;
+  for (const std::string& p : delta.deleted) gone[p] = true;
+  for (const IndexEntry& e : index.entries) {
+    if (e.server_sha256.empty() || gone.contains(e.path) || written.contains(e.path)) continue;
+    (e.attachment ? m.attachments : m.notes).push_back({e.path, e.server_sha256, ""});
+  }
+  // Written paths are few; merge them in and keep the lists sorted.
+  for (auto [list, from] : {std::pair{&m.notes, &delta.notes}, std::pair{&m.attachments, &delta.attachments}}) {
+    size_t mid = list->size();
+    list->insert(list->end(), from->begin(), from->end());
+    std::sort(list->begin() + static_cast<std::ptrdiff_t>(mid), list->end(), ByPath);
+    std::inplace_merge(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(mid), list->end(), ByPath);
+  }
+  return m;
+}
+
+Result<ServerView> LoadServerView(const Index* index, std::string_view server_url, bool full,
+                                  const FetchManifestFn& fetch) {
+  ServerView view;
+  auto sorted = [&view](Manifest m) {
+    std::sort(m.notes.begin(), m.notes.end(), ByPath);
+    std::sort(m.attachments.begin(), m.attachments.end(), ByPath);
+    view.manifest = std::move(m);
+    return view;
+  };
+  if (index != nullptr && !full && index->server == server_url) {
+    Result<Manifest> delta = fetch(index->version);
+    std::string why;
+    if (!delta.ok()) {
+      if (delta.status().code() != Code::kInvalidArgument) return delta.status();
+      why = delta.status().message();  // e.g. since newer than the server's version
+    } else if (!delta->delta) {
+      return sorted(std::move(delta).value());  // a server without deltas answered in full
+    } else if (why = Unusable(*index, *delta); why.empty()) {
+      Manifest m = ApplyDelta(*index, *delta);
+      auto matches = [](int64_t said, size_t have) { return said < 0 || said == static_cast<int64_t>(have); };
+      if (matches(delta->note_count, m.notes.size()) && matches(delta->attachment_count, m.attachments.size())) {
+        view.manifest = std::move(m);
+        view.from_delta = true;
+        return view;
+      }
+      why = "the index does not match the server's file counts";
+    }
+    view.note = why + "; fetching the full manifest";
+  } else if (index != nullptr && !full) {
+    view.note = "the index belongs to another server; fetching the full manifest";
+  }
+  Result<Manifest> m = fetch(-1);
+  if (!m.ok()) return m.status();
+  return sorted(std::move(m).value());
+}
+
+Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
+                     std::string server_url, int64_t walked_ns) {
+  // path -> (attachment, server hash); then local files on top.
+  std::map<std::string_view, IndexEntry> by_path;
+  for (const auto* files : {&view.notes, &view.attachments}) {
+    bool attachment = files == &view.attachments;
+    for (const RemoteFile& f : *files) {
+      IndexEntry& e = by_path[f.path];
+      e.path = f.path;
+      e.attachment = attachment;
+      e.server_sha256 = f.sha256;
+    }
+  }
+  for (const FileChanges* c : {&plan.notes, &plan.attachments}) {
+    bool attachment = c == &plan.attachments;
+    for (const LocalFile& f : c->to_send) {
+      if (outcome.not_sent.contains(f.path)) continue;
+      IndexEntry& e = by_path[f.path];
+      e.path = f.path;
+      e.attachment = attachment;
+      auto sent = outcome.sent_sha256.find(f.path);
+      e.server_sha256 = sent == outcome.sent_sha256.end() ? f.sha256 : sent->second;
+    }
+  }
+  for (const std::string& p : plan.to_delete) {
+    auto it = by_path.find(p);
+    if (it != by_path.end()) it->second.server_sha256.clear();
+  }
+  for (const auto* files : {&vault.notes, &vault.attachments}) {
+    bool attachment = files == &vault.attachments;
+    for (const LocalFile& f : *files) {
+      IndexEntry& e = by_path[f.path];
+      e.path = f.path;
+      e.attachment = attachment;
+      e.stat = f.stat;
+      e.sha256 = f.stat.size >= 0 ? f.sha256 : "";
+    }
+  }
+  Index index;
+  index.server = std::move(server_url);
+  index.site = view.site;
+  index.version = outcome.version;
+  index.walked_ns = walked_ns;
+  index.entries.reserve(by_path.size());
+  for (auto& [path, e] : by_path) {
+    if (e.server_sha256.empty() && e.stat.size < 0) continue;
+    index.entries.push_back(std::move(e));
+  }
+  return index;
+}
+
+}  // namespace folio::cli
