@@ -91,23 +91,28 @@ Status ParseIndex(std::string_view text, Index* out) {
     text.remove_prefix(nl + 1);
   }
   if (lines.empty() || lines[0] != kIndexMagic) return Corrupt("not an index of this version of folio");
-  std::string_view server, site, version, walked, end;
-  if (lines.size() < 6 || !Header(lines[1], "server", &server) || !Header(lines[2], "site", &site) ||
-      !Header(lines[3], "version", &version) || !Header(lines[4], "walked_ns", &walked)) {
+  constexpr size_t kHeaderLines = 6;  // magic, server, site, epoch, version, walked_ns
+  std::string_view server, site, epoch, version, walked, end;
+  if (lines.size() < kHeaderLines + 1 || !Header(lines[1], "server", &server) || !Header(lines[2], "site", &site) ||
+      !Header(lines[3], "epoch", &epoch) || !Header(lines[4], "version", &version) ||
+      !Header(lines[5], "walked_ns", &walked)) {
     return Corrupt("bad header");
   }
   size_t count = 0;
-  if (!Header(lines.back(), "end", &end) || !ParseInt(end, &count) || count != lines.size() - 6) {
+  if (!Header(lines.back(), "end", &end) || !ParseInt(end, &count) || count != lines.size() - kHeaderLines - 1) {
     return Corrupt("truncated (bad end line)");
   }
   out->server = server;
   out->site = site;
+  out->epoch = epoch;
   if (!ParseInt(version, &out->version) || !ParseInt(walked, &out->walked_ns) || out->version < 0) {
     return Corrupt("bad header");
   }
   out->entries.resize(count);
   for (size_t i = 0; i < count; ++i) {
-    if (!ParseEntry(lines[5 + i], &out->entries[i])) return Corrupt("bad line " + std::to_string(6 + i));
+    if (!ParseEntry(lines[kHeaderLines + i], &out->entries[i])) {
+      return Corrupt("bad line " + std::to_string(kHeaderLines + 1 + i));
+    }
     if (i > 0 && !(out->entries[i - 1].path < out->entries[i].path)) return Corrupt("entries out of order");
   }
   return Status::Ok();
@@ -163,6 +168,7 @@ Status WriteIndex(const fs::path& vault, const Index& index) {
   std::string text;
   text.reserve(128 + index.entries.size() * 120);
   text.append(kIndexMagic).append("\nserver\t").append(index.server).append("\nsite\t").append(index.site);
+  text.append("\nepoch\t").append(index.epoch);
   text.append("\nversion\t").append(std::to_string(index.version));
   text.append("\nwalked_ns\t").append(std::to_string(index.walked_ns)).append("\n");
   for (const IndexEntry& e : index.entries) AppendEntry(e, &text);

@@ -9,6 +9,7 @@
 //   folio-index 1
 //   server <url>
 //   site <name>
+//   epoch <id>              the site's history id (a restore changes it)
 //   version <N>             server version the server view below is at
 //   walked_ns <N>           wall clock (ns since the epoch) when the walk
 //                           that produced the stat data started
@@ -66,6 +67,7 @@ struct IndexEntry {
 struct Index {
   std::string server;       // base URL the server view belongs to
   std::string site;         // the site the token selected ("" from servers that do not say)
+  std::string epoch;        // the site's history id ("" from servers that do not say)
   int64_t version = 0;      // server version of the server view
   int64_t walked_ns = 0;    // see the header comment
   std::vector<IndexEntry> entries;  // sorted by path, unique

@@ -58,6 +58,7 @@ Index SampleIndex() {
   Index index;
   index.server = "http://127.0.0.1:1";
   index.site = "default";
+  index.epoch = "0123abcd";
   index.version = 42;
   index.walked_ns = 1'700'000'000 * kSecond;
   index.entries = {
@@ -91,6 +92,7 @@ TEST_CASE("index: written and read back the same; the .folio directory is not pa
   REQUIRE(back.ok());
   CHECK(back->server == index.server);
   CHECK(back->site == index.site);
+  CHECK(back->epoch == index.epoch);
   CHECK(back->version == 42);
   CHECK(back->walked_ns == index.walked_ns);
   CHECK(SameEntries(*back, index));
@@ -218,6 +220,7 @@ struct ServerModel {
     Manifest m;
     m.version = version;
     m.site = "default";
+    m.epoch = "e1";
     m.delta = since >= 0;
     for (const auto& [path, f] : files) {
       if (f.version > since) (f.attachment ? m.attachments : m.notes).push_back({path, f.sha, "/u"});
@@ -349,6 +352,7 @@ TEST_CASE("sync: an unusable delta falls back to the full manifest with one note
   Index index;
   index.server = "http://server";
   index.site = "default";
+  index.epoch = "e1";
   index.version = 3;
   index.entries = {{"a.md", false, {}, "", Sha(1)}};
   int full_fetches = 0;
@@ -382,6 +386,12 @@ TEST_CASE("sync: an unusable delta falls back to the full manifest with one note
   v = LoadServerView(&index, "http://server", false, answer(other_site));
   REQUIRE(v.ok());
   CHECK(v->note.find("another site") != std::string::npos);
+
+  Manifest restored_epoch = server.Since(3);
+  restored_epoch.epoch = "e2";  // restored from a backup, then pushed past the index's version
+  v = LoadServerView(&index, "http://server", false, answer(restored_epoch));
+  REQUIRE(v.ok());
+  CHECK(v->note.find("restored from a backup") != std::string::npos);
 
   Manifest miscounted = server.Since(3);
   miscounted.note_count = 2;  // the server holds a file the index does not know of

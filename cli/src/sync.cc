@@ -21,6 +21,7 @@ std::string Unusable(const Index& index, const Manifest& delta) {
            std::to_string(index.version) + " (a restored server?)";
   }
   if (delta.site != index.site) return "the index belongs to another site";
+  if (delta.epoch != index.epoch) return "the server's history is not the index's (restored from a backup?)";
   return "";
 }
 
@@ -30,6 +31,7 @@ Manifest ApplyDelta(const Index& index, const Manifest& delta) {
   Manifest m;
   m.version = delta.version;
   m.site = delta.site;
+  m.epoch = delta.epoch;
   m.max_note_bytes = delta.max_note_bytes;
   m.max_attachment_bytes = delta.max_attachment_bytes;
   std::unordered_map<std::string_view, const RemoteFile*> written;
@@ -130,6 +132,7 @@ Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& p
   Index index;
   index.server = std::move(server_url);
   index.site = view.site;
+  index.epoch = view.epoch;
   index.version = outcome.version;
   index.walked_ns = walked_ns;
   index.entries.reserve(by_path.size());

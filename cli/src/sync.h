@@ -7,7 +7,7 @@
 // not write or delete after V; the delta lists every such path (what was
 // written with its current hash, what was deleted), so index view + delta is
 // the server's current manifest. When that cannot be trusted (no index,
-// another server or site, --full, the server's version went backwards, its
+// another server, site or epoch (a restored server), --full, the server's version went backwards, its
 // tombstones of deletions no longer reach back to V, or the file counts
 // after the delta differ from the server's), the full manifest is fetched.
 //

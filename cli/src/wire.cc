@@ -63,6 +63,8 @@ Result<Manifest> ParseManifest(std::string_view json) {
         m.version = f.value().get_int64();
       } else if (key == "site") {
         m.site = std::string_view(f.value());
+      } else if (key == "epoch") {
+        m.epoch = std::string_view(f.value());
       } else if (key == "since") {
         m.delta = true;
       } else if (key == "too_old") {

@@ -340,7 +340,11 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
         if (!writer) {
           return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
         }
-        if (since < 0) return http::Response::Json(200, writer->ManifestJson(ctx->limits));
+        if (since < 0) {
+          Result<std::string> epoch = writer->Epoch();
+          if (!epoch.ok()) return http::Response::Error(epoch.status());
+          return http::Response::Json(200, writer->ManifestJson(ctx->limits, *epoch));
+        }
         Result<std::string> delta = writer->ManifestDeltaJson(ctx->limits, since);
         if (!delta.ok()) return http::Response::Error(delta.status());
         return http::Response::Json(200, std::move(delta).value());

@@ -22,10 +22,13 @@ Result<std::string> SiteWriter::ManifestDeltaJson(const PushLimits& limits, int6
     return Status::Invalid("since=" + std::to_string(since) + " is newer than the site's version " +
                            std::to_string(version_) + " (a restored server? fetch the full manifest)");
   }
+  Result<std::string> epoch = store_->Epoch(options_.site);
+  if (!epoch.ok()) return epoch.status();
   Result<ManifestDelta> delta = store_->ManifestSince(options_.site, since);
   if (!delta.ok()) return delta.status();
   JsonWriter w;
-  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site).Key("since").Int(since);
+  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site).Key("epoch").String(*epoch);
+  w.Key("since").Int(since);
   w.Key("limits").BeginObject();
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));

@@ -147,6 +147,10 @@ class Store {
   // Reads rows through the (site, version) indexes only: its cost follows
   // the change, not the vault. REQUIRES: since >= 0.
   Result<ManifestDelta> ManifestSince(const std::string& site, int64_t since);
+  // The site's history id: random hex made on first use and kept, cleared by
+  // `folio-ingest restore` (ClearEpochs) so that clients' indexes of the
+  // history before the restore are not trusted. Store errors as Status.
+  Result<std::string> Epoch(const std::string& site);
 
   // Writes the whole commit in one transaction and fills in outbox seqs.
   // On failure nothing is written: kNoSpace if the disk is full.

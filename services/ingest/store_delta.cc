@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "folio/core/secret.h"
 #include "store.h"
 
 namespace folio::ingest {
@@ -30,6 +31,7 @@ Status Store::MigrateDelta() {
   // so a delta since an earlier version is "too old" (the client takes the
   // full manifest once). ALTER fails harmlessly when the column exists.
   (void)db_->Exec("ALTER TABLE attachments ADD COLUMN version INTEGER NOT NULL DEFAULT 0");
+  (void)db_->Exec("ALTER TABLE site_version ADD COLUMN epoch TEXT NOT NULL DEFAULT ''");
   if (db_->Exec("ALTER TABLE site_version ADD COLUMN deleted_floor INTEGER NOT NULL DEFAULT 0").ok()) {
     if (Status s = db_->Exec("UPDATE site_version SET deleted_floor=version"); !s.ok()) return s;
   }
@@ -65,6 +67,27 @@ Status Store::RecordDelta(const Commit& c) {
   if (!raise.ok()) return raise.status();
   if (Status s = prune->Bind(1, c.site).Bind(2, floor).Run(); !s.ok()) return s;
   return raise->Bind(1, floor).Bind(2, c.site).Run();
+}
+
+Result<std::string> Store::Epoch(const std::string& site) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto q = db_->Prepare("SELECT epoch FROM site_version WHERE site=?");
+    if (!q.ok()) return q.status();
+    q->Bind(1, site);
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (*row && !q->Text(0).empty()) return std::string(q->Text(0));
+    if (attempt == 1) break;
+    Result<std::string> fresh = RandomHex(8);
+    if (!fresh.ok()) return fresh.status();
+    // A site without pushes gets its row (version 0) here.
+    auto put = db_->Prepare(
+        "INSERT INTO site_version(site,version,epoch) VALUES(?,0,?) "
+        "ON CONFLICT(site) DO UPDATE SET epoch=excluded.epoch WHERE site_version.epoch=''");
+    if (!put.ok()) return put.status();
+    if (Status s = put->Bind(1, site).Bind(2, *fresh).Run(); !s.ok()) return s;
+  }
+  return Status::Internal("cannot record the site's epoch");
 }
 
 Result<ManifestDelta> Store::ManifestSince(const std::string& site, int64_t since) {

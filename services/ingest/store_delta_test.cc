@@ -170,3 +170,37 @@ TEST_CASE("store: the delta statements search the (site, version) indexes, never
     CHECK(plan.find(std::string("INDEX ") + e.index + " (site=? AND version>?)") != std::string::npos);
   }
 }
+
+TEST_CASE("store: a site's epoch is made once, kept, and made anew once cleared (a restore)") {
+  testing::TempDir dir;
+  std::string first;
+  {
+    auto store = Store::Open(dir.path());
+    REQUIRE(store.ok());
+    auto e = (*store)->Epoch("s");  // a site without pushes yet
+    REQUIRE(e.ok());
+    CHECK(e->size() == 16);
+    first = *e;
+    Commit c = NewCommit("s", 1);
+    c.notes = {Note("a.md", "a", 1)};
+    REQUIRE((*store)->Apply(&c).ok());
+    CHECK(*(*store)->Epoch("s") == first);
+    CHECK(*(*store)->Version("s") == 1);
+    CHECK(*(*store)->Epoch("t") != first);
+  }
+  {
+    auto store = Store::Open(dir.path());  // kept across restarts
+    REQUIRE(store.ok());
+    CHECK(*(*store)->Epoch("s") == first);
+  }
+  auto db = sqlite::Db::Open(dir.path() + "/ingest.db");
+  REQUIRE(db.ok());
+  REQUIRE((*db)->Exec("UPDATE site_version SET epoch=''").ok());  // what restore does
+  db->reset();
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  auto again = (*store)->Epoch("s");
+  REQUIRE(again.ok());
+  CHECK(*again != first);
+  CHECK(again->size() == 16);
+}
