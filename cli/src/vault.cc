@@ -1,6 +1,8 @@
 #include "vault.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -87,10 +89,15 @@ class Walker {
         Skip(prefix, "cannot list directory: " + ec.message(), true);
         continue;
       }
+      // Files are stat'ed by name relative to their directory: one path
+      // component to resolve instead of the whole path (a push stats every file).
+      dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       for (; it != end; it.increment(ec)) {
         if (ec) break;
         OnEntry(*it, prefix, &pending);
       }
+      if (dir_fd_ >= 0) ::close(dir_fd_);
+      dir_fd_ = -1;
       if (ec) Skip(prefix, "cannot list directory: " + ec.message(), true);
     }
   }
@@ -135,7 +142,8 @@ class Walker {
     auto& list = note ? out_->notes : out_->attachments;
     struct stat sb;
     FileStat fst;
-    if (::stat(file.c_str(), &sb) == 0) {
+    int rc = dir_fd_ >= 0 ? ::fstatat(dir_fd_, file.filename().c_str(), &sb, 0) : ::stat(file.c_str(), &sb);
+    if (rc == 0) {
       fst = {static_cast<int64_t>(sb.st_size), static_cast<int64_t>(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec,
              static_cast<uint64_t>(sb.st_ino)};
       if (fst.size > max_bytes) return Skip(rel, TooLarge(kind, fst.size, max_bytes).message() + "; not sent", true);
@@ -160,6 +168,7 @@ class Walker {
   }
 
   fs::path canonical_root_;
+  int dir_fd_ = -1;  // the directory being listed (Walk), or -1
   const WalkOptions& options_;
   Vault* out_;
 };
