@@ -215,6 +215,8 @@ class Pusher {
   // After a push that succeeded; a failure only costs the next push a full hash.
   void SaveIndex() {
     outcome_.version = synced_version_;
+    // Nothing new to record (no file hashed, nothing sent, same server version): keep it.
+    if (view_.from_delta && vault_.hashed == 0 && batches_.empty() && synced_version_ == index_.version) return;
     Index next = IndexAfterPush(vault_, view_.manifest, plan_, outcome_, options_.server.url, walked_ns_);
     if (Status s = WriteIndex(options_.dir, next); !s.ok()) {
       std::fprintf(stderr, "folio: %s (the next push hashes every file)\n", s.message().c_str());

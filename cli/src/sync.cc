@@ -42,7 +42,8 @@ Manifest ApplyDelta(const Index& index, const Manifest& delta) {
   std::unordered_map<std::string_view, bool> gone;
   for (const std::string& p : delta.deleted) gone[p] = true;
   for (const IndexEntry& e : index.entries) {
-    if (e.server_sha256.empty() || gone.contains(e.path) || written.contains(e.path)) continue;
+    if (e.server_sha256.empty()) continue;
+    if ((!gone.empty() && gone.contains(e.path)) || (!written.empty() && written.contains(e.path))) continue;
     (e.attachment ? m.attachments : m.notes).push_back({e.path, e.server_sha256, ""});
   }
   // Written paths are few; merge them in and keep the lists sorted.
