@@ -92,55 +92,75 @@ Result<ServerView> LoadServerView(const Index* index, std::string_view server_ur
   return sorted(std::move(m).value());
 }
 
+namespace {
+
+// The files of two lists sorted by path, merged by path, each with its kind.
+template <typename File>
+std::vector<std::pair<const File*, bool>> Merged(const std::vector<File>& notes, const std::vector<File>& attachments) {
+  std::vector<std::pair<const File*, bool>> out;
+  out.reserve(notes.size() + attachments.size());
+  size_t i = 0, j = 0;
+  while (i < notes.size() || j < attachments.size()) {
+    bool take_note = j == attachments.size() || (i < notes.size() && notes[i].path < attachments[j].path);
+    out.emplace_back(take_note ? &notes[i++] : &attachments[j++], !take_note);
+  }
+  return out;
+}
+
+IndexEntry* Find(std::vector<IndexEntry>* entries, std::string_view path) {
+  auto it = std::lower_bound(entries->begin(), entries->end(), path,
+                             [](const IndexEntry& e, std::string_view p) { return e.path < p; });
+  return it != entries->end() && it->path == path ? &*it : nullptr;
+}
+
+}  // namespace
+
+// Sorted merges and binary searches: a 100k-file vault costs no tree of nodes.
 Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
                      std::string server_url, int64_t walked_ns) {
-  // path -> (attachment, server hash); then local files on top.
-  std::map<std::string_view, IndexEntry> by_path;
-  for (const auto* files : {&view.notes, &view.attachments}) {
-    bool attachment = files == &view.attachments;
-    for (const RemoteFile& f : *files) {
-      IndexEntry& e = by_path[f.path];
-      e.path = f.path;
-      e.attachment = attachment;
-      e.server_sha256 = f.sha256;
-    }
-  }
-  for (const FileChanges* c : {&plan.notes, &plan.attachments}) {
-    bool attachment = c == &plan.attachments;
-    for (const LocalFile& f : c->to_send) {
-      if (outcome.not_sent.contains(f.path)) continue;
-      IndexEntry& e = by_path[f.path];
-      e.path = f.path;
-      e.attachment = attachment;
-      auto sent = outcome.sent_sha256.find(f.path);
-      e.server_sha256 = sent == outcome.sent_sha256.end() ? f.sha256 : sent->second;
-    }
-  }
-  for (const std::string& p : plan.to_delete) {
-    auto it = by_path.find(p);
-    if (it != by_path.end()) it->second.server_sha256.clear();
-  }
-  for (const auto* files : {&vault.notes, &vault.attachments}) {
-    bool attachment = files == &vault.attachments;
-    for (const LocalFile& f : *files) {
-      IndexEntry& e = by_path[f.path];
-      e.path = f.path;
-      e.attachment = attachment;
-      e.stat = f.stat;
-      e.sha256 = f.stat.size >= 0 ? f.sha256 : "";
-    }
-  }
+  auto remote = Merged(view.notes, view.attachments);
+  auto local = Merged(vault.notes, vault.attachments);
   Index index;
   index.server = std::move(server_url);
   index.site = view.site;
   index.epoch = view.epoch;
   index.version = outcome.version;
   index.walked_ns = walked_ns;
-  index.entries.reserve(by_path.size());
-  for (auto& [path, e] : by_path) {
-    if (e.server_sha256.empty() && e.stat.size < 0) continue;
-    index.entries.push_back(std::move(e));
+  std::vector<IndexEntry>& entries = index.entries;
+  entries.reserve(std::max(remote.size(), local.size()));
+  size_t i = 0, j = 0;
+  while (i < remote.size() || j < local.size()) {
+    bool has_r = i < remote.size(), has_l = j < local.size();
+    const std::string& path = !has_l || (has_r && remote[i].first->path < local[j].first->path)
+                                  ? remote[i].first->path
+                                  : local[j].first->path;
+    IndexEntry e;
+    e.path = path;
+    if (has_r && remote[i].first->path == path) {
+      e.attachment = remote[i].second;
+      e.server_sha256 = remote[i++].first->sha256;
+    }
+    if (has_l && local[j].first->path == path) {
+      const LocalFile& f = *local[j].first;
+      e.attachment = local[j++].second;
+      e.stat = f.stat;
+      if (f.stat.size >= 0) e.sha256 = f.sha256;
+    }
+    entries.push_back(std::move(e));
   }
+  for (const FileChanges* c : {&plan.notes, &plan.attachments}) {
+    for (const LocalFile& f : c->to_send) {
+      if (outcome.not_sent.contains(f.path)) continue;
+      IndexEntry* e = Find(&entries, f.path);
+      if (e == nullptr) continue;  // not from this walk; REQUIRES says it is
+      auto sent = outcome.sent_sha256.find(f.path);
+      e->server_sha256 = sent == outcome.sent_sha256.end() ? f.sha256 : sent->second;
+    }
+  }
+  for (const std::string& p : plan.to_delete) {
+    if (IndexEntry* e = Find(&entries, p)) e->server_sha256.clear();
+  }
+  std::erase_if(entries, [](const IndexEntry& e) { return e.server_sha256.empty() && e.stat.size < 0; });
   return index;
 }
 

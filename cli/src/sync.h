@@ -59,6 +59,8 @@ struct PushOutcome {
 // The index after a push of `plan`, computed from `view` (the manifest the
 // plan was made against) and `vault` (the walk): every local file with its
 // stat data and hash, and the server view with the plan applied.
+// REQUIRES: view's and vault's lists sorted by path (LoadServerView,
+// WalkVault), plan made from them (Diff).
 Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
                      std::string server_url, int64_t walked_ns);
 
