@@ -84,8 +84,10 @@ int64_t BackoffMs(int retry, double jitter) {
   return static_cast<int64_t>(static_cast<double>(base) * (0.75 + 0.5 * jitter));
 }
 
-Result<Manifest> FetchManifest(const ServerOptions& server) {
-  Result<http::ClientResponse> resp = Call(server, "GET", kManifestPath, "");
+Result<Manifest> FetchManifest(const ServerOptions& server, int64_t since) {
+  std::string path(kManifestPath);
+  if (since >= 0) path += "?since=" + std::to_string(since);
+  Result<http::ClientResponse> resp = Call(server, "GET", path, "");
   if (!resp.ok()) return resp.status();
   Result<Manifest> m = ParseManifest(resp->body);
   if (!m.ok()) return Status::Invalid(server.url + ": " + m.status().message());

@@ -39,10 +39,12 @@ bool IsRetryable(const Status& transport, int http_status);
 // most 4 s, times a factor in [0.75, 1.25) from `jitter` in [0, 1).
 int64_t BackoffMs(int retry, double jitter);
 
-// GET {url}/api/v1/manifest. Fails with kUnavailable if the server cannot be
-// reached, with ErrorForResponse's status on a non-200 answer, and with
-// kInvalidArgument if the answer is not a manifest.
-Result<Manifest> FetchManifest(const ServerOptions& server);
+// GET {url}/api/v1/manifest, or with since >= 0 GET
+// {url}/api/v1/manifest?since=SINCE (a delta; see Manifest). Fails with
+// kUnavailable if the server cannot be reached, with ErrorForResponse's
+// status on a non-200 answer, and with kInvalidArgument if the answer is
+// not a manifest.
+Result<Manifest> FetchManifest(const ServerOptions& server, int64_t since = -1);
 
 // POST {url}/api/v1/push with `body` (from BuildPushBody) and a new random
 // Idempotency-Key (the same on every retry). Failures as above.

@@ -38,6 +38,10 @@ void DeclareFlags(folio::Flags* flags) {
   flags->Add("retry-for", "60s",
              "while the server is unreachable or answers 5xx (e.g. restarting), retry each request with backoff"
              " for this long (pushes carry an Idempotency-Key, so a retry never applies one twice); 0 = never retry");
+  flags->AddBool("full", false,
+                 "ignore DIR/.folio/index: fetch the full manifest and read and hash every file (the index is"
+                 " rewritten after the push)");
+  flags->AddBool("json", false, "print the push's summary as one JSON line (counts, files hashed, manifest kind)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
 }
 
@@ -63,6 +67,8 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->server.token = flags.Get("token");
   out->dry_run = flags.GetBool("dry-run");
   out->allow_delete_all = flags.GetBool("allow-delete-all");
+  out->full = flags.GetBool("full");
+  out->json = flags.GetBool("json");
   auto notes = flags.GetInt("batch-notes");
   auto bytes = flags.GetBytes("batch-bytes");
   // Empty: the server's limits, from its manifest.

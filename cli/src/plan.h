@@ -29,6 +29,16 @@ struct Manifest {
   int64_t max_attachment_bytes = 0;
   std::vector<RemoteNote> notes;
   std::vector<RemoteAttachment> attachments;  // empty from servers older than attachments
+  std::string site;  // the site the token selects; "" from servers that do not say
+  std::string epoch;  // the site's history id (new after a restore); "" from servers that do not say
+
+  // A delta (GET /api/v1/manifest?since=S, sync.h): notes and attachments
+  // hold what was written after S, `deleted` what was deleted after S.
+  bool delta = false;
+  bool too_old = false;               // the server no longer knows every deletion since S
+  std::vector<std::string> deleted;   // paths of notes and attachments
+  int64_t note_count = -1;            // what the server holds in all; -1: not said
+  int64_t attachment_count = -1;
 };
 
 // The sending half of a diff, for one kind of file.

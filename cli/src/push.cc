@@ -10,7 +10,9 @@
 #include "folio/core/hash.h"
 #include "folio/core/secret.h"
 #include "folio/core/time.h"
+#include "index.h"
 #include "report.h"
+#include "sync.h"
 #include "wire.h"
 
 namespace folio::cli {
@@ -39,8 +41,15 @@ class Pusher {
       return Fail(options_.dir.string() + ": no such directory");
     }
     // The manifest first: a wrong server or token fails before a long walk.
-    Result<Manifest> manifest = FetchManifest(options_.server);
-    if (!manifest.ok()) return Fail(manifest.status().message());
+    const Index* index = LoadIndex();
+    Result<ServerView> view = LoadServerView(index, options_.server.url, options_.full, [this](int64_t since) {
+      return FetchManifest(options_.server, since);
+    });
+    if (!view.ok()) return Fail(view.status().message());
+    if (!view->note.empty()) std::fprintf(stderr, "folio: %s\n", view->note.c_str());
+    view_ = std::move(view).value();
+    totals_.manifest_delta = view_.from_delta;
+    const Manifest* manifest = &view_.manifest;
     max_note_bytes_ = Limit("--max-note-bytes", options_.max_note_bytes, manifest->max_note_bytes,
                             kDefaultMaxNoteBytes);
     max_attachment_bytes_ = Limit("--max-attachment-bytes", options_.max_attachment_bytes,
@@ -48,20 +57,28 @@ class Pusher {
     WalkOptions walk;
     walk.max_note_bytes = max_note_bytes_;
     walk.max_attachment_bytes = max_attachment_bytes_;
+    StatCache cache = index != nullptr && !options_.full ? StatCache(*index) : StatCache();
+    walk.cache = &cache;
+    walked_ns_ = WallClockNs();
     Result<Vault> vault = WalkVault(options_.dir, walk);
     if (!vault.ok()) return Fail(vault.status().message());
-    for (const SkippedFile& s : vault->skipped) {
+    vault_ = std::move(vault).value();
+    Vault* const local = &vault_;
+    totals_.files = static_cast<int64_t>(local->notes.size() + local->attachments.size());
+    totals_.hashed = static_cast<int64_t>(local->hashed);
+    synced_version_ = manifest->version;
+    for (const SkippedFile& s : local->skipped) {
       Warn(s.path, s.reason);
       if (!s.is_error) continue;
       ++totals_.skipped;
       if (IsAttachmentPath(s.path)) ++totals_.attachments_skipped;
     }
-    plan_ = Diff(*vault, *manifest);
+    plan_ = Diff(*local, *manifest);
     batches_ = PlanBatches(plan_, options_.limits);
     totals_.unchanged = static_cast<int64_t>(plan_.notes.unchanged);
     totals_.version = manifest->version;
     if (options_.dry_run) return DryRun();
-    if (vault->notes.empty() && !plan_.to_delete.empty() && !options_.allow_delete_all) {
+    if (local->notes.empty() && !plan_.to_delete.empty() && !options_.allow_delete_all) {
       size_t attachments = static_cast<size_t>(
           std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
                         [](const std::string& p) { return IsAttachmentPath(p); }));
@@ -132,8 +149,9 @@ class Pusher {
       }
     }
     Report();
+    SaveIndex();
     totals_.seconds = static_cast<double>(MonotonicUs() - start_us_) / 1e6;
-    std::printf("%s\n", SummaryLine(totals_).c_str());
+    std::printf("%s\n", (options_.json ? SummaryJson(totals_) : SummaryLine(totals_)).c_str());
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
   }
 
@@ -201,7 +219,11 @@ class Pusher {
     ++files_done_;
     bytes_done_ += f.size;
     Result<std::string> content = reader(options_.dir, f.path, max_bytes);
-    if (!content.ok()) {
+    if (content.ok()) {
+      // Changed since the walk: the index must record what the server got.
+      if (std::string sha = Sha256Hex(*content); sha != f.sha256) outcome_.sent_sha256[f.path] = sha;
+    } else {
+      outcome_.not_sent.insert(f.path);
       late_skips_.emplace_back(f.path, content.status().message() + "; not sent");
       ++totals_.skipped;
       if (attachment) ++totals_.attachments_skipped;
@@ -210,6 +232,13 @@ class Pusher {
   }
 
   void Account(PushReply reply) {
+    // The index's server view is exact at the last version reached by our
+    // own batches alone: a batch that changed something made exactly one
+    // version, one that changed nothing none. Another writer in between
+    // stops the count (the next delta then covers its changes too).
+    bool changed = reply.changed + reply.deleted > 0;
+    contiguous_ = contiguous_ && reply.version == synced_version_ + (changed ? 1 : 0);
+    if (contiguous_) synced_version_ = reply.version;
     totals_.sent += reply.received;
     totals_.changed += reply.changed;
     totals_.rendered += reply.rendered;
@@ -221,6 +250,31 @@ class Pusher {
       auto [it, inserted] = report_index_.emplace(n.path, reports_.size());
       if (inserted) reports_.push_back(std::move(n));
       else reports_[it->second] = std::move(n);
+    }
+  }
+
+  // The index of a previous push, or nullptr (none, or unusable: one note).
+  const Index* LoadIndex() {
+    if (options_.full) return nullptr;
+    Result<Index> index = ReadIndex(options_.dir);
+    if (!index.ok()) {
+      if (index.status().code() != Code::kNotFound) {
+        std::fprintf(stderr, "folio: %s; ignored (every file is hashed)\n", index.status().message().c_str());
+      }
+      return nullptr;
+    }
+    index_ = std::move(index).value();
+    return &index_;
+  }
+
+  // After a push that succeeded; a failure only costs the next push a full hash.
+  void SaveIndex() {
+    outcome_.version = synced_version_;
+    // Nothing new to record (no file hashed, nothing sent, same server version): keep it.
+    if (view_.from_delta && vault_.hashed == 0 && batches_.empty() && synced_version_ == index_.version) return;
+    Index next = IndexAfterPush(vault_, view_.manifest, plan_, outcome_, options_.server.url, walked_ns_);
+    if (Status s = WriteIndex(options_.dir, next); !s.ok()) {
+      std::fprintf(stderr, "folio: %s (the next push hashes every file)\n", s.message().c_str());
     }
   }
 
@@ -251,6 +305,13 @@ class Pusher {
   int64_t start_us_;
   ProgressBar bar_;
   PushPlan plan_;
+  Index index_;       // as read at the start (LoadIndex)
+  ServerView view_;   // the manifest the plan was made against
+  Vault vault_;       // the walk
+  int64_t walked_ns_ = 0;
+  int64_t synced_version_ = 0;  // see Account
+  bool contiguous_ = true;
+  PushOutcome outcome_;
   std::vector<Batch> batches_;
   std::string stage_;  // "" = one plain push per batch; else the stage's ID
   size_t staged_ = 0;  // batches the server holds in the stage

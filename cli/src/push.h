@@ -6,7 +6,13 @@
 //   stdout  with --dry-run: one "would send PATH (attachment, new|changed,
 //           SIZE)", "would send PATH (new|changed, N bytes)" or "would delete
 //           PATH" line per item, in sending order, then DryRunSummaryLine;
-//           otherwise one SummaryLine.
+//           otherwise one SummaryLine (with --json: one SummaryJson line).
+//   index   after a push that succeeded (not with --dry-run), DIR/.folio/index
+//           (index.h) records the files' stat data and hashes and the
+//           server view; the next push reads and hashes only files whose
+//           stat data changed and asks the server for a manifest delta
+//           (sync.h). An unusable index gives one "folio: ..." note on
+//           stderr, never an error.
 //   stderr  "warning: PATH: REASON" per local file left out and per server
 //           warning ("warning: Folder/Note.md: dangling link [[X]]"); on
 //           failure one "folio: MESSAGE" line; the progress bar if enabled.
@@ -41,6 +47,8 @@ struct PushOptions {
   bool dry_run = false;                           // list, send nothing
   bool allow_delete_all = false;                  // an empty vault may delete every note
   bool progress = false;                          // draw a progress bar on stderr
+  bool full = false;                              // ignore the index: full manifest, hash every file
+  bool json = false;                              // the summary as one JSON line (SummaryJson)
 };
 
 // Runs the push and returns the process exit code.

@@ -1,6 +1,9 @@
 #include "report.h"
 
 #include <cinttypes>
+#include <utility>
+
+#include "folio/core/json.h"
 
 namespace folio::cli {
 namespace {
@@ -48,6 +51,21 @@ std::string SummaryLine(const PushTotals& t) {
   s += "version " + std::to_string(t.version) + "; " + secs;
   if (t.skipped > 0) s += "; " + Plural(t.skipped, "file", "files") + " skipped";
   return s;
+}
+
+std::string SummaryJson(const PushTotals& t) {
+  JsonWriter w;
+  w.BeginObject();
+  for (auto [key, v] : {std::pair<const char*, int64_t>{"sent", t.sent}, {"changed", t.changed},
+                        {"rendered", t.rendered}, {"deleted", t.deleted}, {"unchanged", t.unchanged},
+                        {"attachments_sent", t.attachments_sent}, {"skipped", t.skipped}, {"version", t.version}}) {
+    w.Key(key).Int(v);
+  }
+  w.Key("seconds").Double(t.seconds);
+  w.Key("files").Int(t.files).Key("hashed").Int(t.hashed);
+  w.Key("manifest").String(t.manifest_delta ? "delta" : "full");
+  w.EndObject();
+  return w.Take();
 }
 
 std::string DryRunSendLine(const LocalNote& note, bool is_new) {

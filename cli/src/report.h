@@ -28,6 +28,9 @@ struct PushTotals {
   int64_t attachments_sent = 0;     // attachments in requests the server accepted
   int64_t attachments_skipped = 0;  // of skipped: attachments (over the limit, unreadable)
   double seconds = 0;
+  int64_t files = 0;         // notes and attachments found by the walk
+  int64_t hashed = 0;        // of files: read and hashed (the others' stat data matched the index)
+  bool manifest_delta = false;  // the server view came from the index plus a manifest delta
 };
 
 // "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped;
@@ -35,6 +38,11 @@ struct PushTotals {
 // appears only when attachments_sent > 0 or attachments_skipped > 0; "; 2
 // files skipped" is appended when skipped > 0.
 std::string SummaryLine(const PushTotals& t);
+
+// --json: {"sent":N,"changed":N,"rendered":N,"deleted":N,"unchanged":N,
+//  "attachments_sent":N,"skipped":N,"version":N,"seconds":X,"files":N,
+//  "hashed":N,"manifest":"delta"|"full"} (one line).
+std::string SummaryJson(const PushTotals& t);
 
 // "would send Folder/Note.md (new, 1234 bytes)" / "would delete Old.md".
 std::string DryRunSendLine(const LocalNote& note, bool is_new);

@@ -1,5 +1,9 @@
 #include "vault.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -85,10 +89,15 @@ class Walker {
         Skip(prefix, "cannot list directory: " + ec.message(), true);
         continue;
       }
+      // Files are stat'ed by name relative to their directory: one path
+      // component to resolve instead of the whole path (a push stats every file).
+      dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       for (; it != end; it.increment(ec)) {
         if (ec) break;
         OnEntry(*it, prefix, &pending);
       }
+      if (dir_fd_ >= 0) ::close(dir_fd_);
+      dir_fd_ = -1;
       if (ec) Skip(prefix, "cannot list directory: " + ec.message(), true);
     }
   }
@@ -124,18 +133,34 @@ class Walker {
     AddFile(link, rel, kind);
   }
 
-  // Reads the file once to hash it; the content is dropped (re-read at send time).
+  // Reads the file once to hash it, unless the stat cache knows its hash;
+  // the content is dropped (re-read at send time).
   void AddFile(const fs::path& file, const std::string& rel, Kind kind) {
     if (Status st = CheckVaultPath(rel); !st.ok()) return Skip(rel, st.message() + "; not sent", true);
     bool note = kind == Kind::kNote;
     int64_t max_bytes = note ? options_.max_note_bytes : options_.max_attachment_bytes;
+    auto& list = note ? out_->notes : out_->attachments;
+    struct stat sb;
+    FileStat fst;
+    int rc = dir_fd_ >= 0 ? ::fstatat(dir_fd_, file.filename().c_str(), &sb, 0) : ::stat(file.c_str(), &sb);
+    if (rc == 0) {
+      fst = {static_cast<int64_t>(sb.st_size), static_cast<int64_t>(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec,
+             static_cast<uint64_t>(sb.st_ino)};
+      if (fst.size > max_bytes) return Skip(rel, TooLarge(kind, fst.size, max_bytes).message() + "; not sent", true);
+      if (const std::string* sha = options_.cache ? options_.cache->Find(rel, fst) : nullptr) {
+        list.push_back({rel, *sha, fst.size, fst});
+        return;
+      }
+    }
     std::string content;
     if (Status st = ReadBounded(file, kind, max_bytes, &content); !st.ok()) {
       return Skip(rel, st.message() + "; not sent", true);
     }
+    ++out_->hashed;
     if (note && !IsValidUtf8(content)) return Skip(rel, "content is not valid UTF-8; not sent", true);
-    (note ? out_->notes : out_->attachments)
-        .push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size())});
+    // Stat data that does not match what was read (changed meanwhile) is never trusted later.
+    if (fst.size != static_cast<int64_t>(content.size())) fst = FileStat{};
+    list.push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size()), fst});
   }
 
   void Skip(std::string rel, std::string reason, bool is_error) {
@@ -143,6 +168,7 @@ class Walker {
   }
 
   fs::path canonical_root_;
+  int dir_fd_ = -1;  // the directory being listed (Walk), or -1
   const WalkOptions& options_;
   Vault* out_;
 };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "folio/core/status.h"
+#include "index.h"
 
 namespace folio::cli {
 
@@ -29,6 +30,7 @@ struct LocalFile {
   std::string path;    // vault-relative with '/' separators: "Folder/Note name.md"
   std::string sha256;  // lower-case hex of the raw file bytes, as in the manifest
   int64_t size = 0;    // bytes
+  FileStat stat{};     // the file's stat data before it was read (WalkVault), for the index
 };
 using LocalNote = LocalFile;        // path ends in ".md"
 using LocalAttachment = LocalFile;  // IsAttachmentPath(path)
@@ -44,12 +46,17 @@ struct Vault {
   std::vector<LocalNote> notes;              // sorted by path (byte order)
   std::vector<LocalAttachment> attachments;  // sorted by path (byte order)
   std::vector<SkippedFile> skipped;          // sorted by path
+  size_t hashed = 0;                         // notes and attachments read and hashed by the walk
+                                             // (the others' hashes came from the stat cache)
 };
 
 struct WalkOptions {
   int64_t max_note_bytes = kDefaultMaxNoteBytes;       // larger notes are skipped; default 4 MiB
   int64_t max_attachment_bytes = kMaxAttachmentBytes;  // larger attachments are skipped;
                                                        // default 1008 KiB (the server's cap)
+  // A file whose stat data (size, mtime, inode) the cache trusts takes the
+  // cached hash and is not read. nullptr: every file is read and hashed.
+  const StatCache* cache = nullptr;
 };
 
 // True if `path` names an attachment: its extension, compared ignoring ASCII
@@ -66,6 +73,8 @@ bool IsAttachmentPath(std::string_view path);
 //   attachment inside the vault is collected under the link's own path; a link
 //   leading outside, a dangling link and a link to a directory are skipped
 //   (is_error = false).
+// - Files are read and hashed unless options.cache trusts their stat data
+//   (a cached note was valid UTF-8 when it was hashed).
 // - A note whose path fails CheckVaultPath, whose content is not valid UTF-8,
 //   that is larger than max_note_bytes or that cannot be read is skipped
 //   (is_error = true) and not listed in notes.

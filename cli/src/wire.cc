@@ -61,6 +61,20 @@ Result<Manifest> ParseManifest(std::string_view json) {
       std::string_view key = f.unescaped_key();
       if (key == "version") {
         m.version = f.value().get_int64();
+      } else if (key == "site") {
+        m.site = std::string_view(f.value());
+      } else if (key == "epoch") {
+        m.epoch = std::string_view(f.value());
+      } else if (key == "since") {
+        m.delta = true;
+      } else if (key == "too_old") {
+        m.too_old = f.value().get_bool();
+      } else if (key == "deleted") {
+        m.deleted = ParseStrings(f.value());
+      } else if (key == "note_count") {
+        m.note_count = f.value().get_int64();
+      } else if (key == "attachment_count") {
+        m.attachment_count = f.value().get_int64();
       } else if (key == "notes") {
         has_notes = true;
         for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
@@ -74,7 +88,7 @@ Result<Manifest> ParseManifest(std::string_view json) {
         }
       }
     }
-    if (!has_notes) return Status::Invalid("manifest has no \"notes\"");
+    if (!has_notes && !(m.delta && m.too_old)) return Status::Invalid("manifest has no \"notes\"");
     if (m.max_note_bytes < 0 || m.max_attachment_bytes < 0) return Status::Invalid("manifest has negative limits");
     for (const RemoteNote& n : m.notes) {
       if (n.path.empty()) return Status::Invalid("manifest lists a note without a path");

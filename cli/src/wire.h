@@ -3,7 +3,11 @@
 //
 //   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}],
 //                              "attachments":[{"path","sha256","url"}]}
-//                              ("attachments" is absent on older servers)
+//                              ("attachments" is absent on older servers; newer
+//                              ones add "site":NAME and "limits")
+//   GET  /api/v1/manifest?since=V -> the same fields for what was written after V,
+//                              plus "since":V, "deleted":["path"], "note_count",
+//                              "attachment_count"; or {"version","since","too_old":true}
 //   POST /api/v1/push      (header Idempotency-Key: 32 random hex digits)
 //                          {"notes":[{"path","content"}],
 //                           "attachments":[{"path","data" (standard base64)}],

@@ -230,6 +230,10 @@ Status Restore(const BackupTarget& target, const std::string& name, std::string*
   if (Status s = Verify(tmp.path, full, signed_sha); !s.ok()) return s;
   if (sqlite::OpenedByAnotherProcess(db_path)) return in_use();  // started while we downloaded
   if (Status s = Swap(data_dir, tmp.path, stamp); !s.ok()) return s;
+  // `folio push` indexes know the history after the backup: a new epoch
+  // (made on the next manifest) sends them to the full manifest. A backup
+  // older than the column has none to clear.
+  if (auto db = sqlite::Db::Open(db_path); db.ok()) (void)(*db)->Exec("UPDATE site_version SET epoch=''");
   *restored_out = full;
   return Status::Ok();
 }

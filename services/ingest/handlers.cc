@@ -1,5 +1,6 @@
 #include "handlers.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 
@@ -459,6 +460,24 @@ void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& g
   WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
 }
 
+// HTTP loop. The manifest's ?since=VERSION: -1 when absent (the full
+// manifest), else a version >= 0, or an error naming the problem.
+Result<int64_t> ParseSince(const http::Request& req) {
+  bool present = false;
+  for (std::string_view q = req.query; !q.empty();) {
+    std::string_view part = q.substr(0, q.find('&'));
+    q.remove_prefix(std::min(q.size(), part.size() + 1));
+    present = present || part == "since" || part.starts_with("since=");
+  }
+  if (!present) return int64_t{-1};
+  std::string v = req.QueryParam("since");
+  if (v.starts_with('-')) return Status::Invalid("since must not be negative, not '" + v + "'");
+  bool digits = !v.empty() && v.size() <= 18;
+  for (char c : v) digits = digits && c >= '0' && c <= '9';
+  if (!digits) return Status::Invalid("since must be a version number (at most 18 digits), not '" + v + "'");
+  return static_cast<int64_t>(std::stoll(v));
+}
+
 }  // namespace
 
 void MountApi(http::Router* router, HandlerContext* ctx) {
@@ -510,13 +529,25 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
   }, "push_commit");
 
   router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
-    auto run = [ctx](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
-      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site] {
+    Result<int64_t> since = ParseSince(req);
+    if (!since.ok()) {
+      r.SendError(since.status());
+      return;
+    }
+    auto run = [ctx, since = *since](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
+      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, since] {
         SiteWriter* writer = ctx->sites->writer(site);
         if (!writer) {
           return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
         }
-        return http::Response::Json(200, writer->ManifestJson(ctx->limits));
+        if (since < 0) {
+          Result<std::string> epoch = writer->Epoch();
+          if (!epoch.ok()) return http::Response::Error(epoch.status());
+          return http::Response::Json(200, writer->ManifestJson(ctx->limits, *epoch));
+        }
+        Result<std::string> delta = writer->ManifestDeltaJson(ctx->limits, since);
+        if (!delta.ok()) return http::Response::Error(delta.status());
+        return http::Response::Json(200, std::move(delta).value());
       });
     };
     WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);

@@ -377,9 +377,10 @@ Status SiteWriter::ResyncIfNeeded() {
   return bus_->WaitForAcks(kAckTimeoutMs);
 }
 
-std::string SiteWriter::ManifestJson(const PushLimits& limits) const {
+std::string SiteWriter::ManifestJson(const PushLimits& limits, std::string_view epoch) const {
   JsonWriter w;
-  w.BeginObject().Key("version").Int(version_);
+  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site);
+  if (!epoch.empty()) w.Key("epoch").String(epoch);
   w.Key("limits").BeginObject();
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));

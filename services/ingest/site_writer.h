@@ -128,7 +128,22 @@ class SiteWriter {
   //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
   // limits are what a push accepts, so a client can leave out (and name)
   // the files over them instead of having the whole push refused.
-  std::string ManifestJson(const PushLimits& limits) const;
+  // Also "site":NAME and, when not empty, "epoch":EPOCH (Store::Epoch).
+  std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
+  // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
+  // version `since`, read through the store's (site, version) indexes:
+  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},
+  //    "notes":[{"path","sha256","url"}],"attachments":[...],  (content written after SINCE)
+  //    "deleted":["path",...],                                  (deleted after SINCE, not back)
+  //    "note_count":N,"attachment_count":N}                     (held now, for a client's check)
+  // or, when the tombstones of deletions since SINCE were pruned,
+  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},"too_old":true}
+  // (the client then fetches the full manifest). A URL that moved without
+  // a content change is not listed. Fails with kInvalidArgument if since >
+  // the site's version; store errors as Status. REQUIRES: since >= 0.
+  Result<std::string> ManifestDeltaJson(const PushLimits& limits, int64_t since) const;
+  // Store::Epoch of this site. Store errors as Status.
+  Result<std::string> Epoch() const { return store_->Epoch(options_.site); }
 
   // Publishes the outbox; true when it is empty afterwards.
   bool PublishPending();

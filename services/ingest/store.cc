@@ -54,6 +54,11 @@ CREATE TABLE IF NOT EXISTS push_keys(
   site TEXT NOT NULL, key TEXT NOT NULL, body_sha256 TEXT NOT NULL, reply TEXT NOT NULL,
   created_ms INTEGER NOT NULL, PRIMARY KEY(site, key));
 CREATE INDEX IF NOT EXISTS push_keys_by_age ON push_keys(site, created_ms);
+CREATE TABLE IF NOT EXISTS deleted(
+  site TEXT NOT NULL, path TEXT NOT NULL, kind INTEGER NOT NULL, version INTEGER NOT NULL,
+  PRIMARY KEY(site, path));
+CREATE INDEX IF NOT EXISTS deleted_by_version ON deleted(site, version);
+CREATE INDEX IF NOT EXISTS notes_by_version ON notes(site, version);
 CREATE TABLE IF NOT EXISTS sites(
   name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
   created_ms INTEGER NOT NULL);
@@ -116,7 +121,8 @@ Status Store::Migrate() {
   // When each outbox row was committed (Unix ms; 0 in rows older than the
   // column), for folio_ingest_outbox_oldest_seconds.
   (void)db_->Exec("ALTER TABLE outbox ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0");
-  return MigrateStages();
+  if (Status s = MigrateStages(); !s.ok()) return s;
+  return MigrateDelta();
 }
 
 Result<int64_t> Store::Version(const std::string& site) {
@@ -295,7 +301,7 @@ Status Store::ApplyTransaction(Commit* c) {
     m.seq = db_->LastInsertRowId();
   }
   if (!c->attachments.empty() || !c->deleted_attachments.empty()) {
-    auto put = db_->Prepare("INSERT OR REPLACE INTO attachments(site,path,sha256,url,data) VALUES(?,?,?,?,?)");
+    auto put = db_->Prepare("INSERT OR REPLACE INTO attachments(site,path,sha256,url,data,version) VALUES(?,?,?,?,?,?)");
     auto del = db_->Prepare("DELETE FROM attachments WHERE site=? AND path=?");
     if (!put.ok()) return fail(put.status());
     if (!del.ok()) return fail(del.status());
@@ -303,7 +309,8 @@ Status Store::ApplyTransaction(Commit* c) {
       if (Status s = del->Bind(1, c->site).Bind(2, p).Run(); !s.ok()) return fail(s);
     }
     for (const auto& [m, bytes] : c->attachments) {
-      Status s = put->Bind(1, c->site).Bind(2, m.path).Bind(3, m.sha256).Bind(4, m.url).BindBlob(5, bytes).Run();
+      Status s = put->Bind(1, c->site).Bind(2, m.path).Bind(3, m.sha256).Bind(4, m.url).BindBlob(5, bytes)
+                     .Bind(6, c->version).Run();
       if (!s.ok()) return fail(s);
     }
   }
@@ -330,6 +337,7 @@ Status Store::ApplyTransaction(Commit* c) {
     if (Status s = DropStageRows(c->site, c->drop_stage); !s.ok()) return fail(s);
   }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
+  if (Status s = RecordDelta(*c); !s.ok()) return fail(s);
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
   return Status::Ok();
 }

@@ -103,6 +103,35 @@ struct StageInfo {
   int64_t bytes = 0;    // of their bodies
 };
 
+// Manifest deltas (GET /api/v1/manifest?since=V). Every note row and
+// attachment row carries the version of the push that last wrote its
+// content; a deleted note or attachment leaves a tombstone in the table
+// `deleted` (written in the push's own transaction, removed when the path
+// comes back). Tombstones older than kTombstoneVersions versions are pruned;
+// site_version.deleted_floor is then the version below which deletions may
+// be missing, and a delta since an older version is "too old".
+inline constexpr int64_t kTombstoneVersions = 20'000;
+
+struct ManifestEntry {
+  std::string path, sha256, url;
+};
+
+struct ManifestDelta {
+  bool too_old = false;                    // since < the tombstone floor: nothing else is filled
+  std::vector<ManifestEntry> notes;        // written after `since`, by path
+  std::vector<ManifestEntry> attachments;  // written after `since`, by path
+  std::vector<std::string> deleted;        // notes and attachments deleted after `since`, by path
+};
+
+// The statements ManifestSince runs (exposed so that a test can check their
+// query plans); parameters: site, since.
+inline constexpr const char* kNotesSinceSql =
+    "SELECT path, sha256, url FROM notes WHERE site=? AND version>?";
+inline constexpr const char* kAttachmentsSinceSql =
+    "SELECT path, sha256, url FROM attachments WHERE site=? AND version>?";
+inline constexpr const char* kDeletedSinceSql =
+    "SELECT path FROM deleted WHERE site=? AND version>?";
+
 class Store {
  public:
   // Opens (creating) <dir>/ingest.db. kUnavailable if the file can't be opened.
@@ -122,6 +151,15 @@ class Store {
   Result<std::vector<PageRow>> AllPages(const std::string& site);
   // Every stored related list of the site, by note path.
   Result<std::vector<bus::RelatedList>> LoadRelated(const std::string& site);
+
+  // What changed in the site after version `since` (see ManifestDelta).
+  // Reads rows through the (site, version) indexes only: its cost follows
+  // the change, not the vault. REQUIRES: since >= 0.
+  Result<ManifestDelta> ManifestSince(const std::string& site, int64_t since);
+  // The site's history id: random hex made on first use and kept, cleared by
+  // `folio-ingest restore` (ClearEpochs) so that clients' indexes of the
+  // history before the restore are not trusted. Store errors as Status.
+  Result<std::string> Epoch(const std::string& site);
 
   // Writes the whole commit in one transaction and fills in outbox seqs.
   // On failure nothing is written: kNoSpace if the disk is full.
@@ -191,6 +229,11 @@ class Store {
   Status MigrateStages();  // store_stages.cc
   // REQUIRES: inside a transaction.
   Status DropStageRows(const std::string& site, const std::string& stage);
+  // The delta columns, tables and indexes (store_delta.cc).
+  Status MigrateDelta();
+  // Tombstones and their pruning for `c`. REQUIRES: inside Apply's
+  // transaction, after the site_version row is written.
+  Status RecordDelta(const Commit& c);
   Status InsertOutbox(const std::vector<OutboxMsg>& outbox);
   // Inserts the record and drops the site's records past the retention.
   // REQUIRES: inside a transaction.

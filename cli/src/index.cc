@@ -1,0 +1,205 @@
+#include "index.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace folio::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A cursor over the index text; each call takes one field of the current line.
+class Fields {
+ public:
+  explicit Fields(std::string_view line) : rest_(line) {}
+  std::string_view Next() {
+    size_t tab = rest_.find('\t');
+    std::string_view f = rest_.substr(0, tab);
+    rest_.remove_prefix(tab == std::string_view::npos ? rest_.size() : tab + 1);
+    return f;
+  }
+  std::string_view Rest() const { return rest_; }
+
+ private:
+  std::string_view rest_;
+};
+
+template <typename T>
+bool ParseInt(std::string_view s, T* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+}
+
+bool IsSha(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+         });
+}
+
+// "key<TAB>value" header line; false if the key differs.
+bool Header(std::string_view line, std::string_view key, std::string_view* value) {
+  if (!line.starts_with(key) || line.size() <= key.size() || line[key.size()] != '\t') return false;
+  *value = line.substr(key.size() + 1);
+  return true;
+}
+
+bool ParseEntry(std::string_view line, IndexEntry* e) {
+  Fields f(line);
+  std::string_view kind = f.Next();
+  if (kind != "n" && kind != "a") return false;
+  e->attachment = kind == "a";
+  if (!ParseInt(f.Next(), &e->stat.size) || !ParseInt(f.Next(), &e->stat.mtime_ns) ||
+      !ParseInt(f.Next(), &e->stat.ino)) {
+    return false;
+  }
+  std::string_view sha = f.Next(), server = f.Next();
+  e->path = f.Rest();
+  if (e->path.empty()) return false;
+  if (sha == "-") {
+    if (e->stat.size != -1 || server == "=") return false;
+  } else {
+    if (!IsSha(sha) || e->stat.size < 0) return false;
+    e->sha256 = sha;
+  }
+  if (server == "=") {
+    e->server_sha256 = e->sha256;
+  } else if (server != "-") {
+    if (!IsSha(server)) return false;
+    e->server_sha256 = server;
+  }
+  return true;
+}
+
+Status Corrupt(std::string_view what) { return Status::Invalid(std::string(kIndexFile) + ": " + std::string(what)); }
+
+Status ParseIndex(std::string_view text, Index* out) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) return Corrupt("truncated (no final newline)");
+    lines.push_back(text.substr(0, nl));
+    text.remove_prefix(nl + 1);
+  }
+  if (lines.empty() || lines[0] != kIndexMagic) return Corrupt("not an index of this version of folio");
+  constexpr size_t kHeaderLines = 6;  // magic, server, site, epoch, version, walked_ns
+  std::string_view server, site, epoch, version, walked, end;
+  if (lines.size() < kHeaderLines + 1 || !Header(lines[1], "server", &server) || !Header(lines[2], "site", &site) ||
+      !Header(lines[3], "epoch", &epoch) || !Header(lines[4], "version", &version) ||
+      !Header(lines[5], "walked_ns", &walked)) {
+    return Corrupt("bad header");
+  }
+  size_t count = 0;
+  if (!Header(lines.back(), "end", &end) || !ParseInt(end, &count) || count != lines.size() - kHeaderLines - 1) {
+    return Corrupt("truncated (bad end line)");
+  }
+  out->server = server;
+  out->site = site;
+  out->epoch = epoch;
+  if (!ParseInt(version, &out->version) || !ParseInt(walked, &out->walked_ns) || out->version < 0) {
+    return Corrupt("bad header");
+  }
+  out->entries.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!ParseEntry(lines[kHeaderLines + i], &out->entries[i])) {
+      return Corrupt("bad line " + std::to_string(kHeaderLines + 1 + i));
+    }
+    if (i > 0 && !(out->entries[i - 1].path < out->entries[i].path)) return Corrupt("entries out of order");
+  }
+  return Status::Ok();
+}
+
+void AppendEntry(const IndexEntry& e, std::string* out) {
+  char buf[96];
+  bool local = e.stat.size >= 0;
+  int n = std::snprintf(buf, sizeof buf, "%c\t%lld\t%lld\t%llu\t", e.attachment ? 'a' : 'n',
+                        static_cast<long long>(local ? e.stat.size : -1),
+                        static_cast<long long>(local ? e.stat.mtime_ns : 0),
+                        static_cast<unsigned long long>(local ? e.stat.ino : 0));
+  out->append(buf, static_cast<size_t>(n));
+  out->append(local ? e.sha256 : "-");
+  out->push_back('\t');
+  if (e.server_sha256.empty()) out->push_back('-');
+  else if (local && e.server_sha256 == e.sha256) out->push_back('=');
+  else out->append(e.server_sha256);
+  out->push_back('\t');
+  out->append(e.path);
+  out->push_back('\n');
+}
+
+Status WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Internal(std::strerror(errno));
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int64_t WallClockNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<Index> ReadIndex(const fs::path& vault) {
+  std::ifstream in(vault / fs::path(kIndexFile), std::ios::binary);
+  if (!in) return Status::NotFound(std::string(kIndexFile) + ": none");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Corrupt("cannot be read");
+  Index index;
+  if (Status s = ParseIndex(text.view(), &index); !s.ok()) return s;
+  return index;
+}
+
+Status WriteIndex(const fs::path& vault, const Index& index) {
+  std::string text;
+  text.reserve(128 + index.entries.size() * 120);
+  text.append(kIndexMagic).append("\nserver\t").append(index.server).append("\nsite\t").append(index.site);
+  text.append("\nepoch\t").append(index.epoch);
+  text.append("\nversion\t").append(std::to_string(index.version));
+  text.append("\nwalked_ns\t").append(std::to_string(index.walked_ns)).append("\n");
+  for (const IndexEntry& e : index.entries) AppendEntry(e, &text);
+  text.append("end\t").append(std::to_string(index.entries.size())).append("\n");
+
+  std::error_code ec;
+  fs::create_directories(vault / fs::path(kIndexDir), ec);
+  if (ec) return Status::Internal("cannot create " + std::string(kIndexDir) + ": " + ec.message());
+  const fs::path final_path = vault / fs::path(kIndexFile);
+  const fs::path tmp = final_path.string() + ".tmp." + std::to_string(::getpid());
+  // No fsync: after a crash a torn index fails ParseIndex (the end line) and
+  // is ignored, which costs one full hash, not a wrong push.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Internal("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  Status s = WriteAll(fd, text);
+  if (::close(fd) != 0 && s.ok()) s = Status::Internal(std::strerror(errno));
+  if (s.ok() && std::rename(tmp.c_str(), final_path.c_str()) != 0) s = Status::Internal(std::strerror(errno));
+  if (!s.ok()) {
+    fs::remove(tmp, ec);
+    return Status::Internal("cannot write " + final_path.string() + ": " + s.message());
+  }
+  return Status::Ok();
+}
+
+const std::string* StatCache::Find(std::string_view path, const FileStat& stat) const {
+  if (entries_ == nullptr) return nullptr;
+  auto it = std::lower_bound(entries_->begin(), entries_->end(), path,
+                             [](const IndexEntry& e, std::string_view p) { return e.path < p; });
+  if (it == entries_->end() || it->path != path || it->stat.size < 0 || !(it->stat == stat)) return nullptr;
+  if (stat.mtime_ns + kRacyMarginNs >= walked_ns_) return nullptr;  // racy: maybe changed within the tick
+  return &it->sha256;
+}
+
+}  // namespace folio::cli

@@ -1,0 +1,206 @@
+// The manifest delta of Store (ManifestSince, tombstones, pruning) and the
+// query plans of its statements, against a real SQLite file.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "folio/sqlite/db.h"
+#include "folio/testing/testing.h"
+#include "store.h"
+
+using namespace folio;
+using namespace folio::ingest;
+
+namespace {
+
+NoteRow Note(const std::string& path, const std::string& sha, int64_t version) {
+  NoteRow n;
+  n.meta.path = path;
+  n.meta.url = "/" + path.substr(0, path.size() - 3);
+  n.meta.sha256 = sha;
+  n.meta.version = version;
+  n.content = "# " + path;
+  return n;
+}
+
+Commit NewCommit(const std::string& site, int64_t version) {
+  Commit c;
+  c.site = site;
+  c.version = version;
+  return c;
+}
+
+std::vector<std::string> Paths(const std::vector<ManifestEntry>& v) {
+  std::vector<std::string> out;
+  for (const auto& e : v) out.push_back(e.path);
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("store: manifest since a version lists what changed and what was deleted") {
+  testing::TempDir dir;
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  Store& s = **store;
+  Commit c1 = NewCommit("s", 1);
+  c1.notes = {Note("a.md", "a1", 1), Note("b.md", "b1", 1)};
+  c1.attachments.push_back({site::AttachmentMeta{"x.png", "x1", "/assets/x1/x.png"}, "bytes"});
+  REQUIRE(s.Apply(&c1).ok());
+  Commit other = NewCommit("t", 1);  // another site's rows never leak into s's delta
+  other.notes = {Note("z.md", "z1", 1)};
+  other.deleted_notes = {"gone.md"};
+  REQUIRE(s.Apply(&other).ok());
+  Commit c2 = NewCommit("s", 2);
+  c2.notes = {Note("b.md", "b2", 2), Note("c.md", "c2", 2)};
+  c2.deleted_notes = {"a.md"};
+  REQUIRE(s.Apply(&c2).ok());
+  Commit c3 = NewCommit("s", 3);
+  c3.notes = {Note("a.md", "a3", 3)};  // back again: its tombstone goes
+  c3.deleted_attachments = {"x.png"};
+  NoteRow rerendered = Note("c.md", "c2", 2);  // re-rendered only: not a content change
+  rerendered.content_changed = false;
+  c3.notes.push_back(rerendered);
+  REQUIRE(s.Apply(&c3).ok());
+
+  auto all = s.ManifestSince("s", 0);
+  REQUIRE(all.ok());
+  CHECK_FALSE(all->too_old);
+  CHECK(Paths(all->notes) == Strings{"a.md", "b.md", "c.md"});
+  CHECK(all->attachments.empty());
+  CHECK(all->deleted == Strings{"x.png"});
+
+  auto d1 = s.ManifestSince("s", 1);
+  REQUIRE(d1.ok());
+  CHECK(Paths(d1->notes) == Strings{"a.md", "b.md", "c.md"});
+  CHECK(d1->notes[1].sha256 == "b2");
+  CHECK(d1->deleted == Strings{"x.png"});
+
+  auto d2 = s.ManifestSince("s", 2);
+  REQUIRE(d2.ok());
+  CHECK(Paths(d2->notes) == Strings{"a.md"});
+  CHECK(d2->notes[0].sha256 == "a3");
+  CHECK(d2->deleted == Strings{"x.png"});
+
+  Commit c4 = NewCommit("s", 4);
+  c4.attachments.push_back({site::AttachmentMeta{"y.png", "y4", "/assets/y4/y.png"}, "bytes"});
+  c4.deleted_notes = {"b.md"};
+  REQUIRE(s.Apply(&c4).ok());
+  auto d3 = s.ManifestSince("s", 3);
+  REQUIRE(d3.ok());
+  CHECK(d3->notes.empty());
+  CHECK(Paths(d3->attachments) == Strings{"y.png"});
+  CHECK(d3->deleted == Strings{"b.md"});
+  auto d4 = s.ManifestSince("s", 4);
+  REQUIRE(d4.ok());
+  CHECK(d4->notes.empty());
+  CHECK(d4->attachments.empty());
+  CHECK(d4->deleted.empty());
+
+  auto t = s.ManifestSince("t", 0);
+  REQUIRE(t.ok());
+  CHECK(Paths(t->notes) == Strings{"z.md"});
+  CHECK(t->deleted == Strings{"gone.md"});
+}
+
+TEST_CASE("store: tombstones past the bound are pruned and an older since is too old") {
+  testing::TempDir dir;
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  Store& s = **store;
+  Commit c1 = NewCommit("s", 5);
+  c1.notes = {Note("a.md", "a", 5), Note("b.md", "b", 5)};
+  REQUIRE(s.Apply(&c1).ok());
+  Commit c2 = NewCommit("s", 6);
+  c2.deleted_notes = {"a.md"};
+  REQUIRE(s.Apply(&c2).ok());
+  auto before = s.ManifestSince("s", 5);
+  REQUIRE(before.ok());
+  CHECK(before->deleted == Strings{"a.md"});
+
+  const int64_t later = 6 + kTombstoneVersions;  // the tombstone of version 6 falls out
+  Commit c3 = NewCommit("s", later);
+  c3.deleted_notes = {"b.md"};
+  REQUIRE(s.Apply(&c3).ok());
+  auto old = s.ManifestSince("s", 5);
+  REQUIRE(old.ok());
+  CHECK(old->too_old);
+  auto at_floor = s.ManifestSince("s", 6);
+  REQUIRE(at_floor.ok());
+  CHECK_FALSE(at_floor->too_old);
+  CHECK(at_floor->deleted == Strings{"b.md"});
+}
+
+TEST_CASE("store: the delta statements search the (site, version) indexes, never scan a table") {
+  testing::TempDir dir;
+  {
+    auto store = Store::Open(dir.path());
+    REQUIRE(store.ok());
+    for (int v = 1; v <= 20; ++v) {  // some rows, so the plan is not the one of an empty table
+      Commit c = NewCommit(v % 2 ? "s" : "t", v);
+      c.notes = {Note("n" + std::to_string(v) + ".md", "h", v)};
+      c.attachments.push_back({site::AttachmentMeta{"p" + std::to_string(v) + ".png", "h", "/a"}, "b"});
+      if (v > 2) c.deleted_notes = {"n" + std::to_string(v - 2) + ".md"};
+      REQUIRE((*store)->Apply(&c).ok());
+    }
+  }
+  auto db = sqlite::Db::Open(dir.path() + "/ingest.db");
+  REQUIRE(db.ok());
+  struct Expect {
+    const char* sql;
+    const char* index;
+  };
+  for (Expect e : {Expect{kNotesSinceSql, "notes_by_version"}, Expect{kAttachmentsSinceSql, "attachments_by_version"},
+                   Expect{kDeletedSinceSql, "deleted_by_version"}}) {
+    auto q = (*db)->Prepare(std::string("EXPLAIN QUERY PLAN ") + e.sql);
+    REQUIRE(q.ok());
+    q->Bind(1, std::string("s")).Bind(2, int64_t{10});
+    std::string plan;
+    for (;;) {
+      auto row = q->Step();
+      REQUIRE(row.ok());
+      if (!*row) break;
+      plan += std::string(q->Text(3)) + "\n";
+    }
+    INFO(e.sql, "\n", plan);
+    CHECK(plan.find("SCAN") == std::string::npos);
+    CHECK(plan.find(std::string("INDEX ") + e.index + " (site=? AND version>?)") != std::string::npos);
+  }
+}
+
+TEST_CASE("store: a site's epoch is made once, kept, and made anew once cleared (a restore)") {
+  testing::TempDir dir;
+  std::string first;
+  {
+    auto store = Store::Open(dir.path());
+    REQUIRE(store.ok());
+    auto e = (*store)->Epoch("s");  // a site without pushes yet
+    REQUIRE(e.ok());
+    CHECK(e->size() == 16);
+    first = *e;
+    Commit c = NewCommit("s", 1);
+    c.notes = {Note("a.md", "a", 1)};
+    REQUIRE((*store)->Apply(&c).ok());
+    CHECK(*(*store)->Epoch("s") == first);
+    CHECK(*(*store)->Version("s") == 1);
+    CHECK(*(*store)->Epoch("t") != first);
+  }
+  {
+    auto store = Store::Open(dir.path());  // kept across restarts
+    REQUIRE(store.ok());
+    CHECK(*(*store)->Epoch("s") == first);
+  }
+  auto db = sqlite::Db::Open(dir.path() + "/ingest.db");
+  REQUIRE(db.ok());
+  REQUIRE((*db)->Exec("UPDATE site_version SET epoch=''").ok());  // what restore does
+  db->reset();
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  auto again = (*store)->Epoch("s");
+  REQUIRE(again.ok());
+  CHECK(*again != first);
+  CHECK(again->size() == 16);
+}
