@@ -213,7 +213,7 @@ struct ServerModel {
     files[path] = {sha, attachment, version};
     tombstones.erase(path);
   }
-  void Delete(const std::string& path) {
+  void Delete(std::string path) {  // by value: callers pass a key of `files`
     if (files.erase(path)) tombstones[path] = version;
   }
   Manifest Since(int64_t since) const {
