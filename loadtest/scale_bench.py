@@ -146,7 +146,7 @@ def metrics(base):
 
 
 def row_counters(snapshot):
-    """Families of ingest's /metrics that count SQL rows (none today: the push skips it)."""
+    """Families of ingest's /metrics that count SQL rows (folio_ingest_sql_rows_written_total)."""
     return sorted(k for k in snapshot if "rows" in k and k.startswith("folio_ingest_") and
                   not k.endswith(("_bucket", "_count")))
 

@@ -241,6 +241,7 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
                                {"rendered", std::to_string(sum->rendered)},
                                {"deleted", std::to_string(sum->deleted)},
                                {"requested_deletes", std::to_string(deletes)},
+                               {"rows", std::to_string(sum->rows)},
                                {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases},
                                {"stage", p->stage}});
   return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,

@@ -31,6 +31,8 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
     : options_(std::move(options)), store_(store), pool_(pool) {
   metrics::Labels l{{"site", options_.site}};
   rendered_total_ = &registry->NewCounter("folio_ingest_pages_rendered_total", "Pages rendered", l);
+  rows_written_total_ = &registry->NewCounter("folio_ingest_sql_rows_written_total",
+                                              "SQLite rows inserted, updated or deleted by commits", l);
   publish_failures_ = &registry->NewCounter("folio_ingest_publish_failures_total", "Failed outbox publish rounds", l);
   outbox_pending_ = &registry->NewGauge("folio_ingest_outbox_pending", "Committed messages not yet acknowledged", l);
   related_lists_ = &registry->NewCounter("folio_ingest_related_lists_changed_total",
@@ -260,6 +262,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   if (key) c.push_record = PushRecord{key->key, key->body_sha256, key->encode_reply(sum), now_ms};
 
   if (Status s = CommitAndPublish(&c, &sum.published, &phase); !s.ok()) return s;
+  sum.rows = c.rows_written;
   ApplyListingDelta(/*force=*/false, std::move(fps));
   rendered_total_->Increment(static_cast<double>(out.size() + sum.listings));
   related_rerendered_->Increment(static_cast<double>(change.related_renders));
@@ -291,6 +294,7 @@ Status SiteWriter::CommitAndPublish(Commit* c, bool* published, PhaseLog* phase)
     }
     return s;
   }
+  rows_written_total_->Increment(static_cast<double>(c->rows_written));
   version_ = c->version;
   for (const NoteRow& row : c->notes) {
     if (row.warnings.empty()) {

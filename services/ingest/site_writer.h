@@ -76,6 +76,7 @@ struct PushSummary {
   int64_t version = 0;
   size_t received = 0, changed = 0, rendered = 0, deleted = 0;
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
+  int64_t rows = 0;        // SQLite rows the commit wrote (Commit::rows_written)
   bool published = false;  // false: committed, publish pending (retried)
   std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
   std::vector<NoteReport> notes;  // pushed notes, attachments, then re-rendered notes
@@ -263,6 +264,7 @@ class SiteWriter {
   // push's report reads no row.
   std::map<std::string, std::vector<std::string>, std::less<>> warnings_;
   metrics::Counter* rendered_total_;
+  metrics::Counter* rows_written_total_;
   metrics::Counter* publish_failures_;
   metrics::Gauge* outbox_pending_;
   metrics::Counter* related_lists_;

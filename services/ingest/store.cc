@@ -249,6 +249,7 @@ Status Store::Apply(Commit* c) {
 
 Status Store::ApplyTransaction(Commit* c) {
   if (Status s = db_->Begin(); !s.ok()) return s;
+  const int64_t changes_before = db_->TotalChanges();
   auto fail = [&](Status s) {
     db_->Rollback();
     return s;
@@ -338,6 +339,7 @@ Status Store::ApplyTransaction(Commit* c) {
   }
   if (Status s = version->Bind(1, c->site).Bind(2, c->version).Run(); !s.ok()) return fail(s);
   if (Status s = RecordDelta(*c); !s.ok()) return fail(s);
+  c->rows_written = db_->TotalChanges() - changes_before;
   if (Status s = db_->Commit(); !s.ok()) return fail(s);
   return Status::Ok();
 }

@@ -95,6 +95,9 @@ struct Commit {
   // When set, the site's staged batches of this stage are dropped in the
   // same transaction (the commit of a staged import).
   std::string drop_stage;
+  // Set by Store::Apply: rows the transaction inserted, updated or deleted
+  // (what a push costs the database; flat in the vault's size).
+  int64_t rows_written = 0;
 };
 
 // A staged import (POST /api/v1/push?stage=ID&batch=N): what it holds.

@@ -5,6 +5,7 @@
 
 #include "cluster.h"
 #include "json_util.h"
+#include "test_util.h"
 
 using namespace folio;
 using namespace folio::it;
@@ -224,4 +225,36 @@ TEST_CASE("attachments: served from /assets, embedded by notes, replaced and rem
   r = c.Push("{\"delete\":[\"Media/pic.png\"]}");
   CHECK(JsonInt(r.body, "rendered") == 1);
   CHECK(c.WaitForPage("/a", 200, "link-dead").body.find("link-dead") != std::string::npos);
+}
+
+// Issue 12: what a push costs the database does not grow with the vault.
+// One new note in a 600-note vault and in a 2,400-note vault (same folder
+// sizes, /recent full in both) writes the same number of SQLite rows.
+TEST_CASE("scale: the SQL rows a one-note push writes are the same at 600 and 2,400 notes") {
+  Cluster c;
+  auto rows_written = [&] {
+    auto r = http::Get(c.ingest_url() + "/metrics");
+    REQUIRE(r.ok());
+    return Metric(r->body, "folio_ingest_sql_rows_written_total{site=\"default\"}");
+  };
+  auto add_notes = [&](int from, int to) {
+    std::vector<std::pair<std::string, std::string>> notes;
+    for (int i = from; i < to; ++i) {
+      notes.push_back({"F" + std::to_string(i / 50) + "/n" + std::to_string(i) + ".md",
+                       "# Note " + std::to_string(i) + "\n\nSee [[n" + std::to_string(i / 2) + "]].\n"});
+    }
+    REQUIRE(c.Push(PushBody(notes)).status == 200);
+  };
+  auto one_note = [&](const std::string& name) {
+    double before = rows_written();
+    REQUIRE(c.Push(PushBody({{"F3/" + name + ".md", "# " + name + "\n\nSee [[n7]].\n"}})).status == 200);
+    return rows_written() - before;
+  };
+  add_notes(0, 600);
+  double small = one_note("extra-a");
+  add_notes(600, 2400);
+  double large = one_note("extra-b");
+  MESSAGE("rows written by a one-note push: " << small << " at 600 notes, " << large << " at 2,400");
+  CHECK(small > 0);
+  CHECK(large == small);
 }

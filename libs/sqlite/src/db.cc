@@ -138,6 +138,8 @@ void Db::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); 
 int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 int Db::Changes() const { return sqlite3_changes(db_); }
 
+int64_t Db::TotalChanges() const { return sqlite3_total_changes64(db_); }
+
 Status Db::BackupTo(const std::string& dest_path, int pages_per_step, int pause_ms) {
   std::error_code ec;
   if (std::filesystem::exists(dest_path, ec)) return Status::Invalid("backup target exists: " + dest_path);

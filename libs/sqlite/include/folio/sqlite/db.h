@@ -67,6 +67,8 @@ class Db {
   void Rollback();  // best effort; never fails loudly
   int64_t LastInsertRowId() const;
   int Changes() const;
+  // Rows inserted, updated or deleted by this connection since it opened.
+  int64_t TotalChanges() const;
 
   // Copies a consistent snapshot of this database into a new file at
   // dest_path with SQLite's Online Backup API, pages_per_step pages at a
