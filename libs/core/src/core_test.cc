@@ -171,6 +171,13 @@ TEST_CASE("json writer splices the members of an object written earlier") {
   CHECK(w.str() == "{\"z\":0,\"y\":2}");
 }
 
+TEST_CASE("fnv-1a 64 matches the reference values and continues from a state") {
+  CHECK(Fnv1a64("") == kFnv1aOffset);
+  CHECK(Fnv1a64("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(Fnv1a64("foobar") == 0x85944171f73967e8ull);
+  CHECK(Fnv1a64("bar", Fnv1a64("foo")) == Fnv1a64("foobar"));
+}
+
 TEST_CASE("gzip round trip, reuse, corruption and bomb limit") {
   GzipCompressor c;
   std::string in(100000, 'x'), z, back;

@@ -29,6 +29,14 @@ std::string HexEncode(const uint8_t* data, size_t n) {
   return s;
 }
 
+uint64_t Fnv1a64(std::string_view s, uint64_t h) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
 std::string Sha256Hex(std::string_view data) {
   auto d = Sha256(data);
   return HexEncode(d.data(), d.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/listings.h"
@@ -12,11 +13,7 @@ namespace {
 
 // FNV-1a, then a splitmix64 finalizer so the top bits (the shard) are well mixed.
 uint64_t PathHash(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  uint64_t h = Fnv1a64(s);
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ull;
   h ^= h >> 27;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
@@ -17,10 +18,7 @@ constexpr const char* kHtml = "text/html; charset=utf-8";
 // FNV-1a over every field, with separators, so different pages differ.
 struct Fingerprint {
   uint64_t h = 1469598103934665603ull;
-  void Add(std::string_view s) {
-    for (unsigned char c : s) { h ^= c; h *= 1099511628211ull; }
-    h ^= 0xff; h *= 1099511628211ull;
-  }
+  void Add(std::string_view s) { h = Fnv1a64("\xff", Fnv1a64(s, h)); }
   void Add(const std::vector<LinkItem>& items) {
     for (const auto& i : items) { Add(i.title); Add(i.url); Add(i.date); }
     Add("|");

@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/utf8.h"
 
@@ -17,13 +18,7 @@ namespace {
 constexpr uint64_t kFnvOffset = 14695981039346656037ull;
 constexpr uint64_t kFnvPrime = 1099511628211ull;
 
-uint64_t FnvAdd(uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  return h;
-}
+uint64_t FnvAdd(uint64_t h, std::string_view s) { return Fnv1a64(s, h); }
 
 uint64_t Fmix64(uint64_t k) {
   k ^= k >> 33;

@@ -36,6 +36,12 @@ class Sha256Stream {
  private:
   void* ctx_;  // EVP_MD_CTX
 };
+// FNV-1a, 64-bit, of s continuing from h: a fast non-cryptographic hash for
+// fingerprints, shards and feature hashing (never where an attacker's
+// collision would matter).
+inline constexpr uint64_t kFnv1aOffset = 14695981039346656037ull;
+uint64_t Fnv1a64(std::string_view s, uint64_t h = kFnv1aOffset);
+
 // RFC 4648 base64url, no padding (NATS-key safe: [A-Za-z0-9_-]).
 std::string Base64UrlEncode(std::string_view data);
 // Returns false on a character outside the alphabet.
