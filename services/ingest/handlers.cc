@@ -7,6 +7,7 @@
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
+#include "folio/core/memory.h"
 #include "folio/core/time.h"
 #include "blob_upload.h"
 #include "site_writer.h"
@@ -20,6 +21,8 @@ constexpr std::string_view kUnauthenticated = "missing or wrong bearer token (Au
 // table; bound what they hold meanwhile (bodies are copied).
 constexpr uint64_t kReloadIntervalMs = 1000;
 constexpr size_t kMaxWaiters = 256;
+// A push that rendered this many pages is a burst worth trimming the heap after.
+constexpr size_t kReleaseHeapAfterPages = 1000;
 constexpr size_t kMaxWaitingBytes = 64u << 20;
 
 // HTTP loop only. Holds requests whose token matched no site until a reload
@@ -244,6 +247,11 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
                                {"rows", std::to_string(sum->rows)},
                                {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases},
                                {"stage", p->stage}});
+  if (sum->rendered + sum->listings >= kReleaseHeapAfterPages) {
+    // The push's pages are freed by now, but malloc keeps their memory:
+    // hand it back once the reply is on its way (the next writer task).
+    ctx->writer_loop->Post([] { ReleaseFreeHeap(); });
+  }
   return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,
                                              sum->phases));
 }

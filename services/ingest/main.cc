@@ -27,6 +27,7 @@
 #include "folio/core/config.h"
 #include "folio/core/files.h"
 #include "folio/core/log.h"
+#include "folio/core/memory.h"
 #include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
   ThreadPool pool(config->render_threads);
   ingest::Sites sites(config->site, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
+  ReleaseFreeHeap();  // loading the sites built (and freed) their generated pages
   std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
   if (Status s = StartBackups(*config, &registry, &backups); !s.ok()) return FailStartup(s);
 

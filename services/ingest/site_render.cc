@@ -233,8 +233,7 @@ void SiteWriter::AddRendered(Commit* c, std::vector<Rendered>* out,
     const site::NoteMeta* note = vault_.Find(r.path);
     auto& w = (*warnings)[r.path];
     w.insert(w.end(), r.warnings.begin(), r.warnings.end());
-    c->outbox.push_back({0, OutboxMsg::kKvPut, bus::PageKey(c->site, note->url), r.record, ""});
-    c->pages.push_back({note->url, std::move(r.record)});
+    c->AddPage(note->url, std::move(r.record), bus::PageKey(c->site, note->url));
   }
 }
 

@@ -4,6 +4,7 @@
 #include "folio/bus/site_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/core/memory.h"
 #include "folio/core/secret.h"
 
 namespace folio::ingest {
@@ -150,6 +151,7 @@ void Sites::ResyncIfNeeded() {
       log::Warn("resync failed", {{"site", name}, {"error", s.message()}});
     }
   }
+  ReleaseFreeHeap();  // a resync held every page record of a site at once
 }
 
 Status Sites::PublishSiteRecord(const SiteRow& row) {

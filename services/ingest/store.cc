@@ -296,7 +296,9 @@ Status Store::ApplyTransaction(Commit* c) {
   }
   const int64_t now_ms = NowUnixMs();
   for (auto& m : c->outbox) {
-    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, m.payload).Bind(4, m.msg_id)
+    if (m.page >= static_cast<int64_t>(c->pages.size())) return fail(Status::Internal("outbox refers to a missing page"));
+    const std::string& payload = m.page >= 0 ? c->pages[static_cast<size_t>(m.page)].record : m.payload;
+    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, payload).Bind(4, m.msg_id)
                    .Bind(5, now_ms).Run();
     if (!s.ok()) return fail(s);
     m.seq = db_->LastInsertRowId();

@@ -40,6 +40,10 @@ struct OutboxMsg {
   std::string subject;   // KV key or stream subject
   std::string payload;
   std::string msg_id;    // for kStream: Nats-Msg-Id
+  // In a Commit only: >= 0 when the payload is Commit::pages[page].record
+  // (payload stays empty; Store::Apply stores that record), so a page is not
+  // held twice while its push commits. See Commit::AddPage.
+  int64_t page = -1;
 };
 
 struct NoteRow {
@@ -98,6 +102,25 @@ struct Commit {
   // Set by Store::Apply: rows the transaction inserted, updated or deleted
   // (what a push costs the database; flat in the vault's size).
   int64_t rows_written = 0;
+
+  // Adds a page and, after the outbox messages so far, its put under
+  // kv_key, which refers to the page's record instead of copying it.
+  void AddPage(std::string url, std::string record, std::string kv_key) {
+    OutboxMsg m;
+    m.subject = std::move(kv_key);
+    m.page = static_cast<int64_t>(pages.size());
+    outbox.push_back(std::move(m));
+    pages.push_back({std::move(url), std::move(record)});
+  }
+  // The puts of every page, in page order (after a rebuild of `pages`).
+  void AddPagePuts(const std::function<std::string(const std::string& url)>& kv_key) {
+    for (size_t i = 0; i < pages.size(); ++i) {
+      OutboxMsg m;
+      m.subject = kv_key(pages[i].url);
+      m.page = static_cast<int64_t>(i);
+      outbox.push_back(std::move(m));
+    }
+  }
 };
 
 // A staged import (POST /api/v1/push?stage=ID&batch=N): what it holds.

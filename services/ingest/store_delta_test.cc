@@ -204,3 +204,38 @@ TEST_CASE("store: a site's epoch is made once, kept, and made anew once cleared 
   CHECK(*again != first);
   CHECK(again->size() == 16);
 }
+
+TEST_CASE("store: an outbox put that refers to a commit's page publishes that page's record") {
+  testing::TempDir dir;
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  Store& s = **store;
+  Commit c = NewCommit("s", 1);
+  c.outbox.push_back({0, OutboxMsg::kKvDelete, "pages.s.gone", "", ""});
+  c.AddPage("/a", "record of a", "pages.s.a");
+  c.AddPage("/b", "record of b", "pages.s.b");
+  REQUIRE(c.outbox.size() == 3);
+  CHECK(c.outbox[1].payload.empty());  // not a second copy
+  REQUIRE(s.Apply(&c).ok());
+  auto pending = s.PendingOutbox(10);
+  REQUIRE(pending.ok());
+  REQUIRE(pending->size() == 3);
+  CHECK((*pending)[0].kind == OutboxMsg::kKvDelete);
+  CHECK((*pending)[1].subject == "pages.s.a");
+  CHECK((*pending)[1].payload == "record of a");
+  CHECK((*pending)[2].subject == "pages.s.b");
+  CHECK((*pending)[2].payload == "record of b");
+  auto a = s.PageRecord("s", "/a");
+  REQUIRE(a.ok());
+  CHECK(*a == "record of a");
+
+  // A reference past the commit's pages is refused, and nothing is written.
+  Commit bad = NewCommit("s", 2);
+  bad.AddPage("/c", "record of c", "pages.s.c");
+  bad.outbox.back().page = 5;
+  CHECK(!s.Apply(&bad).ok());
+  CHECK(!s.PageRecord("s", "/c").ok());
+  auto v = s.Version("s");
+  REQUIRE(v.ok());
+  CHECK(*v == 1);
+}
