@@ -93,6 +93,8 @@ class StatCache {
   // The hash recorded for `path` if its stat data is `stat` and not racy;
   // nullptr otherwise. Binary search: O(log n).
   const std::string* Find(std::string_view path, const FileStat& stat) const;
+  // Files the index knows (what a walk of an unchanged vault finds).
+  size_t size() const { return entries_ ? entries_->size() : 0; }
 
  private:
   const std::vector<IndexEntry>* entries_ = nullptr;

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -77,6 +78,37 @@ TEST_CASE("walk: collects .md notes, skips dot directories and dot files") {
   CHECK(v->skipped.empty());
   CHECK(v->notes[2].sha256 == Sha256Hex("# top"));
   CHECK(v->notes[2].size == 5);
+}
+
+TEST_CASE("walk: a tree of many folders is walked on several threads, each file once, sorted") {
+  ScratchDir vault;
+  std::vector<std::string> want;
+  for (int a = 0; a < 12; ++a) {
+    for (int b = 0; b < 6; ++b) {
+      for (int n = 0; n < 5; ++n) {
+        std::string rel = "F" + std::to_string(a) + "/G" + std::to_string(b) + "/Note " + std::to_string(n) + ".md";
+        vault.Write(rel, "note " + rel);
+        want.push_back(rel);
+      }
+    }
+    vault.Write("F" + std::to_string(a) + "/Pic.PNG", "png " + std::to_string(a));
+  }
+  vault.Write("Top.md", "top");
+  want.push_back("Top.md");
+  std::sort(want.begin(), want.end());
+  REQUIRE(mkfifo((vault.path / "F0/pipe.md").c_str(), 0600) == 0);  // not a regular file: ignored, never opened
+
+  for (int round = 0; round < 3; ++round) {
+    Result<Vault> v = WalkVault(vault.path, {});
+    REQUIRE(v.ok());
+    CHECK(Paths(v->notes) == want);
+    CHECK(v->attachments.size() == 12);
+    CHECK(std::is_sorted(v->attachments.begin(), v->attachments.end(),
+                         [](const LocalFile& x, const LocalFile& y) { return x.path < y.path; }));
+    CHECK(v->hashed == want.size() + 12);
+    CHECK(v->skipped.empty());
+    for (const auto& n : v->notes) CHECK(n.sha256 == Sha256Hex(n.path == "Top.md" ? "top" : "note " + n.path));
+  }
 }
 
 TEST_CASE("walk: bad UTF-8, oversized notes and bad paths are skipped with a reason") {

@@ -1,17 +1,23 @@
 #include "vault.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <mutex>
 #include <system_error>
 #include <utility>
 
 #include "folio/core/hash.h"
+#include "folio/core/service.h"
+#include "folio/core/thread_pool.h"
 #include "folio/core/text.h"
 #include "report.h"
 
@@ -71,51 +77,104 @@ bool IsWithin(const fs::path& canonical, const fs::path& canonical_root) {
   return r == canonical_root.end();
 }
 
+// Directories still to list, shared by the walking threads: (path, vault-
+// relative prefix ending in '/', or "" for the root). A thread that lists a
+// directory pushes its subdirectories before it says it is done, so the walk
+// ends when the queue is empty and no thread is listing.
+class DirQueue {
+ public:
+  using Dir = std::pair<std::string, std::string>;
+  explicit DirQueue(Dir root) { dirs_.push_back(std::move(root)); }
+  // The next directory to list; false once the walk is over.
+  bool Pop(Dir* dir) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !dirs_.empty() || busy_ == 0; });
+    if (dirs_.empty()) return false;
+    *dir = std::move(dirs_.back());
+    dirs_.pop_back();
+    ++busy_;
+    return true;
+  }
+  // After listing a popped directory: its subdirectories.
+  void Done(std::vector<Dir>* found) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& d : *found) dirs_.push_back(std::move(d));
+    found->clear();
+    --busy_;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Dir> dirs_;
+  size_t busy_ = 0;
+};
+
+// One walking thread: lists directories from the queue into its own Vault
+// (merged and sorted by WalkVault). Directories are read with readdir and
+// files stat'ed by name relative to their open directory (one path component
+// to resolve; a push stats every file), so the walk costs about what
+// `find -printf` does; several threads overlap those system calls.
 class Walker {
  public:
-  Walker(fs::path canonical_root, const WalkOptions& options, Vault* out)
-      : canonical_root_(std::move(canonical_root)), options_(options), out_(out) {}
+  Walker(const fs::path& canonical_root, const WalkOptions& options, Vault* out)
+      : canonical_root_(canonical_root), options_(options), out_(out) {
+    // Room for what the index knew (reserved address space; pages are
+    // touched as files are added), so 100k entries are not moved 17 times.
+    if (options_.cache) out_->notes.reserve(options_.cache->size());
+  }
 
-  // Iterative, so a deep tree cannot overflow the stack. Directory symlinks are
-  // never descended (std::filesystem does not follow them unless asked).
-  void Walk(const fs::path& root) {
-    std::vector<std::pair<fs::path, std::string>> pending{{root, ""}};
-    while (!pending.empty()) {
-      auto [dir, prefix] = std::move(pending.back());
-      pending.pop_back();
-      std::error_code ec;
-      fs::directory_iterator it(dir, ec), end;
-      if (ec) {
-        Skip(prefix, "cannot list directory: " + ec.message(), true);
-        continue;
-      }
-      // Files are stat'ed by name relative to their directory: one path
-      // component to resolve instead of the whole path (a push stats every file).
-      dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      for (; it != end; it.increment(ec)) {
-        if (ec) break;
-        OnEntry(*it, prefix, &pending);
-      }
-      if (dir_fd_ >= 0) ::close(dir_fd_);
-      dir_fd_ = -1;
-      if (ec) Skip(prefix, "cannot list directory: " + ec.message(), true);
+  // Iterative (a deep tree cannot overflow the stack). Directory symlinks are
+  // never descended.
+  void Run(DirQueue* queue) {
+    DirQueue::Dir dir;
+    std::vector<DirQueue::Dir> found;
+    while (queue->Pop(&dir)) {
+      List(dir.first, dir.second, &found);
+      queue->Done(&found);
     }
   }
 
  private:
-  void OnEntry(const fs::directory_entry& entry, const std::string& prefix,
-               std::vector<std::pair<fs::path, std::string>>* pending) {
-    std::string name = entry.path().filename().string();
-    if (name.empty() || name.front() == '.') return;  // .obsidian, .git, .trash, dot files
-    std::string rel = prefix + name;
-    std::error_code ec;
-    if (entry.is_symlink(ec)) return OnSymlink(entry.path(), rel);
-    if (entry.is_directory(ec)) {
-      pending->emplace_back(entry.path(), rel + "/");
-      return;
+  void List(const std::string& dir, const std::string& prefix, std::vector<DirQueue::Dir>* found) {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    if (d == nullptr) {
+      int err = errno;
+      if (fd >= 0) ::close(fd);
+      return Skip(prefix, std::string("cannot list directory: ") + std::strerror(err), true);
     }
-    Kind kind = KindOf(name);
-    if (kind != Kind::kOther && entry.is_regular_file(ec)) AddFile(entry.path(), rel, kind);
+    for (;;) {
+      errno = 0;
+      const dirent* e = ::readdir(d);
+      if (e == nullptr) {
+        if (errno != 0) Skip(prefix, std::string("cannot list directory: ") + std::strerror(errno), true);
+        break;
+      }
+      std::string_view name = e->d_name;
+      if (name.empty() || name.front() == '.') continue;  // ., .., .obsidian, .git, .trash, dot files
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {  // file systems that do not say: ask
+        struct stat sb;
+        if (::fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+        type = S_ISLNK(sb.st_mode) ? DT_LNK : S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_UNKNOWN;
+      }
+      std::string rel = prefix;
+      rel.append(name);
+      std::string path = dir;
+      path.append("/").append(name);
+      if (type == DT_LNK) {
+        OnSymlink(path, rel);
+      } else if (type == DT_DIR) {
+        rel.push_back('/');
+        found->emplace_back(std::move(path), std::move(rel));
+      } else if (type == DT_REG) {
+        Kind kind = KindOf(name);
+        if (kind != Kind::kOther) AddFile(fd, e->d_name, path, rel, kind);
+      }  // fifos, sockets, devices: ignored
+    }
+    ::closedir(d);  // closes fd
   }
 
   void OnSymlink(const fs::path& link, const std::string& rel) {
@@ -130,19 +189,20 @@ class Walker {
       return Skip(rel, "symbolic link leads outside the vault; not followed", false);
     }
     if (!fs::is_regular_file(target)) return Skip(rel, "not a regular file; not sent", false);
-    AddFile(link, rel, kind);
+    AddFile(-1, nullptr, link.string(), rel, kind);
   }
 
   // Reads the file once to hash it, unless the stat cache knows its hash;
-  // the content is dropped (re-read at send time).
-  void AddFile(const fs::path& file, const std::string& rel, Kind kind) {
+  // the content is dropped (re-read at send time). `name` is the file's name
+  // in the open directory dir_fd, or dir_fd is -1 and `file` is stat'ed.
+  void AddFile(int dir_fd, const char* name, const std::string& file, const std::string& rel, Kind kind) {
     if (Status st = CheckVaultPath(rel); !st.ok()) return Skip(rel, st.message() + "; not sent", true);
     bool note = kind == Kind::kNote;
     int64_t max_bytes = note ? options_.max_note_bytes : options_.max_attachment_bytes;
     auto& list = note ? out_->notes : out_->attachments;
     struct stat sb;
     FileStat fst;
-    int rc = dir_fd_ >= 0 ? ::fstatat(dir_fd_, file.filename().c_str(), &sb, 0) : ::stat(file.c_str(), &sb);
+    int rc = dir_fd >= 0 ? ::fstatat(dir_fd, name, &sb, 0) : ::stat(file.c_str(), &sb);
     if (rc == 0) {
       fst = {static_cast<int64_t>(sb.st_size), static_cast<int64_t>(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec,
              static_cast<uint64_t>(sb.st_ino)};
@@ -167,8 +227,7 @@ class Walker {
     out_->skipped.push_back({rel.empty() ? "." : std::move(rel), std::move(reason), is_error});
   }
 
-  fs::path canonical_root_;
-  int dir_fd_ = -1;  // the directory being listed (Walk), or -1
+  const fs::path& canonical_root_;
   const WalkOptions& options_;
   Vault* out_;
 };
@@ -212,8 +271,21 @@ Result<Vault> WalkVault(const fs::path& root, const WalkOptions& options) {
   }
   fs::path canonical_root = fs::canonical(root, ec);
   if (ec) return Status::Internal(root.string() + ": " + ec.message());
-  Vault vault;
-  Walker(canonical_root, options, &vault).Walk(root);
+  DirQueue queue({root.string(), ""});
+  // Listing and stat'ing are system calls that overlap well: a 100k-note
+  // vault takes ~260 ms on one thread, ~140 ms on two.
+  std::vector<Vault> parts(std::min<size_t>(AvailableCpus(), 4));
+  ParallelChunks(parts.size(), parts.size(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) Walker(canonical_root, options, &parts[i]).Run(&queue);
+  });
+  Vault vault = std::move(parts[0]);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    auto move_all = [](auto* from, auto* to) { std::move(from->begin(), from->end(), std::back_inserter(*to)); };
+    move_all(&parts[i].notes, &vault.notes);
+    move_all(&parts[i].attachments, &vault.attachments);
+    move_all(&parts[i].skipped, &vault.skipped);
+    vault.hashed += parts[i].hashed;
+  }
   auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
   std::sort(vault.notes.begin(), vault.notes.end(), by_path);
   std::sort(vault.attachments.begin(), vault.attachments.end(), by_path);

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 #include "folio/core/config.h"
@@ -226,6 +229,28 @@ TEST_CASE("thread pool runs every item exactly once") {
   std::atomic<int> ran{0};
   { ThreadPool p2(1); for (int i = 0; i < 10; ++i) p2.Submit([&] { ran++; }); }
   CHECK(ran.load() == 10);
+}
+
+TEST_CASE("ParallelChunks covers every item once, in contiguous chunks, on as many threads as asked") {
+  for (size_t n : {0u, 1u, 2u, 3u, 7u, 1000u}) {
+    for (size_t parts : {0u, 1u, 2u, 3u, 4u, 16u}) {
+      std::vector<std::atomic<int>> hits(n);
+      std::mutex mu;
+      std::set<std::thread::id> threads;
+      std::atomic<size_t> calls{0};
+      ParallelChunks(n, parts, [&](size_t begin, size_t end) {
+        CHECK(begin < end + (n == 0 ? 1 : 0));  // never an empty chunk but for n == 0
+        for (size_t i = begin; i < end; ++i) hits[i]++;
+        calls++;
+        std::lock_guard<std::mutex> lock(mu);
+        threads.insert(std::this_thread::get_id());
+      });
+      for (auto& h : hits) CHECK(h.load() == 1);
+      size_t want = std::max<size_t>(1, std::min(n, parts));
+      CHECK(calls.load() == want);
+      CHECK(threads.size() == want);
+    }
+  }
 }
 
 TEST_CASE("service flags: --help exits 0, bad --listen exits 2, good ones go on") {

@@ -63,4 +63,19 @@ void ThreadPool::ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
   cv.wait(l, [&] { return running == 0; });
 }
 
+void ParallelChunks(size_t n, size_t parts, const std::function<void(size_t, size_t)>& fn) {
+  if (parts > n) parts = n;
+  if (parts <= 1) {
+    fn(0, n);
+    return;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(parts - 1);
+  for (size_t k = 1; k < parts; ++k) {
+    threads.emplace_back([&fn, n, parts, k] { fn(n * k / parts, n * (k + 1) / parts); });
+  }
+  fn(0, n / parts);
+  for (auto& t : threads) t.join();
+}
+
 }  // namespace folio

@@ -38,4 +38,12 @@ class ThreadPool {
   std::vector<std::thread> workers_;
 };
 
+// Runs fn(begin, end) over [0, n) split into at most `parts` contiguous
+// chunks of about equal size, the first on the calling thread and the others
+// on threads started for the call; returns when all are done. For a
+// command-line tool's one-off bursts (the CLI parsing its index); services
+// keep a ThreadPool. parts 0 or 1, or n < 2: one call on this thread.
+// fn must not throw.
+void ParallelChunks(size_t n, size_t parts, const std::function<void(size_t begin, size_t end)>& fn);
+
 }  // namespace folio
