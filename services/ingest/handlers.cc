@@ -140,6 +140,8 @@ struct PushCounters {
   metrics::Counter& error;
   metrics::Counter& replayed;
   metrics::Histogram& seconds;
+  metrics::Counter& heap_releases;        // after pushes of kReleaseHeapAfterPages+ pages
+  metrics::Counter& heap_released_bytes;  // RSS before minus after each of them
 };
 
 constexpr size_t kMaxKeyBytes = 128;
@@ -250,7 +252,14 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
   if (sum->rendered + sum->listings >= kReleaseHeapAfterPages) {
     // The push's pages are freed by now, but malloc keeps their memory:
     // hand it back once the reply is on its way (the next writer task).
-    ctx->writer_loop->Post([] { ReleaseFreeHeap(); });
+    // The counters belong to the registry, which outlives the writer loop.
+    ctx->writer_loop->Post([releases = &m.heap_releases, bytes = &m.heap_released_bytes] {
+      uint64_t before = ResidentBytes();
+      ReleaseFreeHeap();
+      uint64_t after = ResidentBytes();
+      releases->Increment();
+      if (after < before) bytes->Increment(static_cast<double>(before - after));
+    });
   }
   return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,
                                              sum->phases));
@@ -495,7 +504,11 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "rejected"}}),
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "error"}}),
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "replayed"}}),
-      ctx->registry->NewHistogram("folio_ingest_push_seconds", "Push latency", {0.001, 0.005, 0.02, 0.1, 0.5, 2, 10})});
+      ctx->registry->NewHistogram("folio_ingest_push_seconds", "Push latency", {0.001, 0.005, 0.02, 0.1, 0.5, 2, 10}),
+      ctx->registry->NewCounter("folio_ingest_heap_releases_total",
+                                "Freed heap handed back to the kernel after a push of 1,000 pages or more"),
+      ctx->registry->NewCounter("folio_ingest_heap_released_bytes_total",
+                                "Resident bytes those hand-backs returned (0 under sanitizers)")});
   auto gate = std::make_shared<ReloadGate>(ctx);
 
   router->Handle("POST", "/api/v1/push", [ctx, gate, counters](const http::Request& req, http::Responder r) {

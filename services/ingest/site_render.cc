@@ -233,7 +233,7 @@ void SiteWriter::AddRendered(Commit* c, std::vector<Rendered>* out,
     const site::NoteMeta* note = vault_.Find(r.path);
     auto& w = (*warnings)[r.path];
     w.insert(w.end(), r.warnings.begin(), r.warnings.end());
-    c->AddPage(note->url, std::move(r.record), bus::PageKey(c->site, note->url));
+    c->AddPage(note->url, std::move(r.record));
   }
 }
 

@@ -112,7 +112,7 @@ Status SiteWriter::Start() {
   c.pages = std::move(stale);
   c.outbox.clear();
   for (const auto& url : c.deleted_pages) c.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c.site, url), "", ""});
-  c.AddPagePuts([&c](const std::string& url) { return bus::PageKey(c.site, url); });
+  for (size_t i = 0; i < c.pages.size(); ++i) c.AddPagePut(i);
   if (*had_layout != layout) {
     std::vector<std::string> paths;
     for (const auto& [path, note] : vault_.notes()) {
@@ -132,8 +132,7 @@ Status SiteWriter::Start() {
 void SiteWriter::AddPage(Commit* c, std::string url, PageHead head, std::string_view body) {
   PageRecordOut rec = MakePageRecord(head, body);
   if (!rec.warning.empty()) log::Warn("generated page too large for the bus", {{"url", url}, {"error", rec.warning}});
-  std::string key = bus::PageKey(c->site, url);
-  c->AddPage(std::move(url), std::move(rec.record), std::move(key));
+  c->AddPage(std::move(url), std::move(rec.record));
 }
 
 namespace {

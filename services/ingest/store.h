@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "folio/bus/page_schema.h"
 #include "folio/bus/related_schema.h"
 #include "folio/core/disk_space.h"
 #include "folio/core/status.h"
@@ -103,23 +104,20 @@ struct Commit {
   // (what a push costs the database; flat in the vault's size).
   int64_t rows_written = 0;
 
-  // Adds a page and, after the outbox messages so far, its put under
-  // kv_key, which refers to the page's record instead of copying it.
-  void AddPage(std::string url, std::string record, std::string kv_key) {
-    OutboxMsg m;
-    m.subject = std::move(kv_key);
-    m.page = static_cast<int64_t>(pages.size());
-    outbox.push_back(std::move(m));
+  // Adds a page and, after the outbox messages so far, its put (under
+  // bus::PageKey(site, url)), which refers to the page's record instead of
+  // copying it.
+  void AddPage(std::string url, std::string record) {
     pages.push_back({std::move(url), std::move(record)});
+    AddPagePut(pages.size() - 1);
   }
-  // The puts of every page, in page order (after a rebuild of `pages`).
-  void AddPagePuts(const std::function<std::string(const std::string& url)>& kv_key) {
-    for (size_t i = 0; i < pages.size(); ++i) {
-      OutboxMsg m;
-      m.subject = kv_key(pages[i].url);
-      m.page = static_cast<int64_t>(i);
-      outbox.push_back(std::move(m));
-    }
+  // The put of pages[i], after the outbox messages so far (the puts of a
+  // `pages` rebuilt as a whole).
+  void AddPagePut(size_t i) {
+    OutboxMsg m;
+    m.subject = bus::PageKey(site, pages[i].url);
+    m.page = static_cast<int64_t>(i);
+    outbox.push_back(std::move(m));
   }
 };
 

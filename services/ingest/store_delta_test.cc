@@ -212,8 +212,8 @@ TEST_CASE("store: an outbox put that refers to a commit's page publishes that pa
   Store& s = **store;
   Commit c = NewCommit("s", 1);
   c.outbox.push_back({0, OutboxMsg::kKvDelete, "pages.s.gone", "", ""});
-  c.AddPage("/a", "record of a", "pages.s.a");
-  c.AddPage("/b", "record of b", "pages.s.b");
+  c.AddPage("/a", "record of a");
+  c.AddPage("/b", "record of b");
   REQUIRE(c.outbox.size() == 3);
   CHECK(c.outbox[1].payload.empty());  // not a second copy
   REQUIRE(s.Apply(&c).ok());
@@ -221,9 +221,9 @@ TEST_CASE("store: an outbox put that refers to a commit's page publishes that pa
   REQUIRE(pending.ok());
   REQUIRE(pending->size() == 3);
   CHECK((*pending)[0].kind == OutboxMsg::kKvDelete);
-  CHECK((*pending)[1].subject == "pages.s.a");
+  CHECK((*pending)[1].subject == bus::PageKey("s", "/a"));
   CHECK((*pending)[1].payload == "record of a");
-  CHECK((*pending)[2].subject == "pages.s.b");
+  CHECK((*pending)[2].subject == bus::PageKey("s", "/b"));
   CHECK((*pending)[2].payload == "record of b");
   auto a = s.PageRecord("s", "/a");
   REQUIRE(a.ok());
@@ -231,7 +231,7 @@ TEST_CASE("store: an outbox put that refers to a commit's page publishes that pa
 
   // A reference past the commit's pages is refused, and nothing is written.
   Commit bad = NewCommit("s", 2);
-  bad.AddPage("/c", "record of c", "pages.s.c");
+  bad.AddPage("/c", "record of c");
   bad.outbox.back().page = 5;
   CHECK(!s.Apply(&bad).ok());
   CHECK(!s.PageRecord("s", "/c").ok());

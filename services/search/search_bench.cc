@@ -46,6 +46,7 @@
 #include "folio/bus/note_schema.h"
 #include "folio/bus/search_schema.h"
 #include "folio/core/log.h"
+#include "folio/core/memory.h"
 #include "folio/core/thread_pool.h"
 #include "folio/testing/synthetic_notes.h"
 #include "folio/vector/embedder.h"
@@ -119,14 +120,7 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-double RssMb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  }
-  return 0;
-}
+double RssMb() { return static_cast<double>(ResidentBytes()) / (1024.0 * 1024.0); }
 
 // A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
 class TempDir {

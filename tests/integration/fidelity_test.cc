@@ -3,6 +3,10 @@
 // recent, RSS, sitemap, robots), and exact incremental render counts.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <string>
+#include <thread>
+
 #include "cluster.h"
 #include "json_util.h"
 #include "test_util.h"
@@ -232,11 +236,15 @@ TEST_CASE("attachments: served from /assets, embedded by notes, replaced and rem
 // sizes, /recent full in both) writes the same number of SQLite rows.
 TEST_CASE("scale: the SQL rows a one-note push writes are the same at 600 and 2,400 notes") {
   Cluster c;
-  auto rows_written = [&] {
+  auto metric = [&](const std::string& series) {
     auto r = http::Get(c.ingest_url() + "/metrics");
     REQUIRE(r.ok());
-    return Metric(r->body, "folio_ingest_sql_rows_written_total{site=\"default\"}");
+    return Metric(r->body, series);
   };
+  auto rows_written = [&] { return metric("folio_ingest_sql_rows_written_total{site=\"default\"}"); };
+  // The heap is handed back after a push of 1,000 pages or more, not after
+  // smaller ones (it is posted after the reply: poll for it).
+  auto heap_releases = [&] { return metric("folio_ingest_heap_releases_total"); };
   auto add_notes = [&](int from, int to) {
     std::vector<std::pair<std::string, std::string>> notes;
     for (int i = from; i < to; ++i) {
@@ -252,9 +260,16 @@ TEST_CASE("scale: the SQL rows a one-note push writes are the same at 600 and 2,
   };
   add_notes(0, 600);
   double small = one_note("extra-a");
+  CHECK(heap_releases() == 0);  // 600 notes and their listings: under 1,000 pages
   add_notes(600, 2400);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (heap_releases() < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(heap_releases() == 1);  // 1,800 notes rendered
   double large = one_note("extra-b");
   MESSAGE("rows written by a one-note push: " << small << " at 600 notes, " << large << " at 2,400");
   CHECK(small > 0);
   CHECK(large == small);
+  CHECK(heap_releases() == 1);
 }
