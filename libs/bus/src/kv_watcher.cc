@@ -20,8 +20,14 @@ namespace folio::bus {
 
 namespace {
 // natsSubscription_NextMsg blocks at most this long so the thread notices
-// Stop and checks for a stall.
-constexpr int64_t kNextTimeoutMs = 250;
+// Stop and checks for a stall. Stop is noticed only this way: the other
+// wake-up, natsSubscription_Unsubscribe from another thread, deletes the
+// consumer, and NATS.c 3.4.1 reads the consumer's name for that after
+// releasing the subscription's lock, while an ordered-consumer reset on its
+// own thread may free it (a use-after-free ASan caught after a server
+// restart). The server removes an ephemeral consumer itself once its
+// subscription is gone.
+constexpr int64_t kNextTimeoutMs = 100;
 // After a failed subscribe, try again this soon.
 constexpr int64_t kRetryMs = 500;
 
@@ -59,10 +65,9 @@ struct KvWatcher::Impl {
   std::atomic<uint64_t> resubscribes{0};
   std::thread thread;
 
-  // The current subscription: replaced only by the watcher thread; the
-  // destructor unsubscribes it (under sub_mu) to wake a blocked NextMsg.
-  std::mutex sub_mu;
-  natsSubscription* sub = nullptr;  // GUARDED_BY(sub_mu) for the destructor
+  // The current subscription: used and replaced only by the watcher thread
+  // (and destroyed with Impl, after that thread has ended).
+  natsSubscription* sub = nullptr;
 
   // Watcher-thread state.
   bool replayed = false;
@@ -142,11 +147,7 @@ Status KvWatcher::Impl::Subscribe() {
     if (s != nullptr) natsSubscription_Destroy(s);
     return NatsError(ns, "watch KV bucket '" + bucket + "'");
   }
-  {
-    std::lock_guard<std::mutex> lock(sub_mu);
-    sub = s;
-    if (stop.load(std::memory_order_acquire)) natsSubscription_Unsubscribe(sub);
-  }
+  sub = s;
   initial_left = -1;
   last_progress = Clock::now();
   // Announced by Run, so callbacks stay on the watcher thread.
@@ -155,13 +156,10 @@ Status KvWatcher::Impl::Subscribe() {
 }
 
 void KvWatcher::Impl::DropSubscription() {
-  natsSubscription* old = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(sub_mu);
-    old = sub;
-    sub = nullptr;
-  }
-  // Deletes the consumer (bounded by js's Wait when its server is gone).
+  natsSubscription* old = sub;
+  sub = nullptr;
+  // Leaves the ephemeral consumer to the server, which deletes it once
+  // nothing listens on its deliver subject (see kNextTimeoutMs).
   if (old != nullptr) natsSubscription_Destroy(old);
 }
 
@@ -264,11 +262,8 @@ KvWatcher::~KvWatcher() {
     impl_->stop.store(true, std::memory_order_release);
   }
   impl_->poll_cv.notify_all();
-  {
-    // Wakes NextMsg at once; the watcher thread destroys the subscription.
-    std::lock_guard<std::mutex> lock(impl_->sub_mu);
-    if (impl_->sub != nullptr) natsSubscription_Unsubscribe(impl_->sub);
-  }
+  // The watcher thread sees stop within kNextTimeoutMs; the subscription is
+  // destroyed with Impl.
   if (impl_->thread.joinable()) impl_->thread.join();
   if (impl_->poller.joinable()) impl_->poller.join();
 }

@@ -155,6 +155,32 @@ TEST_CASE("watcher survives a nats-server restart") {
   CHECK(rec.log() == std::vector<std::string>{"put docs.before=1", "replayed", "put docs.after=2"});
 }
 
+// Destroying a watcher must not race NATS.c's own re-creation of the
+// ordered consumer after a reconnect (3.4.1 frees the consumer's name on
+// its reset thread while an Unsubscribe from another thread still formats
+// it: ASan saw a use-after-free here). The watcher stops without
+// unsubscribing from another thread, promptly.
+TEST_CASE("watcher destroyed right after a server restart stops promptly and cleanly") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Put(bus.get(), "docs.a", "1");
+  for (int round = 0; round < 3; ++round) {
+    Recorder rec;
+    auto watcher = Watch(bus.get(), &rec);
+    REQUIRE(rec.WaitFor("replayed"));
+    server.Restart();
+    for (int i = 0; i < 200 && !bus->connected(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(bus->connected());
+    Put(bus.get(), "docs.r" + std::to_string(round), "x");
+    auto t0 = std::chrono::steady_clock::now();
+    watcher.reset();
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+    CHECK(ms.count() < 1000);
+  }
+}
+
 // The watchdog alone (NATS.c's heartbeat check is pushed out to 60 s):
 // once nothing arrives while the stream is ahead, a new consumer starts
 // right after the last applied revision. Nothing is replayed or lost.

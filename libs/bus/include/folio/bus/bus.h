@@ -238,7 +238,8 @@ class KvWatcher {
                                                   KvWatchOptions options = {});
   // Consumers this watcher replaced after a stall (for tests and logs).
   uint64_t resubscribes() const;
-  ~KvWatcher();  // stops and joins the thread
+  ~KvWatcher();  // stops and joins the thread (within ~100 ms); the server
+                 // then removes the ephemeral consumer itself
 
   struct Impl;
 
