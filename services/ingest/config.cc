@@ -21,6 +21,9 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("max-note", "4MiB", "largest single note");
   flags->Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags->Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
+  flags->AddBool("strict-line-breaks", false,
+                 "join a paragraph's lines as CommonMark does (Obsidian's \"Strict line breaks\"); off: each"
+                 " newline is a line break, Obsidian's default");
   flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags->Add("mermaid-url", SiteOptions().mermaid_url,
              "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
@@ -54,6 +57,7 @@ Status ReadSiteOptions(const Flags& flags, SiteOptions* out) {
   out->site = flags.Get("site");
   out->site_name = flags.Get("site-name");
   out->base_url = flags.Get("base-url");
+  out->strict_line_breaks = flags.GetBool("strict-line-breaks");
   out->mermaid_url = flags.Get("mermaid-url");
   out->mermaid_integrity = flags.Get("mermaid-integrity");
   if (out->mermaid_url == site::kMermaidUrl && out->mermaid_integrity.empty()) {

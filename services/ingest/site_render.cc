@@ -30,8 +30,10 @@ constexpr int kMaxEmbedDepth = 8;
 class VaultResolver : public markdown::LinkResolver {
  public:
   VaultResolver(const site::Vault& v, const Sources& sources, std::string_view from,
-                std::vector<std::string>* warnings, std::vector<std::string> stack = {})
-      : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)) {
+                std::vector<std::string>* warnings, std::vector<std::string> stack = {},
+                std::string id_prefix = {}, markdown::RenderOptions options = {})
+      : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)),
+        id_prefix_(std::move(id_prefix)), options_(options) {
     stack_.emplace_back(from);
   }
   std::optional<std::string> Resolve(std::string_view target) override {
@@ -69,9 +71,14 @@ class VaultResolver : public markdown::LinkResolver {
       if (warnings_) warnings_->push_back("embed ![[" + std::string(target) + "#" + std::string(anchor) + "]]: no such heading or block");
       return std::string("<p class=\"embed-missing\">Nothing matches this embed.</p>");
     }
-    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_);
-    markdown::RenderOptions opts;
+    // Footnote ids of the embedded part: "fn-e1-1", "fn-e1e2-1" (nested), so
+    // they never clash with the host's or another embed's.
+    std::string prefix = id_prefix_ + "e" + std::to_string(++embeds_);
+    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_, prefix, options_);
+    markdown::RenderOptions opts = options_;
     opts.resolver = &inner;
+    std::string id_prefix = prefix + "-";
+    opts.id_prefix = id_prefix;
     return markdown::RenderNote(*part, r->path, opts).html;
   }
 
@@ -81,6 +88,9 @@ class VaultResolver : public markdown::LinkResolver {
   std::string_view from_;
   std::vector<std::string>* warnings_;  // null inside embeds: the embedded note reports its own
   std::vector<std::string> stack_;      // notes being embedded, outermost first
+  std::string id_prefix_;               // this note's footnote prefix ("" at the top)
+  markdown::RenderOptions options_;     // the site's render settings (resolver unset)
+  int embeds_ = 0;                      // note embeds rendered so far
 };
 
 std::string Summary(std::string_view text, size_t max = 200) {
@@ -170,8 +180,9 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     const site::NoteMeta* note = vault_.Find(path);
     Rendered& r = out[k];
     r.path = path;
-    VaultResolver resolver(vault_, sources, path, &r.warnings);
     markdown::RenderOptions opts;
+    opts.strict_line_breaks = options_.strict_line_breaks;
+    VaultResolver resolver(vault_, sources, path, &r.warnings, {}, {}, opts);
     opts.resolver = &resolver;
     markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));

@@ -104,7 +104,7 @@ Status SiteWriter::Start() {
     stale.push_back(std::move(p));
   }
   // A new layout (this build renders pages differently): every note page again.
-  std::string layout = site::LayoutFingerprint(options_.site_name);
+  std::string layout = site::LayoutFingerprint(options_.site_name, options_.strict_line_breaks ? "strict-line-breaks" : "");
   auto had_layout = store_->LayoutFingerprint(options_.site);
   if (!had_layout.ok()) return had_layout.status();
   if (stale.empty() && c.deleted_pages.empty() && *had_layout == layout) return Status::Ok();

@@ -52,6 +52,7 @@ struct SiteOptions {
   std::string site = "default";        // namespace of keys and rows
   std::string site_name = "folio";     // shown on pages
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
+  bool strict_line_breaks = false;     // markdown::RenderOptions::strict_line_breaks
   std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
                                        // mermaid diagram; checked by site::CheckMermaidSource
   std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)

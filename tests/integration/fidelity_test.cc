@@ -231,6 +231,45 @@ TEST_CASE("attachments: served from /assets, embedded by notes, replaced and rem
   CHECK(c.WaitForPage("/a", 200, "link-dead").body.find("link-dead") != std::string::npos);
 }
 
+// Issue 13, bugs 2 and 5 through ingest: links to attachments by wikilink
+// and by relative markdown path resolve (and follow the file's new bytes);
+// an embedded note's footnotes keep their own ids.
+TEST_CASE("attachments linked by [[name.pdf]] and [x](path) resolve; embedded footnotes keep their ids") {
+  Cluster c;
+  auto body = [](const std::string& att_json, const std::string& notes_json) {
+    return "{\"attachments\":[" + att_json + "],\"notes\":[" + notes_json + "]}";
+  };
+  auto r = c.Push(body(R"({"path":"Files/spec sheet.pdf","data":"UERGIQ=="},{"path":"Images/red dot.png","data":"UE5HIQ=="})",
+                       R"({"path":"A.md","content":"# A\n\n[[spec sheet.pdf]] [sheet](Files/spec%20sheet.pdf) ![dot](Images/red%20dot.png)\n"},)"
+                       R"({"path":"Host.md","content":"# Host\n\nHost claim[^1].\n\n![[Inner]]\n\n[^1]: host source\n"},)"
+                       R"({"path":"Inner.md","content":"Inner claim[^1].\n\n[^1]: inner source\n"})"));
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  CHECK(r.body.find("dangling") == std::string::npos);
+  auto a = c.WaitForPage("/a", 200, "spec%20sheet.pdf");
+  size_t at = a.body.find("<a href=\"/assets/");
+  REQUIRE(at != std::string::npos);
+  at += 9;
+  std::string pdf = a.body.substr(at, a.body.find('"', at) - at);
+  CHECK(pdf.find("/spec%20sheet.pdf") != std::string::npos);
+  CHECK(a.body.find("<a href=\"" + pdf + "\">sheet</a>") != std::string::npos);
+  CHECK(a.body.find("<img src=\"/assets/") != std::string::npos);
+  CHECK(a.body.find("Images/red") == std::string::npos);
+  CHECK(c.EdgeGet(pdf).body == "PDF!");
+
+  // New bytes: the link follows them.
+  r = c.Push(body(R"({"path":"Files/spec sheet.pdf","data":"UERGMg=="})", ""));
+  CHECK(JsonInt(r.body, "rendered") == 1);
+  auto a2 = c.WaitForPage("/a", 200, "", 10000);
+  for (int i = 0; i < 200 && a2.body.find(pdf) != std::string::npos; ++i) a2 = c.EdgeGet("/a");
+  CHECK(a2.body.find(pdf) == std::string::npos);
+
+  auto host = c.WaitForPage("/host", 200, "inner source");
+  CHECK(host.body.find("<li id=\"fn-1\">host source") != std::string::npos);
+  CHECK(host.body.find("<li id=\"fn-e1-1\">inner source") != std::string::npos);
+  CHECK(host.body.find("href=\"#fn-e1-1\"") != std::string::npos);
+}
+
 // Issue 12: what a push costs the database does not grow with the vault.
 // One new note in a 600-note vault and in a 2,400-note vault (same folder
 // sizes, /recent full in both) writes the same number of SQLite rows.

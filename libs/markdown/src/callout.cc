@@ -70,7 +70,12 @@ void Renderer::DetectCallout(BlockFrame& p, BlockFrame& quote) {
   std::string& out = html();
   std::string_view para = std::string_view(out).substr(p.html_start);
   size_t open_end = para.find('>') + 1;  // "<p>" or '<p id="block-x">'
-  if (!StartsWith(para, "<p") || para.compare(open_end, 2, "[!") != 0 || !EndsWith(para, "</p>\n")) return;
+  if (!StartsWith(para, "<p") || para.compare(open_end, 2, "[!") != 0 || !EndsWith(para, "\n")) return;
+  // A block embed right under the title line ("> ![[Note#Section]]") split
+  // the paragraph: its first piece holds the title, the rest stays as is.
+  size_t p_close = para.find("</p>\n", open_end);
+  if (p_close == std::string_view::npos) return;
+  std::string_view tail = para.substr(p_close + 5);
   std::string open(para.substr(0, open_end));
   size_t close = para.find(']', open_end + 2);
   if (close == std::string_view::npos) return;
@@ -79,11 +84,12 @@ void Renderer::DetectCallout(BlockFrame& p, BlockFrame& quote) {
   size_t k = close + 1;
   char fold = 0;
   if (k < para.size() && (para[k] == '+' || para[k] == '-')) fold = para[k++];
-  size_t body_end = para.size() - 5;  // before "</p>\n"
+  size_t body_end = p_close;
   size_t eol = para.find('\n', k);
   if (eol == std::string_view::npos || eol > body_end) eol = body_end;
   std::string lower = LowerType(type);
-  quote.callout_type = CanonicalType(lower);
+  quote.callout_type = lower;
+  quote.callout_kind = CanonicalType(lower);
   quote.callout_fold = fold;
   quote.callout_title = TrimHtml(para.substr(k, eol - k));
   if (quote.callout_title.empty()) {  // Obsidian shows the type as written, capitalised
@@ -92,7 +98,8 @@ void Renderer::DetectCallout(BlockFrame& p, BlockFrame& quote) {
     if (first >= 'a' && first <= 'z') first = static_cast<char>(first - 32);
   }
   std::string rest = eol < body_end ? std::string(para.substr(eol + 1, body_end - eol - 1)) : "";
-  out.replace(p.html_start, para.size(), rest.empty() ? "" : open + rest + "</p>\n");
+  std::string replaced = (rest.empty() ? "" : open + rest + "</p>\n") + std::string(tail);
+  out.replace(p.html_start, para.size(), replaced);
   std::string& t = text();
   if (t.compare(p.text_start, 2, "[!") == 0) {
     size_t e = t.find(']', p.text_start);
@@ -110,9 +117,15 @@ void Renderer::RewriteCallout(BlockFrame& quote) {
   constexpr std::string_view kOpen = "<blockquote>\n", kClose = "</blockquote>\n";
   size_t content_start = quote.html_start + kOpen.size();
   std::string content = out.substr(content_start, out.size() - kClose.size() - content_start);
+  // The icon and the fold chevron are drawn by style.css (per kind), so
+  // notes' HTML never needs inline SVG.
   std::string title = "<span class=\"callout-icon\"></span><span class=\"callout-title-inner\">" +
                       quote.callout_title + "</span>";
-  std::string attrs = " class=\"callout\" data-callout=\"" + quote.callout_type + "\"";
+  if (quote.callout_fold != 0) title += "<span class=\"callout-fold\"></span>";
+  // data-callout keeps the type as written ("faq"), as Obsidian's does for
+  // CSS snippets; the class names the canonical kind folio's style colours.
+  std::string attrs = " class=\"callout callout-" + quote.callout_kind + "\" data-callout=\"" +
+                      quote.callout_type + "\"";
   std::string html;
   if (quote.callout_fold != 0) {
     html = "<details" + attrs + (quote.callout_fold == '+' ? " open>\n" : ">\n") +
@@ -144,6 +157,10 @@ bool Renderer::ApplyBlockId(BlockFrame& block, BlockFrame* parent) {
   size_t caret = j - 1;
   size_t b = caret;
   while (b > content && IsSpace(out[b - 1])) --b;
+  if (b >= content + 4 && out.compare(b - 4, 4, "<br>") == 0) {  // "text\n^id": the id's own line
+    b -= 4;
+    while (b > content && IsSpace(out[b - 1])) --b;
+  }
   bool after_embed = embed_end_ != SIZE_MAX && embed_end_ <= caret && embed_end_ >= b;
   if (!after_embed && b == caret && caret != content) return false;  // "word^id" is text
   std::string id = out.substr(j, end - j);

@@ -28,7 +28,7 @@ void Renderer::AppendFootnotes() {
     const FootnoteDef& def = footnotes_[footnote_order_[k]];
     RenderResult sub;
     Renderer(note_path_, options_, &sub).Run(def.text);
-    std::string n = std::to_string(k + 1);
+    std::string n = HtmlEscape(options_.id_prefix) + std::to_string(k + 1);
     out += "<li id=\"fn-" + n + "\">" + Unwrap(std::move(sub.html)) + " <a href=\"#fnref-" + n +
            "\" class=\"footnote-backref\">\xE2\x86\xA9</a></li>\n";
     for (LinkRef& l : sub.links) result_->links.push_back(std::move(l));

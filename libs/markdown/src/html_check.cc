@@ -187,8 +187,11 @@ std::string CheckStartTag(const Tag& tag, size_t at) {
     }
     return "";
   };
-  if (tag.name == "iframe" && (attr("class") != "embed-pdf" || attr("src").rfind("/assets/", 0) != 0)) {
-    return "<iframe> that is not a PDF embed of an attachment" + At(at);
+  bool pdf = attr("class") == "embed-pdf" && attr("src").rfind("/assets/", 0) == 0;
+  bool video = attr("class") == "embed-video" && (attr("src").rfind("https://www.youtube-nocookie.com/embed/", 0) == 0 ||
+                                                  attr("src").rfind("https://player.vimeo.com/video/", 0) == 0);
+  if (tag.name == "iframe" && !pdf && !video) {
+    return "<iframe> that is neither a PDF embed of an attachment nor a video player" + At(at);
   }
   if (tag.name == "input" && attr("type") != "checkbox") return "<input> that is not a task checkbox" + At(at);
   return "";

@@ -61,7 +61,7 @@ TEST_CASE("html check: catches script, handlers, dangerous URLs and broken marku
       {"<a href=java&Tab;script:alert(1)>x</a>", "javascript: URL in href"},
       {"<a href='vbscript:msgbox(1)'>x</a>", "vbscript: URL in href"},
       {"<img src=\"data:image/svg+xml,<svg onload=alert(1)>\">", "data: URL in src"},
-      {"<iframe src=\"https://evil.example/\"></iframe>", "<iframe> that is not a PDF embed"},
+      {"<iframe src=\"https://evil.example/\"></iframe>", "<iframe> that is neither a PDF embed"},
       {"<iframe class=\"embed-pdf\" src=\"/assets/0123/x.pdf\" srcdoc=\"<script>alert(1)</script>\"></iframe>",
        "attribute srcdoc"},
       {"<div style=\"background:url(javascript:alert(1))\">x</div>", "attribute style"},

@@ -141,4 +141,77 @@ void AppendUrlEscaped(std::string_view url, std::string* out) {
   }
 }
 
+namespace {
+
+bool IsVideoIdChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+// The run of ID characters at the start of `s` (stops at '?', '&', '/', '#').
+std::string_view IdPrefix(std::string_view s, bool digits_only) {
+  size_t n = 0;
+  while (n < s.size() && (digits_only ? (s[n] >= '0' && s[n] <= '9') : IsVideoIdChar(s[n]))) ++n;
+  return s.substr(0, n);
+}
+
+}  // namespace
+
+std::string VideoEmbedUrl(std::string_view url) {
+  std::string_view u = url;
+  for (std::string_view scheme : {"https://", "http://"}) {
+    if (u.substr(0, scheme.size()) == scheme) {
+      u.remove_prefix(scheme.size());
+      break;
+    }
+  }
+  if (u.size() == url.size()) return "";
+  size_t slash = u.find('/');
+  if (slash == std::string_view::npos) return "";
+  std::string host;
+  for (char c : u.substr(0, slash)) host += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  std::string_view path = u.substr(slash + 1);
+  std::string_view id;
+  if (host == "www.youtube.com" || host == "youtube.com" || host == "m.youtube.com") {
+    if (path.substr(0, 8) == "watch?v=") {
+      id = IdPrefix(path.substr(8), false);
+    } else if (size_t v = path.find("&v="); path.substr(0, 6) == "watch?" && v != std::string_view::npos) {
+      id = IdPrefix(path.substr(v + 3), false);
+    } else if (path.substr(0, 6) == "embed/") {
+      id = IdPrefix(path.substr(6), false);
+    } else if (path.substr(0, 7) == "shorts/") {
+      id = IdPrefix(path.substr(7), false);
+    }
+  } else if (host == "youtu.be") {
+    id = IdPrefix(path, false);
+  } else if (host == "www.youtube-nocookie.com" || host == "youtube-nocookie.com") {
+    if (path.substr(0, 6) == "embed/") id = IdPrefix(path.substr(6), false);
+  } else if (host == "vimeo.com" || host == "www.vimeo.com") {
+    id = IdPrefix(path, true);
+    if (!id.empty()) return "https://player.vimeo.com/video/" + std::string(id);
+    return "";
+  } else if (host == "player.vimeo.com") {
+    if (path.substr(0, 6) == "video/") id = IdPrefix(path.substr(6), true);
+    if (!id.empty()) return "https://player.vimeo.com/video/" + std::string(id);
+    return "";
+  }
+  if (id.size() < 6 || id.size() > 20) return "";
+  return "https://www.youtube-nocookie.com/embed/" + std::string(id);
+}
+
+void AppendVideoIframe(std::string_view embed_url, std::string_view title, std::string* out) {
+  *out += "<iframe class=\"embed-video\" src=\"";
+  AppendUrlEscaped(embed_url, out);
+  *out += "\" title=\"";
+  std::string t = title.empty() ? std::string("Video") : std::string(title);
+  for (char c : t) {
+    if (c == '&') *out += "&amp;";
+    else if (c == '"') *out += "&quot;";
+    else if (c == '<') *out += "&lt;";
+    else if (c == '>') *out += "&gt;";
+    else out->push_back(c);
+  }
+  *out += "\" loading=\"lazy\" referrerpolicy=\"strict-origin-when-cross-origin\" allow=\"fullscreen; picture-in-picture\""
+          " sandbox=\"allow-scripts allow-same-origin allow-presentation allow-popups\" allowfullscreen></iframe>";
+}
+
 }  // namespace folio::markdown

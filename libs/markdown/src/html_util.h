@@ -21,4 +21,16 @@ std::string DecodeEntities(std::string_view s);
 // URL-safe set are percent-encoded, '&' becomes "&amp;".
 void AppendUrlEscaped(std::string_view url, std::string* out);
 
+// The player URL folio embeds for a video page URL: YouTube
+// (youtube.com/watch?v=ID, youtu.be/ID, youtube.com/embed/ID, shorts/ID,
+// youtube-nocookie.com/embed/ID) -> "https://www.youtube-nocookie.com/embed/ID";
+// Vimeo (vimeo.com/ID, player.vimeo.com/video/ID) ->
+// "https://player.vimeo.com/video/ID". "" for anything else. IDs are
+// checked character by character, so the URL carries nothing else.
+std::string VideoEmbedUrl(std::string_view url);
+
+// The only third-party <iframe> folio writes: the player at `embed_url`
+// (from VideoEmbedUrl), sandboxed, lazily loaded, no referrer.
+void AppendVideoIframe(std::string_view embed_url, std::string_view title, std::string* out);
+
 }  // namespace folio::markdown

@@ -106,6 +106,7 @@ size_t Renderer::TryTag(std::string_view s, size_t i) {
   out += "\">#";
   AppendHtmlEscaped(tag, &out);
   out += "</a>";
+  if (in_heading_) heading_tags_.emplace_back(text().size(), text().size() + 1 + tag.size());
   text() += '#';
   text().append(tag);
   AddTag(std::string(tag), &result_->tags);
@@ -127,8 +128,9 @@ size_t Renderer::TryFootnoteRef(std::string_view s, size_t i) {
   }
   int refs = ++footnote_refs_[d];
   std::string n = std::to_string(footnote_number_[d]);
-  std::string id = "fnref-" + n + (refs == 1 ? "" : "-" + std::to_string(refs));
-  html() += "<sup class=\"footnote-ref\"><a href=\"#fn-" + n + "\" id=\"" + id + "\">" + n + "</a></sup>";
+  std::string prefix = HtmlEscape(options_.id_prefix);
+  std::string id = "fnref-" + prefix + n + (refs == 1 ? "" : "-" + std::to_string(refs));
+  html() += "<sup class=\"footnote-ref\"><a href=\"#fn-" + prefix + n + "\" id=\"" + id + "\">" + n + "</a></sup>";
   return close + 1 - i;
 }
 

@@ -2,6 +2,7 @@
 // block ids, tags, footnotes, math, mermaid, embeds, sections.
 #include <doctest/doctest.h>
 
+#include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
 #include "math.h"
@@ -48,15 +49,15 @@ constexpr std::string_view kTitleOpen =
 
 TEST_CASE("callouts: plain, titled, default title, aliases, custom types") {
   CHECK(Html("> [!note] My *title*\n> body\n> more\n") ==
-        "<div class=\"callout\" data-callout=\"note\">\n<div class=\"callout-title\">" +
+        "<div class=\"callout callout-note\" data-callout=\"note\">\n<div class=\"callout-title\">" +
             std::string(kTitleOpen) + "My <em>title</em></span></div>\n"
-            "<div class=\"callout-content\">\n<p>body\nmore</p>\n</div>\n</div>\n");
+            "<div class=\"callout-content\">\n<p>body<br>\nmore</p>\n</div>\n</div>\n");
   CHECK(Html("> [!WARNING]\n> x\n") ==
-        "<div class=\"callout\" data-callout=\"warning\">\n<div class=\"callout-title\">" +
+        "<div class=\"callout callout-warning\" data-callout=\"warning\">\n<div class=\"callout-title\">" +
             std::string(kTitleOpen) + "Warning</span></div>\n"
             "<div class=\"callout-content\">\n<p>x</p>\n</div>\n</div>\n");
   CHECK(Html("> [!bug]\n") ==
-        "<div class=\"callout\" data-callout=\"bug\">\n<div class=\"callout-title\">" +
+        "<div class=\"callout callout-bug\" data-callout=\"bug\">\n<div class=\"callout-title\">" +
             std::string(kTitleOpen) + "Bug</span></div>\n<div class=\"callout-content\">\n</div>\n</div>\n");
   const std::pair<const char*, const char*> aliases[] = {
       {"summary", "abstract"}, {"TLDR", "abstract"},  {"hint", "tip"},        {"important", "tip"},
@@ -65,8 +66,11 @@ TEST_CASE("callouts: plain, titled, default title, aliases, custom types") {
       {"error", "danger"},     {"cite", "quote"},     {"info", "info"},       {"example", "example"}};
   for (const auto& [alias, type] : aliases) {
     INFO(alias);
-    CHECK(Html("> [!" + std::string(alias) + "] T\n").find("data-callout=\"" + std::string(type) + "\"") !=
-          std::string::npos);
+    // Styled as its canonical type; data-callout keeps the name as written
+    // (lower-cased), as Obsidian's does for CSS snippets.
+    std::string lower = folio::AsciiLower(alias);
+    CHECK(Html("> [!" + std::string(alias) + "] T\n").find("<div class=\"callout callout-" + std::string(type) +
+                                                          "\" data-callout=\"" + lower + "\"") != std::string::npos);
   }
   // The default title is the type as written, lower-cased and capitalised.
   CHECK(Html("> [!FAQ]\n").find(std::string(kTitleOpen) + "Faq</span>") != std::string::npos);
@@ -81,13 +85,13 @@ TEST_CASE("callouts: plain, titled, default title, aliases, custom types") {
 
 TEST_CASE("callouts: foldable and nested") {
   CHECK(Html("> [!faq]- Closed\n> hidden\n") ==
-        "<details class=\"callout\" data-callout=\"question\">\n<summary class=\"callout-title\">" +
-            std::string(kTitleOpen) + "Closed</span></summary>\n"
+        "<details class=\"callout callout-question\" data-callout=\"faq\">\n<summary class=\"callout-title\">" +
+            std::string(kTitleOpen) + "Closed</span><span class=\"callout-fold\"></span></summary>\n"
             "<div class=\"callout-content\">\n<p>hidden</p>\n</div>\n</details>\n");
   CHECK(Html("> [!tip]+\n> > [!example] Inner\n> > deep\n") ==
-        "<details class=\"callout\" data-callout=\"tip\" open>\n<summary class=\"callout-title\">" +
-            std::string(kTitleOpen) + "Tip</span></summary>\n<div class=\"callout-content\">\n"
-            "<div class=\"callout\" data-callout=\"example\">\n<div class=\"callout-title\">" +
+        "<details class=\"callout callout-tip\" data-callout=\"tip\" open>\n<summary class=\"callout-title\">" +
+            std::string(kTitleOpen) + "Tip</span><span class=\"callout-fold\"></span></summary>\n<div class=\"callout-content\">\n"
+            "<div class=\"callout callout-example\" data-callout=\"example\">\n<div class=\"callout-title\">" +
             std::string(kTitleOpen) + "Inner</span></div>\n"
             "<div class=\"callout-content\">\n<p>deep</p>\n</div>\n</div>\n</div>\n</details>\n");
 }
@@ -104,7 +108,7 @@ TEST_CASE("highlights") {
 TEST_CASE("comments are removed before rendering, except in code") {
   CHECK(Html("x %%secret%% y `%%kept%%` z\n") == "<p>x  y <code>%%kept%%</code> z</p>\n");
   CHECK(Html("%%\nwhole\n\nblock\n%%\nnext\n") == "<p>next</p>\n");
-  CHECK(Html("line1\n%%c%%\nline2\n") == "<p>line1\nline2</p>\n");
+  CHECK(Html("line1\n%%c%%\nline2\n") == "<p>line1<br>\nline2</p>\n");
   CHECK(Html("a %%multi\nline%% b\n") == "<p>a  b</p>\n");
   CHECK(Html("```\n%%in fence%%\n```\n") == "<pre><code>%%in fence%%\n</code></pre>\n");
   CHECK(Html("> ```\n> %%q%%\n> ```\n").find("%%q%%") != std::string::npos);
@@ -260,4 +264,162 @@ TEST_CASE("ExtractBlock") {
   CHECK(!ExtractBlock(doc, "fake").has_value());
   CHECK(!ExtractBlock(doc, "missing").has_value());
   CHECK(!ExtractBlock(doc, "ara").has_value());
+}
+
+// The rendering bugs a new user found, each as Obsidian renders it.
+namespace {
+
+// A small vault: notes "Note" and "Tags"; attachments "spec sheet.pdf" (in
+// Files/) and "red dot.png" (in Images/), found by name or by path.
+class SmallVault : public LinkResolver {
+ public:
+  std::optional<std::string> Resolve(std::string_view t) override {
+    if (t == "Note" || t == "Tags") return "/" + std::string(t);
+    return std::nullopt;
+  }
+  std::optional<std::string> ResolveAttachment(std::string_view t) override {
+    if (t == "spec sheet.pdf" || t == "Files/spec sheet.pdf") return "/assets/1/spec%20sheet.pdf";
+    if (t == "red dot.png" || t == "Images/red dot.png") return "/assets/2/red%20dot.png";
+    return std::nullopt;
+  }
+  std::optional<std::string> EmbedNote(std::string_view t, std::string_view a) override {
+    if (t != "Note") return std::nullopt;
+    // The embedded note renders with its own footnote prefix, as ingest does.
+    RenderOptions opts;
+    opts.id_prefix = "e1-";
+    return RenderNote(a.empty() ? "embedded[^1]\n\n[^1]: inner\n" : "## " + std::string(a) + "\nsection\n",
+                      "Note.md", opts)
+        .html;
+  }
+};
+
+RenderResult Small(std::string_view md, bool strict = false) {
+  static SmallVault vault;
+  RenderOptions opts;
+  opts.resolver = &vault;
+  opts.strict_line_breaks = strict;
+  return RenderNote(md, "Here.md", opts);
+}
+
+bool Contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("bug 1: a callout whose first line is followed by an embed is a callout holding the embed") {
+  std::string h = Small("> [!example] T\n> ![[Note#Section]]\n").html;
+  CHECK(Contains(h, "<div class=\"callout callout-example\" data-callout=\"example\">"));
+  CHECK(Contains(h, "<span class=\"callout-title-inner\">T</span>"));
+  CHECK(!Contains(h, "[!example]"));
+  size_t content = h.find("<div class=\"callout-content\">");
+  size_t embed = h.find("<div class=\"embed\" data-embed=\"Note#Section\">");
+  REQUIRE(content != std::string::npos);
+  CHECK(embed > content);
+  CHECK(!Contains(h, "<blockquote>"));
+}
+
+TEST_CASE("bug 2: links and images to attachments resolve, by wikilink and by relative markdown path") {
+  RenderResult r = Small("[[spec sheet.pdf]] [x](Files/spec%20sheet.pdf) ![dot](Images/red%20dot.png)\n");
+  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\">spec sheet.pdf</a>"));
+  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\">x</a>"));
+  CHECK(Contains(r.html, "<img src=\"/assets/2/red%20dot.png\" alt=\"dot\">"));
+  CHECK(r.warnings.empty());
+  // What the vault does not hold is reported, not linked as a raw path.
+  RenderResult missing = Small("[y](Files/nothing.pdf) ![z](Images/none.png)\n");
+  CHECK(Contains(missing.html, "<span class=\"link-dead\" title=\"Missing note: Files/nothing.pdf\">y</span>"));
+  CHECK(missing.warnings.size() == 2);
+  // External and site-absolute URLs are left alone.
+  CHECK(Contains(Small("[a](https://x.example/a.pdf) [b](/feed.xml)\n").html,
+                 "<a href=\"https://x.example/a.pdf\" rel=\"noopener\">a</a> <a href=\"/feed.xml\">b</a>"));
+}
+
+TEST_CASE("bug 3: dollar amounts are text; math opens and closes by Obsidian's rule") {
+  CHECK(Small("it costs $5 and $10 today\n").html == "<p>it costs $5 and $10 today</p>\n");
+  CHECK(Small("from $5 to $ 6\n").html == "<p>from $5 to $ 6</p>\n");
+  RenderResult m = Small("so $x^2$ and $a+b$, not $ c$\n");
+  CHECK(m.has_math);
+  CHECK(Contains(m.html, "<annotation encoding=\"application/x-tex\">x^2</annotation>"));
+  CHECK(Contains(m.html, "<annotation encoding=\"application/x-tex\">a+b</annotation>"));
+  CHECK(Contains(m.html, "not $ c$</p>"));
+  // A closing '$' followed by a digit does not close.
+  CHECK(Small("$5 x$5\n").html == "<p>$5 x$5</p>\n");
+  CHECK(Contains(Small("$$\\frac{1}{2}$$\n").html, "<math display=\"block\">"));
+  // Code, wikilinks and indented code keep their dollars as written.
+  CHECK(Small("`$5` [[Cost $5]]\n").html ==
+        "<p><code>$5</code> <span class=\"link-dead\" title=\"Missing note: Cost $5\">Cost $5</span></p>\n");
+  CHECK(Small("    cost $5\n").html == "<pre><code>cost $5\n</code></pre>\n");
+  CHECK(Small("escaped \\$5 stays\n").html == "<p>escaped $5 stays</p>\n");
+}
+
+TEST_CASE("bug 4: an inline footnote is a footnote") {
+  RenderResult r = Small("Claim^[Source: *the book*] and more[^n].\n\n[^n]: named\n");
+  CHECK(Contains(r.html, "Claim<sup class=\"footnote-ref\"><a href=\"#fn-1\" id=\"fnref-1\">1</a></sup>"));
+  CHECK(Contains(r.html, "more<sup class=\"footnote-ref\"><a href=\"#fn-2\" id=\"fnref-2\">2</a></sup>"));
+  CHECK(Contains(r.html, "<li id=\"fn-1\">Source: <em>the book</em> <a href=\"#fnref-1\""));
+  CHECK(Contains(r.html, "<li id=\"fn-2\">named "));
+  CHECK(!Contains(r.html, "^["));
+  CHECK(Small("x^[] y\n").html == "<p>x^[] y</p>\n");
+}
+
+TEST_CASE("bug 5: an embedded note's footnotes keep ids of their own") {
+  std::string h = Small("Host[^1]\n\n![[Note]]\n\n[^1]: host note\n").html;
+  CHECK(Contains(h, "<li id=\"fn-1\">host note"));
+  CHECK(Contains(h, "<li id=\"fn-e1-1\">inner"));
+  CHECK(Contains(h, "<a href=\"#fn-e1-1\" id=\"fnref-e1-1\">1</a>"));
+  size_t first = h.find("id=\"fn-1\"");
+  CHECK(h.find("id=\"fn-1\"", first + 1) == std::string::npos);
+}
+
+TEST_CASE("bug 6: a heading's #tags are not part of its id, so links to it land") {
+  RenderResult r = Small("## The *fancy* heading #tag\n\n[[#The fancy heading]]\n");
+  CHECK(Contains(r.html, "<h2 id=\"the-fancy-heading\">The <em>fancy</em> heading <a class=\"tag\""));
+  CHECK(Contains(r.html, "<a href=\"#the-fancy-heading\">"));
+  REQUIRE(r.headings.size() == 1);
+  CHECK(r.headings[0].text == "The fancy heading");
+  CHECK(r.tags == std::vector<std::string>{"tag"});
+  // An embed of that section finds it by the same name.
+  CHECK(ExtractSection("## The *fancy* heading #tag\nbody\n", "The fancy heading") ==
+        std::optional<std::string>("## The *fancy* heading #tag\nbody\n"));
+}
+
+TEST_CASE("bug 7: any task character makes a task item, its state in data-task") {
+  std::string h = Small("- [-] cancelled\n- [/] half\n- [x] done\n- [ ] open\n- [>] later `code`\n- [[Note]]\n").html;
+  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"-\"><input type=\"checkbox\" disabled checked> cancelled</li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"/\"><input type=\"checkbox\" disabled checked> half</li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"&gt;\"><input type=\"checkbox\" disabled checked> later <code>code</code></li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> open</li>"));
+  CHECK(Contains(h, "<li><a href=\"/Note\">Note</a></li>"));
+  // Only at the start of the item.
+  CHECK(Contains(Small("- a [-] b\n").html, "<li>a [-] b</li>"));
+}
+
+TEST_CASE("bug 8: a single newline is a line break unless the site asks for strict line breaks") {
+  CHECK(Small("one\ntwo\n").html == "<p>one<br>\ntwo</p>\n");
+  CHECK(Small("one\ntwo\n", /*strict=*/true).html == "<p>one\ntwo</p>\n");
+  CHECK(Small("text\n^id\n").html == "<p id=\"block-id\">text</p>\n");
+}
+
+TEST_CASE("bug 10: callouts carry their written type, their kind and a fold chevron") {
+  std::string faq = Small("> [!faq]- Why\n> because\n").html;
+  CHECK(Contains(faq, "<details class=\"callout callout-question\" data-callout=\"faq\">"));
+  CHECK(Contains(faq, "<span class=\"callout-icon\"></span>"));
+  CHECK(Contains(faq, "<span class=\"callout-fold\"></span></summary>"));
+  CHECK(!Contains(Small("> [!tip] x\n").html, "callout-fold"));
+}
+
+TEST_CASE("bug 11: YouTube and Vimeo embed as folio's own sandboxed players; other iframes stay out") {
+  std::string img = Small("![Talk](https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=10)\n").html;
+  CHECK(Contains(img, "<iframe class=\"embed-video\" src=\"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ\" "
+                      "title=\"Talk\" loading=\"lazy\""));
+  CHECK(Contains(img, "sandbox=\"allow-scripts allow-same-origin allow-presentation allow-popups\""));
+  CHECK(Contains(Small("![](https://youtu.be/dQw4w9WgXcQ)\n").html, "src=\"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ\""));
+  CHECK(Contains(Small("![](https://vimeo.com/76979871)\n").html, "src=\"https://player.vimeo.com/video/76979871\""));
+  std::string raw = Small("<iframe width=\"560\" src=\"https://www.youtube.com/embed/dQw4w9WgXcQ?si=x\" onload=\"alert(1)\"></iframe>\n").html;
+  CHECK(Contains(raw, "<iframe class=\"embed-video\" src=\"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ\""));
+  CHECK(!Contains(raw, "onload"));
+  CHECK(!Contains(raw, "&lt;"));
+  // Any other iframe is shown as text, never loaded.
+  std::string evil = Small("<iframe src=\"https://evil.example/x\"></iframe>\n").html;
+  CHECK(!Contains(evil, "<iframe"));
+  CHECK(Contains(Small("![](https://www.youtube.com.evil.example/watch?v=dQw4w9WgXcQ)\n").html, "<img "));
+  CHECK(Contains(Small("![](https://www.youtube.com/watch?v=<script>)\n").html, "<img "));
 }

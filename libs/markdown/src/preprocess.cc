@@ -84,20 +84,145 @@ size_t FindClosingRun(std::string_view s, size_t from, size_t n) {
   return kNpos;
 }
 
+bool IsSpaceOrNewline(char c) { return IsBlank(c) || c == '\n'; }
+
+// True if a blank line starts at src[i] (just after a newline).
+bool BlankLineAt(std::string_view src, size_t i) {
+  while (i < src.size() && IsBlank(src[i])) ++i;
+  return i >= src.size() || src[i] == '\n';
+}
+
+// The closing '$' of inline math opened just before `from`, by Obsidian's
+// (and Pandoc's) rule: it follows a non-space and no digit follows it; the
+// math ends with its paragraph. kNpos if there is none.
+size_t FindMathClose(std::string_view src, size_t from) {
+  for (size_t j = from; j < src.size(); ++j) {
+    char c = src[j];
+    if (c == '\\') {
+      ++j;
+    } else if (c == '\n') {
+      if (BlankLineAt(src, j + 1)) return kNpos;
+    } else if (c == '$' && j > from && !IsSpaceOrNewline(src[j - 1]) &&
+               (j + 1 >= src.size() || src[j + 1] < '0' || src[j + 1] > '9')) {
+      return j;
+    }
+  }
+  return kNpos;
+}
+
+// The "$$" closing display math opened before `from`, in its paragraph.
+size_t FindDisplayClose(std::string_view src, size_t from) {
+  for (size_t j = from; j + 1 < src.size(); ++j) {
+    if (src[j] == '\\') {
+      ++j;
+    } else if (src[j] == '\n' && BlankLineAt(src, j + 1)) {
+      return kNpos;
+    } else if (src[j] == '$' && src[j + 1] == '$') {
+      return j;
+    }
+  }
+  return kNpos;
+}
+
+// src[i] is '$': copies inline or display math through its end, or, when
+// Obsidian would not open math there ("costs $5 and $10"), the '$' escaped
+// so md4c does not either. Returns where to go on.
+size_t ScanDollar(std::string_view src, size_t i, std::string* out) {
+  if (i + 1 < src.size() && src[i + 1] == '$') {
+    size_t close = FindDisplayClose(src, i + 2);
+    size_t end = close == kNpos ? i + 2 : close + 2;
+    out->append(src.substr(i, end - i));
+    return end;
+  }
+  size_t close = i + 1 < src.size() && !IsSpaceOrNewline(src[i + 1]) ? FindMathClose(src, i + 1) : kNpos;
+  if (close == kNpos) {
+    out->append("\\$");
+    return i + 1;
+  }
+  out->push_back('$');
+  for (size_t k = i + 1; k < close; ++k) {
+    if (src[k] == '\\' && k + 1 < close) {
+      out->append(src.substr(k++, 2));
+    } else if (src[k] == '$') {
+      out->append("\\$");  // TeX's own escaped dollar; md4c does not close on it
+    } else {
+      out->push_back(src[k]);
+    }
+  }
+  out->push_back('$');
+  return close + 1;
+}
+
+// src[i] starts "^[": an inline footnote. Records its text as a definition
+// under a label no "[^label]:" line can have (it holds a space) and writes
+// a reference to it. 0 if the brackets do not close on the line.
+size_t ScanInlineFootnote(std::string_view src, size_t i, std::string* out, std::vector<FootnoteDef>* defs) {
+  int depth = 0;
+  for (size_t j = i + 1; j < src.size() && src[j] != '\n'; ++j) {
+    if (src[j] == '\\') {
+      ++j;
+    } else if (src[j] == '[') {
+      ++depth;
+    } else if (src[j] == ']' && --depth == 0) {
+      if (j == i + 2) return 0;  // "^[]"
+      std::string label = "inline " + std::to_string(defs->size() + 1);
+      defs->push_back(FootnoteDef{label, std::string(src.substr(i + 2, j - i - 2))});
+      out->append("[^" + label + "]");
+      return j + 1 - i;
+    }
+  }
+  return 0;
+}
+
+// Length of what must reach md4c untouched at src[i] ("[[target]]", an
+// HTML tag or autolink, a link destination "](...)"), on this line; 0 if
+// none starts there.
+size_t VerbatimRun(std::string_view src, size_t i) {
+  auto through = [&](std::string_view close, size_t from) -> size_t {
+    size_t eol = src.find('\n', from);
+    size_t e = src.find(close, from);
+    if (e == kNpos || (eol != kNpos && e > eol)) return 0;
+    return e + close.size() - i;
+  };
+  char c = src[i], next = i + 1 < src.size() ? src[i + 1] : '\0';
+  if (c == '[' && next == '[') return through("]]", i + 2);
+  if (c == ']' && next == '(') return through(")", i + 2);
+  if (c == '<' && ((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z') || next == '/' || next == '!')) {
+    return through(">", i + 1);
+  }
+  return 0;
+}
+
 // Copies the line starting at src[i] to *out without its comments; code
-// spans and comments may carry it over following lines. Returns where the
-// next line starts.
-size_t ScanLine(std::string_view src, size_t i, std::string* out) {
+// spans, math and comments may carry it over following lines. Returns where
+// the next line starts. Lines indented as code or opening an HTML block
+// keep their '$' as written.
+size_t ScanLine(std::string_view src, size_t i, std::string* out, std::vector<FootnoteDef>* defs) {
   size_t line_out = out->size();  // where the current line starts in *out
+  size_t lead = i;
+  while (lead < src.size() && src[lead] == ' ') ++lead;
+  bool raw_dollars = lead - i >= 4 || (lead < src.size() && src[lead] == '\t') ||
+                     (lead < src.size() && src[lead] == '<' && VerbatimRun(src, lead) != 0);
   while (i < src.size()) {
     char c = src[i];
     if (c == '\n') {
       out->push_back('\n');
       return i + 1;
     }
+    size_t verbatim = 0;
     if (c == '\\' && i + 1 < src.size() && src[i + 1] != '\n') {
       out->append(src.substr(i, 2));
       i += 2;
+    } else if ((c == '[' || c == ']' || c == '<') && (verbatim = VerbatimRun(src, i)) != 0) {
+      out->append(src.substr(i, verbatim));
+      i += verbatim;
+    } else if (c == '$' && !raw_dollars) {
+      i = ScanDollar(src, i, out);
+      size_t nl = out->rfind('\n');
+      if (nl != std::string::npos && nl + 1 > line_out) line_out = nl + 1;
+    } else if (c == '^' && i + 1 < src.size() && src[i + 1] == '[' &&
+               (verbatim = ScanInlineFootnote(src, i, out, defs)) != 0) {
+      i += verbatim;
     } else if (c == '`') {
       size_t n = 0;
       while (i + n < src.size() && src[i + n] == '`') ++n;
@@ -163,7 +288,7 @@ Preprocessed Preprocess(std::string_view src) {
     } else if (ParseFootnoteDef(line, &pre.footnotes)) {
       i = next;
     } else {
-      i = ScanLine(src, i, &pre.body);
+      i = ScanLine(src, i, &pre.body, &pre.footnotes);
     }
   }
   return pre;

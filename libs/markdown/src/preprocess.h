@@ -20,9 +20,12 @@ struct Preprocessed {
 
 // Removes "%%comments%%" (also across lines; an unclosed "%%" comments out
 // the rest of the note, as Obsidian hides it) and "[^label]: text" footnote
-// definition lines. Code fences and code spans are left alone. A comment
-// that fills whole lines takes those lines with it, so it does not split the
-// paragraph around it.
+// definition lines; turns "^[inline footnotes]" into references to
+// definitions of their own; escapes each '$' that by Obsidian's rule opens
+// no math ("it costs $5 and $10"), so md4c sees math only where Obsidian
+// does. Code fences and code spans are left alone. A comment that fills
+// whole lines takes those lines with it, so it does not split the paragraph
+// around it.
 Preprocessed Preprocess(std::string_view body);
 
 // Tracks fenced code blocks line by line (``` or ~~~, also inside

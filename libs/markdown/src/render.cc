@@ -101,15 +101,55 @@ int Renderer::OnLeaveSpan(MD_SPANTYPE type, void*, void* self) {
 }
 int Renderer::OnText(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* self) {
   auto* r = static_cast<Renderer*>(self);
+  if (r->task_li_ != SIZE_MAX) {
+    if (type == MD_TEXT_NORMAL) r->TryTaskMark(text);
+    r->task_li_ = SIZE_MAX;
+  }
+  if (r->task_skip_end_ != nullptr) {
+    // Drop the "[c] " of a task mark, which md4c may hand over in pieces.
+    if (text >= r->task_skip_end_ || text + size < text) {
+      r->task_skip_end_ = nullptr;
+    } else {
+      MD_SIZE skip = static_cast<MD_SIZE>(std::min<size_t>(size, r->task_skip_end_ - text));
+      text += skip;
+      size -= skip;
+      if (size == 0) return 0;
+      r->task_skip_end_ = nullptr;
+    }
+  }
   std::string scratch;
   r->Text(type, r->Restore(text, size, &scratch));
   return 0;
+}
+
+void Renderer::TryTaskMark(const MD_CHAR* p) {
+  size_t li = task_li_;
+  task_li_ = SIZE_MAX;
+  auto at = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(body_.data());
+  if (li >= blocks_.size() || at < base || at + 4 > base + body_.size()) return;
+  const char* s = body_.data() + (at - base);
+  auto mark = static_cast<unsigned char>(s[1]);
+  if (s[0] != '[' || s[2] != ']' || (s[3] != ' ' && s[3] != '\t') || mark <= ' ' || mark >= 0x7F) return;
+  BlockFrame& item = blocks_[li];
+  if (html().compare(item.html_start, 4, "<li>") != 0) return;
+  std::string open = "<li class=\"task-list-item\" data-task=\"";
+  AppendHtmlEscaped(std::string_view(s + 1, 1), &open);
+  open += "\"><input type=\"checkbox\" disabled checked> ";
+  html().replace(item.html_start, 4, open);
+  for (BlockFrame& b : blocks_) {  // a loose item's paragraph moves with it
+    if (&b == &item || b.html_start <= item.html_start) continue;
+    b.html_start += open.size() - 4;
+    if (b.attr_pos != SIZE_MAX) b.attr_pos += open.size() - 4;
+  }
+  task_skip_end_ = s + 4;
 }
 
 void Renderer::EnterBlock(MD_BLOCKTYPE type, void* detail) {
   FlushHtml();
   RevertMarks(0);
   embed_end_ = SIZE_MAX;
+  // Only the item's own first paragraph may start with a task mark.
+  if (type != MD_BLOCK_P) task_li_ = SIZE_MAX;
   if (!blocks_.empty()) {
     BlockFrame& parent = blocks_.back();
     // "- item ^id" followed by a nested list: the id ends the item's own text.
@@ -144,6 +184,7 @@ size_t Renderer::OpenBlockTag(MD_BLOCKTYPE type, void* detail, BlockFrame& frame
       auto* li = static_cast<MD_BLOCK_LI_DETAIL*>(detail);
       if (!li->is_task) {
         out += "<li>";
+        task_li_ = blocks_.size();  // this frame's index once pushed
       } else {
         bool checked = li->task_mark == 'x' || li->task_mark == 'X';
         out += checked ? "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked> "
@@ -155,6 +196,8 @@ size_t Renderer::OpenBlockTag(MD_BLOCKTYPE type, void* detail, BlockFrame& frame
     case MD_BLOCK_H:
       heading_html_start_ = out.size();
       heading_text_start_ = text().size();
+      in_heading_ = true;
+      heading_tags_.clear();
       return 0;
     case MD_BLOCK_CODE: OpenCodeBlock(*static_cast<MD_BLOCK_CODE_DETAIL*>(detail), frame); return 4;
     case MD_BLOCK_P: out += "<p>"; return 2;
@@ -247,10 +290,32 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
   if (parent != nullptr) parent->last_child_attr = f.attr_pos;
 }
 
+namespace {
+// Runs of spaces as one (left where a #tag was taken out of a heading).
+std::string CollapseSpaces(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
 void Renderer::LeaveHeading(int level) {
+  in_heading_ = false;
   std::string inner = html().substr(heading_html_start_);
   html().resize(heading_html_start_);
-  std::string visible = Trimmed(std::string_view(text()).substr(heading_text_start_));
+  // The heading's text without its #tags names it (in its id, the outline
+  // and links to it); the tags still show in the heading.
+  std::string untagged;
+  size_t from = heading_text_start_;
+  for (const auto& [b, e] : heading_tags_) {
+    untagged.append(text(), from, b - from);
+    from = e;
+  }
+  untagged.append(text(), from, std::string::npos);
+  std::string visible = Trimmed(CollapseSpaces(untagged));
   std::string base = HeadingId(visible);
   std::string id = base;
   for (int n = 1; heading_ids_.count(id) != 0; ++n) id = base + "-" + std::to_string(n);
@@ -266,6 +331,7 @@ void Renderer::LeaveHeading(int level) {
 
 void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
   FlushHtml();
+  task_li_ = SIZE_MAX;
   ++span_depth_;
   std::string& out = html();
   switch (type) {
@@ -344,7 +410,7 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
       text() += '\n';
       break;
     case MD_TEXT_SOFTBR:
-      out += '\n';
+      out += options_.strict_line_breaks ? "\n" : "<br>\n";
       text() += ' ';
       break;
     case MD_TEXT_ENTITY: {

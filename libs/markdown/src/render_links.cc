@@ -129,10 +129,14 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
     if (!PercentDecode(href.substr(0, hash), &path)) path = href.substr(0, hash);
     if (hash != std::string::npos && !PercentDecode(href.substr(hash + 1), &anchor)) anchor = href.substr(hash + 1);
     bool is_note = EndsWith(AsciiLower(path), ".md");
+    bool relative = path.find('?') == std::string::npos && !path.empty() && path.front() != '/';
     std::optional<std::string> url;
-    if (path.find('?') == std::string::npos && (is_note || path.front() != '/')) url = ResolveTarget(path);
-    if (url || is_note) result_->links.push_back(LinkRef{path, anchor, false, url.has_value()});
-    if (!url && is_note) {
+    if (path.find('?') == std::string::npos && (is_note || relative)) url = ResolveTarget(path);
+    // "[x](Files/spec%20sheet.pdf)": a vault file, resolved as [[...]] is.
+    if (!url && relative && !is_note) url = ResolveAttachment(path);
+    bool dead = !url && (is_note || relative);
+    if (url || dead) result_->links.push_back(LinkRef{path, anchor, false, url.has_value()});
+    if (dead) {
       OpenDead(path, false);
       f.close = "</span>";
       spans_.push_back(std::move(f));
@@ -166,8 +170,11 @@ void Renderer::EnterImage(const MD_SPAN_IMG_DETAIL& d) {
              src.find('?') == std::string::npos) {
     std::string path;
     if (!PercentDecode(src.substr(0, src.find('#')), &path)) path = src;
-    f.url = ResolveTarget(path);
-    if (f.url) result_->links.push_back(LinkRef{path, "", true, true});
+    // "![x](Images/red%20dot.png)": the vault's file, as ![[...]] finds it.
+    f.url = ResolveAttachment(path);
+    if (!f.url) f.url = ResolveTarget(path);
+    result_->links.push_back(LinkRef{path, "", true, f.url.has_value()});
+    if (!f.url) result_->warnings.push_back("dangling image ![](" + path + ")");
   }
   if (!f.dead && !f.url) f.url = src;
   spans_.push_back(std::move(f));
@@ -181,6 +188,11 @@ void Renderer::LeaveImage(SpanFrame& f) {
     html() += "<span class=\"link-dead\">";
     AppendHtmlEscaped(alt, &html());
     html() += "</span>";
+    return;
+  }
+  // "![](https://www.youtube.com/watch?v=ID)": Obsidian embeds the video.
+  if (std::string video = VideoEmbedUrl(*f.url); !video.empty()) {
+    AppendVideoIframe(video, alt, &html());
     return;
   }
   html() += "<img src=\"";
@@ -219,6 +231,8 @@ void Renderer::EnterWikilink(const MD_SPAN_WIKILINK_DETAIL& d) {
   if (!f.target.empty()) {
     bool media = f.embed && MediaKindOf(f.target) != MediaKind::kNone;
     f.url = media ? ResolveAttachment(f.target) : ResolveTarget(f.target);
+    // "[[spec sheet.pdf]]": a link to an attachment (a note wins a tie).
+    if (!f.url && !f.embed) f.url = ResolveAttachment(f.target);
     f.link_index = result_->links.size();
     result_->links.push_back(LinkRef{f.target, f.anchor, f.embed, f.url.has_value()});
   }

@@ -210,7 +210,7 @@ TEST_CASE("render: embeds") {
 
 TEST_CASE("render: images") {
   auto r = Render("![alt *text*](pic.png \"Title\") ![x](https://cdn.example/p.jpg) ![y](javascript:alert(1))\n");
-  CHECK(Has(r.html, "<img src=\"/img/pic.png\" alt=\"alt text\" title=\"Title\">"));
+  CHECK(Has(r.html, "<img src=\"/assets/img/pic.png\" alt=\"alt text\" title=\"Title\">"));  // the vault's file
   CHECK(Has(r.html, "<img src=\"https://cdn.example/p.jpg\" alt=\"x\">"));
   CHECK(Has(r.html, "<span class=\"link-dead\">y</span>"));
   CHECK(!Has(r.html, "javascript"));

@@ -70,7 +70,8 @@ class Renderer {
     size_t last_child_attr = SIZE_MAX;  // attr_pos of the last closed child block
     bool mermaid = false;      // MD_BLOCK_CODE of a ```mermaid fence
     bool split = false;        // MD_BLOCK_P: a block embed closed and reopened it
-    std::string callout_type;  // MD_BLOCK_QUOTE: set when it is a callout (escaped, lower-case)
+    std::string callout_type;  // MD_BLOCK_QUOTE: set when it is a callout (escaped, lower-case, as written)
+    std::string callout_kind;  // its canonical type ("faq" -> "question")
     char callout_fold = 0;     // '+', '-' or 0
     std::string callout_title; // HTML of the title, empty for the default one
   };
@@ -96,6 +97,9 @@ class Renderer {
   void LeaveSpan(MD_SPANTYPE type);
   void Text(MD_TEXTTYPE type, std::string_view text);
   void LeaveHeading(int level);
+  // The first text of the list item blocks_[task_li_] starts at source `p`:
+  // turns "[c] " into a task item with data-task="c".
+  void TryTaskMark(const MD_CHAR* p);
 
   // inline_syntax.cc
   // Normal text: escapes it and turns ==, #tag and [^ref] into markup.
@@ -165,6 +169,14 @@ class Renderer {
   std::vector<SpanFrame> spans_;
   size_t heading_html_start_ = 0;
   size_t heading_text_start_ = 0;
+  bool in_heading_ = false;
+  // #tags inside the heading being rendered, as [begin, end) in text():
+  // they are not part of its id ("## Plan #draft" is "#Plan").
+  std::vector<std::pair<size_t, size_t>> heading_tags_;
+  // A list item without md4c's task mark ([ ], [x]) whose text has not
+  // started: "[-] " or "[/] " there make it a task with that state.
+  size_t task_li_ = SIZE_MAX;               // its index in blocks_
+  const MD_CHAR* task_skip_end_ = nullptr;  // source bytes up to here are the mark
   std::set<std::string> heading_ids_;
   std::string first_h1_;
   std::vector<BlockFrame> blocks_;

@@ -207,6 +207,18 @@ size_t HtmlSanitizer::OnTag(std::string_view raw, size_t i, std::string* html, s
     AppendHtmlEscaped(rest, html);
     return raw.size();
   }
+  if (tag->name == "iframe") {  // a YouTube or Vimeo player becomes folio's own
+    std::string src, title;
+    for (const auto& [name, value] : tag->attrs) {
+      if (name == "src") src = DecodeEntities(value);
+      if (name == "title") title = DecodeEntities(value);
+    }
+    if (std::string video = VideoEmbedUrl(src); !video.empty()) {
+      AppendVideoIframe(video, title, html);
+      drop_iframe_close_ = true;
+      return tag->end;
+    }
+  }
   if (!In(kAllowedTags, tag->name)) {
     AppendHtmlEscaped(raw.substr(i, tag->end - i), html);
     return tag->end;
@@ -231,6 +243,10 @@ size_t HtmlSanitizer::OnEndTag(std::string_view raw, size_t i, std::string* html
   size_t j = i + 2;
   while (j < end && !IsSpace(raw[j]) && raw[j] != '/') ++j;
   std::string name = AsciiLower(raw.substr(i + 2, j - i - 2));
+  if (name == "iframe" && drop_iframe_close_) {  // the player was written whole
+    drop_iframe_close_ = false;
+    return end + 1;
+  }
   if (!In(kAllowedTags, name)) {
     AppendHtmlEscaped(raw.substr(i, end + 1 - i), html);
     return end + 1;

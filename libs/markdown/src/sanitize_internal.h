@@ -33,6 +33,7 @@ class HtmlSanitizer {
 
   std::vector<std::string> open_;  // allowed non-void tags opened by the note
   size_t floor_ = 0;               // open_ entries below this belong to outer scopes
+  bool drop_iframe_close_ = false; // a video <iframe> was replaced: drop its </iframe>
   std::vector<size_t> floors_;
 };
 

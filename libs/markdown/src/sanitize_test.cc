@@ -60,7 +60,10 @@ void CheckSafe(const std::string& html, const std::string& input, bool rendered 
   for (size_t f = lower.find("<iframe"); f != std::string::npos; f = lower.find("<iframe", f + 1)) {
     CHECK(rendered);
     constexpr std::string_view kPdf = "<iframe class=\"embed-pdf\" src=\"/";
-    CHECK(html.compare(f, kPdf.size(), kPdf) == 0);
+    constexpr std::string_view kYouTube = "<iframe class=\"embed-video\" src=\"https://www.youtube-nocookie.com/embed/";
+    constexpr std::string_view kVimeo = "<iframe class=\"embed-video\" src=\"https://player.vimeo.com/video/";
+    CHECK((html.compare(f, kPdf.size(), kPdf) == 0 || html.compare(f, kYouTube.size(), kYouTube) == 0 ||
+           html.compare(f, kVimeo.size(), kVimeo) == 0));
   }
   size_t i = 0;
   while ((i = html.find('<', i)) != std::string::npos) {

@@ -87,6 +87,28 @@ size_t BlockIdAt(std::string_view line, std::string_view id) {
   return caret;
 }
 
+// A heading's text without its #tags ("Plan #draft" -> "Plan "), as the
+// renderer names headings; "#1" and "C#" are not tags.
+std::string WithoutTags(std::string_view text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    bool at_word = i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t';
+    if (text[i] == '#' && at_word && i + 1 < text.size()) {
+      size_t e = i + 1;
+      while (e < text.size() && text[e] != ' ' && text[e] != '\t' && text[e] != '#') ++e;
+      std::string_view tag = text.substr(i + 1, e - i - 1);
+      bool digits = tag.find_first_not_of("0123456789") == std::string_view::npos;
+      if (!tag.empty() && !digits) {
+        i = e;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> ExtractSection(std::string_view source, std::string_view heading) {
@@ -107,7 +129,7 @@ std::optional<std::string> ExtractSection(std::string_view source, std::string_v
     for (size_t k = from; k < to && found == to; ++k) {
       std::string_view text;
       if (lines[k].code || (level = HeadingLevel(lines[k].text, &text)) == 0) continue;
-      if (HeadingId(text) == want) found = k;
+      if (HeadingId(WithoutTags(text)) == want || HeadingId(text) == want) found = k;
     }
     if (found == to) return std::nullopt;
     size_t end = found + 1;

@@ -9,7 +9,7 @@ namespace {
 
 // Everything after script-src and style-src, the same for every page.
 constexpr std::string_view kLoads =
-    "img-src 'self' https: http: data:; media-src 'self'; frame-src 'self'; font-src 'self'; "
+    "img-src 'self' https: http: data:; media-src 'self'; frame-src 'self' https://www.youtube-nocookie.com https://player.vimeo.com; font-src 'self'; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'self'";
 
 std::string Policy(std::string_view script_src, std::string_view style_src) {

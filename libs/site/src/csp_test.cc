@@ -93,7 +93,9 @@ void CheckPage(const std::string& what, const std::string& html, const std::stri
   if (!is_search) {
     CHECK(policy["img-src"].count("https:") == 1);  // remote images authors embed
     CHECK(policy["media-src"] == std::set<std::string>{"'self'"});
-    CHECK(policy["frame-src"] == std::set<std::string>{"'self'"});  // PDF embeds
+    // PDF embeds, and the two video players folio itself writes (nothing else).
+    CHECK(policy["frame-src"] ==
+          std::set<std::string>{"'self'", "https://www.youtube-nocookie.com", "https://player.vimeo.com"});
   }
   const std::set<std::string>& script_src = policy["script-src"];
   for (const char* never : {"'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", "'strict-dynamic'", "*", "https:",

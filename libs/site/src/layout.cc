@@ -370,9 +370,9 @@ std::string AssembleRobots(const SiteInfo& site) {
   return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }
 
-std::string LayoutFingerprint(std::string_view site_name) {
+std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings) {
   return Sha256Hex("layout " + std::to_string(kLayoutVersion) + "\n" + StyleSheet() + "\n" +
-                   Assemble404Page(site_name));
+                   Assemble404Page(site_name) + (render_settings.empty() ? "" : "\n" + std::string(render_settings)));
 }
 
 }  // namespace folio::site

@@ -88,6 +88,13 @@ std::optional<std::string> ExtractBlock(std::string_view source, std::string_vie
 
 struct RenderOptions {
   LinkResolver* resolver = nullptr;  // null: every internal link is dangling
+  // Obsidian's "Strict line breaks" setting: false (Obsidian's default)
+  // shows a single newline inside a paragraph as a line break (<br>); true
+  // joins the lines as CommonMark does.
+  bool strict_line_breaks = false;
+  // Put after "fn-" / "fnref-" in footnote ids, so the footnotes of an
+  // embedded note ("e1-") keep ids of their own next to the host's.
+  std::string_view id_prefix;
 };
 
 // `note_path` is the vault path (used for the fallback title and messages).

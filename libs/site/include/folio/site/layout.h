@@ -96,10 +96,13 @@ const std::string& StyleSheet();
 // Names the markup AssembleNotePage produces. Bump it with any change to a
 // note page's HTML that the stylesheet and the 404 page do not show (ingest
 // re-renders every note page of a site when LayoutFingerprint changes).
-inline constexpr int kLayoutVersion = 3;  // 2: search box, related notes; 3: mermaid with SRI, CSP
-// A digest of this build's layout: kLayoutVersion, the stylesheet and the
-// 404 page of a site named site_name.
-std::string LayoutFingerprint(std::string_view site_name);
+// 2: search box, related notes; 3: mermaid with SRI, CSP; 4: Obsidian's line
+// breaks, callout kinds, task states, heading ids without #tags.
+inline constexpr int kLayoutVersion = 4;
+// A digest of this build's layout: kLayoutVersion, the stylesheet, the 404
+// page of a site named site_name and the render settings ("" = defaults)
+// that change every note's body.
+std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings = {});
 const std::string& StyleSheetUrl();
 
 // Writes <a href="URL">text</a> with the URL percent-encoded and both escaped.
