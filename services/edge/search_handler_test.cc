@@ -101,7 +101,7 @@ TEST_CASE("edge search: status mapping and reply application") {
 TEST_CASE("edge search: validation, the empty page, and 503 when search cannot be reached") {
   EdgeUnderTest e(SearchOptions{1, 64, 500});
 
-  auto r = e.Get("/search");
+  auto r = e.Get("/_/search");
   CHECK(r.status == 200);
   CheckHeaders(r);
   CHECK(Has(r.body, "<!doctype html>"));
@@ -109,39 +109,39 @@ TEST_CASE("edge search: validation, the empty page, and 503 when search cannot b
   CHECK(Has(r.body, "role=\"search\""));
   CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">default</a>"));  // no 404 page yet: the site id
 
-  r = e.Get("/search?q=&fragment=1");
+  r = e.Get("/_/search?q=&fragment=1");
   CHECK(r.status == 200);
   CHECK(r.body.rfind("<section id=\"search-results\"", 0) == 0);
 
-  r = e.Get("/search?q=%FF");
+  r = e.Get("/_/search?q=%FF");
   CHECK(r.status == 400);
   CheckHeaders(r);
   CHECK(Has(r.body, "role=\"alert\">The search text is not valid UTF-8.</p>"));
   CHECK(Has(r.body, "value=\"\""));  // the bad text is not echoed
 
-  r = e.Get("/search?q=" + std::string(1025, 'a') + "&fragment=1");
+  r = e.Get("/_/search?q=" + std::string(1025, 'a') + "&fragment=1");
   CHECK(r.status == 400);
   CHECK(r.body.rfind("<section", 0) == 0);
   CHECK(Has(r.body, "too long"));
-  CHECK(e.Get("/search?q=x&mode=fuzzy").status == 400);
-  CHECK(e.Get("/search?q=x&k=0").status == 400);
-  CHECK(e.Get("/search?q=x&k=51").status == 400);
-  CHECK(e.Get("/search?q=%zz").status == 400);
+  CHECK(e.Get("/_/search?q=x&mode=fuzzy").status == 400);
+  CHECK(e.Get("/_/search?q=x&k=0").status == 400);
+  CHECK(e.Get("/_/search?q=x&k=51").status == 400);
+  CHECK(e.Get("/_/search?q=%zz").status == 400);
 
   // Through the pool and back to the loop: no bus, so 503.
-  r = e.Get("/search?q=hello+%3Cworld%3E&mode=text");
+  r = e.Get("/_/search?q=hello+%3Cworld%3E&mode=text");
   CHECK(r.status == 503);
   CheckHeaders(r);
   CHECK(Has(r.body, "Search is unavailable right now"));
   CHECK(Has(r.body, "value=\"hello &lt;world&gt;\""));
   CHECK(Has(r.body, "<input type=\"hidden\" name=\"mode\" value=\"text\">"));
-  r = e.Get("/search?q=hello&fragment=1");
+  r = e.Get("/_/search?q=hello&fragment=1");
   CHECK(r.status == 503);
   CHECK(r.body.rfind("<section", 0) == 0);
-  r = e.Get("/search?q=hello", "HEAD");
+  r = e.Get("/_/search?q=hello", "HEAD");
   CHECK(r.status == 503);
   CHECK(r.body.empty());
-  CHECK(e.Get("/search?q=hello", "POST").status == 405);
+  CHECK(e.Get("/_/search?q=hello", "POST").status == 405);
   CHECK(e.backend.in_flight() == 0);
 
   std::string metrics = e.registry.Serialize();
@@ -161,16 +161,16 @@ TEST_CASE("edge search: the site's name comes from its 404 page, then its site r
   auto page = BuildPage(rec, kNotFoundKey);
   REQUIRE(page.ok());
   e.OnLoop([&] { e.worker.sites().SetTitle("default", "From the record"); });
-  CHECK(Has(e.Get("/search").body, "<a class=\"site-name\" href=\"/\">From the record</a>"));
+  CHECK(Has(e.Get("/_/search").body, "<a class=\"site-name\" href=\"/\">From the record</a>"));
   e.OnLoop([&] { e.worker.sites().Put("default", *page); });
-  auto r = e.Get("/search?q=x");
+  auto r = e.Get("/_/search?q=x");
   CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">Field &lt;Notes&gt;</a>"));
   CHECK(Has(r.body, "<title>Search: x · Field &lt;Notes&gt;</title>"));
 }
 
 TEST_CASE("edge search: past max_in_flight a search is refused at once with 503") {
   EdgeUnderTest e(SearchOptions{1, 0, 500});
-  auto r = e.Get("/search?q=hello");
+  auto r = e.Get("/_/search?q=hello");
   CHECK(r.status == 503);
   CHECK(r.Header("Retry-After") == "1");
   CHECK(Has(r.body, "Search is busy right now"));

@@ -1,4 +1,4 @@
-// The parameters of the reader-facing GET /search?q=&mode=&k=&fragment=1,
+// The parameters of the reader-facing GET /_/search?q=&mode=&k=&fragment=1,
 // parsed and validated from the raw query string. Pure; thread-safe.
 #pragma once
 

@@ -2,7 +2,9 @@
 
 #include "folio/core/json.h"
 #include "folio/core/text.h"
+#include "folio/core/utf8.h"
 #include "folio/http/conditional.h"
+#include "folio/markdown/slug.h"
 #include "folio/site/search_page.h"
 
 #include <vector>
@@ -12,7 +14,7 @@ namespace folio::edge {
 Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
     : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
       assets_(assets) {
-  router_.Handle("GET", "/search", [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
+  router_.Handle("GET", std::string(markdown::kSearchUrl), [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
                  "search");
   // Pages, listings and attachments (Serve narrows those to "asset").
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
@@ -45,12 +47,13 @@ int PageParam(std::string_view query) {
   return 0;
 }
 
-// The canonical URL for another spelling of it, or "" if none: ASCII case
-// folded, a ".md" suffix or a trailing slash dropped (or added).
+// The canonical URL for another spelling of it, or "" if none: case folded
+// (ASCII, and the scripts slugs lower-case: "/Гайд" -> "/гайд"), a ".md"
+// suffix or a trailing slash dropped (or added).
 std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path) {
   std::string path;
   if (!PercentDecode(raw_path, &path)) return {};
-  std::string lower = AsciiLower(path);
+  std::string lower = Utf8Lower(path);
   std::vector<std::string> candidates = {lower};
   if (EndsWith(lower, ".md")) candidates.push_back(lower.substr(0, lower.size() - 3));
   if (lower.size() > 1 && lower.back() == '/') candidates.push_back(lower.substr(0, lower.size() - 1));
@@ -61,6 +64,28 @@ std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_
     if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey) return it->first;
   }
   return {};
+}
+
+// Where a generated page that moved under markdown::kGeneratedPrefix now
+// lives, for its old URL ("/tags", "/tags/x", "/recent", "/search"; raw,
+// percent-encoded path); "" for any other path.
+std::string MovedGeneratedUrl(std::string_view raw_path) {
+  if (raw_path == "/tags" || StartsWith(raw_path, "/tags/") || raw_path == "/recent" || raw_path == "/search") {
+    return "/_" + std::string(raw_path);
+  }
+  return "";
+}
+
+// 301 to `location` (already percent-encoded). Off the hot path.
+http::Response MovedTo(std::string location) {
+  http::Response moved;
+  moved.status = 301;
+  moved.headers.emplace_back("Location", location);
+  moved.headers.emplace_back("Cache-Control", "public, max-age=300");
+  moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
+  for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
+  moved.body = "Moved to " + location + "\n";
+  return moved;
 }
 
 }  // namespace
@@ -98,14 +123,13 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       // Another spelling of a page's URL (letter case, ".md", a trailing
       // slash): 301 to the canonical one. Off the hot path.
       counters_.other->Increment();
-      http::Response moved;
-      moved.status = 301;
-      moved.headers.emplace_back("Location", PercentEncodePath(canonical));
-      moved.headers.emplace_back("Cache-Control", "public, max-age=300");
-      moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
-      for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
-      moved.body = "Moved to " + PercentEncodePath(canonical) + "\n";
-      r.Send(std::move(moved));
+      r.Send(MovedTo(PercentEncodePath(canonical)));
+      return;
+    } else if (std::string moved = MovedGeneratedUrl(req.path); !moved.empty()) {
+      // A generated page's URL from before they moved under "/_/", which no
+      // note claims: 301 there, query kept ("/recent?page=2", "/search?q=x").
+      counters_.other->Increment();
+      r.Send(MovedTo(req.query.empty() ? moved : moved + "?" + std::string(req.query)));
       return;
     } else if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) {
       keep = nf->second;

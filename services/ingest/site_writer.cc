@@ -8,6 +8,7 @@
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
+#include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
@@ -152,11 +153,14 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
       urls.insert(it->first);
     }
   };
-  for (const char* url : {"/", "/tags", "/rss.xml", "/sitemap.xml", "/robots.txt"}) exact(url);
+  for (std::string_view url : {std::string_view("/"), markdown::kTagsUrl, std::string_view("/rss.xml"),
+                               std::string_view("/sitemap.xml"), std::string_view("/robots.txt")}) {
+    exact(std::string(url));
+  }
   for (const auto& d : f.folders) exact(site::FolderUrl(d));
   for (const auto& t : f.tags) exact(site::TagUrl(t));
   for (const auto& a : f.alias_urls) exact(a);
-  if (f.recent) prefixed("/recent");
+  if (f.recent) prefixed(markdown::kRecentUrl);
   if (f.sitemap) prefixed("/sitemap-");
   if (f.aliases) {
     for (const auto& [url, fp] : published) {

@@ -55,7 +55,7 @@ constexpr const char* kProbe = R"JS((() => {
   const dangerous = 'script,iframe,frame,frameset,object,embed,applet,base,form,style,' +
                     'meta[http-equiv],link[rel~="import"],svg script,svg foreignObject';
   // The layout's own search box (a plain GET form to /search in the header) is expected.
-  const ownSearch = 'header.site-header > form.search-box[role=search][action="/search"][method=get]';
+  const ownSearch = 'header.site-header > form.search-box[role=search][action="/_/search"][method=get]';
   for (const el of document.querySelectorAll(dangerous)) {
     if (el.matches(ownSearch)) continue;
     f.push('element ' + el.outerHTML.slice(0, 160));
@@ -385,7 +385,7 @@ TEST_CASE("e2e: edge pages in headless Chromium: no console errors, no injected 
   const std::vector<Page> pages = {
       {"note", "/note", {200}},
       {"callouts", "/callouts", {200}},
-      {"tag", "/tags/e2e", {200}},
+      {"tag", "/_/tags/e2e", {200}},
       {"404", "/no/such/page", {404}},
       {"xss", "/xss", {200}},
       {"", "/tagged-note", {200}},

@@ -313,7 +313,7 @@ constexpr const char* kProbe = R"JS((() => {
   for (const el of document.querySelectorAll(risky)) {
     // The layout's own search box holds the reader's query in its input
     // (escaped); the attribute scan above still covers the form.
-    if (el.matches('form.search-box[action="/search"][method=get]')) continue;
+    if (el.matches('form.search-box[action="/_/search"][method=get]')) continue;
     const html = el.outerHTML;
     if (/__xss|xss-nav|xss-r19/i.test(html)) f.push('element ' + html.slice(0, 160));
   }
@@ -419,7 +419,7 @@ std::string CrawlPath(const std::string& origin, const std::string& link) {
   if (link.rfind(origin + "/", 0) != 0) return "";
   std::string path = link.substr(origin.size());
   path = path.substr(0, path.find('#'));
-  for (const char* skip : {"/assets/", "/search", "/rss.xml", "/sitemap.xml"}) {
+  for (const char* skip : {"/assets/", "/_/search", "/rss.xml", "/sitemap.xml"}) {
     if (path.rfind(skip, 0) == 0) return "";
   }
   return path;
@@ -603,8 +603,8 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
 
   // Listings come in the same batch as the notes of the last push; search
   // indexes the notes on its own time.
-  REQUIRE(c.WaitForPage("/recent", 200, "/html-attachments", 20000).status == 200);
-  REQUIRE(c.WaitForPage("/search?q=onerror", 200, "/raw-html", 30000).status == 200);
+  REQUIRE(c.WaitForPage("/_/recent", 200, "/html-attachments", 20000).status == 200);
+  REQUIRE(c.WaitForPage("/_/search?q=onerror", 200, "/raw-html", 30000).status == 200);
 
   Browser& browser = SharedBrowser();
   INFO(browser.status().message());
@@ -615,7 +615,7 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
 
   // Pages: the notes, then everything they link to (listings, tags,
   // folders), breadth first.
-  std::vector<std::string> queue = {"/", "/tags", "/recent"};
+  std::vector<std::string> queue = {"/", "/_/tags", "/_/recent"};
   for (const auto& [url, labels] : notes) queue.push_back(PercentEncodePath(url));
   std::set<std::string> visited;
   for (size_t i = 0; i < queue.size() && visited.size() < 300; ++i) {
@@ -647,10 +647,10 @@ TEST_CASE("xss: no vector in notes, names, frontmatter or attachments runs in an
                                JsUrl("q3"), "';" + Js("q4") + ";//", "</script><script>" + Js("q5") + "</script>",
                                std::string("onerror"), std::string("script"), std::string("xss fired"),
                                std::string("javascript")}) {
-    sweep.Load("/search?q=" + PercentEncodePath(q), Kind::kPage);
+    sweep.Load("/_/search?q=" + PercentEncodePath(q), Kind::kPage);
     // The fragment the page's live search inserts into the DOM (as nodes, so
     // an injected handler would run there too).
-    sweep.Load("/search?fragment=1&q=" + PercentEncodePath(q), Kind::kPage);
+    sweep.Load("/_/search?fragment=1&q=" + PercentEncodePath(q), Kind::kPage);
   }
   for (const std::string& p : {"/<script>" + Js("n1") + "</script>", "/\"><img src=x onerror=" + Js("n2") + ">",
                                "/" + JsUrl("n3")}) {

@@ -282,7 +282,7 @@ TEST_CASE("auth matrix: every endpoint of storage, ingest, search and edge") {
     std::vector<Row> rows;
     for (const Who& who : {none, site_token, write_who}) {
       for (const char* m : {"POST", "PUT", "DELETE", "PATCH"}) {
-        for (const std::string& path : {std::string("/"), std::string("/pub"), pic_url, std::string("/search"),
+        for (const std::string& path : {std::string("/"), std::string("/pub"), pic_url, std::string("/_/search"),
                                         std::string("/api/v1/push"), std::string("/blobs/sha256/") + pic_sha}) {
           rows.push_back({"edge", e, m, path, who, 405});
         }

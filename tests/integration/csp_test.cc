@@ -53,8 +53,8 @@ TEST_CASE("csp: every page kind carries its policy, nosniff and SAMEORIGIN") {
       {"/docs/guide", 200, site::PageCsp()},      // note
       {"/diagram", 200, diagram_csp},             // note with a diagram: mermaid allowed
       {"/docs/", 200, site::PageCsp()},           // folder listing
-      {"/tags/csp", 200, site::PageCsp()},        // tag page
-      {"/recent", 200, site::PageCsp()},          // recent notes
+      {"/_/tags/csp", 200, site::PageCsp()},        // tag page
+      {"/_/recent", 200, site::PageCsp()},          // recent notes
       {"/", 200, site::PageCsp()},                // home
       {"/no/such/page", 404, site::PageCsp()},    // the site's 404 page
       {"/old-name", 301, site::PageCsp()},        // an alias: ingest's redirect page

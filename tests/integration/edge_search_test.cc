@@ -158,7 +158,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
   Edge edge(nats);
   INFO(edge.Log());
 
-  auto r = edge.Get("/search?q=alpha");
+  auto r = edge.Get("/_/search?q=alpha");
   REQUIRE(r.status == 200);
   CheckSearchHeaders(r);
   CHECK(r.body.rfind("<!doctype html>", 0) == 0);
@@ -176,7 +176,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
   CHECK(q.k == 20);
   CHECK(q.mode == bus::SearchMode::kHybrid);
 
-  r = edge.Get("/search?q=+alpha+%C3%A9&mode=text&k=5&fragment=1");
+  r = edge.Get("/_/search?q=+alpha+%C3%A9&mode=text&k=5&fragment=1");
   REQUIRE(r.status == 200);
   CheckSearchHeaders(r);
   CHECK(r.body.rfind("<section id=\"search-results\"", 0) == 0);
@@ -188,22 +188,22 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
   CHECK(q.k == 5);
   CHECK(q.mode == bus::SearchMode::kText);
 
-  r = edge.Get("/search?q=nothing");
+  r = edge.Get("/_/search?q=nothing");
   CHECK(r.status == 200);
   CHECK(Has(r.body, "No results for <q>nothing</q>."));
 
-  r = edge.Get("/search?q=broken");
+  r = edge.Get("/_/search?q=broken");
   CHECK(r.status == 503);
   CHECK(Has(r.body, "role=\"alert\">The index is being rebuilt &lt;soon&gt;</p>"));
 
-  r = edge.Get("/search?q=alpha", {}, "HEAD");
+  r = edge.Get("/_/search?q=alpha", {}, "HEAD");
   CHECK(r.status == 200);
   CHECK(r.body.empty());
   CHECK(r.Header("Cache-Control") == "no-store");
 
   // No query: the page and its box, without asking search.
   int calls = search.calls();
-  r = edge.Get("/search");
+  r = edge.Get("/_/search");
   CHECK(r.status == 200);
   CHECK(Has(r.body, "role=\"search\""));
   CHECK(search.calls() == calls);
@@ -211,13 +211,13 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
   {
     INFO("bad input is 400 with the page naming the problem, and search is not asked");
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {"/search?q=%FF%FE", "not valid UTF-8"},
-        {"/search?q=" + std::string(1025, 'x'), "too long"},
-        {"/search?q=alpha&mode=semantic", "Unknown search mode"},
-        {"/search?q=alpha&k=0", "k must be"},
-        {"/search?q=alpha&k=51", "k must be"},
-        {"/search?q=%E0%A4", "not valid UTF-8"},
-        {"/search?q=50%", "malformed"},
+        {"/_/search?q=%FF%FE", "not valid UTF-8"},
+        {"/_/search?q=" + std::string(1025, 'x'), "too long"},
+        {"/_/search?q=alpha&mode=semantic", "Unknown search mode"},
+        {"/_/search?q=alpha&k=0", "k must be"},
+        {"/_/search?q=alpha&k=51", "k must be"},
+        {"/_/search?q=%E0%A4", "not valid UTF-8"},
+        {"/_/search?q=50%", "malformed"},
     };
     for (const auto& [path, message] : cases) {
       CAPTURE(path);
@@ -227,7 +227,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
       CHECK(Has(bad.body, message));
       CHECK(Has(bad.body, "role=\"search\""));
     }
-    auto frag = edge.Get("/search?q=%FF&fragment=1");
+    auto frag = edge.Get("/_/search?q=%FF&fragment=1");
     CHECK(frag.status == 400);
     CHECK(frag.body.rfind("<section", 0) == 0);
     CHECK(search.calls() == calls);
@@ -254,12 +254,12 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
       std::this_thread::sleep_for(25ms);
     }
     REQUIRE(page.status == 200);
-    CHECK(Has(page.body, "<form class=\"search-box\" role=\"search\" action=\"/search\" method=\"get\">"));
+    CHECK(Has(page.body, "<form class=\"search-box\" role=\"search\" action=\"/_/search\" method=\"get\">"));
     CHECK(Has(page.body, "<input type=\"search\" name=\"q\""));
     CHECK(Has(page.body, "<nav class=\"related\" aria-label=\"Related notes\">"));
     CHECK(Has(page.body, "<a href=\"/related%20one\">Related &amp; one</a>"));
 
-    auto s = edge.Get("/search?q=alpha", {{"Host", "docs.example:8081"}});
+    auto s = edge.Get("/_/search?q=alpha", {{"Host", "docs.example:8081"}});
     CHECK(s.status == 200);
     CHECK(search.last().site == "docs");
     CHECK(Has(s.body, "<a class=\"site-name\" href=\"/\">Docs &lt;Site&gt;</a>"));
@@ -276,7 +276,7 @@ TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and 
   // The search service answers too late: 504 (an upstream timeout, as
   // everywhere in folio) after the timeout, not after it.
   auto t0 = std::chrono::steady_clock::now();
-  auto r = edge.Get("/search?q=slow");
+  auto r = edge.Get("/_/search?q=slow");
   auto took = std::chrono::steady_clock::now() - t0;
   CHECK(r.status == 504);
   CheckSearchHeaders(r);
@@ -286,32 +286,32 @@ TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and 
   search->WaitIdle();
 
   // One search in flight fills the bound: the next is refused at once.
-  auto slow = std::async(std::launch::async, [&] { return edge.Get("/search?q=slow"); });
+  auto slow = std::async(std::launch::async, [&] { return edge.Get("/_/search?q=slow"); });
   std::this_thread::sleep_for(150ms);
-  r = edge.Get("/search?q=alpha");
+  r = edge.Get("/_/search?q=alpha");
   CHECK(r.status == 503);
   CHECK(r.Header("Retry-After") == "1");
   CHECK(Has(r.body, "Search is busy right now"));
   CHECK(slow.get().status == 504);
   search->WaitIdle();
-  CHECK(edge.Get("/search?q=alpha").status == 200);  // the slot came back
+  CHECK(edge.Get("/_/search?q=alpha").status == 200);  // the slot came back
 
   // A reader who gives up before the answer: the edge answers nobody and
   // goes on serving.
-  r = edge.Get("/search?q=slow", {}, "GET", 100);
+  r = edge.Get("/_/search?q=slow", {}, "GET", 100);
   CHECK(r.status == 0);
   std::this_thread::sleep_for(600ms);
   search->WaitIdle();
-  CHECK(edge.Get("/search?q=alpha").status == 200);
+  CHECK(edge.Get("/_/search?q=alpha").status == 200);
 
   // No search service at all: 503 at once (NATS says no responders).
   search.reset();
   t0 = std::chrono::steady_clock::now();
-  r = edge.Get("/search?q=alpha");
+  r = edge.Get("/_/search?q=alpha");
   CHECK(r.status == 503);
   CHECK(Has(r.body, "Search is unavailable right now"));
   CHECK(std::chrono::steady_clock::now() - t0 < 450ms);
-  r = edge.Get("/search?q=alpha&fragment=1");
+  r = edge.Get("/_/search?q=alpha&fragment=1");
   CHECK(r.status == 503);
   CHECK(r.body.rfind("<section", 0) == 0);
 

@@ -47,7 +47,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   CHECK(guide.body.find("class=\"toc\"") != std::string::npos);
   CHECK(guide.body.find("class=\"breadcrumbs\"") != std::string::npos);
   CHECK(guide.body.find("href=\"/docs/\"") != std::string::npos);
-  CHECK(guide.body.find("href=\"/tags/docs/guide\"") != std::string::npos);
+  CHECK(guide.body.find("href=\"/_/tags/docs/guide\"") != std::string::npos);
 
   // Aliases answer 301 to the note.
   auto alias = c.EdgeGet("/old-name");
@@ -65,12 +65,12 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   auto folder = c.WaitForPage("/docs/", 200);
   CHECK(folder.body.find("href=\"/docs/guide\"") != std::string::npos);
   CHECK(folder.body.find("href=\"/docs/secret\"") == std::string::npos);
-  auto tag = c.WaitForPage("/tags/docs", 200);
+  auto tag = c.WaitForPage("/_/tags/docs", 200);
   CHECK(tag.body.find("href=\"/docs/guide\"") != std::string::npos);
-  CHECK(tag.body.find("href=\"/tags/docs/guide\"") != std::string::npos);  // nested tag listed under its prefix
-  CHECK(c.WaitForPage("/tags/inline-tag", 200).status == 200);
-  CHECK(c.WaitForPage("/tags", 200).body.find("#docs") != std::string::npos);
-  CHECK(c.WaitForPage("/recent", 200).body.find("href=\"/docs/guide\"") != std::string::npos);
+  CHECK(tag.body.find("href=\"/_/tags/docs/guide\"") != std::string::npos);  // nested tag listed under its prefix
+  CHECK(c.WaitForPage("/_/tags/inline-tag", 200).status == 200);
+  CHECK(c.WaitForPage("/_/tags", 200).body.find("#docs") != std::string::npos);
+  CHECK(c.WaitForPage("/_/recent", 200).body.find("href=\"/docs/guide\"") != std::string::npos);
   auto rss = c.WaitForPage("/rss.xml", 200);
   CHECK(rss.Header("Content-Type").find("application/rss+xml") == 0);
   CHECK(rss.body.find("<title>The Guide</title>") != std::string::npos);
@@ -110,13 +110,13 @@ TEST_CASE("listings: /recent is paginated and served from memory") {
   std::vector<std::pair<std::string, std::string>> notes;
   for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "# Note " + std::to_string(i) + "\n"});
   REQUIRE(c.Push(PushBody(notes)).status == 200);
-  auto p2 = c.WaitForPage("/recent?page=2", 200, "Page 2 of 3");
+  auto p2 = c.WaitForPage("/_/recent?page=2", 200, "Page 2 of 3");
   CHECK(p2.status == 200);
   CHECK(p2.body.find("?page=3") != std::string::npos);
   // The pages of one push reach the edge one after another: wait for page 3 too.
-  CHECK(c.WaitForPage("/recent?page=3", 200, "Page 3 of 3").status == 200);
-  CHECK(c.EdgeGet("/recent?page=4").status == 404);
-  CHECK(c.EdgeGet("/recent?page=abc").body.find("Page 1 of 3") != std::string::npos);
+  CHECK(c.WaitForPage("/_/recent?page=3", 200, "Page 3 of 3").status == 200);
+  CHECK(c.EdgeGet("/_/recent?page=4").status == 404);
+  CHECK(c.EdgeGet("/_/recent?page=abc").body.find("Page 1 of 3") != std::string::npos);
 }
 
 TEST_CASE("incremental: each kind of change re-renders exactly the affected pages") {
@@ -180,11 +180,11 @@ TEST_CASE("incremental: each kind of change re-renders exactly the affected page
   r = push({{"B.md", "# B\n\nBee, revised. #fresh\n"}});
   CHECK(JsonInt(r, "rendered") == 2);   // B + C (embeds B)
   CHECK(JsonInt(r, "listings") == 4);
-  CHECK(c.WaitForPage("/tags/fresh", 200, "href=\"/b\"").status == 200);
-  // Removing it again (B is already the newest): /tags changes, /tags/fresh goes.
+  CHECK(c.WaitForPage("/_/tags/fresh", 200, "href=\"/b\"").status == 200);
+  // Removing it again (B is already the newest): /_/tags changes, /_/tags/fresh goes.
   r = push({{"B.md", "# B\n\nBee, revised.\n"}});
   CHECK(JsonInt(r, "listings") == 2);
-  CHECK(c.WaitForPage("/tags/fresh", 404).status == 404);
+  CHECK(c.WaitForPage("/_/tags/fresh", 404).status == 404);
 
   // Unchanged content renders nothing and touches no listing.
   r = push({{"B.md", "# B\n\nBee, revised.\n"}});
@@ -268,6 +268,56 @@ TEST_CASE("attachments linked by [[name.pdf]] and [x](path) resolve; embedded fo
   CHECK(host.body.find("<li id=\"fn-1\">host source") != std::string::npos);
   CHECK(host.body.find("<li id=\"fn-e1-1\">inner source") != std::string::npos);
   CHECK(host.body.find("href=\"#fn-e1-1\"") != std::string::npos);
+}
+
+// Issue 13, bugs 9 and 13: non-ASCII names get lower-case URLs like ASCII
+// ones, other spellings answer 301; breadcrumbs end with the note itself.
+TEST_CASE("non-ASCII URLs are lower-cased, other spellings redirect; breadcrumbs end with the note") {
+  Cluster c;
+  auto r = c.Push(PushBody({{"Документы/Гайд.md", "# Гайд\n\nТекст #тег.\n"}, {"Ελληνικά.md", "# Α\n"}}));
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  auto page = c.WaitForPage("/%D0%B4%D0%BE%D0%BA%D1%83%D0%BC%D0%B5%D0%BD%D1%82%D1%8B/%D0%B3%D0%B0%D0%B9%D0%B4", 200);
+  REQUIRE(page.status == 200);  // /документы/гайд
+  auto upper = c.EdgeGet("/%D0%94%D0%BE%D0%BA%D1%83%D0%BC%D0%B5%D0%BD%D1%82%D1%8B/%D0%93%D0%B0%D0%B9%D0%B4");
+  CHECK(upper.status == 301);  // /Документы/Гайд
+  CHECK(upper.Header("Location") == "/%D0%B4%D0%BE%D0%BA%D1%83%D0%BC%D0%B5%D0%BD%D1%82%D1%8B/%D0%B3%D0%B0%D0%B9%D0%B4");
+  CHECK(c.WaitForPage("/%CE%B5%CE%BB%CE%BB%CE%B7%CE%BD%CE%B9%CE%BA%CE%AC", 200).status == 200);  // /ελληνικά
+  CHECK(c.EdgeGet("/%CE%95%CE%BB%CE%BB%CE%B7%CE%BD%CE%B9%CE%BA%CE%AC").status == 301);
+  // Folder / note, no dangling separator.
+  size_t nav = page.body.find("<nav class=\"breadcrumbs\"");
+  REQUIRE(nav != std::string::npos);
+  std::string crumbs = page.body.substr(nav, page.body.find("</nav>", nav) - nav);
+  CHECK(crumbs.find(">Документы</a> <span>/</span> <span aria-current=\"page\">Гайд</span>") != std::string::npos);
+  auto tags = c.WaitForPage("/_/tags", 200, "1 tag");
+  CHECK(tags.body.find("1 tag<") != std::string::npos);
+}
+
+// Issue 13, bug 14: a note's own name wins over folio's generated pages,
+// which live under "/_/"; their old URLs redirect where no note has them.
+TEST_CASE("a note named Tags keeps /tags; generated pages are under /_/ and old URLs redirect") {
+  Cluster c;
+  auto r = c.Push(PushBody({{"Tags.md", "# My tags note\n\nAbout #topic.\n"}, {"Other.md", "# Other\n\n#topic\n"}}));
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  CHECK(r.body.find("/tags-") == std::string::npos);  // no fallback URL, no warning
+  auto note = c.WaitForPage("/tags", 200, "My tags note");
+  CHECK(note.status == 200);
+  CHECK(note.body.find("href=\"/_/tags/topic\"") != std::string::npos);
+  CHECK(c.WaitForPage("/_/tags", 200, "#topic").status == 200);
+  CHECK(c.WaitForPage("/_/tags/topic", 200, "href=\"/other\"").status == 200);
+  CHECK(c.WaitForPage("/_/recent", 200, "href=\"/tags\"").status == 200);
+  // Old generated URLs: 301 to the new ones (query kept) where no note has them.
+  auto old_tag = c.EdgeGet("/tags/topic");
+  CHECK(old_tag.status == 301);
+  CHECK(old_tag.Header("Location") == "/_/tags/topic");
+  auto old_recent = c.EdgeGet("/recent?page=2");
+  CHECK(old_recent.status == 301);
+  CHECK(old_recent.Header("Location") == "/_/recent?page=2");
+  CHECK(c.EdgeGet("/search?q=x").Header("Location") == "/_/search?q=x");
+  CHECK(c.EdgeGet("/_/nothing").status == 404);
+  // The header links to the generated pages, not to the note.
+  CHECK(note.body.find("<a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a>") != std::string::npos);
 }
 
 // Issue 12: what a push costs the database does not grow with the vault.

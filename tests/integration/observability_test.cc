@@ -124,7 +124,7 @@ struct LiveServices {
     REQUIRE(c.Push(PushBody({{"Hello.md", "# Hello\n\nobserved\n"}})).status == 200);
     REQUIRE(c.WaitForPage("/hello", 200, "observed").status == 200);
     CHECK(c.EdgeGet("/no-such-page").status == 404);
-    (void)c.EdgeGet("/search?q=observed");
+    (void)c.EdgeGet("/_/search?q=observed");
     (void)http::Get(c.search_url() + "/api/v1/search?q=observed");
     (void)c.StorageDo("GET", "/blobs");
     const std::map<std::string, std::string> urls = {

@@ -187,7 +187,7 @@ TEST_CASE("search: every mode finds the expected notes, in any script") {
     CHECK(r.hits[0].path == "travel/moscow.md");
   }
   SUBCASE("the edge's /search page shows results from search over NATS") {
-    auto page = c.WaitForPage("/search?q=sqlite", 200, "db/sqlite");
+    auto page = c.WaitForPage("/_/search?q=sqlite", 200, "db/sqlite");
     CHECK(page.body.find("SQLite") != std::string::npos);
     CHECK(page.body.find("<mark>") != std::string::npos);
   }

@@ -23,6 +23,7 @@
 #include "folio/core/secret.h"
 #include "folio/core/service.h"
 #include "folio/core/text.h"
+#include "folio/core/utf8.h"
 #include "folio/core/thread_pool.h"
 #include "folio/core/time.h"
 
@@ -525,4 +526,15 @@ TEST_CASE("memory: ReleaseFreeHeap gives a burst's freed heap back to the kernel
   CHECK(released + (200u << 20) < freed);
   CHECK(keep[0] == 2);
 #endif
+}
+
+TEST_CASE("Utf8Lower: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic, Armenian; malformed bytes kept") {
+  CHECK(folio::Utf8Lower("Guide") == "guide");
+  CHECK(folio::Utf8Lower("ГАЙД Ёж") == "гайд ёж");
+  CHECK(folio::Utf8Lower("ÉCOLE Ÿ") == "école ÿ");
+  CHECK(folio::Utf8Lower("ŁÓDŹ Ő") == "łódź ő");
+  CHECK(folio::Utf8Lower("ΕΛΛΗΝΙΚΆ Ώ") == "ελληνικά ώ");
+  CHECK(folio::Utf8Lower("ԱԲ") == "աբ");
+  CHECK(folio::Utf8Lower("日本語 ß ×") == "日本語 ß ×");
+  CHECK(folio::Utf8Lower(std::string("A\xFFZ")) == std::string("a\xFFz"));
 }

@@ -1,5 +1,7 @@
 #include "folio/core/text.h"
 
+#include "folio/core/utf8.h"
+
 #include <cstdint>
 
 namespace folio {
@@ -151,6 +153,49 @@ std::string HtmlEscape(std::string_view in) {
   s.reserve(in.size() + 16);
   AppendHtmlEscaped(in, &s);
   return s;
+}
+
+uint32_t LowerCodePoint(uint32_t cp) {
+  if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+  if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) return cp + 0x20;  // Latin-1
+  if (cp >= 0x100 && cp <= 0x17F) {                               // Latin Extended-A: pairs
+    if (cp == 0x130) return 'i';
+    if (cp == 0x178) return 0xFF;
+    bool odd_upper = (cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E);
+    if (odd_upper) return cp % 2 == 1 ? cp + 1 : cp;
+    if (cp == 0x138 || cp == 0x149 || cp == 0x17F) return cp;
+    return cp % 2 == 0 ? cp + 1 : cp;
+  }
+  if (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) return cp + 0x20;  // Greek
+  if (cp == 0x386) return 0x3AC;
+  if (cp >= 0x388 && cp <= 0x38A) return cp + 0x25;
+  if (cp == 0x38C) return 0x3CC;
+  if (cp == 0x38E || cp == 0x38F) return cp + 0x3F;
+  if (cp >= 0x410 && cp <= 0x42F) return cp + 0x20;  // Cyrillic
+  if (cp >= 0x400 && cp <= 0x40F) return cp + 0x50;
+  if ((cp >= 0x460 && cp <= 0x481) || (cp >= 0x48A && cp <= 0x4BF) || (cp >= 0x4D0 && cp <= 0x4FF)) {
+    return cp % 2 == 0 ? cp + 1 : cp;
+  }
+  if (cp >= 0x531 && cp <= 0x556) return cp + 0x30;  // Armenian
+  return cp;
+}
+
+std::string Utf8Lower(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t start = i;
+    uint32_t cp = DecodeUtf8(s, &i);
+    if (cp == kBadCodePoint) {
+      out.append(s.substr(start, i - start));
+    } else if (cp < 0x80) {
+      out.push_back(static_cast<char>(LowerCodePoint(cp)));
+    } else {
+      AppendUtf8(LowerCodePoint(cp), &out);
+    }
+  }
+  return out;
 }
 
 }  // namespace folio

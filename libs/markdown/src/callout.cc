@@ -33,29 +33,6 @@ std::string CanonicalType(std::string_view lower) {
   return std::string(lower);
 }
 
-// Lower-cases ASCII and the cased letters of Latin-1, Greek and Cyrillic
-// (enough for callout types; we carry no Unicode tables).
-std::string LowerType(std::string_view s) {
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t start = i;
-    uint32_t cp = DecodeUtf8(s, &i);
-    if (cp == kBadCodePoint) {
-      out.append(s.substr(start, i - start));
-      continue;
-    }
-    if ((cp >= 'A' && cp <= 'Z') || (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) ||
-        (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) || (cp >= 0x410 && cp <= 0x42F)) {
-      cp += 0x20;
-    } else if (cp >= 0x400 && cp <= 0x40F) {
-      cp += 0x50;
-    }
-    AppendUtf8(cp, &out);
-  }
-  return out;
-}
-
 std::string TrimHtml(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
@@ -87,7 +64,7 @@ void Renderer::DetectCallout(BlockFrame& p, BlockFrame& quote) {
   size_t body_end = p_close;
   size_t eol = para.find('\n', k);
   if (eol == std::string_view::npos || eol > body_end) eol = body_end;
-  std::string lower = LowerType(type);
+  std::string lower = Utf8Lower(type);
   quote.callout_type = lower;
   quote.callout_kind = CanonicalType(lower);
   quote.callout_fold = fold;

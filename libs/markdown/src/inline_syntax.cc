@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "folio/core/text.h"
+#include "folio/markdown/slug.h"
 #include "renderer.h"
 #include "utf8.h"
 
@@ -101,7 +102,8 @@ size_t Renderer::TryTag(std::string_view s, size_t i) {
   if (tag.empty() || tag.front() == '/') return 0;
   if (std::all_of(tag.begin(), tag.end(), [](char c) { return c >= '0' && c <= '9'; })) return 0;
   std::string& out = html();
-  out += "<a class=\"tag\" href=\"/tags/";
+  out += "<a class=\"tag\" href=\"";
+  out += kTagUrlPrefix;
   AppendHtmlEscaped(PercentEncodePath(AsciiLower(tag)), &out);
   out += "\">#";
   AppendHtmlEscaped(tag, &out);

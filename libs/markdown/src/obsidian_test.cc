@@ -143,14 +143,14 @@ TEST_CASE("tags") {
   auto r = R("---\ntags: [fm, Shared]\n---\n#tag #a/b #Über_x-1 #123 x#no `#code` [#l](http://x) "
              "[[N|#al]] #end/ #/bad #shared\n\n# Heading\n\n#TAG again\n");
   CHECK(r.html ==
-        "<p><a class=\"tag\" href=\"/tags/tag\">#tag</a> <a class=\"tag\" href=\"/tags/a/b\">#a/b</a> "
-        "<a class=\"tag\" href=\"/tags/%C3%9Cber_x-1\">#Über_x-1</a> #123 x#no <code>#code</code> "
+        "<p><a class=\"tag\" href=\"/_/tags/tag\">#tag</a> <a class=\"tag\" href=\"/_/tags/a/b\">#a/b</a> "
+        "<a class=\"tag\" href=\"/_/tags/%C3%9Cber_x-1\">#Über_x-1</a> #123 x#no <code>#code</code> "
         "<a href=\"http://x\" rel=\"noopener\">#l</a> <a href=\"/n\">#al</a> "
-        "<a class=\"tag\" href=\"/tags/end\">#end</a>/ #/bad <a class=\"tag\" href=\"/tags/shared\">#shared</a></p>\n"
-        "<h1 id=\"heading\">Heading</h1>\n<p><a class=\"tag\" href=\"/tags/tag\">#TAG</a> again</p>\n");
+        "<a class=\"tag\" href=\"/_/tags/end\">#end</a>/ #/bad <a class=\"tag\" href=\"/_/tags/shared\">#shared</a></p>\n"
+        "<h1 id=\"heading\">Heading</h1>\n<p><a class=\"tag\" href=\"/_/tags/tag\">#TAG</a> again</p>\n");
   CHECK(r.tags == std::vector<std::string>{"fm", "Shared", "tag", "a/b", "Über_x-1", "end"});
   CHECK(Html("```\n#x\n```\n") == "<pre><code>#x\n</code></pre>\n");
-  CHECK(Html("#日本語 tag\n") == "<p><a class=\"tag\" href=\"/tags/%E6%97%A5%E6%9C%AC%E8%AA%9E\">#日本語</a> tag</p>\n");
+  CHECK(Html("#日本語 tag\n") == "<p><a class=\"tag\" href=\"/_/tags/%E6%97%A5%E6%9C%AC%E8%AA%9E\">#日本語</a> tag</p>\n");
 }
 
 TEST_CASE("footnotes") {

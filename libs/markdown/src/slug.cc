@@ -63,8 +63,8 @@ std::string SlugifySegment(std::string_view segment) {
     } else {
       if (pending_dash && !out.empty()) out.push_back('-');
       pending_dash = false;
-      if (cp >= 'A' && cp <= 'Z') {
-        out.push_back(static_cast<char>(cp + 32));
+      if (uint32_t lower = LowerCodePoint(cp); lower != cp) {  // "Гайд" -> "гайд", as "Guide" -> "guide"
+        AppendUtf8(lower, &out);
       } else {
         out.append(segment.substr(start, i - start));
       }

@@ -13,6 +13,8 @@ namespace folio::markdown {
 using folio::AppendUtf8;
 using folio::DecodeUtf8;
 using folio::kBadCodePoint;
+using folio::LowerCodePoint;
+using folio::Utf8Lower;
 
 // A letter or digit of any script (ASCII letters/digits, and every non-ASCII
 // code point outside the separator ranges of README "The slug rule").

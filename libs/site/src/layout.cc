@@ -2,6 +2,8 @@
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
+#include "folio/markdown/slug.h"
+#include "folio/site/listings.h"
 #include "layout_internal.h"
 
 namespace folio::site {
@@ -31,7 +33,7 @@ void Meta(std::string_view attr, std::string_view key, std::string_view value, s
 // The search box of every page's header: a plain GET form, so it works
 // without script; the search page's script enhances this same form.
 void AppendSearchBox(const internal::Head& h, std::string* out) {
-  *out += "<form class=\"search-box\" role=\"search\" action=\"/search\" method=\"get\">"
+  *out += "<form class=\"search-box\" role=\"search\" action=\"/_/search\" method=\"get\">"
           "<label><span class=\"visually-hidden\">Search notes</span>"
           "<input type=\"search\" name=\"q\" placeholder=\"Search notes\" autocomplete=\"off\" "
           "enterkeyhint=\"search\" value=\"";
@@ -93,7 +95,7 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   }
   *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
-  *out += "</a><nav class=\"site-nav\"><a href=\"/recent\">Recent</a> <a href=\"/tags\">Tags</a></nav>";
+  *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a></nav>";
   AppendSearchBox(h, out);
   *out += "</header>\n<main>";
 }
@@ -155,12 +157,15 @@ namespace {
 
 void AppendBreadcrumbs(const NotePage& p, std::string* out) {
   if (p.breadcrumbs.empty()) return;
+  // Folder / Folder / this note: separators only between crumbs.
   *out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
   for (const auto& b : p.breadcrumbs) {
     AppendLink(b.url, b.title, out);
     *out += " <span>/</span> ";
   }
-  *out += "</nav>";
+  *out += "<span aria-current=\"page\">";
+  AppendHtmlEscaped(p.title, out);
+  *out += "</span></nav>";
 }
 
 // A note that opens with its own H1 keeps it (the meta line goes under
@@ -188,7 +193,7 @@ void AppendMetaLine(const NotePage& p, std::string* out) {
   if (!p.updated.empty()) *out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
   for (const auto& t : p.tags) {
     *out += "<a class=\"tag\" href=\"";
-    AppendHtmlEscaped(PercentEncodePath("/tags/" + AsciiLower(t)), out);
+    AppendHtmlEscaped(PercentEncodePath(TagUrl(t)), out);
     *out += "\">#";
     AppendHtmlEscaped(t, out);
     *out += "</a> ";
@@ -318,7 +323,7 @@ std::string Assemble404Page(std::string_view site_name) {
   AppendHead(site, Head{"Page not found", "", "", "", "", "website", nullptr, "", "", false}, &out);
   out += "<article><h1>Page not found</h1><p>There is no page at this address. "
          "It may have been renamed or removed.</p><p><a href=\"/\">Go to the home page</a> · "
-         "<a href=\"/recent\">Recent notes</a></p></article>\n";
+         "<a href=\"/_/recent\">Recent notes</a></p></article>\n";
   AppendTail(&out);
   return out;
 }

@@ -140,8 +140,10 @@ void AddTags(const Scope& s, Pages& out) {
     for (const auto& [key, tag] : tags) {
       all_tags.push_back({"#" + tag.name() + " (" + std::to_string(tag.notes.size()) + ")", TagUrl(key), ""});
     }
-    out.emplace("/tags", Listing(s.site, "/tags", "Tags", std::to_string(all_tags.size()) + " tags", {},
-                                 std::move(all_tags), SIZE_MAX));
+    // Counted before the list is moved into Listing (argument order is unspecified).
+    std::string intro = std::to_string(all_tags.size()) + (all_tags.size() == 1 ? " tag" : " tags");
+    std::string url(markdown::kTagsUrl);
+    out.emplace(url, Listing(s.site, url, "Tags", std::move(intro), {}, std::move(all_tags), SIZE_MAX));
   }
 }
 
@@ -164,8 +166,9 @@ void AddRecent(const Scope& s, Pages& out) {
   for (size_t pg = 1; pg <= pages; ++pg) {
     std::vector<LinkItem> items;
     for (size_t i = (pg - 1) * per_page; i < std::min(recent.size(), pg * per_page); ++i) items.push_back(recent[i]);
-    std::string key = pg == 1 ? "/recent" : "/recent?page=" + std::to_string(pg);
-    auto g = Listing(s.site, "/recent", "Recent notes", "", {}, std::move(items), SIZE_MAX);
+    const std::string base(markdown::kRecentUrl);
+    std::string key = pg == 1 ? base : base + "?page=" + std::to_string(pg);
+    auto g = Listing(s.site, base, "Recent notes", "", {}, std::move(items), SIZE_MAX);
     g.url = key;
     g.listing.page = static_cast<int>(pg);
     g.listing.pages = static_cast<int>(pages);
@@ -283,7 +286,7 @@ std::string FolderUrl(std::string_view folder) {
   return url;
 }
 
-std::string TagUrl(std::string_view tag) { return "/tags/" + AsciiLower(tag); }
+std::string TagUrl(std::string_view tag) { return std::string(markdown::kTagUrlPrefix) + AsciiLower(tag); }
 
 std::string SitemapShardUrl(size_t i) { return "/sitemap-" + std::to_string(i) + ".xml"; }
 
@@ -302,13 +305,13 @@ std::string GeneratedPage::Render() const {
 bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
   if (status == 301) return aliases || alias_urls.count(url) > 0;
   if (url == "/") return home;
-  if (url == "/tags") return tags_index;
-  if (url == "/recent" || StartsWith(url, "/recent?")) return recent;
+  if (url == markdown::kTagsUrl) return tags_index;
+  if (url == markdown::kRecentUrl || StartsWith(url, std::string(markdown::kRecentUrl) + "?")) return recent;
   if (url == "/rss.xml") return rss;
   if (url == "/sitemap.xml") return sitemap || !sitemap_paths.empty();
   if (StartsWith(url, "/sitemap-")) return sitemap;
   if (url == "/robots.txt") return robots;
-  if (StartsWith(url, "/tags/")) {
+  if (StartsWith(url, markdown::kTagUrlPrefix)) {
     for (const auto& t : tags) {
       if (TagUrl(t) == url) return true;
     }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "folio/core/text.h"
+#include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
 #include "layout_internal.h"
 
@@ -18,9 +19,9 @@ constexpr std::string_view kScript =
     "(()=>{const f=document.querySelector('form[role=search]'),i=f&&f.querySelector('input[name=q]');"
     "if(!i)return;let t=0,seq=0,ctl=null;"
     "const run=()=>{const p=new URLSearchParams(new FormData(f));"
-    "history.replaceState(null,'','/search?'+p);p.set('fragment','1');const n=++seq;"
+    "history.replaceState(null,'','/_/search?'+p);p.set('fragment','1');const n=++seq;"
     "if(ctl)ctl.abort();ctl=new AbortController();"
-    "fetch('/search?'+p,{signal:ctl.signal}).then(r=>r.text()).then(h=>{"
+    "fetch('/_/search?'+p,{signal:ctl.signal}).then(r=>r.text()).then(h=>{"
     "const old=document.getElementById('search-results');if(n!==seq||!old)return;"
     "const tpl=document.createElement('template');tpl.innerHTML=h;const e=tpl.content.firstElementChild;"
     "if(!e||e.id!=='search-results')return;old.replaceChildren(...e.childNodes);"
@@ -152,7 +153,7 @@ std::string AssembleSearchPage(const SearchPage& p) {
   std::string title = p.query.empty() ? "Search" : "Search: " + p.query;
   internal::Head h;
   h.title = title;
-  h.url = "/search";
+  h.url = std::string(markdown::kSearchUrl);
   h.search_query = p.query;
   h.search_mode = p.mode;
   h.noindex = true;

@@ -13,7 +13,7 @@ namespace {
 bool Has(const std::string& hay, std::string_view needle) { return hay.find(needle) != std::string::npos; }
 
 constexpr std::string_view kForm =
-    "<form class=\"search-box\" role=\"search\" action=\"/search\" method=\"get\">";
+    "<form class=\"search-box\" role=\"search\" action=\"/_/search\" method=\"get\">";
 
 SearchPage Sample() {
   SearchPage p;

@@ -175,14 +175,18 @@ TEST_CASE("listings: every kind exists and fingerprints change only where conten
   SiteInfo info;
   info.name = "S";
   auto l1 = BuildListings(v, info);
-  for (const char* url : {"/", "/docs/", "/docs/deep/", "/tags", "/tags/topic", "/tags/topic/sub", "/recent",
+  for (const char* url : {"/", "/docs/", "/docs/deep/", "/_/tags", "/_/tags/topic", "/_/tags/topic/sub", "/_/recent",
                           "/rss.xml", "/sitemap.xml", "/robots.txt"}) {
     CAPTURE(url);
     CHECK(l1.count(url) == 1);
   }
-  CHECK(l1.at("/tags/topic").listing.items.size() == 2);  // nested tag counts toward its parent
+  CHECK(l1.at("/_/tags/topic").listing.items.size() == 2);  // nested tag counts toward its parent
+  // The tag index counts what it lists (it said "0 tags" above a full list).
+  CHECK(l1.at("/_/tags").listing.items.size() == 2);
+  CHECK(l1.at("/_/tags").listing.intro == "2 tags");
+  CHECK(l1.at("/_/tags").Render().find("2 tags") != std::string::npos);
   CHECK(l1.at("/docs/").listing.sections.size() == 1);    // Deep/
-  CHECK(l1.at("/recent").listing.items.front().url == "/c");
+  CHECK(l1.at("/_/recent").listing.items.front().url == "/c");
   CHECK(l1.at("/rss.xml").Render().find("<rss") != std::string::npos);
   CHECK(l1.at("/sitemap.xml").Render().find("<loc>/docs/a</loc>") != std::string::npos);
 
@@ -196,9 +200,9 @@ TEST_CASE("listings: every kind exists and fingerprints change only where conten
   // Docs/a changes: it moves to the top of /recent; tag and folder pages keep their content.
   (void)v.Apply({Full("Docs/a.md", {}, {}, {"topic/sub"}, 50)}, {});
   auto l3 = BuildListings(v, info);
-  CHECK(l3.at("/recent").fingerprint != l2.at("/recent").fingerprint);
+  CHECK(l3.at("/_/recent").fingerprint != l2.at("/_/recent").fingerprint);
   CHECK(l3.at("/rss.xml").fingerprint != l2.at("/rss.xml").fingerprint);
-  CHECK(l3.at("/tags/topic").fingerprint == l2.at("/tags/topic").fingerprint);
+  CHECK(l3.at("/_/tags/topic").fingerprint == l2.at("/_/tags/topic").fingerprint);
   CHECK(l3.at("/docs/").fingerprint == l2.at("/docs/").fingerprint);
 }
 
@@ -211,11 +215,11 @@ TEST_CASE("listings: recent pagination and alias redirects") {
   many.push_back(aliased);
   (void)v.Apply(std::move(many), {});
   auto l = BuildListings(v, SiteInfo{});
-  CHECK(l.count("/recent?page=2") == 1);
-  CHECK(l.count("/recent?page=3") == 1);
-  CHECK(l.count("/recent?page=4") == 0);
-  CHECK(l.at("/recent?page=3").listing.items.size() == 21);
-  CHECK(l.at("/recent?page=2").Render().find("Page 2 of 3") != std::string::npos);
+  CHECK(l.count("/_/recent?page=2") == 1);
+  CHECK(l.count("/_/recent?page=3") == 1);
+  CHECK(l.count("/_/recent?page=4") == 0);
+  CHECK(l.at("/_/recent?page=3").listing.items.size() == 21);
+  CHECK(l.at("/_/recent?page=2").Render().find("Page 2 of 3") != std::string::npos);
   REQUIRE(l.count("/old-name") == 1);
   CHECK(l.at("/old-name").status == 301);
   CHECK(l.at("/old-name").location == "/target");
@@ -270,11 +274,11 @@ TEST_CASE("listings: a filtered build gives the same pages as a full build for w
   }
   CHECK(part.count("/docs/") == 1);
   CHECK(part.count("/docs/deep/") == 0);
-  CHECK(part.count("/tags/topic") == 1);
-  CHECK(part.count("/tags/x") == 0);
-  CHECK(part.count("/tags") == 1);
-  CHECK(part.count("/recent") == 1);
+  CHECK(part.count("/_/tags/topic") == 1);
+  CHECK(part.count("/_/tags/x") == 0);
+  CHECK(part.count("/_/tags") == 1);
+  CHECK(part.count("/_/recent") == 1);
   CHECK(part.count("/sitemap.xml") == 0);
-  CHECK(!f.Covers("/tags/x", 200));
-  CHECK(f.Covers("/recent?page=3", 200));
+  CHECK(!f.Covers("/_/tags/x", 200));
+  CHECK(f.Covers("/_/recent?page=3", 200));
 }

@@ -36,10 +36,12 @@ bool IsFolderNote(std::string_view path) {
 }  // namespace
 
 bool Vault::IsReservedUrl(std::string_view url) {
+  // Generated listings, tags and search are under markdown::kGeneratedPrefix,
+  // which no slug can produce (only a permalink could ask for it).
   return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" ||
-         url == "/sitemap.xml" || url == "/robots.txt" || url == "/recent" || url == "/tags" || url == "/search" ||
-         StartsWith(url, "/assets/") || StartsWith(url, "/_folio/") || StartsWith(url, "/api/") ||
-         StartsWith(url, "/tags/");
+         url == "/sitemap.xml" || url == "/robots.txt" || StartsWith(url, "/assets/") ||
+         StartsWith(url, "/_folio/") || StartsWith(url, "/api/") || StartsWith(url, markdown::kGeneratedPrefix) ||
+         url == "/_";
 }
 
 void Vault::List(const NoteMeta& n) {

@@ -58,4 +58,14 @@ inline void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
+// The lower-case form of `cp` for the scripts whose case folks type in URLs
+// and names: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic, Armenian
+// (simple one-to-one mappings; we carry no Unicode tables). Other code
+// points are returned unchanged.
+uint32_t LowerCodePoint(uint32_t cp);
+
+// `s` with LowerCodePoint applied to each code point; malformed bytes are
+// kept as they are.
+std::string Utf8Lower(std::string_view s);
+
 }  // namespace folio

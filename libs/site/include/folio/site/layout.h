@@ -1,7 +1,7 @@
 // Page assembly: turns a rendered note body into a complete HTML page (and
 // builds the generated pages: home listing, 404). The stylesheet is a
 // separate, immutable, content-hashed asset, never inlined. Every page's
-// header carries the search box: a plain GET form to /search (the edge's
+// header carries the search box: a plain GET form to /_/search (the edge's
 // search page, search_page.h), so it works without script.
 // Pure functions; thread-safe.
 #pragma once
@@ -53,7 +53,7 @@ struct NotePage {
   std::string image;         // OG image URL or ""
   std::string lang;          // <html lang>, default "en"
   std::vector<std::string> cssclasses;  // classes on <body>
-  std::vector<std::string> tags;        // shown as links to /tags/...
+  std::vector<std::string> tags;        // shown as links to /_/tags/...
   std::vector<LinkItem> breadcrumbs;    // folders from the root to the note's folder
   std::vector<TocEntry> toc;            // headings (shown when there are 2 or more)
   bool has_mermaid = false;

@@ -31,7 +31,7 @@ struct ListingOptions {
 };
 
 struct GeneratedPage {
-  std::string url;           // key: "/tags/x", "/recent?page=2", "/rss.xml"
+  std::string url;           // key: "/_/tags/x", "/_/recent?page=2", "/rss.xml"
   uint16_t status = 200;     // 301 for alias redirects
   std::string content_type;
   std::string location;      // for 301
@@ -81,7 +81,7 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
 std::string DayOf(int64_t unix_ms);
 // The URL of a folder's page ("Docs/Sub" -> "/docs/sub/").
 std::string FolderUrl(std::string_view folder);
-// The URL of a tag's page ("Topic/Sub" -> "/tags/topic/sub").
+// The URL of a tag's page ("Topic/Sub" -> "/_/tags/topic/sub").
 std::string TagUrl(std::string_view tag);
 // The URL of sitemap shard i ("/sitemap-3.xml").
 std::string SitemapShardUrl(size_t i);

@@ -1,4 +1,4 @@
-// The reader-facing search page (GET /search on the edge): the site chrome
+// The reader-facing search page (GET /_/search on the edge): the site chrome
 // with the search box prefilled, the results (title link + snippet), the
 // "no results" and error states, and a small inline script that, as the
 // reader types, fetches the results fragment and swaps it in place. Without
@@ -42,7 +42,7 @@ inline constexpr std::string_view kSearchResultsId = "search-results";
 // search box prefilled with p.query, the results element, the inline script.
 std::string AssembleSearchPage(const SearchPage& p);
 // Only the results element (<section id="search-results" ...>...</section>),
-// for GET /search?...&fragment=1.
+// for GET /_/search?...&fragment=1.
 std::string AssembleSearchResultsFragment(const SearchPage& p);
 
 // The Content-Security-Policy the search page is written for: same-origin
