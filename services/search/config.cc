@@ -16,6 +16,9 @@ void AddSearchFlags(Flags* flags) {
   flags->Add("embed-api-key-env", "FOLIO_EMBED_API_KEY", "environment variable holding the --embed-url API key");
   flags->Add("embed-batch", "64", "texts per embedding request");
   flags->Add("related-k", "10", "related notes per note");
+  flags->Add("min-vector-score", "0.2",
+             "hybrid search: a note the query's words do not find is shown only if its vector is at least this"
+             " similar (0..1; set it for the model behind --embed-url)");
   flags->Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
   flags->Add("batch", "256", "note events per indexing batch");
   flags->Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
@@ -37,8 +40,15 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
   }
   if (*batch < 1 || *batch > 4096) return Status::Invalid("--batch must be in 1..4096");
   if (*embed_batch < 1 || *embed_batch > 4096) return Status::Invalid("--embed-batch must be in 1..4096");
+  const std::string& min_vec = flags.Get("min-vector-score");
+  char* end = nullptr;
+  double min_vector_score = std::strtod(min_vec.c_str(), &end);
+  if (min_vec.empty() || end == nullptr || *end != '\0' || !(min_vector_score >= 0 && min_vector_score <= 1)) {
+    return Status::Invalid("--min-vector-score must be a number in 0..1, not \"" + min_vec + "\"");
+  }
   SearchConfig c;
   c.basics = basics;
+  c.engine.hybrid_min_vector_score = static_cast<float>(min_vector_score);
   c.engine.data_dir = flags.Get("data");
   c.engine.related_k = static_cast<size_t>(*related_k);
   c.engine.hnsw_threshold = static_cast<size_t>(*threshold);

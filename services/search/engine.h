@@ -54,6 +54,13 @@ struct EngineOptions {
   std::string data_dir;            // holds search.db
   size_t related_k = 10;           // length of each note's related list
   float related_min_score = 0.1f;  // notes less similar than this are not "related"
+  // A hybrid search shows a note the words of the query do not find only if
+  // its vector is at least this similar: a nonsense query ("zzqxvw") then
+  // finds nothing instead of the nearest of unrelated notes. 0.2 suits the
+  // built-in embedder: random letters score up to ~0.14 against the example
+  // vault and ~0.18 against synthetic notes, while the vector-only hits of
+  // real queries score 0.2-0.3. A model behind --embed-url needs its own value.
+  float hybrid_min_vector_score = 0.2f;
   size_t hnsw_threshold = 20000;   // vectors per site index before it switches to HNSW
   size_t hnsw_ef_search = 192;     // query beam width of HNSW indexes; default 192 (recall@10 ~0.97 at 100k notes)
   // Build beam width of the section (chunk) HNSW index; default 100. Note

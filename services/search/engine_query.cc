@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
+#include <unordered_set>
 
 #include "engine.h"
 #include "engine_internal.h"
@@ -92,6 +93,14 @@ std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::v
   return ranked;
 }
 
+// Hybrid: drops the vector candidates the full-text ranking does not have
+// and whose similarity is below min_score (no lexical support, too far).
+void DropUnsupported(std::vector<Candidate>* vec_hits, const std::vector<Candidate>& text_hits, float min_score) {
+  std::unordered_set<int64_t> lexical;
+  for (const Candidate& c : text_hits) lexical.insert(c.id);
+  std::erase_if(*vec_hits, [&](const Candidate& c) { return c.score < min_score && lexical.count(c.id) == 0; });
+}
+
 // The best k of the mode's ranking.
 std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hits, std::vector<Candidate> text_hits,
                             size_t k) {
@@ -150,6 +159,7 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
     if (!hits.ok()) return FailedReply(hits.status());
     text_hits = std::move(*hits);
   }
+  if (q.mode == bus::SearchMode::kHybrid) DropUnsupported(&vec_hits, text_hits, options_.hybrid_min_vector_score);
   std::vector<Candidate> ranked = Rank(q.mode, std::move(vec_hits), std::move(text_hits), k);
 
   bus::SearchReply reply;

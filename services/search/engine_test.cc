@@ -248,3 +248,35 @@ TEST_CASE("engine: queries keep running while a batch switches the indexes to HN
   CHECK(found * 10 >= 43 * 9);  // >= 90% of the 43 probes
   CHECK(published.size() >= 290);
 }
+
+// Issue 13, bug 12: a nonsense query found "20 results" in hybrid mode, the
+// nearest vectors of unrelated notes. Without lexical support a vector hit
+// must be similar enough to be shown; a real query keeps its results.
+TEST_CASE("engine: a nonsense query finds nothing in hybrid mode; real queries still find notes") {
+  testing::TempDir dir;
+  CountingEmbedder embedder(384);  // the service default --embed-dim
+  ThreadPool pool(2);
+  auto e = search::Engine::Open(Options(dir.path(), 20000), &embedder, &pool);
+  REQUIRE(e.ok());
+  NoteGen gen(5, 7);
+  Lists published;
+  std::vector<bus::NoteEvent> batch;
+  for (uint64_t i = 0; i < 200; ++i) batch.push_back(Event(gen, i, i, 1));
+  ApplyAll(**e, batch, &published);
+  for (const char* nonsense : {"zzqxvw", "qwertyuiop", "blorf snazzle", "xkcdzz"}) {
+    CAPTURE(nonsense);
+    bus::SearchReply r = (*e)->Search({kSite, nonsense, 20, bus::SearchMode::kHybrid});
+    CHECK(r.error.empty());
+    CHECK(r.hits.empty());
+    // Vector mode still answers with the nearest notes, as asked.
+    CHECK(!(*e)->Search({kSite, nonsense, 20, bus::SearchMode::kVector}).hits.empty());
+  }
+  // A query made of a note's words finds that note first, in every mode.
+  bus::NoteEvent ev = Event(gen, 42, 42, 1);
+  std::string passage = ev.text.substr(ev.text.size() / 3, 200);
+  for (bus::SearchMode mode : {bus::SearchMode::kHybrid, bus::SearchMode::kText}) {
+    auto hits = (*e)->Search({kSite, passage, 5, mode}).hits;
+    REQUIRE(!hits.empty());
+    CHECK(hits[0].path == ev.path);
+  }
+}
