@@ -141,6 +141,11 @@ int main(int argc, char** argv) {
   }
   log::Info("folio-ingest listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
                                         {"site", config->site.site}, {"data", data_dir}});
+  if (config->site.base_url.empty()) {
+    log::Warn("no --base-url: RSS, the sitemap and OpenGraph tags carry relative URLs, which feed readers and link"
+              " previews cannot follow; set --base-url https://your.site",
+              {{"site", config->site.site}});
+  }
 
   auto shutdown = [&] {
     log::Info("shutting down");

@@ -7,6 +7,7 @@
 
 #include "folio/bus/page_schema.h"
 #include "folio/core/text.h"
+#include "folio/core/utf8.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
@@ -92,6 +93,45 @@ class VaultResolver : public markdown::LinkResolver {
   markdown::RenderOptions options_;     // the site's render settings (resolver unset)
   int embeds_ = 0;                      // note embeds rendered so far
 };
+
+// Words of a note's plain text, for the reading time: runs of non-space
+// characters, each CJK character counting as a word (no spaces there).
+size_t CountWords(std::string_view text) {
+  size_t words = 0, i = 0;
+  bool in_word = false;
+  while (i < text.size()) {
+    uint32_t cp = DecodeUtf8(text, &i);
+    bool space = cp == ' ' || cp == '\n' || cp == '\t' || cp == '\r' || cp == 0xA0 || cp == 0x3000;
+    bool cjk = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+               (cp >= 0x20000 && cp <= 0x2FFFF);
+    if (cjk) {
+      ++words;
+      in_word = false;
+    } else if (space) {
+      in_word = false;
+    } else if (!in_word) {
+      ++words;
+      in_word = true;
+    }
+  }
+  return words;
+}
+
+// The OpenGraph image a note's frontmatter names: an http(s) URL as is, or
+// a vault attachment ("cover.png", "[[cover.png]]") as its /assets/ URL.
+std::string ResolveImage(const site::Vault& vault, std::string_view image, const std::string& from,
+                         std::vector<std::string>* warnings) {
+  std::string_view v = image;
+  if (v.size() > 4 && v.substr(0, 2) == "[[" && v.substr(v.size() - 2) == "]]") v = v.substr(2, v.size() - 4);
+  if (v.empty() || StartsWith(AsciiLower(v), "http://") || StartsWith(AsciiLower(v), "https://")) {
+    return std::string(v);
+  }
+  std::string target;
+  if (!PercentDecode(v, &target)) target = std::string(v);
+  if (auto url = vault.AttachmentUrl(target, from)) return *url;
+  warnings->push_back(from + ": frontmatter image '" + std::string(image) + "' is no attachment of the vault");
+  return "";
+}
 
 std::string Summary(std::string_view text, size_t max = 200) {
   std::string s;
@@ -197,7 +237,8 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     page.description = fm.description.empty() ? Summary(res.text) : fm.description;
     page.created = fm.date;
     page.updated = fm.updated.empty() ? site::DayOf(note->updated_ms) : fm.updated;
-    page.image = fm.image;
+    page.image = ResolveImage(vault_, fm.image, path, &r.warnings);
+    page.words = CountWords(res.text);
     page.lang = fm.lang;
     page.cssclasses = fm.cssclasses;
     page.tags = res.tags;

@@ -242,7 +242,8 @@ TEST_CASE("attachments linked by [[name.pdf]] and [x](path) resolve; embedded fo
   auto r = c.Push(body(R"({"path":"Files/spec sheet.pdf","data":"UERGIQ=="},{"path":"Images/red dot.png","data":"UE5HIQ=="})",
                        R"({"path":"A.md","content":"# A\n\n[[spec sheet.pdf]] [sheet](Files/spec%20sheet.pdf) ![dot](Images/red%20dot.png)\n"},)"
                        R"({"path":"Host.md","content":"# Host\n\nHost claim[^1].\n\n![[Inner]]\n\n[^1]: host source\n"},)"
-                       R"({"path":"Inner.md","content":"Inner claim[^1].\n\n[^1]: inner source\n"})"));
+                       R"({"path":"Inner.md","content":"Inner claim[^1].\n\n[^1]: inner source\n"},)"
+                       R"({"path":"Cover.md","content":"---\nimage: red dot.png\n---\n# Cover\n\nfour words of text\n"})"));
   INFO(r.body);
   REQUIRE(r.status == 200);
   CHECK(r.body.find("dangling") == std::string::npos);
@@ -263,6 +264,12 @@ TEST_CASE("attachments linked by [[name.pdf]] and [x](path) resolve; embedded fo
   auto a2 = c.WaitForPage("/a", 200, "", 10000);
   for (int i = 0; i < 200 && a2.body.find(pdf) != std::string::npos; ++i) a2 = c.EdgeGet("/a");
   CHECK(a2.body.find(pdf) == std::string::npos);
+
+  // The frontmatter image is the attachment's URL; the page shows its reading time.
+  auto cover = c.WaitForPage("/cover", 200);
+  CHECK(cover.body.find("<meta property=\"og:image\" content=\"/assets/") != std::string::npos);
+  CHECK(cover.body.find("/red%20dot.png\">") != std::string::npos);
+  CHECK(cover.body.find("5 words · 1 min read") != std::string::npos);  // "Cover" + "four words of text"
 
   auto host = c.WaitForPage("/host", 200, "inner source");
   CHECK(host.body.find("<li id=\"fn-1\">host source") != std::string::npos);

@@ -1,5 +1,7 @@
 #include "folio/site/layout.h"
 
+#include <algorithm>
+
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
@@ -70,13 +72,19 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   Meta("property", "og:description", h.description, out);
   Meta("property", "og:type", h.og_type, out);
   Meta("property", "og:site_name", site.name, out);
-  if (!site.base_url.empty() && !h.url.empty()) {
-    Meta("property", "og:url", Absolute(site, h.url), out);
+  if (!h.url.empty()) {
+    // Absolute with --base-url; without it og:url cannot be written (it must
+    // be absolute) and the canonical link is the path.
+    if (!site.base_url.empty()) Meta("property", "og:url", Absolute(site, h.url), out);
     *out += "<link rel=\"canonical\" href=\"";
-    AppendHtmlEscaped(Absolute(site, h.url), out);
+    AppendHtmlEscaped(site.base_url.empty() ? PercentEncodePath(h.url) : Absolute(site, h.url), out);
     *out += "\">";
   }
-  Meta("property", "og:image", h.image, out);
+  if (!h.image.empty() && h.image.front() == '/') {  // an attachment of the site
+    Meta("property", "og:image", site.base_url.empty() ? PercentEncodePath(h.image) : Absolute(site, h.image), out);
+  } else {
+    Meta("property", "og:image", h.image, out);
+  }
   Meta("name", "twitter:card", h.image.empty() ? "summary" : "summary_large_image", out);
   Meta("name", "twitter:title", h.title, out);
   Meta("name", "twitter:description", h.description, out);
@@ -187,10 +195,15 @@ std::string_view AppendTitle(const NotePage& p, std::string* out) {
 
 // Created and updated dates, then tags.
 void AppendMetaLine(const NotePage& p, std::string* out) {
-  if (p.created.empty() && p.updated.empty() && p.tags.empty()) return;
+  if (p.created.empty() && p.updated.empty() && p.tags.empty() && p.words == 0) return;
   *out += "<p class=\"meta\">";
   if (!p.created.empty()) *out += "Created <time>" + HtmlEscape(p.created) + "</time> ";
   if (!p.updated.empty()) *out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
+  if (p.words > 0) {  // 200 words a minute, at least one
+    size_t minutes = std::max<size_t>(1, (p.words + 199) / 200);
+    *out += "<span class=\"reading\">" + std::to_string(p.words) + (p.words == 1 ? " word" : " words") + " · " +
+            std::to_string(minutes) + " min read</span> ";
+  }
   for (const auto& t : p.tags) {
     *out += "<a class=\"tag\" href=\"";
     AppendHtmlEscaped(PercentEncodePath(TagUrl(t)), out);

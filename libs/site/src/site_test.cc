@@ -282,3 +282,28 @@ TEST_CASE("listings: a filtered build gives the same pages as a full build for w
   CHECK(!f.Covers("/_/tags/x", 200));
   CHECK(f.Covers("/_/recent?page=3", 200));
 }
+
+TEST_CASE("layout: reading time and word count, canonical link, og:url and og:image of an attachment") {
+  NotePage p;
+  p.site.name = "S";
+  p.url = "/docs/a note";
+  p.title = "A";
+  p.words = 401;
+  p.image = "/assets/ab12/cover image.png";
+  std::string rel = AssembleNotePage(p);
+  CHECK(rel.find("<span class=\"reading\">401 words · 3 min read</span>") != std::string::npos);
+  // Without --base-url: the canonical link is the path; og:url needs an absolute URL, so none.
+  CHECK(rel.find("<link rel=\"canonical\" href=\"/docs/a%20note\">") != std::string::npos);
+  CHECK(rel.find("og:url") == std::string::npos);
+  CHECK(rel.find("<meta property=\"og:image\" content=\"/assets/ab12/cover%20image.png\">") != std::string::npos);
+  p.site.base_url = "https://notes.example";
+  std::string abs = AssembleNotePage(p);
+  CHECK(abs.find("<meta property=\"og:url\" content=\"https://notes.example/docs/a%20note\">") != std::string::npos);
+  CHECK(abs.find("<link rel=\"canonical\" href=\"https://notes.example/docs/a%20note\">") != std::string::npos);
+  CHECK(abs.find("<meta property=\"og:image\" content=\"https://notes.example/assets/ab12/cover%20image.png\">") !=
+        std::string::npos);
+  p.words = 1;
+  CHECK(AssembleNotePage(p).find("1 word · 1 min read") != std::string::npos);
+  p.words = 0;
+  CHECK(AssembleNotePage(p).find("min read") == std::string::npos);
+}

@@ -50,7 +50,8 @@ struct NotePage {
   std::string description;   // plain-text summary for <meta name="description"> and OG
   std::string created;       // "2026-11-30" or ""
   std::string updated;       // "2026-11-30" or ""
-  std::string image;         // OG image URL or ""
+  std::string image;         // OG image URL or "" (an attachment's /assets/ URL, made absolute with base_url)
+  size_t words = 0;          // words in the note's text (CJK: characters); 0 = no reading-time line
   std::string lang;          // <html lang>, default "en"
   std::vector<std::string> cssclasses;  // classes on <body>
   std::vector<std::string> tags;        // shown as links to /_/tags/...
