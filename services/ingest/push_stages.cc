@@ -146,7 +146,9 @@ void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, Va
     if (w != change->warnings.end()) row.warnings = w->second;
     c->notes.push_back(std::move(row));
   }
-  // Pages a note left: a 301 where it moved (new permalink), else deleted.
+  // Pages a note left: a 301 where it moved (a new permalink, or a rename:
+  // deleted and added again with the same bytes, permalink or old name as an
+  // alias), else 410 Gone, so readers and crawlers learn it was removed.
   std::set<std::string> taken;
   for (const auto& p : c->pages) taken.insert(p.url);
   for (const auto& [from, to] : change->impact.moved) {
@@ -156,8 +158,8 @@ void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, Va
   }
   for (const auto& url : change->impact.deleted_urls) {
     if (taken.count(url) || change->impact.moved.count(url)) continue;
-    c->deleted_pages.push_back(url);
-    c->outbox.insert(c->outbox.begin(), {0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
+    AddPage(c, url, {410, kHtml, "public, max-age=300", site::PageCsp(), "", now_s, c->version},
+            site::AssembleGonePage(options_.site_name));
   }
   for (const auto& d : plan.deletes) {
     c->deleted_notes.push_back(d);

@@ -172,7 +172,7 @@ TEST_CASE("incremental: each kind of change re-renders exactly the affected page
   r = push({}, {"D.md"});
   CHECK(JsonInt(r, "deleted") == 1);
   CHECK(JsonInt(r, "rendered") == 2);  // A (its link to D is dead now) + E
-  CHECK(c.WaitForPage("/d", 404).status == 404);
+  CHECK(c.WaitForPage("/d", 410).status == 410);  // Gone: it was there and was removed
 
   // Listings: a new tag on an existing note (same title, same day): the tag
   // index, the new tag's page, and /recent + /rss.xml (B moves to the top).
@@ -325,6 +325,41 @@ TEST_CASE("a note named Tags keeps /tags; generated pages are under /_/ and old 
   CHECK(c.EdgeGet("/_/nothing").status == 404);
   // The header links to the generated pages, not to the note.
   CHECK(note.body.find("<a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a>") != std::string::npos);
+}
+
+// Issue 13, authors: renames keep links alive. A note deleted and added
+// again in one push (same bytes, same permalink, or the old name kept as an
+// alias) leaves a 301 at its old URL; a deleted note's URL answers 410.
+TEST_CASE("renames answer 301 to the new URL; deleted notes answer 410 Gone; a note back at a gone URL is served") {
+  Cluster c;
+  auto push = [&](const std::vector<std::pair<std::string, std::string>>& notes,
+                  const std::vector<std::string>& deletes = {}) {
+    auto r = c.Push(PushBody(notes, deletes));
+    INFO(r.body);
+    REQUIRE(r.status == 200);
+  };
+  push({{"Old name.md", "# Same bytes\n"}, {"Draft.md", "# Draft v1\n"}, {"Plan.md", "# Plan\n"}, {"Bye.md", "# Bye\n"}});
+  REQUIRE(c.WaitForPage("/bye", 200).status == 200);
+  // Same content under a new name (a rename in Obsidian, then a push).
+  push({{"Folder/New name.md", "# Same bytes\n"}}, {"Old name.md"});
+  CHECK(c.WaitForPage("/folder/new-name", 200).status == 200);
+  auto moved = c.WaitForPage("/old-name", 301);
+  CHECK(moved.status == 301);
+  CHECK(moved.Header("Location") == "/folder/new-name");
+  // Renamed and edited, with the old name kept as an alias.
+  push({{"Draft final.md", "---\naliases: [Draft]\n---\n# Draft v2\n"}}, {"Draft.md"});
+  CHECK(c.WaitForPage("/draft", 301).Header("Location") == "/draft-final");
+  // Deleted for good: 410, on the site's own page, never cached long.
+  push({}, {"Bye.md"});
+  auto gone = c.WaitForPage("/bye", 410);
+  CHECK(gone.status == 410);
+  CHECK(gone.Header("Cache-Control") == "public, max-age=300");
+  // Edited and renamed with nothing in common: the old URL is gone.
+  push({{"Strategy.md", "# Strategy\n"}}, {"Plan.md"});
+  CHECK(c.WaitForPage("/plan", 410).status == 410);
+  // A note published again at a gone URL is served there.
+  push({{"Bye.md", "# Back\n"}});
+  CHECK(c.WaitForPage("/bye", 200, "Back").status == 200);
 }
 
 // Issue 12: what a push costs the database does not grow with the vault.

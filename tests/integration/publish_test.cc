@@ -204,10 +204,13 @@ TEST_CASE("updates and deletions reach the edge without restart; unchanged notes
   CHECK(r4.body.find("{\"path\":\"C.md\",\"url\":\"/c\",\"rerendered\":true,\"warnings\":[]}") != std::string::npos);
   CHECK(c.WaitForPage("/c", 200, "href=\"/later\"").body.find("href=\"/later\"") != std::string::npos);
 
-  // Deletion: the page disappears, the linking note shows a dead link.
+  // Deletion: the page answers 410 Gone, the linking note shows a dead link.
   auto r5 = c.Push(PushBody({}, {"B.md"}));
   CHECK(JsonInt(r5.body, "deleted") == 1);
-  CHECK(c.WaitForPage("/b", 404).status == 404);
+  auto gone = c.WaitForPage("/b", 410);
+  CHECK(gone.status == 410);
+  CHECK(gone.body.find("Page removed") != std::string::npos);
+  CHECK(gone.body.find("<meta name=\"robots\" content=\"noindex\">") != std::string::npos);
   CHECK(c.WaitForPage("/a", 200, "link-dead").body.find("link-dead") != std::string::npos);
 
   // The manifest matches.
@@ -243,7 +246,7 @@ TEST_CASE("CLI: batches bounded by --batch-notes; a link resolved by a later bat
   std::remove((vault.path() + "/M.md").c_str());
   rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken}, &out);
   CHECK(rc == 0);
-  CHECK(c.WaitForPage("/m", 404).status == 404);
+  CHECK(c.WaitForPage("/m", 410).status == 410);
   // --dry-run sends nothing.
   write("New.md", "# New\n");
   rc = c.RunCli({"push", vault.path(), "--server", c.ingest_url(), "--token", kToken, "--dry-run"}, &out);

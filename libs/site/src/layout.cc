@@ -341,6 +341,17 @@ std::string Assemble404Page(std::string_view site_name) {
   return out;
 }
 
+std::string AssembleGonePage(std::string_view site_name) {
+  std::string out;
+  SiteInfo site;
+  site.name = std::string(site_name);
+  AppendHead(site, Head{"Page removed", "", "", "", "", "website", nullptr, "", "", true}, &out);
+  out += "<article><h1>Page removed</h1><p>The note that was published here has been removed.</p>"
+         "<p><a href=\"/\">Go to the home page</a> · <a href=\"/_/recent\">Recent notes</a></p></article>\n";
+  AppendTail(&out);
+  return out;
+}
+
 std::string AssembleRedirectPage(std::string_view target_url) {
   std::string href = HtmlEscape(PercentEncodePath(target_url));
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Moved</title>"

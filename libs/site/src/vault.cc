@@ -189,12 +189,48 @@ struct Vault::ApplyState {
   std::set<std::string> backlink_changed;
   std::set<std::string> content_changed;  // notes whose own rendering changes (for embedders)
   std::set<std::string> upserted;
+  std::vector<NoteMeta> deleted;  // published notes this change deleted (their last state)
+  std::vector<std::string> created;  // paths of notes this change added
 };
+
+namespace {
+
+// "Folder/Old name.md" -> "old name": what an alias keeping the old name says.
+std::string NoteName(std::string_view path) {
+  std::string_view base = PathBase(path);
+  if (base.size() > 3 && EqualsIgnoreAsciiCase(base.substr(base.size() - 3), ".md")) base.remove_suffix(3);
+  return AsciiLower(base);
+}
+
+// A note added in the same change as `gone` was deleted is its new self when
+// it has the same bytes, the same permalink, or keeps the old name as an alias.
+bool IsRenameOf(const NoteMeta& added, const NoteMeta& gone) {
+  if (!added.published) return false;
+  if (added.sha256 == gone.sha256) return true;
+  if (!gone.permalink.empty() && added.permalink == gone.permalink) return true;
+  std::string old_name = NoteName(gone.path);
+  for (const auto& a : added.aliases) {
+    if (AsciiLower(a) == old_name) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
   ApplyState s;
   for (const auto& path : deletes) ApplyDelete(path, s);
   for (auto& u : upserts) ApplyUpsert(u, s);
+  // Renames: a deleted note's URL answers 301 to the note that replaced it.
+  for (const NoteMeta& gone : s.deleted) {
+    for (const auto& path : s.created) {
+      const NoteMeta* added = Find(path);
+      if (added == nullptr || added->url == gone.url || !IsRenameOf(*added, gone)) continue;
+      std::erase(s.impact.deleted_urls, gone.url);
+      s.impact.moved[gone.url] = added->url;
+      break;
+    }
+  }
   ReresolveLinks(s);
   CollectRender(s);
   return std::move(s.impact);
@@ -210,7 +246,10 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   for (const auto& t : n.out) s.backlink_changed.insert(t);
   s.content_changed.insert(path);
   SetOut(n, {});
-  if (n.published) s.impact.deleted_urls.push_back(n.url);
+  if (n.published) {
+    s.impact.deleted_urls.push_back(n.url);
+    s.deleted.push_back(n);
+  }
   Unindex(n);
   Unlist(n);
   notes_.erase(it);
@@ -221,6 +260,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   s.content_changed.insert(u.path);
   auto it = notes_.find(u.path);
   if (it == notes_.end()) {
+    s.created.push_back(u.path);
     s.NamesOf(u);
     s.impact.home_changed = true;
     if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);

@@ -84,6 +84,8 @@ std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkI
 std::string Assemble404Page(std::string_view site_name);
 // A tiny page for a 301 (browsers follow the Location header; this is for humans).
 std::string AssembleRedirectPage(std::string_view target_url);
+// The page at the URL of a deleted (or unpublished) note: status 410.
+std::string AssembleGonePage(std::string_view site_name);
 // RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
 std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
 std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items);
