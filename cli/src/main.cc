@@ -43,6 +43,10 @@ void DeclareFlags(folio::Flags* flags) {
                  " rewritten after the push)");
   flags->AddBool("json", false, "print the push's summary as one JSON line (counts, files hashed, manifest kind)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
+  flags->AddBool("no-delete", false, "send new and changed files only; delete nothing on the server");
+  flags->AddBool("yes", false,
+                 "go ahead with a push that deletes more than 20 notes and more than a quarter of the server's (see"
+                 " them first with --dry-run)");
 }
 
 int Usage(const folio::Flags& flags, std::FILE* out, int code) {
@@ -67,6 +71,8 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->server.token = flags.Get("token");
   out->dry_run = flags.GetBool("dry-run");
   out->allow_delete_all = flags.GetBool("allow-delete-all");
+  out->no_delete = flags.GetBool("no-delete");
+  out->yes = flags.GetBool("yes");
   out->full = flags.GetBool("full");
   out->json = flags.GetBool("json");
   auto notes = flags.GetInt("batch-notes");

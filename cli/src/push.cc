@@ -78,6 +78,7 @@ class Pusher {
       if (IsAttachmentPath(s.path)) ++totals_.attachments_skipped;
     }
     plan_ = Diff(*local, *manifest);
+    if (options_.no_delete) plan_.to_delete.clear();
     batches_ = PlanBatches(plan_, options_.limits);
     totals_.unchanged = static_cast<int64_t>(plan_.notes.unchanged);
     totals_.version = manifest->version;
@@ -91,10 +92,22 @@ class Pusher {
       return Fail(options_.dir.string() + " has no notes; refusing to delete all " + what +
                   " on the server (pass --allow-delete-all to do that)");
     }
+    size_t notes_deleted = NotesToDelete();
+    if (!options_.yes && notes_deleted > options_.delete_confirm_above &&
+        notes_deleted * 4 > manifest->notes.size()) {
+      return Fail("this push would delete " + std::to_string(notes_deleted) + " of the server's " +
+                  std::to_string(manifest->notes.size()) + " notes; see them with --dry-run, then pass --yes to go"
+                  " ahead (or --no-delete to only send)");
+    }
     return Send();
   }
 
  private:
+  size_t NotesToDelete() const {
+    return static_cast<size_t>(std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
+                                             [](const std::string& p) { return !IsAttachmentPath(p); }));
+  }
+
   // Lines in sending order: attachments, notes, deletions.
   int DryRun() {
     const FileChanges& atts = plan_.attachments;
@@ -106,6 +119,10 @@ class Pusher {
       std::printf("%s\n", DryRunSendLine(notes.to_send[i], notes.is_new[i]).c_str());
     }
     for (const std::string& d : plan_.to_delete) std::printf("%s\n", DryRunDeleteLine(d).c_str());
+    if (size_t n = NotesToDelete(); n > 0) {
+      std::printf("folio: this push would DELETE %zu %s from the server%s\n", n, n == 1 ? "note" : "notes",
+                  options_.no_delete ? "" : " (--no-delete keeps them)");
+    }
     std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped,
                                             totals_.attachments_skipped);
     std::printf("%s\n", summary.c_str());

@@ -46,6 +46,12 @@ struct PushOptions {
   int64_t max_attachment_bytes = 0;
   bool dry_run = false;                           // list, send nothing
   bool allow_delete_all = false;                  // an empty vault may delete every note
+  bool no_delete = false;                         // send what changed; delete nothing on the server
+  bool yes = false;                               // go ahead with a push that deletes many notes
+  // A push deleting more notes than this (and more than a quarter of the
+  // server's notes) stops and asks for --yes: a mistaken folder must not
+  // wipe a site.
+  size_t delete_confirm_above = 20;
   bool progress = false;                          // draw a progress bar on stderr
   bool full = false;                              // ignore the index: full manifest, hash every file
   bool json = false;                              // the summary as one JSON line (SummaryJson)

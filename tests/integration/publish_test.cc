@@ -255,6 +255,47 @@ TEST_CASE("CLI: batches bounded by --batch-notes; a link resolved by a later bat
   CHECK(c.Manifest().body.find("New.md") == std::string::npos);
 }
 
+// Issue 13 (authors): a mistaken folder must not wipe a site. A push that
+// would delete many notes says how many and stops until --yes; --no-delete
+// only sends; the dry run names the count plainly.
+TEST_CASE("CLI: deleting many notes needs --yes; --no-delete only sends; the dry run counts deletions") {
+  Cluster c;
+  testing::TempDir vault;
+  auto write = [&](const std::string& rel, const std::string& text) {
+    FILE* f = fopen((vault.path() + "/" + rel).c_str(), "w");
+    REQUIRE(f);
+    fputs(text.c_str(), f);
+    fclose(f);
+  };
+  for (int i = 0; i < 30; ++i) write("n" + std::to_string(i) + ".md", "# N" + std::to_string(i) + "\n");
+  std::string out;
+  auto push = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"push", vault.path(), "--server", c.ingest_url(), "--token", kToken};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return c.RunCli(args, &out);
+  };
+  REQUIRE(push({}) == 0);
+  // 25 of 30 notes gone locally (an author pointed at the wrong folder, say).
+  for (int i = 0; i < 25; ++i) std::remove((vault.path() + "/n" + std::to_string(i) + ".md").c_str());
+  write("fresh.md", "# Fresh\n");
+  CHECK(push({"--dry-run"}) == 0);
+  CHECK(out.find("this push would DELETE 25 notes from the server") != std::string::npos);
+  CHECK(push({}) != 0);
+  INFO(out);
+  CHECK(out.find("this push would delete 25 of the server's 30 notes") != std::string::npos);
+  CHECK(out.find("--yes") != std::string::npos);
+  CHECK(c.Manifest().body.find("fresh.md") == std::string::npos);  // nothing was sent
+  CHECK(c.EdgeGet("/n0").status == 200);
+  // --no-delete sends the new note and deletes nothing.
+  CHECK(push({"--no-delete"}) == 0);
+  CHECK(c.WaitForPage("/fresh", 200).status == 200);
+  CHECK(c.EdgeGet("/n0").status == 200);
+  // --yes goes ahead.
+  CHECK(push({"--yes"}) == 0);
+  CHECK(c.WaitForPage("/n0", 410).status == 410);
+  CHECK(c.EdgeGet("/n29").status == 200);
+}
+
 TEST_CASE("CLI: the attachment limit comes from the server's manifest; a larger flag is lowered to it") {
   Cluster c;  // ingest without storage: attachments up to 1008 KiB
   testing::TempDir vault;
