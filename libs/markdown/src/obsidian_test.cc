@@ -2,6 +2,9 @@
 // block ids, tags, footnotes, math, mermaid, embeds, sections.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
@@ -422,4 +425,49 @@ TEST_CASE("bug 11: YouTube and Vimeo embed as folio's own sandboxed players; oth
   CHECK(!Contains(evil, "<iframe"));
   CHECK(Contains(Small("![](https://www.youtube.com.evil.example/watch?v=dQw4w9WgXcQ)\n").html, "<img "));
   CHECK(Contains(Small("![](https://www.youtube.com/watch?v=<script>)\n").html, "<img "));
+}
+
+TEST_CASE("fenced code is highlighted at render time for common languages; unknown ones stay plain and escaped") {
+  std::string py = Small("```python\ndef f(x):  # <note>\n    return \"s\" & 3\n```\n").html;
+  CHECK(Contains(py, "<pre><code class=\"language-python\"><span class=\"hl-keyword\">def</span> "
+                     "<span class=\"hl-function\">f</span>(x):  <span class=\"hl-comment\"># &lt;note&gt;</span>\n"));
+  CHECK(Contains(py, "<span class=\"hl-string\">&quot;s&quot;</span> &amp; <span class=\"hl-number\">3</span>"));
+  // The 20 most used languages (and their usual fence names) all colour something.
+  const std::pair<const char*, const char*> samples[] = {
+      {"js", "const x = 1;"},          {"javascript", "return 1;"},   {"typescript", "const a = 1;"},
+      {"ts", "const a = 1;"},          {"java", "public class A {}"}, {"kotlin", "class A {}"},
+      {"c", "int main(void) { return 0; }"}, {"cpp", "int main() { return 0; }"}, {"c++", "int x = 0;"},
+      {"csharp", "public class A {}"}, {"cs", "public class A {}"},  {"go", "func main() {}"},
+      {"rust", "fn main() {}"},        {"rs", "fn main() {}"},       {"php", "<?php echo 1; ?>"},
+      {"ruby", "def f; end"},          {"bash", "if true; then echo; fi"}, {"sh", "echo 1 # c"},
+      {"sql", "SELECT 1 FROM t;"},     {"html", "<p class=\"a\">x</p>"}, {"css", "a { color: red; }"},
+      {"json", "{\"a\": 1}"},          {"xml", "<a b=\"1\"/>"},     {"lua", "local x = 1"},
+      {"r", "x <- 1 # c"},             {"scala", "object A {}"},     {"haskell", "module Main where"},
+      {"perl", "my $x = 1;"},          {"diff", "--- a\n+++ b\n+added"},           {"makefile", "CC = gcc"}};
+  for (const auto& [lang, code] : samples) {
+    std::string name = lang;
+    CAPTURE(name);
+    CHECK(Contains(Small(std::string("```") + lang + "\n" + code + "\n```\n").html, "<span class=\"hl-"));
+  }
+  CHECK(Small("```nosuchlang\nplain <x>\n```\n").html ==
+        "<pre><code class=\"language-nosuchlang\">plain &lt;x&gt;\n</code></pre>\n");
+  CHECK(Small("```\nno <lang>\n```\n").html == "<pre><code>no &lt;lang&gt;\n</code></pre>\n");
+  // Multi-line comments carry over lines; a huge fence stays plain.
+  CHECK(Contains(Small("```c\n/* a\nb */ int x;\n```\n").html, "<span class=\"hl-comment\">b */</span>"));
+  std::string huge = "```python\n" + std::string(300 * 1024, 'x') + "\n```\n";
+  CHECK(!Contains(Small(huge).html, "hl-"));
+}
+
+TEST_CASE("highlighting from several threads at once (ingest renders in parallel) gives the same output") {
+  const std::string md = "```python\ndef f(x):\n    return 1  # c\n```\n\n```go\nfunc main() {}\n```\n\n```rust\nfn main() {}\n```\n";
+  const std::string want = Small(md).html;
+  std::vector<std::thread> threads;
+  std::atomic<int> same{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) same += RenderNote(md, "T.md", {}).html == want;
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(same == 80);
 }

@@ -8,6 +8,7 @@
 #include "folio/markdown/slug.h"
 #include "html_util.h"
 #include "math.h"
+#include "highlight.h"
 #include "renderer.h"
 
 namespace folio::markdown {
@@ -231,6 +232,8 @@ void Renderer::OpenCodeBlock(const MD_BLOCK_CODE_DETAIL& code, BlockFrame& frame
     out += '"';
   }
   out += '>';
+  frame.code_lang = lang;
+  frame.code_start = out.size();
 }
 
 void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
@@ -265,6 +268,13 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
     case MD_BLOCK_HR: TextBreak('\n'); break;
     case MD_BLOCK_H: LeaveHeading(static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level)); break;
     case MD_BLOCK_CODE:
+      if (!f.mermaid && !f.code_lang.empty() && f.code_start <= out.size() && f.text_start <= text().size()) {
+        // Coloured at render time; the escaped plain code stays if the
+        // language is unknown.
+        if (auto hl = HighlightCode(f.code_lang, std::string_view(text()).substr(f.text_start))) {
+          out.replace(f.code_start, std::string::npos, *hl);
+        }
+      }
       out += f.mermaid ? "</pre>\n" : "</code></pre>\n";
       TextBreak('\n');
       break;

@@ -91,7 +91,7 @@ TEST_CASE("render: lists, task lists, ordered start") {
 
 TEST_CASE("render: code blocks, blockquote, hr, math") {
   auto r = Render("```cpp\nint a<b;\n```\n\n    indented\n\n> quoted\n\n---\n\n$x<y$ and $$z$$\n");
-  CHECK(Has(r.html, "<pre><code class=\"language-cpp\">int a&lt;b;\n</code></pre>\n"));
+  CHECK(Has(r.html, "<pre><code class=\"language-cpp\"><span class=\"hl-type\">int</span> a&lt;b;\n</code></pre>\n"));
   CHECK(Has(r.html, "<pre><code>indented\n</code></pre>"));
   CHECK(Has(r.html, "<blockquote>\n<p>quoted</p>\n</blockquote>\n"));
   CHECK(Has(r.html, "<hr>\n"));

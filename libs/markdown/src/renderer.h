@@ -69,6 +69,8 @@ class Renderer {
     int children = 0;          // child blocks entered so far
     size_t last_child_attr = SIZE_MAX;  // attr_pos of the last closed child block
     bool mermaid = false;      // MD_BLOCK_CODE of a ```mermaid fence
+    std::string code_lang;     // MD_BLOCK_CODE: the fence's language ("" = none)
+    size_t code_start = 0;     // MD_BLOCK_CODE: where the code starts in html()
     bool split = false;        // MD_BLOCK_P: a block embed closed and reopened it
     std::string callout_type;  // MD_BLOCK_QUOTE: set when it is a callout (escaped, lower-case, as written)
     std::string callout_kind;  // its canonical type ("faq" -> "question")

@@ -1,0 +1,170 @@
+// HighlightCode with Source-highlight's SourceHighlighter, one line at a
+// time (multi-line states such as block comments carry over), through a
+// formatter per element kind that writes escaped text into our spans.
+#include "highlight.h"
+
+#include <srchilite/formattermanager.h>
+#include <srchilite/formatterparams.h>
+#include <srchilite/langdefmanager.h>
+#include <srchilite/langmap.h>
+#include <srchilite/regexrulefactory.h>
+#include <srchilite/sourcehighlighter.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "folio/core/text.h"
+
+namespace folio::markdown {
+
+namespace {
+
+constexpr const char* kDataDir = "/usr/share/source-highlight";
+
+// Source-highlight parses lang.map and the .lang files with flex/bison
+// parsers that keep global state: one thread at a time may load. (Once
+// loaded, each thread highlights with its own states, without the lock.)
+std::mutex& LoadMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// Fence names Source-highlight's lang.map lacks, mapped to the closest
+// definition it has.
+constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"typescript", "javascript"}, {"ts", "javascript"},   {"tsx", "javascript"}, {"jsx", "javascript"},
+    {"mjs", "javascript"},        {"cjs", "javascript"},  {"kotlin", "java"},    {"kt", "java"},
+    {"rust", "rs"},               {"c++", "cpp"},         {"golang", "go"},      {"console", "sh"},
+    {"shell-session", "sh"},      {"patch", "diff"},      {"make", "makefile"},  {"toml", "ini"},
+    {"dockerfile", "sh"},         {"py3", "python"},      {"python3", "python"}, {"ps1", "bat"}};
+
+// Source-highlight's element names and the class (kind) each is written
+// with; every other element is plain text.
+constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
+    {"keyword", "keyword"},   {"type", "type"},         {"classname", "type"},      {"string", "string"},
+    {"comment", "comment"},   {"number", "number"},     {"preproc", "preproc"},     {"function", "function"},
+    {"variable", "variable"}, {"regexp", "regexp"},     {"specialchar", "specialchar"},
+    {"selector", "keyword"},  {"property", "type"},     {"value", "string"},        // CSS
+    {"oldfile", "deleted"},   {"newfile", "inserted"},  {"difflines", "comment"},   // diff
+    {"label", "function"},    {"todo", "comment"}};
+
+// Writes the text of one element kind ("" = normal text) into *out, merging
+// consecutive pieces of the same kind into one span.
+class SpanWriter {
+ public:
+  explicit SpanWriter(std::string* out) : out_(out) {}
+  void Write(std::string_view kind, const std::string& text) {
+    if (text.empty()) return;
+    if (kind != open_) {
+      Close();
+      if (!kind.empty()) {
+        *out_ += "<span class=\"hl-";
+        out_->append(kind);
+        *out_ += "\">";
+      }
+      open_ = kind;
+    }
+    AppendHtmlEscaped(text, out_);
+  }
+  void Close() {
+    if (!open_.empty()) *out_ += "</span>";
+    open_ = {};
+  }
+
+ private:
+  std::string* out_;
+  std::string_view open_;
+};
+
+class KindFormatter : public srchilite::Formatter {
+ public:
+  KindFormatter(std::string_view kind, SpanWriter* writer) : kind_(kind), writer_(writer) {}
+  void format(const std::string& s, const srchilite::FormatterParams*) override { writer_->Write(kind_, s); }
+
+ private:
+  std::string_view kind_;
+  SpanWriter* writer_;
+};
+
+// One thread's loaded definitions. Source-highlight reports errors by
+// throwing; a language that failed once is remembered as unavailable.
+class ThreadHighlighter {
+ public:
+  ThreadHighlighter() : defs_(&factory_), map_(kDataDir, "lang.map") {
+    std::lock_guard<std::mutex> lock(LoadMutex());
+    try {
+      map_.open();
+      ok_ = true;
+    } catch (...) {
+      ok_ = false;  // definitions not installed: everything stays plain
+    }
+  }
+
+  std::optional<std::string> Highlight(std::string_view lang, std::string_view code) {
+    srchilite::HighlightStatePtr state = State(lang);
+    if (!state) return std::nullopt;
+    std::string out;
+    out.reserve(code.size() * 2);
+    SpanWriter writer(&out);
+    srchilite::FormatterManager formatters(srchilite::FormatterPtr(new KindFormatter("", &writer)));
+    for (const auto& [element, kind] : kKinds) {
+      formatters.addFormatter(std::string(element), srchilite::FormatterPtr(new KindFormatter(kind, &writer)));
+    }
+    srchilite::SourceHighlighter highlighter(state);
+    highlighter.setFormatterManager(&formatters);
+    srchilite::FormatterParams params;
+    highlighter.setFormatterParams(&params);
+    try {
+      size_t i = 0;
+      while (i < code.size()) {
+        size_t eol = code.find('\n', i);
+        size_t end = eol == std::string_view::npos ? code.size() : eol;
+        highlighter.highlightParagraph(std::string(code.substr(i, end - i)));
+        writer.Close();
+        if (eol != std::string_view::npos) out += '\n';
+        i = end + 1;
+      }
+    } catch (...) {
+      return std::nullopt;
+    }
+    return out;
+  }
+
+ private:
+  srchilite::HighlightStatePtr State(std::string_view lang) {
+    if (!ok_ || lang.empty() || lang.size() > 32) return nullptr;
+    std::string key = AsciiLower(lang);
+    for (const auto& [alias, name] : kAliases) {
+      if (key == alias) key = std::string(name);
+    }
+    auto it = states_.find(key);
+    if (it != states_.end()) return it->second;
+    srchilite::HighlightStatePtr state;
+    std::lock_guard<std::mutex> lock(LoadMutex());
+    try {
+      std::string file = map_.getFileName(key);
+      if (!file.empty()) state = defs_.getHighlightState(kDataDir, file);
+    } catch (...) {
+      state.reset();
+    }
+    states_.emplace(key, state);
+    return state;
+  }
+
+  srchilite::RegexRuleFactory factory_;
+  srchilite::LangDefManager defs_;
+  srchilite::LangMap map_;
+  bool ok_ = false;
+  std::map<std::string, srchilite::HighlightStatePtr> states_;  // by lower-cased name; null = unknown
+};
+
+}  // namespace
+
+std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code) {
+  if (code.size() > kMaxHighlightBytes) return std::nullopt;
+  thread_local ThreadHighlighter highlighter;
+  return highlighter.Highlight(lang, code);
+}
+
+}  // namespace folio::markdown
