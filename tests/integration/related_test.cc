@@ -145,7 +145,7 @@ TEST_CASE("related lists reach the pages; only pages whose list changed re-rende
   alpha = WaitForRelated(c, "/alpha", [](const std::string& s) { return !Has(s, "Bravo"); });
   CHECK(!Has(alpha, "Bravo"));
   CHECK(Has(alpha, "Charlie Renamed"));
-  CHECK(c.WaitForPage("/bravo", 404).status == 404);
+  CHECK(c.WaitForPage("/bravo", 410).status == 410);  // Gone
 }
 
 TEST_CASE("related updates sent while ingest is down are applied when it returns") {
