@@ -168,3 +168,19 @@ std::optional<std::string> HighlightCode(std::string_view lang, std::string_view
 }
 
 }  // namespace folio::markdown
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FOLIO_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FOLIO_LSAN 1
+#endif
+#endif
+#ifdef FOLIO_LSAN
+// Source-highlight's language-definition parser (langdef_parse) leaks part
+// of each definition's parse tree. Each render thread loads a language once,
+// so the loss is bounded (a few KB per language and thread); LeakSanitizer
+// is told here, in every binary that renders, rather than through an
+// environment variable each test and service would need.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libsource-highlight.so\n"; }
+#endif
