@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "folio/core/text.h"
 
@@ -53,7 +54,10 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
 // consecutive pieces of the same kind into one span.
 class SpanWriter {
  public:
-  explicit SpanWriter(std::string* out) : out_(out) {}
+  void Reset(std::string* out) {
+    out_ = out;
+    open_ = {};
+  }
   void Write(std::string_view kind, const std::string& text) {
     if (text.empty()) return;
     if (kind != open_) {
@@ -73,7 +77,7 @@ class SpanWriter {
   }
 
  private:
-  std::string* out_;
+  std::string* out_ = nullptr;
   std::string_view open_;
 };
 
@@ -85,6 +89,23 @@ class KindFormatter : public srchilite::Formatter {
  private:
   std::string_view kind_;
   SpanWriter* writer_;
+};
+
+// A language's highlighter with its formatters, kept for the thread's life:
+// building them costs more than highlighting a short fence.
+struct LangHighlighter {
+  explicit LangHighlighter(srchilite::HighlightStatePtr state)
+      : formatters(srchilite::FormatterPtr(new KindFormatter("", &writer))), highlighter(state) {
+    for (const auto& [element, kind] : kKinds) {
+      formatters.addFormatter(std::string(element), srchilite::FormatterPtr(new KindFormatter(kind, &writer)));
+    }
+    highlighter.setFormatterManager(&formatters);
+    highlighter.setFormatterParams(&params);
+  }
+  SpanWriter writer;
+  srchilite::FormatterManager formatters;
+  srchilite::SourceHighlighter highlighter;
+  srchilite::FormatterParams params;
 };
 
 // One thread's loaded definitions. Source-highlight reports errors by
@@ -102,19 +123,15 @@ class ThreadHighlighter {
   }
 
   std::optional<std::string> Highlight(std::string_view lang, std::string_view code) {
-    srchilite::HighlightStatePtr state = State(lang);
-    if (!state) return std::nullopt;
+    LangHighlighter* h = Highlighter(lang);
+    if (h == nullptr) return std::nullopt;
     std::string out;
     out.reserve(code.size() * 2);
-    SpanWriter writer(&out);
-    srchilite::FormatterManager formatters(srchilite::FormatterPtr(new KindFormatter("", &writer)));
-    for (const auto& [element, kind] : kKinds) {
-      formatters.addFormatter(std::string(element), srchilite::FormatterPtr(new KindFormatter(kind, &writer)));
-    }
-    srchilite::SourceHighlighter highlighter(state);
-    highlighter.setFormatterManager(&formatters);
-    srchilite::FormatterParams params;
-    highlighter.setFormatterParams(&params);
+    SpanWriter& writer = h->writer;
+    writer.Reset(&out);
+    srchilite::SourceHighlighter& highlighter = h->highlighter;
+    highlighter.clearStateStack();  // a fresh start: no state left from the last fence
+    highlighter.setCurrentState(highlighter.getMainState());
     try {
       size_t i = 0;
       while (i < code.size()) {
@@ -126,45 +143,97 @@ class ThreadHighlighter {
         i = end + 1;
       }
     } catch (...) {
+      writer.Reset(nullptr);
       return std::nullopt;
     }
+    writer.Reset(nullptr);
     return out;
   }
 
  private:
-  srchilite::HighlightStatePtr State(std::string_view lang) {
+  LangHighlighter* Highlighter(std::string_view lang) {
     if (!ok_ || lang.empty() || lang.size() > 32) return nullptr;
     std::string key = AsciiLower(lang);
     for (const auto& [alias, name] : kAliases) {
       if (key == alias) key = std::string(name);
     }
-    auto it = states_.find(key);
-    if (it != states_.end()) return it->second;
-    srchilite::HighlightStatePtr state;
+    auto it = langs_.find(key);
+    if (it != langs_.end()) return it->second.get();
+    std::unique_ptr<LangHighlighter> h;
     std::lock_guard<std::mutex> lock(LoadMutex());
     try {
       std::string file = map_.getFileName(key);
-      if (!file.empty()) state = defs_.getHighlightState(kDataDir, file);
+      if (!file.empty()) h = std::make_unique<LangHighlighter>(defs_.getHighlightState(kDataDir, file));
     } catch (...) {
-      state.reset();
+      h.reset();
     }
-    states_.emplace(key, state);
-    return state;
+    return langs_.emplace(key, std::move(h)).first->second.get();
   }
 
   srchilite::RegexRuleFactory factory_;
   srchilite::LangDefManager defs_;
   srchilite::LangMap map_;
   bool ok_ = false;
-  std::map<std::string, srchilite::HighlightStatePtr> states_;  // by lower-cased name; null = unknown
+  std::map<std::string, std::unique_ptr<LangHighlighter>> langs_;  // by lower-cased name; null = unknown
 };
+
+// Highlighted fences by (language, code), shared by every thread: a page
+// rendered again because of another note (a backlink, a title) or a note
+// edited outside its code finds its fences here instead of paying the
+// regexes again (~13 us a line). Two generations bound the memory: when the
+// current one holds kCacheBytes of output it becomes the old one, and
+// entries found there move back.
+class HighlightCache {
+ public:
+  static constexpr size_t kCacheBytes = 8 << 20;
+
+  std::optional<std::string> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = current_.find(key); it != current_.end()) return it->second;
+    auto it = old_.find(key);
+    if (it == old_.end()) return std::nullopt;
+    std::string html = it->second;
+    PutLocked(key, html);
+    return html;
+  }
+  void Put(const std::string& key, const std::string& html) {
+    std::lock_guard<std::mutex> lock(mu_);
+    PutLocked(key, html);
+  }
+
+ private:
+  void PutLocked(const std::string& key, const std::string& html) {
+    if (bytes_ + key.size() + html.size() > kCacheBytes) {
+      old_ = std::move(current_);
+      current_.clear();
+      bytes_ = 0;
+    }
+    if (current_.emplace(key, html).second) bytes_ += key.size() + html.size();
+  }
+
+  std::mutex mu_;
+  std::unordered_map<std::string, std::string> current_, old_;  // GUARDED_BY(mu_)
+  size_t bytes_ = 0;                                             // GUARDED_BY(mu_): of current_
+};
+
+HighlightCache& Cache() {
+  static HighlightCache* cache = new HighlightCache;  // never destroyed: threads may outlive statics
+  return *cache;
+}
 
 }  // namespace
 
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code) {
-  if (code.size() > kMaxHighlightBytes) return std::nullopt;
+  if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
+  std::string key;
+  key.reserve(lang.size() + 1 + code.size());
+  key.append(lang).push_back('\n');
+  key.append(code);
+  if (auto hit = Cache().Find(key)) return hit;
   thread_local ThreadHighlighter highlighter;
-  return highlighter.Highlight(lang, code);
+  std::optional<std::string> html = highlighter.Highlight(lang, code);
+  if (html) Cache().Put(key, *html);
+  return html;
 }
 
 }  // namespace folio::markdown
