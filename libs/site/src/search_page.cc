@@ -153,7 +153,7 @@ std::string AssembleSearchPage(const SearchPage& p) {
   std::string title = p.query.empty() ? "Search" : "Search: " + p.query;
   internal::Head h;
   h.title = title;
-  h.url = std::string(markdown::kSearchUrl);
+  h.url = markdown::kSearchUrl;  // Head holds views: a constant, not a temporary
   h.search_query = p.query;
   h.search_mode = p.mode;
   h.noindex = true;
