@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "config.h"
 #include "engine.h"
 #include "folio/core/thread_pool.h"
 #include "folio/testing/synthetic_notes.h"
@@ -279,4 +280,28 @@ TEST_CASE("engine: a nonsense query finds nothing in hybrid mode; real queries s
     REQUIRE(!hits.empty());
     CHECK(hits[0].path == ev.path);
   }
+}
+
+TEST_CASE("config: --min-vector-score reaches the engine; a value outside 0..1 is refused with its name") {
+  auto read = [](const char* value) {
+    Flags flags("folio-search", "test");
+    search::AddSearchFlags(&flags);
+    const char* argv[] = {"folio-search", "--min-vector-score", value};
+    REQUIRE(flags.Parse(3, argv).ok());
+    return search::ReadSearchConfig(flags, ServiceBasics{});
+  };
+  auto ok = read("0.35");
+  REQUIRE(ok.ok());
+  CHECK(ok->engine.hybrid_min_vector_score == doctest::Approx(0.35));
+  for (const char* bad : {"1.5", "-0.1", "x", "0.2x", ""}) {
+    CAPTURE(std::string(bad));
+    auto r = read(bad);
+    REQUIRE(!r.ok());
+    CHECK(r.status().message().find("--min-vector-score must be a number in 0..1") != std::string::npos);
+  }
+  Flags defaults("folio-search", "test");
+  search::AddSearchFlags(&defaults);
+  const char* argv[] = {"folio-search"};
+  REQUIRE(defaults.Parse(1, argv).ok());
+  CHECK(search::ReadSearchConfig(defaults, ServiceBasics{})->engine.hybrid_min_vector_score == doctest::Approx(0.2));
 }

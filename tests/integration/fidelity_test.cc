@@ -300,6 +300,21 @@ TEST_CASE("non-ASCII URLs are lower-cased, other spellings redirect; breadcrumbs
   CHECK(tags.body.find("1 tag<") != std::string::npos);
 }
 
+// Feeds and OpenGraph need absolute URLs: ingest says so at start when
+// --base-url is unset, and og:url and the canonical link are absolute when set.
+TEST_CASE("ingest warns at start without --base-url; with it, note pages carry absolute og:url and canonical") {
+  {
+    Cluster c;
+    CHECK(c.Logs().find("no --base-url") != std::string::npos);
+  }
+  Cluster c({"--base-url", "https://notes.example"});
+  CHECK(c.Logs().find("no --base-url") == std::string::npos);
+  REQUIRE(c.Push(PushBody({{"A note.md", "# A\n"}})).status == 200);
+  auto page = c.WaitForPage("/a-note", 200);
+  CHECK(page.body.find("<meta property=\"og:url\" content=\"https://notes.example/a-note\">") != std::string::npos);
+  CHECK(page.body.find("<link rel=\"canonical\" href=\"https://notes.example/a-note\">") != std::string::npos);
+}
+
 // Issue 13, bug 14: a note's own name wins over folio's generated pages,
 // which live under "/_/"; their old URLs redirect where no note has them.
 TEST_CASE("a note named Tags keeps /tags; generated pages are under /_/ and old URLs redirect") {

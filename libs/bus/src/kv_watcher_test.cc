@@ -79,6 +79,15 @@ std::unique_ptr<KvWatcher> Watch(Bus* bus, Recorder* rec) {
   return std::move(w).value();
 }
 
+// Restarts the server and waits until the bus has reconnected.
+void RestartAndReconnect(testing::NatsServer* server, Bus* bus) {
+  server->Restart();
+  for (int i = 0; i < 200 && !bus->connected(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(bus->connected());
+}
+
 // Deletes every consumer of the pages stream on the server, as the loss of
 // the server holding an ephemeral consumer does. Returns how many.
 int DeleteConsumers(Bus* bus) {
@@ -144,11 +153,7 @@ TEST_CASE("watcher survives a nats-server restart") {
   auto watcher = Watch(bus.get(), &rec);
   REQUIRE(rec.WaitFor("replayed"));
 
-  server.Restart();
-  for (int i = 0; i < 200 && !bus->connected(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  REQUIRE(bus->connected());
+  RestartAndReconnect(&server, bus.get());
   Put(bus.get(), "docs.after", "2");
   CHECK(bus->KvGet(kPagesBucket, "docs.before").ok());  // the store survived
   REQUIRE(rec.WaitFor("put docs.after=2", 10000));
@@ -168,11 +173,7 @@ TEST_CASE("watcher destroyed right after a server restart stops promptly and cle
     Recorder rec;
     auto watcher = Watch(bus.get(), &rec);
     REQUIRE(rec.WaitFor("replayed"));
-    server.Restart();
-    for (int i = 0; i < 200 && !bus->connected(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    REQUIRE(bus->connected());
+    RestartAndReconnect(&server, bus.get());
     Put(bus.get(), "docs.r" + std::to_string(round), "x");
     auto t0 = std::chrono::steady_clock::now();
     watcher.reset();

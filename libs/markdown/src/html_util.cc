@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "folio/core/text.h"
 #include "utf8.h"
 
 namespace folio::markdown {
@@ -202,14 +203,7 @@ void AppendVideoIframe(std::string_view embed_url, std::string_view title, std::
   *out += "<iframe class=\"embed-video\" src=\"";
   AppendUrlEscaped(embed_url, out);
   *out += "\" title=\"";
-  std::string t = title.empty() ? std::string("Video") : std::string(title);
-  for (char c : t) {
-    if (c == '&') *out += "&amp;";
-    else if (c == '"') *out += "&quot;";
-    else if (c == '<') *out += "&lt;";
-    else if (c == '>') *out += "&gt;";
-    else out->push_back(c);
-  }
+  AppendHtmlEscaped(title.empty() ? std::string_view("Video") : title, out);
   *out += "\" loading=\"lazy\" referrerpolicy=\"strict-origin-when-cross-origin\" allow=\"fullscreen; picture-in-picture\""
           " sandbox=\"allow-scripts allow-same-origin allow-presentation allow-popups\" allowfullscreen></iframe>";
 }

@@ -329,27 +329,35 @@ std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkI
   return AssembleListingPage(p);
 }
 
-std::string Assemble404Page(std::string_view site_name) {
+namespace {
+
+// A page that says why nothing is here (404, 410): a title, one sentence,
+// links home and to recent notes.
+std::string NoticePage(std::string_view site_name, std::string_view title, std::string_view sentence, bool noindex) {
   std::string out;
   SiteInfo site;
   site.name = std::string(site_name);
-  AppendHead(site, Head{"Page not found", "", "", "", "", "website", nullptr, "", "", false}, &out);
-  out += "<article><h1>Page not found</h1><p>There is no page at this address. "
-         "It may have been renamed or removed.</p><p><a href=\"/\">Go to the home page</a> · "
-         "<a href=\"/_/recent\">Recent notes</a></p></article>\n";
+  AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", noindex}, &out);
+  out += "<article><h1>";
+  out += title;
+  out += "</h1><p>";
+  out += sentence;
+  out += "</p><p><a href=\"/\">Go to the home page</a> · <a href=\"";
+  out += markdown::kRecentUrl;
+  out += "\">Recent notes</a></p></article>\n";
   AppendTail(&out);
   return out;
 }
 
+}  // namespace
+
+std::string Assemble404Page(std::string_view site_name) {
+  return NoticePage(site_name, "Page not found", "There is no page at this address. It may have been renamed or removed.",
+                    false);
+}
+
 std::string AssembleGonePage(std::string_view site_name) {
-  std::string out;
-  SiteInfo site;
-  site.name = std::string(site_name);
-  AppendHead(site, Head{"Page removed", "", "", "", "", "website", nullptr, "", "", true}, &out);
-  out += "<article><h1>Page removed</h1><p>The note that was published here has been removed.</p>"
-         "<p><a href=\"/\">Go to the home page</a> · <a href=\"/_/recent\">Recent notes</a></p></article>\n";
-  AppendTail(&out);
-  return out;
+  return NoticePage(site_name, "Page removed", "The note that was published here has been removed.", true);
 }
 
 std::string AssembleRedirectPage(std::string_view target_url) {
