@@ -10,6 +10,7 @@ PKGS=(
   prometheus  # promtool: check config/rules/metrics, test rules (deploy/prometheus, tests)
   docker-compose  # deploy checks: `docker-compose config` validates docker-compose.yml (no engine needed)
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
+  nodejs  # browser tests (tests/browser): node's test runner driving Chromium with puppeteer-core
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
   python3-yaml  # deploy checks (tests/deploy): parse the rendered manifests
   wrk  # restart test (tests/faults/edge_restart_test.cc): edge handovers under wrk load
@@ -24,6 +25,10 @@ done
 # kubernetes-client only where none is installed (another kubectl package,
 # e.g. Google Cloud SDK's, owns /usr/bin/kubectl and conflicts with it).
 command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+# npm for tests/browser's `npm ci`: Debian's package only where none is
+# installed (another nodejs package, e.g. NodeSource's, ships its own npm
+# and conflicts with Debian's).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 # systemd-analyze verifies deploy/systemd's units.
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 if ((${#missing[@]})); then

@@ -1,0 +1,1024 @@
+// folio's one site script: theme toggle, explorer tree, link previews, local
+// and global graph. The server-rendered page is complete without it; every
+// part here only enhances markup that is already there and gives up quietly
+// (console.warn, page unchanged) when a resource is missing or malformed.
+// Same-origin only; no eval, no inline style attributes (the page's CSP has
+// style-src 'self'): positions are written through the CSSOM.
+(function () {
+  "use strict";
+
+  var doc = document;
+  var root = doc.documentElement;
+  var kThemeKey = "folio-theme";
+  var kOpenKey = "folio-tree-open";
+  var kMaxJsonBytes = 8 << 20;
+  var kMaxPageBytes = 2 << 20;
+
+  function make(tag, cls, text) {
+    var e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  function warn(what, err) {
+    if (window.console) console.warn("folio: " + what + ": " + (err && err.message ? err.message : err));
+  }
+
+  // GET same-origin JSON; rejects on a non-200, a non-JSON type or a body
+  // past kMaxJsonBytes.
+  function getJson(url) {
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(function (r) {
+      if (r.status !== 200) throw new Error(url + " answered HTTP " + r.status);
+      if (!/json/.test(r.headers.get("content-type") || "")) throw new Error(url + " is not JSON");
+      return r.text();
+    }).then(function (t) {
+      if (t.length > kMaxJsonBytes) throw new Error(url + " is larger than " + kMaxJsonBytes + " bytes");
+      return JSON.parse(t);
+    });
+  }
+
+  function media(q) { return window.matchMedia ? window.matchMedia(q) : { matches: false }; }
+
+  function onMediaChange(mq, fn) {
+    if (mq.addEventListener) mq.addEventListener("change", fn);
+    else if (mq.addListener) mq.addListener(fn);
+  }
+
+  // --- theme -----------------------------------------------------------------
+
+  var darkQuery = media("(prefers-color-scheme: dark)");
+
+  function effectiveTheme() {
+    var t = root.dataset.theme;
+    if (t === "dark" || t === "light") return t;
+    return darkQuery.matches ? "dark" : "light";
+  }
+
+  var themeListeners = [];
+  function onThemeChange(fn) { themeListeners.push(fn); }
+  function themeChanged() { themeListeners.forEach(function (fn) { fn(); }); }
+
+  function initTheme() {
+    var header = doc.querySelector(".site-header");
+    if (!header) return;
+    var button = make("button", "theme-toggle");
+    button.type = "button";
+    button.appendChild(make("span", "theme-toggle-icon")).setAttribute("aria-hidden", "true");
+    function update() {
+      var dark = effectiveTheme() === "dark";
+      button.setAttribute("aria-pressed", dark ? "true" : "false");
+      button.setAttribute("aria-label", "Dark theme");
+      button.title = dark ? "Switch to the light theme" : "Switch to the dark theme";
+    }
+    button.addEventListener("click", function () {
+      var next = effectiveTheme() === "dark" ? "light" : "dark";
+      root.dataset.theme = next;
+      try { localStorage.setItem(kThemeKey, next); } catch (e) { /* private mode: this page only */ }
+      update();
+      themeChanged();
+    });
+    onMediaChange(darkQuery, function () { update(); themeChanged(); });
+    // Another tab flipped it.
+    window.addEventListener("storage", function (e) {
+      if (e.key !== kThemeKey) return;
+      if (e.newValue === "dark" || e.newValue === "light") root.dataset.theme = e.newValue;
+      else delete root.dataset.theme;
+      update();
+      themeChanged();
+    });
+    update();
+    var nav = header.querySelector(".site-nav");
+    header.insertBefore(button, nav ? nav.nextSibling : null);
+  }
+
+  // --- explorer --------------------------------------------------------------
+
+  function loadOpenSet() {
+    try {
+      var a = JSON.parse(sessionStorage.getItem(kOpenKey) || "[]");
+      return Array.isArray(a) ? a.filter(function (s) { return typeof s === "string"; }) : [];
+    } catch (e) { return []; }
+  }
+
+  function saveOpenSet(list) {
+    try { sessionStorage.setItem(kOpenKey, JSON.stringify(list.slice(-200))); } catch (e) { /* ignore */ }
+  }
+
+  function rememberOpen(tree, open) {
+    var list = loadOpenSet().filter(function (s) { return s !== tree; });
+    if (open) list.push(tree);
+    saveOpenSet(list);
+  }
+
+  function samePath(href, path) {
+    try { return new URL(href, location.href).pathname === path; } catch (e) { return false; }
+  }
+
+  function Explorer(nav) {
+    this.nav = nav;
+    this.current = location.pathname;
+    var cur = nav.querySelector("a[aria-current=page]");
+    if (cur) this.current = new URL(cur.href, location.href).pathname;
+    this.remembered = loadOpenSet();
+    this.loaded = new WeakSet();
+  }
+
+  Explorer.prototype.start = function () {
+    var self = this;
+    var box = this.nav.querySelector("details.explorer-box");
+    if (box && media("(max-width: 800px)").matches) box.open = false;
+    var top = this.nav.querySelector("ul.tree[data-tree]");
+    if (!top) return;
+    this.fill(top, top.dataset.tree);
+    this.nav.querySelectorAll("details[data-tree]").forEach(function (d) { self.wire(d); });
+  };
+
+  // A folder's details: fill on first open, remember open/closed.
+  Explorer.prototype.wire = function (details) {
+    var self = this;
+    if (details.dataset.wired) return;
+    details.dataset.wired = "1";
+    details.addEventListener("toggle", function () {
+      if (details.open) self.fillFolder(details);
+      rememberOpen(details.dataset.tree, details.open);
+    });
+    if (!details.open && this.remembered.indexOf(details.dataset.tree) >= 0) details.open = true;
+    if (details.open) this.fillFolder(details);
+  };
+
+  Explorer.prototype.fillFolder = function (details) {
+    var ul = details.querySelector(":scope > ul.tree");
+    if (!ul) { ul = make("ul", "tree"); details.appendChild(ul); }
+    this.fill(ul, details.dataset.tree);
+  };
+
+  Explorer.prototype.fill = function (ul, url) {
+    var self = this;
+    if (this.loaded.has(ul) || !url || url.indexOf("/_/tree/") !== 0) return;
+    this.loaded.add(ul);
+    ul.setAttribute("aria-busy", "true");
+    getJson(url).then(function (data) {
+      self.render(ul, data);
+    }).catch(function (err) {
+      self.loaded.delete(ul);  // a later toggle tries again
+      warn("explorer " + url, err);
+    }).then(function () { ul.removeAttribute("aria-busy"); });
+  };
+
+  // Children of one level: folders first, then notes, in the JSON's order;
+  // the server-rendered chain (the current note's folders) is reused, so it
+  // stays open and is filled by its own fetch.
+  Explorer.prototype.render = function (ul, data) {
+    var self = this;
+    var existing = Array.prototype.slice.call(ul.children);
+    var byTree = new Map(), byHref = new Map();
+    existing.forEach(function (li) {
+      var d = li.querySelector(":scope > details[data-tree]");
+      if (d) byTree.set(d.dataset.tree, li);
+      var a = li.querySelector(":scope > a[href]");
+      if (a) byHref.set(a.getAttribute("href"), li);
+    });
+    var items = [];
+    (Array.isArray(data.folders) ? data.folders : []).slice(0, 5000).forEach(function (f) {
+      if (!f || typeof f.tree !== "string" || typeof f.url !== "string") return;
+      var li = byTree.get(f.tree);
+      if (li) { byTree.delete(f.tree); items.push(li); return; }
+      items.push(self.folderItem(f));
+    });
+    (Array.isArray(data.notes) ? data.notes : []).slice(0, 5000).forEach(function (n) {
+      if (!n || typeof n.url !== "string") return;
+      var li = byHref.get(n.url);
+      if (li) { byHref.delete(n.url); items.push(li); return; }
+      items.push(self.noteItem(n));
+    });
+    // Never lose the chain, even if the listing left it out.
+    byTree.forEach(function (li) { items.push(li); });
+    byHref.forEach(function (li) { if (li.querySelector("[aria-current]")) items.push(li); });
+    var more = Number(data.more) || 0;
+    if (more > 0 && typeof data.url === "string") {
+      var mli = make("li", "tree-more");
+      var ma = make("a", null, more + " more…");
+      ma.href = data.url;
+      mli.appendChild(ma);
+      items.push(mli);
+    }
+    var frag = doc.createDocumentFragment();
+    items.forEach(function (li) { frag.appendChild(li); });
+    ul.textContent = "";
+    ul.appendChild(frag);
+    ul.querySelectorAll(":scope > li > details[data-tree]").forEach(function (d) { self.wire(d); });
+    this.revealCurrent();
+  };
+
+  Explorer.prototype.folderItem = function (f) {
+    var li = make("li", "tree-folder");
+    var details = make("details");
+    details.dataset.tree = f.tree;
+    var summary = make("summary");
+    var a = make("a", null, String(f.name || f.url));
+    a.href = f.url;
+    summary.appendChild(a);
+    if (typeof f.notes === "number") summary.appendChild(make("span", "tree-count", String(f.notes)));
+    details.appendChild(summary);
+    details.appendChild(make("ul", "tree"));
+    li.appendChild(details);
+    return li;
+  };
+
+  Explorer.prototype.noteItem = function (n) {
+    var li = make("li", "tree-note");
+    var a = make("a", null, String(n.title || n.url));
+    a.href = n.url;
+    if (samePath(a.href, this.current)) a.setAttribute("aria-current", "page");
+    li.appendChild(a);
+    return li;
+  };
+
+  // Scroll the sidebar (not the page) so the current note is visible.
+  Explorer.prototype.revealCurrent = function () {
+    var cur = this.nav.querySelector("a[aria-current=page]");
+    if (!cur) return;
+    var box = this.nav;
+    if (box.scrollHeight <= box.clientHeight) return;
+    var offset = cur.getBoundingClientRect().top - box.getBoundingClientRect().top;
+    if (offset < 0 || offset > box.clientHeight - 24) box.scrollTop += offset - box.clientHeight / 3;
+  };
+
+  function initExplorer() {
+    var nav = doc.querySelector("nav.explorer");
+    if (nav) new Explorer(nav).start();
+  }
+
+  // --- link previews ---------------------------------------------------------
+
+  var kPreviewChars = 1500, kPreviewBlocks = 6, kPreviewCache = 64;
+  var previewCache = new Map();
+
+  function previewable(a) {
+    if (!a || a.closest(".popover")) return false;
+    var href = a.getAttribute("href") || "";
+    if (href.charAt(0) !== "/" || href.charAt(1) === "/") return false;
+    if (/^\/(_\/|assets\/|rss\.xml)/.test(href) || a.hasAttribute("download")) return false;
+    return !!a.closest(".content, nav.explorer");
+  }
+
+  // The target page, parsed: {title, article} or null when it is not a
+  // 200 HTML page with an article. Cached per path.
+  function loadPage(path) {
+    if (previewCache.has(path)) return previewCache.get(path);
+    var p = fetch(path, { credentials: "same-origin" }).then(function (r) {
+      if (r.status !== 200 || !/text\/html/.test(r.headers.get("content-type") || "")) return null;
+      return r.text();
+    }).then(function (text) {
+      if (text == null || text.length > kMaxPageBytes) return null;
+      var parsed = new DOMParser().parseFromString(text, "text/html");
+      var article = parsed.querySelector("article");
+      if (!article) return null;
+      article.querySelectorAll("script, noscript, iframe, object, embed, style, link").forEach(function (e) { e.remove(); });
+      var h1 = article.querySelector("h1");
+      var title = (h1 ? h1.textContent : parsed.title).trim();
+      return { title: title, article: article };
+    }).catch(function (err) { warn("preview " + path, err); return null; });
+    previewCache.set(path, p);
+    if (previewCache.size > kPreviewCache) previewCache.delete(previewCache.keys().next().value);
+    return p;
+  }
+
+  // A copy safe to insert here: no handlers, no inline styles (CSP), no ids
+  // that would collide with this page's.
+  function importClean(node) {
+    var copy = doc.importNode(node, true);
+    var all = [copy].concat(Array.prototype.slice.call(copy.querySelectorAll ? copy.querySelectorAll("*") : []));
+    all.forEach(function (e) {
+      if (!e.attributes) return;
+      Array.prototype.slice.call(e.attributes).forEach(function (at) {
+        if (/^on/i.test(at.name) || at.name === "style" || at.name === "id") e.removeAttribute(at.name);
+      });
+    });
+    return copy;
+  }
+
+  // The first blocks of the article (from #hash if it names an element),
+  // skipping the title, the meta line and the table of contents.
+  function excerpt(page, hash) {
+    var article = page.article;
+    var start = null;
+    if (hash) {
+      var id = hash;
+      try { id = decodeURIComponent(hash); } catch (e) { /* keep raw */ }
+      start = article.querySelector("[id=\"" + id.replace(/["\\]/g, "\\$&") + "\"]");
+      while (start && start.parentElement && start.parentElement !== article) start = start.parentElement;
+      if (start && start.parentElement !== article) start = null;
+    }
+    var node = start || article.firstElementChild;
+    var out = doc.createDocumentFragment();
+    var chars = 0, blocks = 0;
+    for (; node && blocks < kPreviewBlocks && chars < kPreviewChars; node = node.nextElementSibling) {
+      if (!start && node.tagName === "H1") continue;
+      if (node.matches("p.meta, details.toc, nav")) continue;
+      out.appendChild(importClean(node));
+      chars += node.textContent.length;
+      blocks++;
+    }
+    return out;
+  }
+
+  function Previews() {
+    this.pop = null;
+    this.anchor = null;
+    this.showTimer = 0;
+    this.hideTimer = 0;
+    this.pressTimer = 0;
+    this.suppressClick = false;
+    this.token = 0;
+  }
+
+  Previews.prototype.start = function () {
+    var self = this;
+    doc.addEventListener("pointerover", function (e) {
+      if (e.pointerType !== "mouse") return;
+      if (self.pop && self.pop.contains(e.target)) { self.cancelHide(); return; }
+      var a = e.target.closest && e.target.closest("a[href]");
+      if (!previewable(a)) return;
+      if (a === self.anchor) { self.cancelHide(); return; }
+      clearTimeout(self.showTimer);
+      self.showTimer = setTimeout(function () { self.show(a); }, 300);
+    });
+    doc.addEventListener("pointerout", function (e) {
+      if (e.pointerType !== "mouse") return;
+      var a = e.target.closest && e.target.closest("a[href]");
+      var leavingPop = self.pop && self.pop.contains(e.target) && !self.pop.contains(e.relatedTarget);
+      if (a && previewable(a) && !a.contains(e.relatedTarget)) clearTimeout(self.showTimer);
+      if (leavingPop || (a && a === self.anchor && !(self.pop && self.pop.contains(e.relatedTarget)))) self.scheduleHide();
+    });
+    doc.addEventListener("touchstart", function (e) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      if (self.pop && !self.pop.contains(e.target) && a !== self.anchor) self.hide();
+      if (!previewable(a)) return;
+      clearTimeout(self.pressTimer);
+      self.pressTimer = setTimeout(function () { self.suppressClick = true; self.show(a); }, 500);
+    }, { passive: true });
+    ["touchend", "touchmove", "touchcancel"].forEach(function (t) {
+      doc.addEventListener(t, function () { clearTimeout(self.pressTimer); }, { passive: true });
+    });
+    doc.addEventListener("click", function (e) {
+      if (!self.suppressClick) return;
+      self.suppressClick = false;
+      if (self.anchor && self.anchor.contains(e.target)) { e.preventDefault(); e.stopPropagation(); }
+    }, true);
+    doc.addEventListener("contextmenu", function (e) {
+      if (self.suppressClick && self.anchor && self.anchor.contains(e.target)) e.preventDefault();
+    });
+    doc.addEventListener("keydown", function (e) { if (e.key === "Escape") self.hide(); });
+    window.addEventListener("resize", function () { self.hide(); });
+  };
+
+  Previews.prototype.cancelHide = function () { clearTimeout(this.hideTimer); };
+
+  Previews.prototype.scheduleHide = function () {
+    var self = this;
+    clearTimeout(this.hideTimer);
+    this.hideTimer = setTimeout(function () { self.hide(); }, 250);
+  };
+
+  Previews.prototype.hide = function () {
+    clearTimeout(this.showTimer);
+    clearTimeout(this.hideTimer);
+    this.token++;
+    if (this.pop) this.pop.remove();
+    if (this.anchor) this.anchor.removeAttribute("aria-describedby");
+    this.pop = null;
+    this.anchor = null;
+  };
+
+  Previews.prototype.show = function (a) {
+    var self = this;
+    var url = new URL(a.href, location.href);
+    var token = ++this.token;
+    loadPage(url.pathname).then(function (page) {
+      if (token !== self.token || !page || !a.isConnected) return;
+      self.hide();
+      self.token = token;
+      var pop = make("div", "popover");
+      pop.id = "folio-popover";
+      pop.setAttribute("role", "tooltip");
+      var title = make("a", "popover-title", page.title);
+      title.href = url.pathname + url.search;
+      pop.appendChild(title);
+      var body = make("div", "popover-body");
+      body.appendChild(excerpt(page, url.hash.slice(1)));
+      pop.appendChild(body);
+      pop.addEventListener("pointerenter", function () { self.cancelHide(); });
+      doc.body.appendChild(pop);
+      a.setAttribute("aria-describedby", pop.id);
+      self.pop = pop;
+      self.anchor = a;
+      self.place(pop, a);
+    });
+  };
+
+  // Below the link if it fits, else above; clamped to the viewport.
+  Previews.prototype.place = function (pop, a) {
+    var r = a.getClientRects()[0] || a.getBoundingClientRect();
+    var vw = doc.documentElement.clientWidth, vh = window.innerHeight, m = 8;
+    var w = pop.offsetWidth, h = pop.offsetHeight;
+    var left = Math.max(m, Math.min(r.left, vw - w - m));
+    var top = r.bottom + 6;
+    if (top + h > vh - m && r.top - 6 - h >= m) top = r.top - 6 - h;
+    top = Math.max(m, Math.min(top, vh - h - m));
+    pop.style.left = (left + window.scrollX) + "px";
+    pop.style.top = (top + window.scrollY) + "px";
+  };
+
+  // --- graph data ------------------------------------------------------------
+
+  var kMaxChunks = 4096, kMaxNodes = 200000;
+  var graphCache = new Map();
+
+  // {urls, titles, index: Map url->i, src, dst (Int32Array edges)}.
+  function loadGraph(url) {
+    if (graphCache.has(url)) return graphCache.get(url);
+    var p = getJson(url).then(function (meta) {
+      var chunks = Array.isArray(meta.chunks) ? meta.chunks.filter(function (c) {
+        return typeof c === "string" && c.indexOf("/_/") === 0;
+      }).slice(0, kMaxChunks) : [];
+      var results = new Array(chunks.length), next = 0;
+      function worker() {
+        if (next >= chunks.length) return Promise.resolve();
+        var i = next++;
+        return getJson(chunks[i]).then(function (c) { results[i] = c; return worker(); });
+      }
+      var workers = [];
+      for (var k = 0; k < 4; k++) workers.push(worker());
+      return Promise.all(workers).then(function () { return buildGraph(results); });
+    });
+    graphCache.set(url, p);
+    return p;
+  }
+
+  function buildGraph(chunks) {
+    var urls = [], titles = [], targets = [], index = new Map();
+    chunks.forEach(function (c) {
+      (c && Array.isArray(c.nodes) ? c.nodes : []).forEach(function (n) {
+        if (!Array.isArray(n) || typeof n[0] !== "string" || index.has(n[0]) || urls.length >= kMaxNodes) return;
+        index.set(n[0], urls.length);
+        urls.push(n[0]);
+        titles.push(typeof n[1] === "string" ? n[1] : n[0]);
+        targets.push(Array.isArray(n[2]) ? n[2] : []);
+      });
+    });
+    var src = [], dst = [], seen = new Set();
+    targets.forEach(function (list, s) {
+      list.forEach(function (t) {
+        var d = index.get(t);
+        if (d === undefined || d === s) return;  // outside the graph, or a self link
+        var key = s < d ? s * 1e6 + d : d * 1e6 + s;
+        if (seen.has(key)) return;
+        seen.add(key);
+        src.push(s);
+        dst.push(d);
+      });
+    });
+    return { urls: urls, titles: titles, index: index, src: Int32Array.from(src), dst: Int32Array.from(dst) };
+  }
+
+  // --- force layout (Barnes-Hut) ---------------------------------------------
+
+  // Positions and velocities of n bodies with springs on the edges; tick()
+  // runs one step, alpha cools from 1 to alphaMin over maxTicks ticks.
+  function Simulation(n, src, dst, maxTicks) {
+    this.n = n;
+    this.src = src;
+    this.dst = dst;
+    this.x = new Float64Array(n);
+    this.y = new Float64Array(n);
+    this.vx = new Float64Array(n);
+    this.vy = new Float64Array(n);
+    this.fixed = -1;
+    this.alpha = 1;
+    this.alphaMin = 0.002;
+    this.decay = 1 - Math.pow(this.alphaMin, 1 / maxTicks);
+    this.ticks = 0;
+    this.maxTicks = maxTicks;
+    var deg = this.degree = new Int32Array(n);
+    for (var e = 0; e < src.length; e++) { deg[src[e]]++; deg[dst[e]]++; }
+    // Phyllotaxis start: deterministic, no two bodies on one spot.
+    for (var i = 0; i < n; i++) {
+      var r = 10 * Math.sqrt(0.5 + i), a = i * Math.PI * (3 - Math.sqrt(5));
+      this.x[i] = r * Math.cos(a);
+      this.y[i] = r * Math.sin(a);
+    }
+    var cap = 4 * n + 8;
+    this.tChild = new Int32Array(cap);  // first of 4 children, or -1
+    this.tBody = new Int32Array(cap);   // the one body of a leaf, or -1
+    this.tMass = new Float64Array(cap);
+    this.tSx = new Float64Array(cap);
+    this.tSy = new Float64Array(cap);
+    this.tCx = new Float64Array(cap);
+    this.tCy = new Float64Array(cap);
+    this.tHalf = new Float64Array(cap);
+    this.stack = new Int32Array(64 * 4 + 16);
+  }
+
+  Simulation.prototype.done = function () { return this.alpha < this.alphaMin || this.ticks >= this.maxTicks; };
+
+  Simulation.prototype.buildTree = function () {
+    var n = this.n, x = this.x, y = this.y;
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (var i = 0; i < n; i++) {
+      if (x[i] < x0) x0 = x[i]; if (x[i] > x1) x1 = x[i];
+      if (y[i] < y0) y0 = y[i]; if (y[i] > y1) y1 = y[i];
+    }
+    var half = Math.max(x1 - x0, y1 - y0) / 2 + 1;
+    this.used = 1;
+    this.resetNode(0, (x0 + x1) / 2, (y0 + y1) / 2, half);
+    for (var b = 0; b < n; b++) this.insert(b);
+  };
+
+  Simulation.prototype.resetNode = function (k, cx, cy, half) {
+    this.tChild[k] = -1;
+    this.tBody[k] = -1;
+    this.tMass[k] = 0;
+    this.tSx[k] = 0;
+    this.tSy[k] = 0;
+    this.tCx[k] = cx;
+    this.tCy[k] = cy;
+    this.tHalf[k] = half;
+  };
+
+  Simulation.prototype.quadrant = function (k, px, py) {
+    return (px >= this.tCx[k] ? 1 : 0) + (py >= this.tCy[k] ? 2 : 0);
+  };
+
+  Simulation.prototype.split = function (k) {
+    var first = this.used, h = this.tHalf[k] / 2;
+    this.used += 4;
+    for (var q = 0; q < 4; q++) {
+      this.resetNode(first + q, this.tCx[k] + (q & 1 ? h : -h), this.tCy[k] + (q & 2 ? h : -h), h);
+    }
+    this.tChild[k] = first;
+    var old = this.tBody[k];
+    this.tBody[k] = -1;
+    var c = first + this.quadrant(k, this.x[old], this.y[old]);
+    this.tBody[c] = old;
+    this.tMass[c] = 1;
+    this.tSx[c] = this.x[old];
+    this.tSy[c] = this.y[old];
+  };
+
+  Simulation.prototype.insert = function (b) {
+    var px = this.x[b], py = this.y[b], k = 0;
+    for (var depth = 0; ; depth++) {
+      this.tMass[k] += 1;
+      this.tSx[k] += px;
+      this.tSy[k] += py;
+      if (this.tChild[k] >= 0) { k = this.tChild[k] + this.quadrant(k, px, py); continue; }
+      if (this.tMass[k] === 1) { this.tBody[k] = b; return; }
+      // An occupied leaf: split it (bodies on one spot just share the leaf).
+      if (depth > 48 || this.used + 4 > this.tChild.length) return;
+      this.tMass[k] -= 1;
+      this.tSx[k] -= px;
+      this.tSy[k] -= py;
+      this.split(k);
+      depth--;
+    }
+  };
+
+  // Repulsion on every body from the tree: a cell seen under an angle
+  // below theta counts as one mass at its centre. Locals, not this.*, in
+  // the loop: it is the layout's hot path.
+  Simulation.prototype.repelAll = function (strength) {
+    var n = this.n, x = this.x, y = this.y, vx = this.vx, vy = this.vy;
+    var child = this.tChild, body = this.tBody, mass = this.tMass, sx = this.tSx, sy = this.tSy, half = this.tHalf;
+    var stack = this.stack, theta2 = 1.44;
+    for (var i = 0; i < n; i++) {
+      var px = x[i], py = y[i], fx = 0, fy = 0, sp = 0;
+      stack[sp++] = 0;
+      while (sp > 0) {
+        var k = stack[--sp], m = mass[k];
+        if (m === 0) continue;
+        var leaf = child[k] < 0;
+        if (leaf && body[k] === i) { if (m === 1) continue; m -= 1; }
+        var dx = sx[k] / mass[k] - px, dy = sy[k] / mass[k] - py;
+        var d2 = dx * dx + dy * dy, size = half[k] * 2;
+        if (!leaf && size * size > theta2 * d2) {
+          if (sp + 4 > stack.length) continue;
+          var c = child[k];
+          stack[sp++] = c; stack[sp++] = c + 1; stack[sp++] = c + 2; stack[sp++] = c + 3;
+          continue;
+        }
+        if (d2 < 1) { dx = (i % 7) - 3 || 1; dy = (i % 5) - 2 || 1; d2 = dx * dx + dy * dy; }
+        var f = strength * m / d2;
+        fx += dx * f;
+        fy += dy * f;
+      }
+      vx[i] += fx;
+      vy[i] += fy;
+    }
+  };
+
+  Simulation.prototype.tick = function () {
+    var n = this.n, alpha = this.alpha, x = this.x, y = this.y, vx = this.vx, vy = this.vy, deg = this.degree;
+    if (n > 1) {
+      this.buildTree();
+      this.repelAll(-40 * alpha);
+    }
+    // Springs toward 40 units, weaker on hubs (as d3-force does).
+    for (var e = 0; e < this.src.length; e++) {
+      var s = this.src[e], t = this.dst[e];
+      var dx = x[t] + vx[t] - x[s] - vx[s], dy = y[t] + vy[t] - y[s] - vy[s];
+      var l = Math.sqrt(dx * dx + dy * dy) || 1;
+      var k = (l - 40) / l * alpha / Math.min(deg[s], deg[t]);
+      var bias = deg[s] / (deg[s] + deg[t]);
+      vx[t] -= dx * k * bias; vy[t] -= dy * k * bias;
+      vx[s] += dx * k * (1 - bias); vy[s] += dy * k * (1 - bias);
+    }
+    for (var j = 0; j < n; j++) {
+      vx[j] -= x[j] * 0.02 * alpha;  // a weak pull to the centre keeps islands near
+      vy[j] -= y[j] * 0.02 * alpha;
+      vx[j] *= 0.6;
+      vy[j] *= 0.6;
+      if (j === this.fixed) { vx[j] = 0; vy[j] = 0; continue; }
+      x[j] += vx[j];
+      y[j] += vy[j];
+    }
+    this.alpha += (0 - this.alpha) * this.decay;
+    this.ticks++;
+  };
+
+  // --- graph view --------------------------------------------------------------
+
+  function cssVar(name, fallback) {
+    var v = getComputedStyle(root).getPropertyValue(name).trim();
+    return v || fallback;
+  }
+
+  // A canvas showing one Simulation: pan (drag), zoom (wheel, pinch), hover
+  // label, click navigates. nodes: indices into graph for urls/titles.
+  function GraphView(host, graph, nodes, src, dst, opts) {
+    var self = this;
+    this.host = host;
+    this.graph = graph;
+    this.nodes = nodes;
+    this.opts = opts;
+    this.canvas = make("canvas", "graph-canvas");
+    this.canvas.setAttribute("role", "img");
+    this.canvas.setAttribute("aria-label", "Graph of " + nodes.length + " notes and " + src.length + " links");
+    this.canvas.tabIndex = 0;
+    host.appendChild(this.canvas);
+    this.ctx = this.canvas.getContext("2d");
+    this.sim = new Simulation(nodes.length, src, dst, opts.ticks);
+    if (opts.center >= 0) { this.sim.fixed = opts.center; this.sim.x[opts.center] = 0; this.sim.y[opts.center] = 0; }
+    this.neighbours = null;
+    this.hover = -1;
+    this.view = { k: 1, tx: 0, ty: 0 };
+    this.userMoved = false;
+    this.pointers = new Map();
+    this.dirty = true;
+    this.readColors();
+    onThemeChange(function () { self.readColors(); self.request(); });
+    this.resize();
+    if (window.ResizeObserver) new ResizeObserver(function () { self.resize(); }).observe(host);
+    this.bindInput();
+    this.startedAt = performance.now();
+    host.dataset.state = "running";
+    this.run();
+  }
+
+  GraphView.prototype.readColors = function () {
+    this.colors = {
+      edge: cssVar("--muted", "#888"), node: cssVar("--muted", "#888"), accent: cssVar("--accent", "#66f"),
+      fg: cssVar("--fg", "#000"), bg: cssVar("--bg", "#fff")
+    };
+  };
+
+  GraphView.prototype.resize = function () {
+    var dpr = window.devicePixelRatio || 1;
+    var w = this.canvas.clientWidth, h = this.canvas.clientHeight;
+    if (!w || !h) return;
+    this.w = w;
+    this.h = h;
+    this.canvas.width = Math.round(w * dpr);
+    this.canvas.height = Math.round(h * dpr);
+    this.dpr = dpr;
+    if (!this.userMoved) this.fit();
+    this.request();
+  };
+
+  GraphView.prototype.fit = function () {
+    var s = this.sim, x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (var i = 0; i < s.n; i++) {
+      x0 = Math.min(x0, s.x[i]); x1 = Math.max(x1, s.x[i]);
+      y0 = Math.min(y0, s.y[i]); y1 = Math.max(y1, s.y[i]);
+    }
+    if (!this.w || !isFinite(x0)) return;
+    var pad = 40, k = Math.min((this.w - 2 * pad) / Math.max(x1 - x0, 1), (this.h - 2 * pad) / Math.max(y1 - y0, 1));
+    k = Math.min(k, 2.5);
+    this.view = { k: k, tx: this.w / 2 - k * (x0 + x1) / 2, ty: this.h / 2 - k * (y0 + y1) / 2 };
+  };
+
+  // Ticks in slices of ~12 ms per animation frame, then one settled frame.
+  // Big graphs are redrawn at most every 200 ms while they move, nodes
+  // only: drawing 30,000 edges costs more than a tick.
+  GraphView.prototype.run = function () {
+    var self = this, lastDraw = 0, every = this.sim.n > 2000 ? 200 : 0;
+    function frame() {
+      var now = performance.now(), until = now + 12;
+      while (!self.sim.done() && performance.now() < until) self.sim.tick();
+      if (self.sim.done() || performance.now() - lastDraw >= every) {
+        if (!self.userMoved) self.fit();
+        self.draw();
+        lastDraw = performance.now();
+      }
+      if (!self.sim.done()) { requestAnimationFrame(frame); return; }
+      self.host.dataset.state = "settled";
+      self.host.dataset.layoutMs = String(Math.round(performance.now() - self.startedAt));
+      self.host.dataset.ticks = String(self.sim.ticks);
+      if (self.opts.onSettled) self.opts.onSettled(self.host.dataset);
+    }
+    requestAnimationFrame(frame);
+  };
+
+  GraphView.prototype.request = function () {
+    var self = this;
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(function () { self.pending = false; self.draw(); });
+  };
+
+  GraphView.prototype.neighbourSet = function (i) {
+    var set = new Set([i]), s = this.sim;
+    for (var e = 0; e < s.src.length; e++) {
+      if (s.src[e] === i) set.add(s.dst[e]);
+      else if (s.dst[e] === i) set.add(s.src[e]);
+    }
+    return set;
+  };
+
+  GraphView.prototype.radius = function (i) { return 2.5 + Math.min(Math.sqrt(this.sim.degree[i]), 6); };
+
+  GraphView.prototype.draw = function () {
+    var ctx = this.ctx, s = this.sim, v = this.view, c = this.colors;
+    if (!this.w) return;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.clearRect(0, 0, this.w, this.h);
+    ctx.setTransform(this.dpr * v.k, 0, 0, this.dpr * v.k, this.dpr * v.tx, this.dpr * v.ty);
+    var hl = this.hoverSet, moving = s.n > 2000 && !s.done();
+    ctx.lineWidth = 1 / v.k;
+    ctx.strokeStyle = c.edge;
+    ctx.globalAlpha = hl ? 0.2 : 0.45;
+    ctx.beginPath();
+    for (var e = 0; e < s.src.length && !moving; e++) {
+      ctx.moveTo(s.x[s.src[e]], s.y[s.src[e]]);
+      ctx.lineTo(s.x[s.dst[e]], s.y[s.dst[e]]);
+    }
+    ctx.stroke();
+    ctx.globalAlpha = 1;
+    if (hl) {
+      ctx.strokeStyle = c.accent;
+      ctx.lineWidth = 1.5 / v.k;
+      ctx.beginPath();
+      for (var f = 0; f < s.src.length; f++) {
+        if (s.src[f] !== this.hover && s.dst[f] !== this.hover) continue;
+        ctx.moveTo(s.x[s.src[f]], s.y[s.src[f]]);
+        ctx.lineTo(s.x[s.dst[f]], s.y[s.dst[f]]);
+      }
+      ctx.stroke();
+    }
+    var scale = Math.max(0.6, Math.min(1, v.k)) / v.k;
+    ctx.fillStyle = c.node;
+    ctx.beginPath();
+    for (var i = 0; i < s.n; i++) {
+      if (hl && hl.has(i)) continue;
+      var r = this.radius(i) * scale;
+      // Under 2 px a square looks the same and fills much faster.
+      if (r * v.k < 2) { ctx.rect(s.x[i] - r, s.y[i] - r, 2 * r, 2 * r); continue; }
+      ctx.moveTo(s.x[i] + r, s.y[i]);
+      ctx.arc(s.x[i], s.y[i], r, 0, 2 * Math.PI);
+    }
+    ctx.fill();
+    var special = [];
+    if (this.opts.center >= 0) special.push(this.opts.center);
+    if (hl) hl.forEach(function (i) { special.push(i); });
+    ctx.fillStyle = c.accent;
+    ctx.beginPath();
+    special.forEach(function (i) {
+      var r = this.radius(i) * scale * (i === this.hover || i === this.opts.center ? 1.5 : 1);
+      ctx.moveTo(s.x[i] + r, s.y[i]);
+      ctx.arc(s.x[i], s.y[i], r, 0, 2 * Math.PI);
+    }, this);
+    ctx.fill();
+    this.drawLabels(special);
+  };
+
+  GraphView.prototype.drawLabels = function (special) {
+    var ctx = this.ctx, s = this.sim, v = this.view, self = this;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    ctx.lineJoin = "round";
+    var list = s.n <= this.opts.allLabels ? Array.from({ length: s.n }, function (_, i) { return i; }) : special;
+    list.forEach(function (i) {
+      var title = self.graph.titles[self.nodes[i]];
+      if (title.length > 40) title = title.slice(0, 39) + "…";
+      var sx = s.x[i] * v.k + v.tx, sy = s.y[i] * v.k + v.ty + self.radius(i) + 3;
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = self.colors.bg;
+      ctx.strokeText(title, sx, sy);
+      ctx.fillStyle = i === self.hover ? self.colors.accent : self.colors.fg;
+      ctx.fillText(title, sx, sy);
+    });
+  };
+
+  GraphView.prototype.nodeAt = function (px, py) {
+    var s = this.sim, v = this.view, best = -1, bestD = Infinity;
+    var wx = (px - v.tx) / v.k, wy = (py - v.ty) / v.k, reach = 10 / v.k;
+    for (var i = 0; i < s.n; i++) {
+      var dx = s.x[i] - wx, dy = s.y[i] - wy, d = dx * dx + dy * dy;
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    return bestD <= reach * reach ? best : -1;
+  };
+
+  GraphView.prototype.setHover = function (i) {
+    if (i === this.hover) return;
+    this.hover = i;
+    this.hoverSet = i >= 0 ? this.neighbourSet(i) : null;
+    this.canvas.classList.toggle("graph-pointer", i >= 0);
+    this.canvas.title = i >= 0 ? this.graph.titles[this.nodes[i]] : "";
+    this.request();
+  };
+
+  GraphView.prototype.zoomAt = function (px, py, factor) {
+    var v = this.view, k = Math.max(0.02, Math.min(20, v.k * factor));
+    v.tx = px - (px - v.tx) * (k / v.k);
+    v.ty = py - (py - v.ty) * (k / v.k);
+    v.k = k;
+    this.userMoved = true;
+    this.request();
+  };
+
+  GraphView.prototype.bindInput = function () {
+    var self = this, cv = this.canvas, moved = 0, last = null, pinch = 0;
+    function local(e) { var r = cv.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
+    cv.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var p = local(e);
+      self.zoomAt(p[0], p[1], Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015)));
+    }, { passive: false });
+    cv.addEventListener("pointerdown", function (e) {
+      cv.setPointerCapture(e.pointerId);
+      self.pointers.set(e.pointerId, local(e));
+      moved = 0;
+      last = local(e);
+      pinch = 0;
+    });
+    cv.addEventListener("pointermove", function (e) {
+      var p = local(e);
+      if (!self.pointers.has(e.pointerId)) { self.setHover(self.nodeAt(p[0], p[1])); return; }
+      self.pointers.set(e.pointerId, p);
+      if (self.pointers.size === 2) {
+        var pts = Array.from(self.pointers.values());
+        var d = Math.hypot(pts[0][0] - pts[1][0], pts[0][1] - pts[1][1]);
+        if (pinch) self.zoomAt((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2, d / pinch);
+        pinch = d;
+        moved += 10;
+        return;
+      }
+      moved += Math.abs(p[0] - last[0]) + Math.abs(p[1] - last[1]);
+      self.view.tx += p[0] - last[0];
+      self.view.ty += p[1] - last[1];
+      last = p;
+      if (moved > 3) { self.userMoved = true; self.request(); }
+    });
+    function up(e) {
+      if (!self.pointers.has(e.pointerId)) return;
+      self.pointers.delete(e.pointerId);
+      pinch = 0;
+      if (e.type !== "pointerup" || moved > 5 || self.pointers.size) return;
+      var p = local(e), i = self.nodeAt(p[0], p[1]);
+      if (i >= 0) location.href = self.graph.urls[self.nodes[i]];
+    }
+    cv.addEventListener("pointerup", up);
+    cv.addEventListener("pointercancel", up);
+    cv.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") self.setHover(-1); });
+  };
+
+  // Once the element is near the viewport (or at once without
+  // IntersectionObserver).
+  function whenNear(el, fn) {
+    if (!window.IntersectionObserver) { fn(); return; }
+    var io = new IntersectionObserver(function (entries) {
+      if (!entries.some(function (e) { return e.isIntersecting; })) return;
+      io.disconnect();
+      fn();
+    }, { rootMargin: "300px" });
+    io.observe(el);
+  }
+
+  // The note, its links and backlinks (depth 1 or 2), capped.
+  function neighbourhood(graph, center, depth, cap) {
+    var adj = new Map();
+    function add(a, b) { if (!adj.has(a)) adj.set(a, []); adj.get(a).push(b); }
+    for (var e = 0; e < graph.src.length; e++) { add(graph.src[e], graph.dst[e]); add(graph.dst[e], graph.src[e]); }
+    var picked = [center], local = new Map([[center, 0]]), frontier = [center];
+    for (var d = 0; d < depth; d++) {
+      var next = [];
+      frontier.forEach(function (u) {
+        (adj.get(u) || []).forEach(function (w) {
+          if (local.has(w) || picked.length >= cap) return;
+          local.set(w, picked.length);
+          picked.push(w);
+          next.push(w);
+        });
+      });
+      frontier = next;
+    }
+    var src = [], dst = [];
+    for (var f = 0; f < graph.src.length; f++) {
+      var a = local.get(graph.src[f]), b = local.get(graph.dst[f]);
+      if (a !== undefined && b !== undefined) { src.push(a); dst.push(b); }
+    }
+    return { nodes: picked, src: Int32Array.from(src), dst: Int32Array.from(dst) };
+  }
+
+  function initLocalGraph() {
+    var section = doc.querySelector("section.local-graph[data-graph][data-url]");
+    if (!section || !window.CanvasRenderingContext2D) return;
+    section.hidden = false;
+    var bar = make("div", "graph-controls");
+    var label = make("label");
+    var box = make("input");
+    box.type = "checkbox";
+    label.appendChild(box);
+    label.appendChild(doc.createTextNode(" Depth 2"));
+    bar.appendChild(label);
+    section.appendChild(bar);
+    var host = make("div", "graph-host");
+    section.appendChild(host);
+    section.dataset.state = "waiting";
+    whenNear(section, function () {
+      section.dataset.state = "loading";
+      loadGraph(section.dataset.graph).then(function (graph) {
+        var center = graph.index.get(section.dataset.url);
+        if (center === undefined) { section.hidden = true; return; }
+        function draw() {
+          host.textContent = "";
+          var hood = neighbourhood(graph, center, box.checked ? 2 : 1, 300);
+          section.dataset.state = "running";
+          new GraphView(host, graph, hood.nodes, hood.src, hood.dst, {
+            ticks: 200, center: 0, allLabels: 40, onSettled: function () { section.dataset.state = "settled"; }
+          });
+          section.dataset.nodes = String(hood.nodes.length);
+        }
+        box.addEventListener("change", draw);
+        draw();
+      }).catch(function (err) { section.hidden = true; warn("local graph", err); });
+    });
+  }
+
+  function initGlobalGraph() {
+    var host = doc.querySelector(".global-graph[data-graph]");
+    if (!host || !window.CanvasRenderingContext2D) return;
+    host.dataset.state = "loading";
+    var t0 = performance.now();
+    loadGraph(host.dataset.graph).then(function (graph) {
+      host.dataset.loadMs = String(Math.round(performance.now() - t0));
+      host.dataset.nodes = String(graph.urls.length);
+      host.dataset.links = String(graph.src.length);
+      var all = new Array(graph.urls.length);
+      for (var i = 0; i < all.length; i++) all[i] = i;
+      var ticks = graph.urls.length > 5000 ? 120 : 300;
+      var view = new GraphView(host, graph, all, graph.src, graph.dst, { ticks: ticks, center: -1, allLabels: 30 });
+      addGraphSearch(host, view);
+    }).catch(function (err) { host.dataset.state = "failed"; warn("graph", err); });
+  }
+
+  // Highlights the notes whose title contains the typed text.
+  function addGraphSearch(host, view) {
+    var input = make("input", "graph-search");
+    input.type = "search";
+    input.placeholder = "Highlight notes…";
+    input.setAttribute("aria-label", "Highlight notes whose title contains");
+    host.insertBefore(input, host.firstChild);
+    input.addEventListener("input", function () {
+      var q = input.value.trim().toLowerCase(), set = new Set();
+      if (q) view.nodes.forEach(function (g, i) { if (view.graph.titles[g].toLowerCase().indexOf(q) >= 0 && set.size < 500) set.add(i); });
+      view.hover = set.size ? -2 : -1;
+      view.hoverSet = set.size ? set : null;
+      view.request();
+    });
+  }
+
+  function start() {
+    var parts = [initTheme, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
+    parts.forEach(function (fn) {
+      try { fn(); } catch (err) { warn(fn.name || "init", err); }
+    });
+  }
+
+  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
