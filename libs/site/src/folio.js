@@ -457,12 +457,20 @@
     return p;
   }
 
+  // One spelling per path: the JSON may hold raw UTF-8 where an href or
+  // location.pathname holds percent-escapes.
+  function normPath(u) {
+    try { return new URL(u, location.origin).pathname; } catch (e) { return u; }
+  }
+
   function buildGraph(chunks) {
     var urls = [], titles = [], targets = [], index = new Map();
     chunks.forEach(function (c) {
       (c && Array.isArray(c.nodes) ? c.nodes : []).forEach(function (n) {
-        if (!Array.isArray(n) || typeof n[0] !== "string" || index.has(n[0]) || urls.length >= kMaxNodes) return;
-        index.set(n[0], urls.length);
+        if (!Array.isArray(n) || typeof n[0] !== "string" || urls.length >= kMaxNodes) return;
+        var key = normPath(n[0]);
+        if (index.has(key)) return;
+        index.set(key, urls.length);
         urls.push(n[0]);
         titles.push(typeof n[1] === "string" ? n[1] : n[0]);
         targets.push(Array.isArray(n[2]) ? n[2] : []);
@@ -471,7 +479,7 @@
     var src = [], dst = [], seen = new Set();
     targets.forEach(function (list, s) {
       list.forEach(function (t) {
-        var d = index.get(t);
+        var d = typeof t === "string" ? index.get(normPath(t)) : undefined;
         if (d === undefined || d === s) return;  // outside the graph, or a self link
         var key = s < d ? s * 1e6 + d : d * 1e6 + s;
         if (seen.has(key)) return;
@@ -500,6 +508,7 @@
     this.alphaMin = 0.002;
     this.decay = 1 - Math.pow(this.alphaMin, 1 / maxTicks);
     this.ticks = 0;
+    this.cursor = 0;  // next body to repel in a tick split over frames
     this.maxTicks = maxTicks;
     var deg = this.degree = new Int32Array(n);
     for (var e = 0; e < src.length; e++) { deg[src[e]]++; deg[dst[e]]++; }
@@ -588,11 +597,11 @@
   // Repulsion on every body from the tree: a cell seen under an angle
   // below theta counts as one mass at its centre. Locals, not this.*, in
   // the loop: it is the layout's hot path.
-  Simulation.prototype.repelAll = function (strength) {
-    var n = this.n, x = this.x, y = this.y, vx = this.vx, vy = this.vy;
+  Simulation.prototype.repel = function (from, to, strength) {
+    var x = this.x, y = this.y, vx = this.vx, vy = this.vy;
     var child = this.tChild, body = this.tBody, mass = this.tMass, sx = this.tSx, sy = this.tSy, half = this.tHalf;
     var stack = this.stack, theta2 = 1.44;
-    for (var i = 0; i < n; i++) {
+    for (var i = from; i < to; i++) {
       var px = x[i], py = y[i], fx = 0, fy = 0, sp = 0;
       stack[sp++] = 0;
       while (sp > 0) {
@@ -618,12 +627,28 @@
     }
   };
 
-  Simulation.prototype.tick = function () {
-    var n = this.n, alpha = this.alpha, x = this.x, y = this.y, vx = this.vx, vy = this.vy, deg = this.degree;
-    if (n > 1) {
-      this.buildTree();
-      this.repelAll(-40 * alpha);
+  // Runs one tick, or part of it when performance.now() passes `until`
+  // (the repulsion goes in slices of bodies; positions move only at the
+  // tick's end). Returns whether the tick finished.
+  Simulation.prototype.step = function (until) {
+    if (this.n > 1) {
+      if (this.cursor === 0) this.buildTree();
+      while (this.cursor < this.n) {
+        var end = Math.min(this.n, this.cursor + 500);
+        this.repel(this.cursor, end, -40 * this.alpha);
+        this.cursor = end;
+        if (this.cursor < this.n && performance.now() > until) return false;
+      }
+      this.cursor = 0;
     }
+    this.finishTick();
+    return true;
+  };
+
+  Simulation.prototype.tick = function () { this.step(Infinity); };
+
+  Simulation.prototype.finishTick = function () {
+    var n = this.n, alpha = this.alpha, x = this.x, y = this.y, vx = this.vx, vy = this.vy, deg = this.degree;
     // Springs toward 40 units, weaker on hubs (as d3-force does).
     for (var e = 0; e < this.src.length; e++) {
       var s = this.src[e], t = this.dst[e];
@@ -725,7 +750,7 @@
     var self = this, lastDraw = 0, every = this.sim.n > 2000 ? 200 : 0;
     function frame() {
       var now = performance.now(), until = now + 12;
-      while (!self.sim.done() && performance.now() < until) self.sim.tick();
+      while (!self.sim.done() && performance.now() < until) self.sim.step(until);
       if (self.sim.done() || performance.now() - lastDraw >= every) {
         if (!self.userMoved) self.fit();
         self.draw();
@@ -962,7 +987,7 @@
     whenNear(section, function () {
       section.dataset.state = "loading";
       loadGraph(section.dataset.graph).then(function (graph) {
-        var center = graph.index.get(section.dataset.url);
+        var center = graph.index.get(normPath(section.dataset.url));
         if (center === undefined) { section.hidden = true; return; }
         function draw() {
           host.textContent = "";

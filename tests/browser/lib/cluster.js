@@ -112,6 +112,8 @@ async function discoverPages(base) {
     for (const n of t.notes || []) notes.push({ url: n.url, folder: t.url });
   }
   const pages = { graph: '/_/graph' };
+  const unicode = notes.find((n) => /[^\x00-\x7f]/.test(decodeURIComponent(n.url)));
+  if (unicode) pages.unicode = decodeURIComponent(unicode.url);
   for (const n of notes) {
     if (pages.note && pages.code) break;
     const html = await (await fetch(base + n.url)).text();

@@ -33,6 +33,7 @@ function fixtureNotes() {
     { url: '/guides/intro', title: 'Intro', folder: '/guides/', body:
       '<p>The introduction.</p><h2 id="part-one">Part one</h2><p>First part text.</p><h2 id="part-two">Part two</h2><p>Second part, the interesting one.</p>' },
     { url: '/guides/more', title: 'More', folder: '/guides/', body: '<p>More guidance; see <a href="/guides/intro">Intro</a>.</p>' },
+    { url: '/guides/多语言', title: '多语言', folder: '/guides/', body: '<p>一个链接: <a href="/guides/intro">Intro</a>.</p>' },
   ];
   return notes;
 }
@@ -164,7 +165,7 @@ function startHarness(opts = {}) {
       const base = `http://127.0.0.1:${server.address().port}`;
       resolve({
         base, requests,
-        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph' },
+        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph', unicode: '/guides/多语言' },
         close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
       });
     });

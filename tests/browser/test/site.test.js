@@ -114,8 +114,13 @@ function siteSuite(name, start, { screenshots }) {
           if (screenshots) await shot(page, `note-phone-${scheme}`);
           await page.tap('details.explorer-box > summary');
           await page.waitForFunction(() => document.querySelectorAll('nav.explorer ul.tree[data-tree] > li').length > 1);
-          const r = await page.$eval('details.explorer-box > ul.tree', (u) => { const b = u.getBoundingClientRect(); return { w: b.width, h: b.height }; });
-          assert.ok(r.w >= 380 && r.h > 300, `the open explorer covers the screen (${JSON.stringify(r)})`);
+          const r = await page.$eval('details.explorer-box > ul.tree', (u) => {
+            const b = u.getBoundingClientRect();
+            const top = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+            return { w: b.width, right: b.right, onTop: u.contains(top), position: getComputedStyle(u).position };
+          });
+          assert.ok(r.w >= 300 && r.right <= 390, `the menu spans the phone's width (${JSON.stringify(r)})`);
+          assert.ok(r.onTop && r.position !== 'static', `the menu lies over the page (${JSON.stringify(r)})`);
           if (screenshots) await shot(page, `explorer-phone-${scheme}`);
           await assertClean(page);
         } finally { await page.closeAll(); }
@@ -204,6 +209,21 @@ function siteSuite(name, start, { screenshots }) {
         await page.click('section.local-graph input[type=checkbox]');
         await page.waitForSelector('section.local-graph[data-state=settled] canvas');
         assert.ok(await page.$eval('section.local-graph', (s) => +s.dataset.nodes) >= depth1, 'depth 2 has at least depth 1');
+        await assertClean(page);
+      } finally { await page.closeAll(); }
+    });
+
+    it('a note with a non-ASCII URL is marked in the explorer and found in the graph', async (t) => {
+      if (skip(t)) return;
+      if (!site.pages.unicode) { t.skip('the vault has no note with a non-ASCII URL'); return; }
+      const page = await newPage(browser, kDesktop);
+      try {
+        await page.goto(url(encodeURI(site.pages.unicode)), { waitUntil: 'load' });
+        await page.waitForFunction(() => document.querySelectorAll('nav.explorer ul.tree[data-tree] > li').length > 1);
+        assert.equal(await page.$$eval('nav.explorer a[aria-current=page]', (l) => l.length), 1);
+        await page.evaluate(() => document.querySelector('section.local-graph').scrollIntoView());
+        await page.waitForSelector('section.local-graph[data-state=settled] canvas', { timeout: 20000 });
+        assert.ok(await page.$eval('section.local-graph', (s) => +s.dataset.nodes) >= 1);
         await assertClean(page);
       } finally { await page.closeAll(); }
     });
