@@ -789,7 +789,7 @@
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, this.w, this.h);
     ctx.setTransform(this.dpr * v.k, 0, 0, this.dpr * v.k, this.dpr * v.tx, this.dpr * v.ty);
-    var hl = this.hoverSet, moving = s.n > 2000 && !s.done();
+    var hl = this.hoverSet || this.searchSet, moving = s.n > 2000 && !s.done();
     ctx.lineWidth = 1 / v.k;
     ctx.strokeStyle = c.edge;
     ctx.globalAlpha = hl ? 0.2 : 0.45;
@@ -800,7 +800,7 @@
     }
     ctx.stroke();
     ctx.globalAlpha = 1;
-    if (hl) {
+    if (this.hover >= 0) {
       ctx.strokeStyle = c.accent;
       ctx.lineWidth = 1.5 / v.k;
       ctx.beginPath();
@@ -845,6 +845,15 @@
     ctx.textBaseline = "top";
     ctx.lineJoin = "round";
     var list = s.n <= this.opts.allLabels ? Array.from({ length: s.n }, function (_, i) { return i; }) : special;
+    // Zoomed in far enough that few notes are on screen: name them all.
+    if (list === special && s.done()) {
+      var inView = [];
+      for (var j = 0; j < s.n && inView.length <= 60; j++) {
+        var qx = s.x[j] * v.k + v.tx, qy = s.y[j] * v.k + v.ty;
+        if (qx >= 0 && qy >= 0 && qx <= this.w && qy <= this.h) inView.push(j);
+      }
+      if (inView.length <= 60) list = inView.concat(special);
+    }
     list.forEach(function (i) {
       var title = self.graph.titles[self.nodes[i]];
       if (title.length > 40) title = title.slice(0, 39) + "…";
@@ -1031,8 +1040,7 @@
     input.addEventListener("input", function () {
       var q = input.value.trim().toLowerCase(), set = new Set();
       if (q) view.nodes.forEach(function (g, i) { if (view.graph.titles[g].toLowerCase().indexOf(q) >= 0 && set.size < 500) set.add(i); });
-      view.hover = set.size ? -2 : -1;
-      view.hoverSet = set.size ? set : null;
+      view.searchSet = set.size ? set : null;
       view.request();
     });
   }

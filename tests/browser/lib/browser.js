@@ -31,6 +31,8 @@ async function newPage(browser, { width = 1280, height = 800, mobile = false, dp
   page.on('console', (m) => {
     // A failed load is reported with its URL by the response handler below.
     if (/^Failed to load resource/.test(m.text())) return;
+    // The tests' own pixel checks read canvases back.
+    if (/willReadFrequently/.test(m.text())) return;
     if (m.type() === 'error' || m.type() === 'warn') problems.push(`console.${m.type()}: ${m.text()}`);
   });
   page.on('response', (r) => {

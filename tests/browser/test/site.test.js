@@ -265,6 +265,23 @@ function siteSuite(name, start, { screenshots }) {
           return null;
         });
         assert.ok(spot, 'a node is drawn in the node colour');
+        // Typing in the highlight box paints matching notes in the accent colour.
+        const accentPixels = () => page.$eval('.global-graph canvas', (c) => {
+          const ctx = document.createElement('canvas').getContext('2d');
+          ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim();
+          ctx.fillRect(0, 0, 1, 1);
+          const rgb = ctx.getImageData(0, 0, 1, 1).data;
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i] === rgb[0] && d[i + 1] === rgb[1] && d[i + 2] === rgb[2]) n++;
+          return n;
+        });
+        assert.equal(await accentPixels(), 0);
+        const someTitle = (await titleOf(site.base, site.pages.note)).slice(0, 4);
+        await page.type('.global-graph .graph-search', someTitle);
+        await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
+        assert.ok(await accentPixels() > 0, `notes matching "${someTitle}" are highlighted`);
+        await page.$eval('.global-graph .graph-search', (i) => { i.value = ''; i.dispatchEvent(new Event('input')); });
         await page.mouse.move(r.x + spot[0] + 1, r.y + spot[1] + 1);
         await page.waitForFunction(() => document.querySelector('.global-graph canvas').classList.contains('graph-pointer'));
         const hit = [r.x + spot[0] + 1, r.y + spot[1] + 1];
