@@ -35,10 +35,14 @@ function fixtureNotes() {
     { url: '/guides/more', title: 'More', folder: '/guides/', body: '<p>More guidance; see <a href="/guides/intro">Intro</a>.</p>' },
     { url: '/guides/多语言', title: '多语言', folder: '/guides/', body: '<p>一个链接: <a href="/guides/intro">Intro</a>.</p>' },
   ];
+  // A folder longer than the tree's cap (50): "30 more…".
+  for (let i = 0; i < 80; i++) {
+    notes.push({ url: `/bulk/n${i}`, title: `Bulk note ${String(i).padStart(2, '0')}`, folder: '/bulk/', body: `<p>Bulk ${i}.</p>` });
+  }
   return notes;
 }
 
-const kFolderNames = { '/docs/': 'Docs', '/docs/sub/': 'Sub', '/guides/': 'Guides' };
+const kFolderNames = { '/bulk/': 'Bulk', '/docs/': 'Docs', '/docs/sub/': 'Sub', '/guides/': 'Guides' };
 
 function parentFolder(folder) {
   if (folder === '/') return null;
@@ -53,7 +57,7 @@ function treeJson(folder, notes) {
     notes: notes.filter((n) => n.folder.startsWith(f)).length,
   }));
   const inside = notes.filter((n) => n.folder === folder && n.url !== '/').map((n) => ({ title: n.title, url: n.url }));
-  return { folders, notes: inside, more: 0, url: folder };
+  return { folders, notes: inside.slice(0, 50), more: Math.max(0, inside.length - 50), url: folder };
 }
 
 function head(title) {
@@ -165,7 +169,7 @@ function startHarness(opts = {}) {
       const base = `http://127.0.0.1:${server.address().port}`;
       resolve({
         base, requests,
-        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph', unicode: '/guides/多语言' },
+        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph', unicode: '/guides/多语言', deep: '/bulk/n45', deepMore: 30 },
         close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
       });
     });

@@ -103,6 +103,25 @@ function siteSuite(name, start, { screenshots }) {
       } finally { await page.closeAll(); }
     });
 
+    it('a long folder: the current note far down is scrolled into view; the capped rest is a "more" link', async (t) => {
+      if (skip(t)) return;
+      if (!site.pages.deep) { t.skip('the vault has no folder past the tree cap'); return; }
+      const page = await newPage(browser, kDesktop);
+      try {
+        await page.goto(url(site.pages.deep), { waitUntil: 'load' });
+        await page.waitForSelector('nav.explorer a[aria-current=page]');
+        await page.waitForSelector('nav.explorer .tree-more a');
+        const r = await page.$eval('nav.explorer a[aria-current=page]', (a) => {
+          const nav = a.closest('nav.explorer'), nr = nav.getBoundingClientRect(), ar = a.getBoundingClientRect();
+          return { scrolled: nav.scrollTop, inside: ar.top >= nr.top && ar.bottom <= nr.bottom, pageScroll: window.scrollY };
+        });
+        assert.ok(r.scrolled > 0 && r.inside, `the explorer scrolled to the current note (${JSON.stringify(r)})`);
+        assert.equal(r.pageScroll, 0, 'the page itself did not scroll');
+        assert.equal(await page.$eval('nav.explorer .tree-more a', (a) => a.textContent), `${site.pages.deepMore} more…`);
+        await assertClean(page);
+      } finally { await page.closeAll(); }
+    });
+
     it('on a phone the explorer starts closed and opens as a menu', async (t) => {
       if (skip(t)) return;
       for (const scheme of ['light', 'dark']) {
