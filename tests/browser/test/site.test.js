@@ -162,6 +162,21 @@ function siteSuite(name, start, { screenshots }) {
           if (screenshots) await shot(page, `preview-desktop-${scheme}`);
           await page.keyboard.press('Escape');
           assert.equal(await page.$('.popover'), null);
+          if (scheme === 'light') {
+            // Moving away closes it; moving into it keeps it; its links work.
+            await page.mouse.move(5, 795);
+            await page.hover(kPreviewLink);
+            await page.waitForSelector('.popover .popover-body > *');
+            await page.mouse.move(5, 795);
+            await page.waitForFunction(() => !document.querySelector('.popover'), { timeout: 3000 });
+            await page.hover(kPreviewLink);
+            await page.waitForSelector('.popover .popover-title');
+            await page.hover('.popover .popover-title');
+            await sleep(500);
+            assert.ok(await page.$('.popover'), 'the pointer on the preview keeps it open');
+            await Promise.all([page.waitForNavigation(), page.click('.popover .popover-title')]);
+            assert.equal(new URL(page.url()).pathname, new URL(href, site.base).pathname);
+          }
           await assertClean(page);
         } finally { await page.closeAll(); }
       }
