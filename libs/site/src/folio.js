@@ -175,21 +175,21 @@
     var byTree = new Map(), byHref = new Map();
     existing.forEach(function (li) {
       var d = li.querySelector(":scope > details[data-tree]");
-      if (d) byTree.set(d.dataset.tree, li);
+      if (d) byTree.set(normPath(d.dataset.tree), li);
       var a = li.querySelector(":scope > a[href]");
-      if (a) byHref.set(a.getAttribute("href"), li);
+      if (a) byHref.set(normPath(a.getAttribute("href")), li);
     });
     var items = [];
     (Array.isArray(data.folders) ? data.folders : []).slice(0, 5000).forEach(function (f) {
       if (!f || typeof f.tree !== "string" || typeof f.url !== "string") return;
-      var li = byTree.get(f.tree);
-      if (li) { byTree.delete(f.tree); items.push(li); return; }
+      var li = byTree.get(normPath(f.tree));
+      if (li) { byTree.delete(normPath(f.tree)); items.push(li); return; }
       items.push(self.folderItem(f));
     });
     (Array.isArray(data.notes) ? data.notes : []).slice(0, 5000).forEach(function (n) {
       if (!n || typeof n.url !== "string") return;
-      var li = byHref.get(n.url);
-      if (li) { byHref.delete(n.url); items.push(li); return; }
+      var li = byHref.get(normPath(n.url));
+      if (li) { byHref.delete(normPath(n.url)); items.push(li); return; }
       items.push(self.noteItem(n));
     });
     // Never lose the chain, even if the listing left it out.

@@ -77,7 +77,8 @@ const kFoot = '<footer class="site-footer"><p>Published with folio</p></footer><
 function explorer(note) {
   const chain = [];
   for (let f = note.folder; f && f !== '/'; f = parentFolder(f)) chain.unshift(f);
-  let inner = `<li class="tree-note"><a href="${esc(note.url)}" aria-current="page">${esc(note.title)}</a></li>`;
+  // Like the edge: hrefs and data-tree percent-encoded, the JSON raw.
+  let inner = `<li class="tree-note"><a href="${esc(encodeURI(note.url))}" aria-current="page">${esc(note.title)}</a></li>`;
   for (let i = chain.length - 1; i >= 0; i--) {
     const f = chain[i];
     inner = `<li class="tree-folder"><details open data-tree="/_/tree${f}"><summary><a href="${f}">${kFolderNames[f]}</a></summary>` +
@@ -97,7 +98,7 @@ function notePage(note, notes) {
     html += '<aside class="backlinks"><h2>Backlinks</h2><ul>' +
       backlinks.map((b) => `<li><a href="${b.url}">${esc(b.title)}</a></li>`).join('') + '</ul></aside>';
   }
-  html += `<section class="local-graph" data-graph="/_/graph.json" data-url="${esc(note.url)}" hidden><h2>Graph</h2></section>`;
+  html += `<section class="local-graph" data-graph="/_/graph.json" data-url="${esc(encodeURI(note.url))}" hidden><h2>Graph</h2></section>`;
   return html + '</div></div></main>' + kFoot;
 }
 
