@@ -13,7 +13,7 @@ function launch() {
     executablePath: kChromium,
     headless: true,
     pipe: true,
-    protocolTimeout: 60000,
+    protocolTimeout: 180000,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-extensions',
       '--font-render-hinting=none', '--disable-background-networking'],
   });
