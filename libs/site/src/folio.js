@@ -370,6 +370,17 @@
     doc.addEventListener("contextmenu", function (e) {
       if (self.suppressClick && self.anchor && self.anchor.contains(e.target)) e.preventDefault();
     });
+    // Keyboard users get the preview of the focused link.
+    doc.addEventListener("focusin", function (e) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      if (!previewable(a) || a === self.anchor) return;
+      clearTimeout(self.showTimer);
+      self.showTimer = setTimeout(function () { if (doc.activeElement === a) self.show(a); }, 300);
+    });
+    doc.addEventListener("focusout", function (e) {
+      if (self.pop && (self.pop.contains(e.relatedTarget) || e.relatedTarget === self.anchor)) return;
+      if (e.target === self.anchor || (self.pop && self.pop.contains(e.target))) self.scheduleHide();
+    });
     doc.addEventListener("keydown", function (e) { if (e.key === "Escape") self.hide(); });
     window.addEventListener("resize", function () { self.hide(); });
   };

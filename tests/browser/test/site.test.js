@@ -174,6 +174,12 @@ function siteSuite(name, start, { screenshots }) {
             await page.hover('.popover .popover-title');
             await sleep(500);
             assert.ok(await page.$('.popover'), 'the pointer on the preview keeps it open');
+            // Focus from the keyboard shows it too.
+            await page.mouse.move(5, 795);
+            await page.waitForFunction(() => !document.querySelector('.popover'), { timeout: 3000 });
+            await page.focus(kPreviewLink);
+            await page.waitForSelector('.popover .popover-title');
+            await page.hover('.popover .popover-title');
             await Promise.all([page.waitForNavigation(), page.click('.popover .popover-title')]);
             assert.equal(new URL(page.url()).pathname, new URL(href, site.base).pathname);
           }
