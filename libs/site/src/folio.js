@@ -780,6 +780,18 @@
     requestAnimationFrame(frame);
   };
 
+  // While a big graph is panned or zoomed its frames skip the edges; they
+  // come back 200 ms after the last move.
+  GraphView.prototype.moved = function () {
+    var self = this;
+    this.userMoved = true;
+    if (this.sim.n <= 2000) { this.request(); return; }
+    this.panning = true;
+    clearTimeout(this.panTimer);
+    this.panTimer = setTimeout(function () { self.panning = false; self.request(); }, 200);
+    this.request();
+  };
+
   GraphView.prototype.request = function () {
     var self = this;
     if (this.pending) return;
@@ -804,7 +816,7 @@
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, this.w, this.h);
     ctx.setTransform(this.dpr * v.k, 0, 0, this.dpr * v.k, this.dpr * v.tx, this.dpr * v.ty);
-    var hl = this.hoverSet || this.searchSet, moving = s.n > 2000 && !s.done();
+    var hl = this.hoverSet || this.searchSet, moving = s.n > 2000 && (!s.done() || this.panning);
     ctx.lineWidth = 1 / v.k;
     ctx.strokeStyle = c.edge;
     ctx.globalAlpha = hl ? 0.2 : 0.45;
@@ -905,8 +917,7 @@
     v.tx = px - (px - v.tx) * (k / v.k);
     v.ty = py - (py - v.ty) * (k / v.k);
     v.k = k;
-    this.userMoved = true;
-    this.request();
+    this.moved();
   };
 
   GraphView.prototype.bindInput = function () {
@@ -940,7 +951,7 @@
       self.view.tx += p[0] - last[0];
       self.view.ty += p[1] - last[1];
       last = p;
-      if (moved > 3) { self.userMoved = true; self.request(); }
+      if (moved > 3) self.moved();
     });
     function up(e) {
       if (!self.pointers.has(e.pointerId)) return;
