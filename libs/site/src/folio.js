@@ -235,12 +235,17 @@
     return li;
   };
 
-  // Scroll the sidebar (not the page) so the current note is visible.
+  // Scroll the sidebar (not the page) so the current note is visible: the
+  // nearest scrolling box between the link and the explorer.
   Explorer.prototype.revealCurrent = function () {
     var cur = this.nav.querySelector("a[aria-current=page]");
     if (!cur) return;
-    var box = this.nav;
-    if (box.scrollHeight <= box.clientHeight) return;
+    var box = cur.parentElement;
+    while (box && box !== this.nav.parentElement) {
+      if (box.scrollHeight > box.clientHeight + 1 && /auto|scroll/.test(getComputedStyle(box).overflowY)) break;
+      box = box.parentElement;
+    }
+    if (!box || box === this.nav.parentElement) return;
     var offset = cur.getBoundingClientRect().top - box.getBoundingClientRect().top;
     if (offset < 0 || offset > box.clientHeight - 24) box.scrollTop += offset - box.clientHeight / 3;
   };

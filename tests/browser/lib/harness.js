@@ -15,6 +15,14 @@ const kCsp = "default-src 'none'; script-src 'self' 'sha256-" +
   crypto.createHash('sha256').update(kThemeSnippet).digest('base64') +
   "'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
 
+// The note page's grid (explorer | content), for a style.css that does not
+// have it yet; the real one comes first when present.
+const kFallbackLayout = 'main:has(>.page){max-width:74rem}.page{display:grid;grid-template-columns:15rem minmax(0,46rem);' +
+  'gap:2.5rem;justify-content:center}.content{min-width:0}.explorer{font-size:.9rem}' +
+  '.explorer-box{position:sticky;top:1rem;max-height:calc(100vh - 2rem);overflow:auto}' +
+  '.explorer-box>summary{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;cursor:pointer}' +
+  '@media (max-width:800px){.page{display:block}.explorer-box{position:static;max-height:none}}\n';
+
 function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
@@ -149,7 +157,11 @@ function startHarness(opts = {}) {
       res.end(body);
     };
     if (p === '/assets/folio.js') return send(200, 'text/javascript; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/folio.js')));
-    if (p === '/assets/folio.css') return send(200, 'text/css; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/style.css')));
+    if (p === '/assets/folio.css') {
+      let css = fs.readFileSync(path.join(kSource, 'libs/site/src/style.css'), 'utf8');
+      if (!/\.page\{/.test(css)) css = kFallbackLayout + css;
+      return send(200, 'text/css; charset=utf-8', css);
+    }
     if (p === '/_/graph.json') return send(200, 'application/json', JSON.stringify(graph.meta));
     const chunk = p.match(/^\/_\/graph\/(\d+)\.json$/);
     if (chunk && graph.chunks[+chunk[1]]) return send(200, 'application/json', JSON.stringify(graph.chunks[+chunk[1]]));
