@@ -759,7 +759,7 @@
     }
     if (!this.w || !isFinite(x0)) return;
     var pad = 40, k = Math.min((this.w - 2 * pad) / Math.max(x1 - x0, 1), (this.h - 2 * pad) / Math.max(y1 - y0, 1));
-    k = Math.min(k, 2.5);
+    k = Math.min(k, 4);
     this.view = { k: k, tx: this.w / 2 - k * (x0 + x1) / 2, ty: this.h / 2 - k * (y0 + y1) / 2 };
   };
 
