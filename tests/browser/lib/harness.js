@@ -36,7 +36,7 @@ function fixtureNotes() {
       '<h2 id="build">Build</h2><pre><code class="language-cpp"><span class="hl-preproc">#include</span> <span class="hl-string">&lt;cstdio&gt;</span>\n' +
       '<span class="hl-type">int</span> <span class="hl-function">main</span>() { <span class="hl-keyword">return</span> <span class="hl-number">0</span>; }</code></pre>' +
       '<p>See also <a href="/docs/sub/deep">Deep</a>.</p>' },
-    { url: '/docs/usage', title: 'Usage', folder: '/docs/', body: '<p>Run it. Back to <a href="/docs/setup">Setup</a>.</p><h2 id="flags">Flags</h2><p>Flags are listed here.</p>' },
+    { url: '/docs/usage', title: 'Usage', folder: '/docs/', body: '<p>Run it. Back to <a href="/docs/setup">Setup</a>; <a href="/gone">a page that is gone</a>.</p><h2 id="flags">Flags</h2><p>Flags are listed here.</p>' },
     { url: '/docs/sub/deep', title: 'Deep', folder: '/docs/sub/', body: '<p>A note deep down, linking <a href="/docs/setup">Setup</a>.</p>' },
     { url: '/guides/intro', title: 'Intro', folder: '/guides/', body:
       '<p>The introduction.</p><h2 id="part-one">Part one</h2><p>First part text.</p><h2 id="part-two">Part two</h2><p>Second part, the interesting one.</p>' },
@@ -182,7 +182,7 @@ function startHarness(opts = {}) {
       const base = `http://127.0.0.1:${server.address().port}`;
       resolve({
         base, requests,
-        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph', unicode: '/guides/多语言', deep: '/bulk/n45', deepMore: 30 },
+        pages: { note: '/docs/setup', code: '/docs/setup', graph: '/_/graph', unicode: '/guides/多语言', deep: '/bulk/n45', deepMore: 30, deadLinkOn: '/docs/usage', deadLink: '/gone' },
         close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
       });
     });

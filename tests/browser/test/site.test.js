@@ -193,6 +193,27 @@ function siteSuite(name, start, { screenshots }) {
       }
     });
 
+    it('a link to a page that answers 404 shows no preview', async (t) => {
+      if (skip(t)) return;
+      if (!site.pages.deadLink) { t.skip('the vault has no link to a missing page'); return; }
+      const page = await newPage(browser, kDesktop);
+      try {
+        await page.goto(url(site.pages.deadLinkOn), { waitUntil: 'load' });
+        const sel = `article a[href="${site.pages.deadLink}"]`;
+        const answered = page.waitForResponse((r) => new URL(r.url()).pathname === site.pages.deadLink);
+        await page.hover(sel);
+        assert.equal((await answered).status(), 404);
+        await sleep(500);
+        assert.equal(await page.$('.popover'), null);
+        // A good link still previews afterwards.
+        await page.mouse.move(5, 795);
+        await page.hover('article a[href="/docs/setup"]');
+        await page.waitForSelector('.popover .popover-title');
+        const problems = (await pageProblems(page)).filter((p) => !p.endsWith(site.pages.deadLink));
+        assert.deepEqual(problems, []);
+      } finally { await page.closeAll(); }
+    });
+
     it('a long press on a phone shows the preview and does not follow the link', async (t) => {
       if (skip(t)) return;
       for (const scheme of ['light', 'dark']) {
