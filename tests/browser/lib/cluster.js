@@ -12,6 +12,16 @@ const path = require('node:path');
 
 const kToken = 'browser-test-token';
 
+// Every process a Cluster started, so that an exit of this process by any
+// path short of SIGKILL (a failed assertion, a timeout's SIGTERM, Ctrl-C)
+// takes them along.
+const live = new Set(), dirs = new Set();
+process.on('exit', () => {
+  for (const p of live) { try { p.kill('SIGKILL'); } catch (e) { /* gone */ } }
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : 15)));
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -43,6 +53,7 @@ class Cluster {
   constructor(binDir) {
     this.binDir = binDir;
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-browser-'));
+    dirs.add(this.dir);
     this.procs = [];
   }
 
@@ -51,6 +62,8 @@ class Cluster {
     const p = spawn(argv[0], argv.slice(1), { stdio: ['ignore', log, log] });
     fs.closeSync(log);
     this.procs.push(p);
+    live.add(p);
+    p.once('exit', () => live.delete(p));
     return p;
   }
 
@@ -96,6 +109,7 @@ class Cluster {
       if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
+    dirs.delete(this.dir);
   }
 }
 
