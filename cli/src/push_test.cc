@@ -422,6 +422,9 @@ TEST_CASE("walk: collects attachments by extension, ignoring case; other files s
   CHECK(IsAttachmentPath("a/b.WebM"));
   CHECK_FALSE(IsAttachmentPath("a.png/readme"));
   CHECK_FALSE(IsAttachmentPath("Note.md"));
+  CHECK(IsAttachmentPath("publish.css"));            // the vault root's custom stylesheet
+  CHECK_FALSE(IsAttachmentPath("Notes/publish.css"));  // only at the root
+  CHECK_FALSE(IsAttachmentPath("theme.css"));
 }
 
 TEST_CASE("walk: an attachment over the limit or with a bad path is skipped with a reason") {

@@ -172,6 +172,7 @@ class SiteWriter {
     site::Impact impact;                        // notes to render, URLs moved or gone
     site::ListingFilter dirty;                  // listings the change can alter
     size_t related_renders = 0;                 // of impact.render, added for related lists
+    bool publish_css_toggled = false;           // publish.css arrived or left: every page changes
     std::map<std::string, std::vector<std::string>> warnings;  // per path, this push
   };
   // One page produced by the render pass.

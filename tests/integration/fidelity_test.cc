@@ -202,10 +202,10 @@ TEST_CASE("attachments: served from /assets, embedded by notes, replaced and rem
                        R"({"path":"A.md","content":"# A\n\n![[pic.png|300]]\n"},{"path":"B.md","content":"# B\n"})"));
   INFO(r.body);
   REQUIRE(r.status == 200);
-  auto a = c.WaitForPage("/a", 200, "src=\"/assets/");
-  size_t at = a.body.find("src=\"/assets/");
+  auto a = c.WaitForPage("/a", 200, "<img src=\"/assets/");
+  size_t at = a.body.find("<img src=\"/assets/");
   REQUIRE(at != std::string::npos);
-  at += 5;
+  at += 10;
   std::string url = a.body.substr(at, a.body.find('"', at) - at);
   CHECK(url.find("/pic.png") != std::string::npos);
   CHECK(a.body.find("width=\"300\"") != std::string::npos);
