@@ -236,6 +236,9 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   const PushPlan plan = PlanPush(req);
   sum.changed = plan.changed.size() + plan.att_upserts.size();
   sum.deleted = plan.deletes.size() + plan.att_deletes.size();
+  sum.att_received = req.attachments.size();
+  sum.att_changed = plan.att_upserts.size();
+  sum.att_deleted = plan.att_deletes.size();
   phase("hash");
   if (plan.empty()) return Unchanged(req, key, stage, std::move(sum), now_ms);
 

@@ -75,7 +75,8 @@ struct NoteReport {
 
 struct PushSummary {
   int64_t version = 0;
-  size_t received = 0, changed = 0, rendered = 0, deleted = 0;
+  size_t received = 0, changed = 0, rendered = 0, deleted = 0;  // notes and attachments
+  size_t att_received = 0, att_changed = 0, att_deleted = 0;    // the attachments among them
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   int64_t rows = 0;        // SQLite rows the commit wrote (Commit::rows_written)
   bool published = false;  // false: committed, publish pending (retried)
