@@ -215,9 +215,19 @@ Status WriteIndex(const fs::path& vault, const Index& index) {
 
 const std::string* StatCache::Find(std::string_view path, const FileStat& stat) const {
   if (entries_ == nullptr) return nullptr;
-  auto it = std::lower_bound(entries_->begin(), entries_->end(), path,
-                             [](const IndexEntry& e, std::string_view p) { return e.path < p; });
-  if (it == entries_->end() || it->path != path || it->stat.size < 0 || !(it->stat == stat)) return nullptr;
+  // Entries are compared with scope_ + path without building that string
+  // (the walk calls this once per file, on several threads).
+  const std::string_view scope = scope_;
+  auto less = [scope](const IndexEntry& e, std::string_view p) {
+    std::string_view head = std::string_view(e.path).substr(0, scope.size());
+    if (int c = head.compare(scope); c != 0) return c < 0;
+    return std::string_view(e.path).substr(scope.size()) < p;
+  };
+  auto it = std::lower_bound(entries_->begin(), entries_->end(), path, less);
+  if (it == entries_->end() || it->path.size() != scope.size() + path.size() || !it->path.starts_with(scope) ||
+      std::string_view(it->path).substr(scope.size()) != path || it->stat.size < 0 || !(it->stat == stat)) {
+    return nullptr;
+  }
   if (stat.mtime_ns + kRacyMarginNs >= walked_ns_) return nullptr;  // racy: maybe changed within the tick
   return &it->sha256;
 }

@@ -37,6 +37,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "folio/core/status.h"
@@ -85,13 +86,17 @@ Status WriteIndex(const std::filesystem::path& vault, const Index& index);
 
 // The stat data of an index a walk may trust: entries with a local hash
 // whose mtime is not racy (see above). Refers to the index's entries, which
-// must outlive it; an empty cache trusts nothing.
+// must outlive it; an empty cache trusts nothing. Index paths are site
+// paths: a walk of `folio push --prefix P` looks up "P/" + its local path
+// (`scope`, prefix.h), so a folder pushed under another prefix than last
+// time trusts nothing and is hashed again.
 class StatCache {
  public:
   StatCache() = default;
-  explicit StatCache(const Index& index) : entries_(&index.entries), walked_ns_(index.walked_ns) {}
-  // The hash recorded for `path` if its stat data is `stat` and not racy;
-  // nullptr otherwise. Binary search: O(log n).
+  explicit StatCache(const Index& index, std::string scope = {})
+      : entries_(&index.entries), walked_ns_(index.walked_ns), scope_(std::move(scope)) {}
+  // The hash recorded for scope + `path` if its stat data is `stat` and not
+  // racy; nullptr otherwise. Binary search: O(log n).
   const std::string* Find(std::string_view path, const FileStat& stat) const;
   // Files the index knows (what a walk of an unchanged vault finds).
   size_t size() const { return entries_ ? entries_->size() : 0; }
@@ -99,6 +104,7 @@ class StatCache {
  private:
   const std::vector<IndexEntry>* entries_ = nullptr;
   int64_t walked_ns_ = 0;
+  std::string scope_;  // "" or "P/"
 };
 
 // Now, in ns since the epoch (the clock file mtimes are set from).

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "folio/core/config.h"
+#include "prefix.h"
 #include "push.h"
 
 namespace {
@@ -20,7 +22,8 @@ constexpr std::string_view kCommands =
     "commands:\n"
     "  folio push DIR   send the notes and attachments (images, audio, video, PDF)\n"
     "                   in DIR that the server lacks or holds in another version;\n"
-    "                   delete from the server those gone from DIR\n"
+    "                   delete from the server those gone from DIR (with --prefix P:\n"
+    "                   DIR is the site's folder P; only P/ is touched)\n"
     "  folio version    print the version\n"
     "  folio help       print this help\n"
     "\n";
@@ -28,6 +31,9 @@ constexpr std::string_view kCommands =
 void DeclareFlags(folio::Flags* flags) {
   flags->Add("server", "http://127.0.0.1:8080", "base URL of the folio-ingest server");
   flags->Add("token", "", "API token, sent as 'Authorization: Bearer TOKEN'");
+  flags->Add("prefix", "",
+             "publish DIR as the site's folder PREFIX (local x.md is PREFIX/x.md); nothing outside PREFIX/ is"
+             " changed or deleted");
   flags->AddBool("dry-run", false, "print what would be sent and deleted; send nothing");
   flags->Add("batch-notes", "500", "most notes (plus attachments and deletions) per request");
   flags->Add("batch-bytes", "8MiB", "most note content plus attachment base64 per request; a larger file travels alone");
@@ -69,6 +75,9 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
     return "--server must be an http:// or https:// URL, not '" + flags.Get("server") + "'";
   }
   out->server.token = flags.Get("token");
+  folio::Result<std::string> scope = folio::cli::ScopeOfPrefix(flags.Get("prefix"));
+  if (!scope.ok()) return scope.status().message();
+  out->scope = std::move(scope).value();
   out->dry_run = flags.GetBool("dry-run");
   out->allow_delete_all = flags.GetBool("allow-delete-all");
   out->no_delete = flags.GetBool("no-delete");

@@ -10,10 +10,13 @@
 namespace folio::cli {
 namespace {
 
-FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote) {
+FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote,
+                      std::string_view scope) {
   std::unordered_map<std::string_view, std::string_view> remote_hash;
   remote_hash.reserve(remote.size());
-  for (const RemoteFile& f : remote) remote_hash.emplace(f.path, f.sha256);
+  for (const RemoteFile& f : remote) {
+    if (f.path.starts_with(scope)) remote_hash.emplace(f.path, f.sha256);
+  }
   FileChanges out;
   for (const LocalFile& f : local) {
     auto it = remote_hash.find(f.path);
@@ -34,10 +37,10 @@ FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<Rem
 
 }  // namespace
 
-PushPlan Diff(const Vault& local, const Manifest& remote) {
+PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope) {
   PushPlan plan;
-  plan.notes = DiffFiles(local.notes, remote.notes);
-  plan.attachments = DiffFiles(local.attachments, remote.attachments);
+  plan.notes = DiffFiles(local.notes, remote.notes, scope);
+  plan.attachments = DiffFiles(local.attachments, remote.attachments, scope);
 
   std::unordered_set<std::string_view> present;
   present.reserve(local.notes.size() + local.attachments.size() + local.skipped.size());
@@ -46,7 +49,7 @@ PushPlan Diff(const Vault& local, const Manifest& remote) {
   for (const SkippedFile& s : local.skipped) present.insert(s.path);
   for (const auto* files : {&remote.notes, &remote.attachments}) {
     for (const RemoteFile& f : *files) {
-      if (!present.contains(f.path)) plan.to_delete.push_back(f.path);
+      if (f.path.starts_with(scope) && !present.contains(f.path)) plan.to_delete.push_back(f.path);
     }
   }
   std::sort(plan.to_delete.begin(), plan.to_delete.end());

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vault.h"
@@ -61,8 +62,11 @@ struct PushPlan {
 // attachments. A path counts as present locally if it is a note, an
 // attachment or a skipped file (a file left out for a bad encoding or its
 // size is not deleted from the server). Comparison is byte-exact on paths and
-// case-insensitive on hex hashes.
-PushPlan Diff(const Vault& local, const Manifest& remote);
+// case-insensitive on hex hashes. Server files outside `scope` (a path
+// prefix such as "Team A/", prefix.h; "" = every path) are left alone:
+// never compared, never deleted.
+// REQUIRES: every local path lies in `scope`.
+PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope = {});
 
 // What an attachment costs in a request body: the length of its standard
 // base64 text (with padding).

@@ -10,7 +10,9 @@
 #include "folio/core/hash.h"
 #include "folio/core/secret.h"
 #include "folio/core/time.h"
+#include "folio/core/text.h"
 #include "index.h"
+#include "prefix.h"
 #include "report.h"
 #include "sync.h"
 #include "wire.h"
@@ -57,12 +59,13 @@ class Pusher {
     WalkOptions walk;
     walk.max_note_bytes = max_note_bytes_;
     walk.max_attachment_bytes = max_attachment_bytes_;
-    StatCache cache = index != nullptr && !options_.full ? StatCache(*index) : StatCache();
+    StatCache cache = index != nullptr && !options_.full ? StatCache(*index, options_.scope) : StatCache();
     walk.cache = &cache;
     walked_ns_ = WallClockNs();
     Result<Vault> vault = WalkVault(options_.dir, walk);
     if (!vault.ok()) return Fail(vault.status().message());
     vault_ = std::move(vault).value();
+    AddScope(options_.scope, &vault_);  // from here on, paths are the site's
     // The stat cache's work is done: give its entries back to the heap now,
     // so the diff and the next index reuse that memory instead of faulting
     // in fresh pages (a 100k-file index is ~40 MB of strings).
@@ -77,10 +80,11 @@ class Pusher {
       ++totals_.skipped;
       if (IsAttachmentPath(s.path)) ++totals_.attachments_skipped;
     }
-    plan_ = Diff(*local, *manifest);
+    plan_ = Diff(*local, *manifest, options_.scope);
     if (options_.no_delete) plan_.to_delete.clear();
     batches_ = PlanBatches(plan_, options_.limits);
     totals_.unchanged = static_cast<int64_t>(plan_.notes.unchanged);
+    totals_.attachments_unchanged = static_cast<int64_t>(plan_.attachments.unchanged);
     totals_.version = manifest->version;
     if (options_.dry_run) return DryRun();
     if (local->notes.empty() && !plan_.to_delete.empty() && !options_.allow_delete_all) {
@@ -89,20 +93,26 @@ class Pusher {
                         [](const std::string& p) { return IsAttachmentPath(p); }));
       std::string what = std::to_string(plan_.to_delete.size() - attachments) + " notes";
       if (attachments > 0) what += " and " + std::to_string(attachments) + " attachments";
-      return Fail(options_.dir.string() + " has no notes; refusing to delete all " + what +
-                  " on the server (pass --allow-delete-all to do that)");
+      return Fail(options_.dir.string() + " has no notes; refusing to delete all " + what + Where() +
+                  " (pass --allow-delete-all to do that)");
     }
-    size_t notes_deleted = NotesToDelete();
-    if (!options_.yes && notes_deleted > options_.delete_confirm_above &&
-        notes_deleted * 4 > manifest->notes.size()) {
-      return Fail("this push would delete " + std::to_string(notes_deleted) + " of the server's " +
-                  std::to_string(manifest->notes.size()) + " notes; see them with --dry-run, then pass --yes to go"
-                  " ahead (or --no-delete to only send)");
+    // The guard counts the notes the push may delete: the scope's.
+    size_t notes_deleted = NotesToDelete(), notes_held = CountInScope(manifest->notes, options_.scope);
+    if (!options_.yes && notes_deleted > options_.delete_confirm_above && notes_deleted * 4 > notes_held) {
+      std::string held = options_.scope.empty() ? "the server's " + std::to_string(notes_held) + " notes"
+                                                : "the " + std::to_string(notes_held) + " notes" + Where();
+      return Fail("this push would delete " + std::to_string(notes_deleted) + " of " + held +
+                  "; see them with --dry-run, then pass --yes to go ahead (or --no-delete to only send)");
     }
     return Send();
   }
 
  private:
+  // " on the server", or " under 'P/' on the server" with --prefix.
+  std::string Where() const {
+    return options_.scope.empty() ? " on the server" : " under '" + options_.scope + "' on the server";
+  }
+
   size_t NotesToDelete() const {
     return static_cast<size_t>(std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
                                              [](const std::string& p) { return !IsAttachmentPath(p); }));
@@ -120,8 +130,9 @@ class Pusher {
     }
     for (const std::string& d : plan_.to_delete) std::printf("%s\n", DryRunDeleteLine(d).c_str());
     if (size_t n = NotesToDelete(); n > 0) {
-      std::printf("folio: this push would DELETE %zu %s from the server%s\n", n, n == 1 ? "note" : "notes",
-                  options_.no_delete ? "" : " (--no-delete keeps them)");
+      std::string where = options_.scope.empty() ? "" : " (under '" + options_.scope + "')";
+      std::printf("folio: this push would DELETE %zu %s from the server%s%s\n", n, n == 1 ? "note" : "notes",
+                  where.c_str(), options_.no_delete ? "" : " (--no-delete keeps them)");
     }
     std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped,
                                             totals_.attachments_skipped);
@@ -192,7 +203,7 @@ class Pusher {
       std::fprintf(stderr, "server: committed in %lld ms (%s)\n", static_cast<long long>(reply->took_ms),
                    reply->phases.c_str());
     }
-    Account(std::move(reply).value());
+    Account(std::move(reply).value(), staged_carried_);
     return Status::Ok();
   }
 
@@ -215,21 +226,23 @@ class Pusher {
     }
     std::span<const std::string> deletes(plan_.to_delete.data() + b.first_delete, b.delete_count);
     if (notes.empty() && attachments.empty() && deletes.empty()) return Status::Ok();
+    Carried carried{static_cast<int64_t>(attachments.size()),
+                    static_cast<int64_t>(std::count_if(deletes.begin(), deletes.end(), IsAttachmentDelete))};
     if (!stage_.empty()) {
       Result<StageReply> staged = StageBatch(options_.server, stage_, index, BuildPushBody(notes, attachments, deletes));
       if (!staged.ok()) return staged.status();
-      totals_.attachments_sent += static_cast<int64_t>(attachments.size());
       if (staged->staged) {
         ++staged_;
+        staged_carried_.attachments += carried.attachments;
+        staged_carried_.attachment_deletes += carried.attachment_deletes;
       } else {
-        Account(std::move(staged->applied));  // a server without staging pushed it
+        Account(std::move(staged->applied), carried);  // a server without staging pushed it
       }
       return Status::Ok();
     }
     Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, attachments, deletes));
     if (!reply.ok()) return reply.status();
-    totals_.attachments_sent += static_cast<int64_t>(attachments.size());
-    Account(std::move(reply).value());
+    Account(std::move(reply).value(), carried);
     return Status::Ok();
   }
 
@@ -239,7 +252,7 @@ class Pusher {
   Result<std::string> Read(const LocalFile& f, Reader reader, int64_t max_bytes, bool attachment) {
     ++files_done_;
     bytes_done_ += f.size;
-    Result<std::string> content = reader(options_.dir, f.path, max_bytes);
+    Result<std::string> content = reader(options_.dir, LocalPath(f.path, options_.scope), max_bytes);
     if (content.ok()) {
       // Changed since the walk: the index must record what the server got.
       if (std::string sha = Sha256Hex(*content); sha != f.sha256) outcome_.sent_sha256[f.path] = sha;
@@ -252,7 +265,16 @@ class Pusher {
     return content;
   }
 
-  void Account(PushReply reply) {
+  // What requests carried that a reply is about, for servers whose reply
+  // does not split its counts into notes and attachments.
+  struct Carried {
+    int64_t attachments = 0, attachment_deletes = 0;
+  };
+
+  // The server's rule: a deleted path not ending in ".md" is an attachment.
+  static bool IsAttachmentDelete(const std::string& path) { return !EndsWith(AsciiLower(path), ".md"); }
+
+  void Account(PushReply reply, const Carried& carried) {
     // The index's server view is exact at the last version reached by our
     // own batches alone: a batch that changed something made exactly one
     // version, one that changed nothing none. Another writer in between
@@ -260,10 +282,19 @@ class Pusher {
     bool changed = reply.changed + reply.deleted > 0;
     contiguous_ = contiguous_ && reply.version == synced_version_ + (changed ? 1 : 0);
     if (contiguous_) synced_version_ = reply.version;
-    totals_.sent += reply.received;
-    totals_.changed += reply.changed;
+    // Servers older than the split (no "attachments_*"): what we carried.
+    int64_t att_received = reply.attachments_received >= 0 ? reply.attachments_received : carried.attachments;
+    int64_t att_changed =
+        reply.attachments_changed >= 0 ? reply.attachments_changed : std::min(carried.attachments, reply.changed);
+    int64_t att_deleted = reply.attachments_deleted >= 0 ? reply.attachments_deleted
+                                                         : std::min(carried.attachment_deletes, reply.deleted);
+    totals_.sent += std::max<int64_t>(0, reply.received - att_received);
+    totals_.changed += std::max<int64_t>(0, reply.changed - att_changed);
+    totals_.deleted += std::max<int64_t>(0, reply.deleted - att_deleted);
+    totals_.attachments_sent += att_received;
+    totals_.attachments_changed += att_changed;
+    totals_.attachments_deleted += att_deleted;
     totals_.rendered += reply.rendered;
-    totals_.deleted += reply.deleted;
     totals_.version = reply.version;
     // A later batch may re-render a note of an earlier one (its link target
     // arrived): the latest report of a note replaces the earlier one.
@@ -299,13 +330,17 @@ class Pusher {
     }
   }
 
-  // Warnings wait for the end so they never interleave with the progress bar.
+  // Warnings wait for the end so they never interleave with the progress
+  // bar, and each prints once (DistinctWarnings).
   void Report() {
     bar_.Clear();
     for (const auto& [path, reason] : late_skips_) Warn(path, reason);
     for (const NoteReport& n : reports_) {
-      for (const std::string& w : n.warnings) Warn(n.path, w);
+      for (const std::string& w : DistinctWarnings(n)) Warn(n.path, w);
     }
+    late_skips_.clear();
+    reports_.clear();
+    report_index_.clear();
   }
 
   // The size limit to use: the flag's (0: not given), the server's (0: not
@@ -336,6 +371,7 @@ class Pusher {
   std::vector<Batch> batches_;
   std::string stage_;  // "" = one plain push per batch; else the stage's ID
   size_t staged_ = 0;  // batches the server holds in the stage
+  Carried staged_carried_;  // what the staged batches carry (for the commit's reply)
   PushTotals totals_;
   size_t files_done_ = 0, total_files_ = 0;
   int64_t bytes_done_ = 0, total_bytes_ = 0;

@@ -1,6 +1,7 @@
-// `folio push DIR`: sends the notes and attachments of a local vault that the
-// server lacks or holds in another version, and deletes from the server the
-// notes and attachments gone locally.
+// `folio push DIR [--prefix P]`: sends the notes and attachments of a local
+// vault (or, with --prefix, of the site's folder P) that the server lacks or
+// holds in another version, and deletes from the server the notes and
+// attachments gone locally (with --prefix: only those under P/).
 //
 // Output contract (integration tests rely on it):
 //   stdout  with --dry-run: one "would send PATH (attachment, new|changed,
@@ -13,8 +14,9 @@
 //           stat data changed and asks the server for a manifest delta
 //           (sync.h). An unusable index gives one "folio: ..." note on
 //           stderr, never an error.
-//   stderr  "warning: PATH: REASON" per local file left out and per server
-//           warning ("warning: Folder/Note.md: dangling link [[X]]"); on
+//   stderr  "warning: PATH: REASON" per local file left out and per distinct
+//           server warning ("warning: Folder/Note.md: dangling link [[X]]"),
+//           each printed once; PATH is the site path (with --prefix: "P/x.md"); on
 //           failure one "folio: MESSAGE" line; the progress bar if enabled.
 //   exit    kExitOk, kExitFailed (nothing or only part was pushed),
 //           kExitSkipped (pushed, but some local files were left out).
@@ -23,6 +25,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "api.h"
 #include "plan.h"
@@ -37,6 +40,10 @@ inline constexpr int kExitSkipped = 3;  // the push succeeded but some local fil
 
 struct PushOptions {
   std::filesystem::path dir;                      // the vault root
+  // --prefix: DIR's files are the site's files under this scope ("Team A/",
+  // prefix.h); nothing outside it is changed or deleted. "" = the whole site.
+  // REQUIRES: "" or a result of ScopeOfPrefix.
+  std::string scope;
   ServerOptions server;
   BatchLimits limits;                             // defaults: 500 notes, 8 MiB
   // Larger files are left out with a warning. 0: the limit the server's

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "folio/core/hash.h"
+#include "index.h"
 #include "plan.h"
+#include "prefix.h"
 #include "report.h"
 #include "vault.h"
 #include "wire.h"
@@ -367,7 +369,11 @@ TEST_CASE("report: summary line and sizes") {
   t.deleted = 1;
   t.version = 7;
   t.seconds = 0.421;
-  CHECK(SummaryLine(t) == "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped; version 7; 0.42 s");
+  CHECK(SummaryLine(t) ==
+        "folio: 12 notes sent (3 changed, 15 pages rendered), 0 unchanged; deleted 1 note; version 7; 0.42 s");
+  t.deleted = 0;
+  CHECK(SummaryLine(t) ==
+        "folio: 12 notes sent (3 changed, 15 pages rendered), 0 unchanged; nothing deleted; version 7; 0.42 s");
   t.skipped = 2;
   CHECK(SummaryLine(t).ends_with("; 2 files skipped"));
   CHECK(FormatBytes(812) == "812 B");
@@ -422,6 +428,9 @@ TEST_CASE("walk: collects attachments by extension, ignoring case; other files s
   CHECK(IsAttachmentPath("a/b.WebM"));
   CHECK_FALSE(IsAttachmentPath("a.png/readme"));
   CHECK_FALSE(IsAttachmentPath("Note.md"));
+  CHECK(IsAttachmentPath("publish.css"));            // the vault root's custom stylesheet
+  CHECK_FALSE(IsAttachmentPath("Notes/publish.css"));  // only at the root
+  CHECK_FALSE(IsAttachmentPath("theme.css"));
 }
 
 TEST_CASE("walk: an attachment over the limit or with a bad path is skipped with a reason") {
@@ -616,15 +625,29 @@ TEST_CASE("report: attachment lines and summaries") {
   t.version = 7;
   t.seconds = 0.421;
   t.attachments_sent = 2;
+  t.attachments_changed = 2;
+  t.attachments_unchanged = 4;
+  t.deleted = 3;
+  t.attachments_deleted = 1;
   CHECK(SummaryLine(t) ==
-        "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped; 2 attachments sent; "
-        "version 7; 0.42 s");
+        "folio: 12 notes sent (3 changed, 15 pages rendered), 0 unchanged; 2 attachments sent (2 changed), "
+        "4 unchanged; deleted 3 notes and 1 attachment; version 7; 0.42 s");
+  t.deleted = 0;
+  CHECK(SummaryLine(t).find("; deleted 1 attachment; ") != std::string::npos);
   t.attachments_sent = 0;
+  t.attachments_changed = 0;
+  t.attachments_unchanged = 0;
+  t.attachments_deleted = 0;
   t.attachments_skipped = 1;
   t.skipped = 1;
   CHECK(SummaryLine(t) ==
-        "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped; 0 attachments sent; "
-        "version 7; 0.42 s; 1 file skipped");
+        "folio: 12 notes sent (3 changed, 15 pages rendered), 0 unchanged; 0 attachments sent (0 changed), "
+        "0 unchanged; nothing deleted; version 7; 0.42 s; 1 file skipped");
+  // The JSON summary splits them too.
+  t.attachments_deleted = 5;
+  std::string json = SummaryJson(t);
+  CHECK(json.find("\"deleted\":0,") != std::string::npos);
+  CHECK(json.find("\"attachments_deleted\":5,") != std::string::npos);
 
   PushPlan plan;
   plan.notes.to_send = {Note("A.md", 100)};
@@ -641,7 +664,93 @@ TEST_CASE("report: attachment lines and summaries") {
   plan.attachments.unchanged = 3;
   plan.to_delete = {"old.png"};
   CHECK(DryRunSummaryLine(plan, 1, 7, 1, 1) ==
-        "folio: dry run: 1 note to send (1 new, 0 changed, 100 B) in 1 batch, 1 to delete, 4 unchanged; "
-        "2 attachments to send (1 new, 1 changed, 1.5 KiB), 3 unchanged; version 7; nothing sent; "
+        "folio: dry run: 1 note to send (1 new, 0 changed, 100 B) in 1 batch, 0 to delete, 4 unchanged; "
+        "2 attachments to send (1 new, 1 changed, 1.5 KiB), 1 to delete, 3 unchanged; version 7; nothing sent; "
         "1 file skipped");
+  plan.to_delete = {"Gone.MD", "old.png"};
+  CHECK(DryRunSummaryLine(plan, 1, 7, 0, 0).find("in 1 batch, 1 to delete, 4 unchanged; ") != std::string::npos);
+}
+
+// --- --prefix ------------------------------------------------------------
+
+TEST_CASE("prefix: a folder path becomes its scope; a bad one is a clear error") {
+  CHECK(ScopeOfPrefix("").value() == "");
+  CHECK(ScopeOfPrefix("Team A").value() == "Team A/");
+  CHECK(ScopeOfPrefix("Team A/").value() == "Team A/");
+  CHECK(ScopeOfPrefix("Teams/Ä b").value() == "Teams/Ä b/");
+  for (const char* bad : {"/Team A", "../x", "a/../b", "a//b", "a/./b", ".", "..", "/", "Team A//", "a\\b",
+                          ".hidden", "a/.obsidian", "C:/x", "a\tb"}) {
+    Result<std::string> scope = ScopeOfPrefix(bad);
+    INFO(bad);
+    REQUIRE_FALSE(scope.ok());
+    CHECK(scope.status().code() == Code::kInvalidArgument);
+    CHECK(scope.status().message().starts_with("--prefix '"));
+  }
+  CHECK(ScopeOfPrefix("a/../b").status().message() == "--prefix 'a/../b': path contains '..'");
+  CHECK_FALSE(ScopeOfPrefix(std::string(kMaxPrefixBytes + 1, 'x')).ok());
+  CHECK(ScopeOfPrefix(std::string(kMaxPrefixBytes, 'x')).ok());
+}
+
+TEST_CASE("prefix: the diff sends into the scope and deletes only inside it") {
+  Vault local;
+  local.notes = {Note("a.md", 1, "11"), Note("sub/b.md", 1, "22")};
+  local.attachments = {Note("p.png", 1, "33")};
+  local.skipped = {{"big.md", "too large", true}};
+  AddScope("Team A/", &local);
+  CHECK(Paths(local.notes) == std::vector<std::string>{"Team A/a.md", "Team A/sub/b.md"});
+  CHECK(local.attachments[0].path == "Team A/p.png");
+  CHECK(LocalPath(local.notes[1].path, "Team A/") == "sub/b.md");
+
+  Manifest remote;
+  remote.notes = {{"Team A/a.md", "11", ""},     {"Team A/big.md", "99", ""}, {"Team A/gone.md", "44", ""},
+                  {"Team B/a.md", "11", ""},     {"Team AB/x.md", "55", ""},  {"top.md", "66", ""},
+                  {"Team A", "77", ""}};
+  remote.attachments = {{"Team A/old.png", "88", ""}, {"Team B/p.png", "33", ""}};
+  PushPlan plan = Diff(local, remote, "Team A/");
+  CHECK(Paths(plan.notes.to_send) == std::vector<std::string>{"Team A/sub/b.md"});
+  CHECK(plan.notes.unchanged == 1);
+  CHECK(plan.attachments.new_count == 1);  // Team B's copy of p.png is another file
+  // Neither Team B, nor "Team AB/", nor the top level, nor a skipped file.
+  CHECK(plan.to_delete == std::vector<std::string>{"Team A/gone.md", "Team A/old.png"});
+  CHECK(CountInScope(remote.notes, "Team A/") == 3);
+  CHECK(CountInScope(remote.notes, "") == 7);
+  // Without a scope the whole site is compared, as before.
+  CHECK(Diff(local, remote).to_delete.size() == 7);
+}
+
+TEST_CASE("prefix: the stat cache is keyed by site path, so another prefix trusts nothing") {
+  Index index;
+  index.walked_ns = 10'000'000'000'000;
+  FileStat st{5, 1'000'000'000, 42};
+  auto entry = [&](std::string path) { return IndexEntry{std::move(path), false, st, std::string(64, 'a'), ""}; };
+  index.entries = {entry("Team A/x.md"), entry("Team A/y/z.md"), entry("Team AB/x.md"), entry("x.md")};
+  StatCache scoped(index, "Team A/");
+  CHECK(scoped.Find("x.md", st) == &index.entries[0].sha256);
+  CHECK(scoped.Find("y/z.md", st) == &index.entries[1].sha256);
+  CHECK(scoped.Find("y", st) == nullptr);
+  CHECK(scoped.Find("z.md", st) == nullptr);
+  CHECK(StatCache(index, "Team B/").Find("x.md", st) == nullptr);
+  CHECK(StatCache(index).Find("x.md", st) == &index.entries[3].sha256);
+  CHECK(StatCache(index).Find("Team A/x.md", st) == &index.entries[0].sha256);
+}
+
+TEST_CASE("report: each warning of a note prints once, without its own path repeated") {
+  NoteReport r{"Broken.md", "/broken", {"frontmatter line 2: bad", "Broken.md: frontmatter line 2: bad",
+                                       "dangling link [[X]]", "dangling link [[X]]", "Other.md: kept as is"}};
+  CHECK(DistinctWarnings(r) ==
+        std::vector<std::string>{"frontmatter line 2: bad", "dangling link [[X]]", "Other.md: kept as is"});
+}
+
+TEST_CASE("wire: a push reply's attachment counts parse; absent means -1 (an older server)") {
+  Result<PushReply> r = ParsePushReply(
+      R"({"version":3,"received":5,"changed":4,"rendered":2,"deleted":2,"attachments_received":2,)"
+      R"("attachments_changed":1,"attachments_deleted":1,"notes":[]})");
+  REQUIRE(r.ok());
+  CHECK(r->attachments_received == 2);
+  CHECK(r->attachments_changed == 1);
+  CHECK(r->attachments_deleted == 1);
+  Result<PushReply> old = ParsePushReply(R"({"version":3,"received":5,"notes":[]})");
+  REQUIRE(old.ok());
+  CHECK(old->attachments_received == -1);
+  CHECK(old->attachments_deleted == -1);
 }

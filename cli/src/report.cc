@@ -1,9 +1,12 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <string_view>
 #include <utility>
 
 #include "folio/core/json.h"
+#include "folio/core/text.h"
 
 namespace folio::cli {
 namespace {
@@ -41,12 +44,23 @@ std::string FormatBytes(int64_t n) {
 std::string SummaryLine(const PushTotals& t) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f s", t.seconds);
-  std::string s = "folio: " + Plural(t.sent, "note", "notes") + " sent, " +
-                  std::to_string(t.changed) + " changed, " + std::to_string(t.rendered) +
-                  " rendered, " + std::to_string(t.deleted) + " deleted, " +
-                  std::to_string(t.unchanged) + " unchanged skipped; ";
-  if (t.attachments_sent > 0 || t.attachments_skipped > 0) {
-    s += Plural(t.attachments_sent, "attachment", "attachments") + " sent; ";
+  std::string s = "folio: " + Plural(t.sent, "note", "notes") + " sent (" + std::to_string(t.changed) +
+                  " changed, " + Plural(t.rendered, "page", "pages") + " rendered), " +
+                  std::to_string(t.unchanged) + " unchanged; ";
+  if (t.attachments_sent > 0 || t.attachments_deleted > 0 || t.attachments_skipped > 0 ||
+      t.attachments_unchanged > 0) {
+    s += Plural(t.attachments_sent, "attachment", "attachments") + " sent (" +
+         std::to_string(t.attachments_changed) + " changed), " + std::to_string(t.attachments_unchanged) +
+         " unchanged; ";
+  }
+  if (t.deleted > 0 && t.attachments_deleted > 0) {
+    s += "deleted " + Plural(t.deleted, "note", "notes") + " and " +
+         Plural(t.attachments_deleted, "attachment", "attachments") + "; ";
+  } else if (t.deleted > 0 || t.attachments_deleted > 0) {
+    s += "deleted " + (t.deleted > 0 ? Plural(t.deleted, "note", "notes")
+                                     : Plural(t.attachments_deleted, "attachment", "attachments")) + "; ";
+  } else {
+    s += "nothing deleted; ";
   }
   s += "version " + std::to_string(t.version) + "; " + secs;
   if (t.skipped > 0) s += "; " + Plural(t.skipped, "file", "files") + " skipped";
@@ -58,7 +72,10 @@ std::string SummaryJson(const PushTotals& t) {
   w.BeginObject();
   for (auto [key, v] : {std::pair<const char*, int64_t>{"sent", t.sent}, {"changed", t.changed},
                         {"rendered", t.rendered}, {"deleted", t.deleted}, {"unchanged", t.unchanged},
-                        {"attachments_sent", t.attachments_sent}, {"skipped", t.skipped}, {"version", t.version}}) {
+                        {"attachments_sent", t.attachments_sent}, {"attachments_changed", t.attachments_changed},
+                        {"attachments_deleted", t.attachments_deleted},
+                        {"attachments_unchanged", t.attachments_unchanged}, {"skipped", t.skipped},
+                        {"version", t.version}}) {
     w.Key(key).Int(v);
   }
   w.Key("seconds").Double(t.seconds);
@@ -66,6 +83,18 @@ std::string SummaryJson(const PushTotals& t) {
   w.Key("manifest").String(t.manifest_delta ? "delta" : "full");
   w.EndObject();
   return w.Take();
+}
+
+std::vector<std::string> DistinctWarnings(const NoteReport& report) {
+  std::vector<std::string> out;
+  const std::string own = report.path + ": ";
+  for (const std::string& w : report.warnings) {
+    std::string_view text = w;
+    if (text.starts_with(own) && text.size() > own.size()) text.remove_prefix(own.size());
+    // A note has few warnings: a linear search keeps their order.
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.emplace_back(text);
+  }
+  return out;
 }
 
 std::string DryRunSendLine(const LocalNote& note, bool is_new) {
@@ -82,6 +111,10 @@ std::string DryRunDeleteLine(const std::string& path) { return "would delete " +
 
 std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
                               int64_t skipped, int64_t attachments_skipped) {
+  // Deletions by the server's rule: a path not ending in ".md" is an attachment.
+  int64_t attachment_deletes = std::count_if(plan.to_delete.begin(), plan.to_delete.end(),
+                                             [](const std::string& p) { return !EndsWith(AsciiLower(p), ".md"); });
+  int64_t note_deletes = static_cast<int64_t>(plan.to_delete.size()) - attachment_deletes;
   const FileChanges& notes = plan.notes;
   std::string s = "folio: dry run: " +
                   Plural(static_cast<int64_t>(notes.to_send.size()), "note", "notes") +
@@ -89,14 +122,14 @@ std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t vers
                   std::to_string(notes.changed_count) + " changed, " +
                   FormatBytes(TotalSize(notes)) + ") in " +
                   Plural(static_cast<int64_t>(batches), "batch", "batches") + ", " +
-                  std::to_string(plan.to_delete.size()) + " to delete, " +
+                  std::to_string(note_deletes) + " to delete, " +
                   std::to_string(notes.unchanged) + " unchanged; ";
   const FileChanges& atts = plan.attachments;
-  if (!atts.to_send.empty() || attachments_skipped > 0) {
+  if (!atts.to_send.empty() || attachments_skipped > 0 || attachment_deletes > 0) {
     s += Plural(static_cast<int64_t>(atts.to_send.size()), "attachment", "attachments") +
          " to send (" + std::to_string(atts.new_count) + " new, " +
          std::to_string(atts.changed_count) + " changed, " + FormatBytes(TotalSize(atts)) + "), " +
-         std::to_string(atts.unchanged) + " unchanged; ";
+         std::to_string(attachment_deletes) + " to delete, " + std::to_string(atts.unchanged) + " unchanged; ";
   }
   s += "version " + std::to_string(version) + "; nothing sent";
   if (skipped > 0) s += "; " + Plural(skipped, "file", "files") + " skipped";

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "plan.h"
+#include "wire.h"
 
 namespace folio::cli {
 
@@ -18,31 +20,43 @@ namespace folio::cli {
 std::string FormatBytes(int64_t n);
 
 struct PushTotals {
-  int64_t sent = 0;       // notes sent (sum of "received")
+  int64_t sent = 0;       // notes the server received
   int64_t changed = 0;    // notes the server found changed
   int64_t rendered = 0;   // pages the server rendered (changed notes and their dependents)
   int64_t deleted = 0;    // notes the server deleted
   int64_t unchanged = 0;  // notes not sent: same hash as the manifest
   int64_t version = 0;    // the vault version after the push
   int64_t skipped = 0;    // local files left out with an error
-  int64_t attachments_sent = 0;     // attachments in requests the server accepted
-  int64_t attachments_skipped = 0;  // of skipped: attachments (over the limit, unreadable)
+  int64_t attachments_sent = 0;       // attachments the server received
+  int64_t attachments_changed = 0;    // of those: new or changed on the server
+  int64_t attachments_deleted = 0;    // attachments the server deleted
+  int64_t attachments_unchanged = 0;  // attachments not sent: same hash as the manifest
+  int64_t attachments_skipped = 0;    // of skipped: attachments (over the limit, unreadable)
   double seconds = 0;
   int64_t files = 0;         // notes and attachments found by the walk
   int64_t hashed = 0;        // of files: read and hashed (the others' stat data matched the index)
   bool manifest_delta = false;  // the server view came from the index plus a manifest delta
 };
 
-// "folio: 12 notes sent, 3 changed, 15 rendered, 1 deleted, 0 unchanged skipped;
-//  2 attachments sent; version 7; 0.42 s" (one line). The attachment part
-// appears only when attachments_sent > 0 or attachments_skipped > 0; "; 2
-// files skipped" is appended when skipped > 0.
+// "folio: 12 notes sent (3 changed, 15 pages rendered), 40 unchanged; 2
+//  attachments sent (2 changed), 4 unchanged; deleted 3 notes and 1
+//  attachment; version 7; 0.42 s" (one line). The attachment part appears
+// only when an attachment was sent, deleted, left out or found unchanged;
+// the deleted part says "nothing deleted" when nothing was; "; 2 files
+// skipped" is appended when skipped > 0.
 std::string SummaryLine(const PushTotals& t);
 
 // --json: {"sent":N,"changed":N,"rendered":N,"deleted":N,"unchanged":N,
-//  "attachments_sent":N,"skipped":N,"version":N,"seconds":X,"files":N,
-//  "hashed":N,"manifest":"delta"|"full"} (one line).
+//  "attachments_sent":N,"attachments_changed":N,"attachments_deleted":N,
+//  "attachments_unchanged":N,"skipped":N,"version":N,"seconds":X,"files":N,
+//  "hashed":N,"manifest":"delta"|"full"} (one line; sent, changed, deleted
+//  and unchanged count notes only).
 std::string SummaryJson(const PushTotals& t);
+
+// The warnings of `report` to print, in order, each once; a leading
+// "PATH: " that only repeats the report's own path is dropped first (servers
+// before the fix reported a frontmatter problem both bare and so prefixed).
+std::vector<std::string> DistinctWarnings(const NoteReport& report);
 
 // "would send Folder/Note.md (new, 1234 bytes)" / "would delete Old.md".
 std::string DryRunSendLine(const LocalNote& note, bool is_new);
@@ -50,9 +64,10 @@ std::string DryRunSendLine(const LocalNote& note, bool is_new);
 std::string DryRunAttachmentLine(const LocalAttachment& attachment, bool is_new);
 std::string DryRunDeleteLine(const std::string& path);
 // "folio: dry run: 3 notes to send (1 new, 2 changed, 4.1 KiB) in 1 batch, 1 to
-//  delete, 10 unchanged; 2 attachments to send (2 new, 0 changed, 1.2 MiB), 4
-//  unchanged; version 7; nothing sent" (one line). The attachment part appears
-// only when an attachment is to be sent or attachments_skipped > 0.
+//  delete, 10 unchanged; 2 attachments to send (2 new, 0 changed, 1.2 MiB), 1
+//  to delete, 4 unchanged; version 7; nothing sent" (one line; a deleted path
+// not ending in ".md" counts as an attachment). The attachment part appears
+// only when an attachment is to be sent or deleted or attachments_skipped > 0.
 std::string DryRunSummaryLine(const PushPlan& plan, size_t batches, int64_t version,
                               int64_t skipped, int64_t attachments_skipped);
 

@@ -251,6 +251,7 @@ Result<std::string> ReadInVault(const fs::path& root, std::string_view rel, Kind
 }  // namespace
 
 bool IsAttachmentPath(std::string_view path) {
+  if (path == "publish.css") return true;  // the site's custom stylesheet (Obsidian Publish's convention)
   static constexpr std::string_view kExtensions[] = {
       "png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "mp3", "wav", "m4a",
       "ogg", "flac", "opus", "mp4", "webm", "ogv", "mov", "mkv", "pdf"};

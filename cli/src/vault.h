@@ -61,7 +61,8 @@ struct WalkOptions {
 
 // True if `path` names an attachment: its extension, compared ignoring ASCII
 // case, is one of png jpg jpeg gif bmp svg webp avif mp3 wav m4a ogg flac opus
-// mp4 webm ogv mov mkv pdf. Looks at the name only.
+// mp4 webm ogv mov mkv pdf, or it is "publish.css" at the vault root (the
+// site's custom stylesheet). Looks at the name only.
 bool IsAttachmentPath(std::string_view path);
 
 // Walks `root` recursively and collects every "*.md" file as a note and every

@@ -116,6 +116,9 @@ Result<PushReply> ParsePushReply(std::string_view json) {
       else if (key == "rendered") r.rendered = f.value().get_int64();
       else if (key == "deleted") r.deleted = f.value().get_int64();
       else if (key == "took_ms") r.took_ms = f.value().get_int64();
+      else if (key == "attachments_received") r.attachments_received = f.value().get_int64();
+      else if (key == "attachments_changed") r.attachments_changed = f.value().get_int64();
+      else if (key == "attachments_deleted") r.attachments_deleted = f.value().get_int64();
       else if (key == "phases_ms") r.phases = std::string(std::string_view(f.value().get_string()));
       else if (key == "notes") {
         for (od::object note : f.value().get_array()) r.notes.push_back(ParseNoteReport(note));

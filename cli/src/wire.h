@@ -14,6 +14,9 @@
 //                           "delete":["path" of a note or an attachment]}
 //                          -> {"version","received","changed","rendered","deleted",
 //                              "took_ms","notes":[{"path","url","warnings":[..]}]}
+//                              (+ "attachments_received", "attachments_changed",
+//                              "attachments_deleted": the attachments among
+//                              received, changed and deleted, from newer servers)
 //                              (+ "replayed":true when a retry found the push
 //                              committed under its key already)
 //                              (+ "phases_ms":"hash=1 meta=3 ..." from servers
@@ -53,7 +56,10 @@ struct NoteReport {
 };
 
 struct PushReply {
+  // received, changed and deleted count notes and attachments together.
   int64_t version = 0, received = 0, changed = 0, rendered = 0, deleted = 0, took_ms = 0;
+  // The attachments among them; -1 from servers that do not say.
+  int64_t attachments_received = -1, attachments_changed = -1, attachments_deleted = -1;
   std::string phases;  // "phases_ms": server ms per phase; "" if not sent
   std::vector<NoteReport> notes;
 };

@@ -1,2 +1,6 @@
+# Writes file IN as a C++ raw string literal into OUT (delimiter DELIM).
 file(READ ${IN} CONTENT)
-file(WRITE ${OUT} "R\"folio_css(${CONTENT})folio_css\"")
+if(NOT DEFINED DELIM)
+  set(DELIM folio_css)
+endif()
+file(WRITE ${OUT} "R\"${DELIM}(${CONTENT})${DELIM}\"")

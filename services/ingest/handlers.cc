@@ -158,14 +158,20 @@ void WriteReport(const NoteReport& r, JsonWriter* w) {
 
 // The part of a push's reply that a retry with the same Idempotency-Key
 // gets again: {"version","received","changed","rendered","listings",
-// "deleted","notes":[{"path","url",("published":false|"attachment":true|
-// "rerendered":true),"warnings":[...]}]}.
+// "deleted","attachments_received","attachments_changed",
+// "attachments_deleted","notes":[{"path","url",("published":false|
+// "attachment":true|"rerendered":true),"warnings":[...]}]} (received,
+// changed and deleted count notes and attachments; attachments_* the
+// attachments among them).
 std::string PushReplyRecord(const PushSummary& sum) {
   JsonWriter w;
   w.BeginObject().Key("version").Int(sum.version);
   w.Key("received").Int(static_cast<int64_t>(sum.received)).Key("changed").Int(static_cast<int64_t>(sum.changed));
   w.Key("rendered").Int(static_cast<int64_t>(sum.rendered)).Key("listings").Int(static_cast<int64_t>(sum.listings));
   w.Key("deleted").Int(static_cast<int64_t>(sum.deleted));
+  w.Key("attachments_received").Int(static_cast<int64_t>(sum.att_received));
+  w.Key("attachments_changed").Int(static_cast<int64_t>(sum.att_changed));
+  w.Key("attachments_deleted").Int(static_cast<int64_t>(sum.att_deleted));
   w.Key("notes").BeginArray();
   for (const NoteReport& r : sum.notes) WriteReport(r, &w);
   w.EndArray().EndObject();

@@ -9,6 +9,7 @@
 #include "folio/bus/page_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
+#include "folio/core/time.h"
 #include "folio/http/attachment.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
@@ -46,6 +47,8 @@ site::NoteMeta MetaOf(const PushNote& note, const std::string& sha, const markdo
   for (const auto& h : r.headings) m.anchors.push_back(h.id);
   for (const auto& b : r.block_ids) m.anchors.push_back("^" + AsciiLower(b));
   m.updated_ms = now_ms;
+  m.date_ms = ParseDateMs(r.frontmatter.date);
+  m.modified_ms = ParseDateMs(r.frontmatter.updated);
   m.version = version;
   return m;
 }
@@ -91,8 +94,10 @@ SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const P
                                                  int64_t version) {
   VaultChange change;
   change.meta = std::move(meta);
+  const bool had_css = vault_.FindAttachment(site::kPublishCssPath) != nullptr;
   std::set<std::string> attachment_users =
       vault_.ApplyAttachments(plan.att_upserts, plan.att_deletes, &change.unused_asset_urls);
+  change.publish_css_toggled = had_css != (vault_.FindAttachment(site::kPublishCssPath) != nullptr);
   std::vector<site::NoteMeta> upserts;
   for (size_t k = 0; k < plan.changed.size(); ++k) {
     size_t i = plan.changed[k];
@@ -108,13 +113,23 @@ SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const P
   for (const auto& path : touched) listed_before.push_back({path, site::ListedNow(vault_, path)});
 
   const size_t shards_before = vault_.listing_index().SitemapShards();
+  const size_t chunks_before = vault_.listing_index().GraphChunks();
   change.impact = vault_.Apply(std::move(upserts), plan.deletes);
   for (const auto& [path, before] : listed_before) site::MarkDirty(path, before, site::ListedNow(vault_, path), &change.dirty);
-  // The sitemap was split anew (the site crossed a size): every shard.
+  // Notes re-rendered for their links (a target arrived, left or moved) have
+  // new edges too; chunks that come out the same are not published.
+  change.dirty.graph_paths.insert(change.impact.render.begin(), change.impact.render.end());
+  // The sitemap or the graph was split anew (the site crossed a size): every shard.
   if (vault_.listing_index().SitemapShards() != shards_before) change.dirty.sitemap = true;
+  if (vault_.listing_index().GraphChunks() != chunks_before) change.dirty.graph = true;
   for (const auto& p : attachment_users) {
     const site::NoteMeta* m = vault_.Find(p);
     if (m && m->published) change.impact.render.insert(p);
+  }
+  if (change.publish_css_toggled) {  // every page's <head> links it or stops
+    for (const auto& [path, note] : vault_.notes()) {
+      if (note.published) change.impact.render.insert(path);
+    }
   }
   for (auto& [path, w] : change.impact.url_warnings) {
     if (!w.empty()) change.warnings[path] = w;

@@ -129,7 +129,8 @@ std::string ResolveImage(const site::Vault& vault, std::string_view image, const
   std::string target;
   if (!PercentDecode(v, &target)) target = std::string(v);
   if (auto url = vault.AttachmentUrl(target, from)) return *url;
-  warnings->push_back(from + ": frontmatter image '" + std::string(image) + "' is no attachment of the vault");
+  // The report names the note already: no path in front.
+  warnings->push_back("frontmatter image '" + std::string(image) + "' is no attachment of the vault");
   return "";
 }
 
@@ -227,7 +228,8 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault_, path, res.links, &r.warnings);
-    if (!res.frontmatter.error.empty()) r.warnings.push_back(path + ": " + res.frontmatter.error);
+    // res.warnings holds a frontmatter problem already: adding it again here
+    // made the CLI print it twice.
     const markdown::Frontmatter& fm = res.frontmatter;
     site::NotePage page;
     page.site = info;

@@ -72,6 +72,7 @@ site::SiteInfo SiteWriter::Info() const {
   while (!info.base_url.empty() && info.base_url.back() == '/') info.base_url.pop_back();
   info.mermaid_url = options_.mermaid_url;
   info.mermaid_integrity = options_.mermaid_integrity;
+  if (vault_.FindAttachment(site::kPublishCssPath)) info.publish_css_url = std::string(site::kPublishCssUrl);
   return info;
 }
 
@@ -89,6 +90,8 @@ Status SiteWriter::Start() {
   int64_t now_s = NowUnixMs() / 1000;
   AddPage(&c, site::StyleSheetUrl(), {200, "text/css; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, version_},
           site::StyleSheet());
+  AddPage(&c, site::SiteScriptUrl(),
+          {200, "text/javascript; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, version_}, site::SiteScript());
   AddPage(&c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, version_},
           site::Assemble404Page(options_.site_name));
   ListingDelta fps;
@@ -157,7 +160,14 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
                                std::string_view("/sitemap.xml"), std::string_view("/robots.txt")}) {
     exact(std::string(url));
   }
-  for (const auto& d : f.folders) exact(site::FolderUrl(d));
+  for (const auto& d : f.folders) {
+    exact(site::FolderUrl(d));
+    exact(site::TreeUrl(site::FolderUrl(d)));
+  }
+  exact(site::TreeUrl("/"));
+  exact(std::string(markdown::kGraphDataUrl));
+  exact(std::string(site::kPublishCssUrl));
+  if (f.graph) prefixed(markdown::kGraphChunkPrefix);
   for (const auto& t : f.tags) exact(site::TagUrl(t));
   for (const auto& a : f.alias_urls) exact(a);
   if (f.recent) prefixed(markdown::kRecentUrl);
@@ -226,6 +236,9 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   const PushPlan plan = PlanPush(req);
   sum.changed = plan.changed.size() + plan.att_upserts.size();
   sum.deleted = plan.deletes.size() + plan.att_deletes.size();
+  sum.att_received = req.attachments.size();
+  sum.att_changed = plan.att_upserts.size();
+  sum.att_deleted = plan.att_deletes.size();
   phase("hash");
   if (plan.empty()) return Unchanged(req, key, stage, std::move(sum), now_ms);
 
@@ -253,7 +266,9 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   AssembleCommit(req, plan, &change, &out, sources, now_s, &c);
   phase("assemble");
   ListingDelta fps;
-  sum.listings = AddChangedListings(&c, now_s, false, &change.dirty, &fps);
+  // publish.css arrived or left: every generated page links it or stops.
+  const bool every_listing = change.publish_css_toggled;
+  sum.listings = AddChangedListings(&c, now_s, every_listing, every_listing ? nullptr : &change.dirty, &fps);
   phase("listings");
   AddNoteEvents(req, plan, change, &c);
   c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(c.version), ""});

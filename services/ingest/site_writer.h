@@ -75,7 +75,8 @@ struct NoteReport {
 
 struct PushSummary {
   int64_t version = 0;
-  size_t received = 0, changed = 0, rendered = 0, deleted = 0;
+  size_t received = 0, changed = 0, rendered = 0, deleted = 0;  // notes and attachments
+  size_t att_received = 0, att_changed = 0, att_deleted = 0;    // the attachments among them
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   int64_t rows = 0;        // SQLite rows the commit wrote (Commit::rows_written)
   bool published = false;  // false: committed, publish pending (retried)
@@ -172,6 +173,7 @@ class SiteWriter {
     site::Impact impact;                        // notes to render, URLs moved or gone
     site::ListingFilter dirty;                  // listings the change can alter
     size_t related_renders = 0;                 // of impact.render, added for related lists
+    bool publish_css_toggled = false;           // publish.css arrived or left: every page changes
     std::map<std::string, std::vector<std::string>> warnings;  // per path, this push
   };
   // One page produced by the render pass.

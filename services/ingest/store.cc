@@ -115,7 +115,8 @@ Status Store::Migrate() {
   // Columns added after the first release; ALTER fails harmlessly when present.
   for (const char* col : {"embeds TEXT NOT NULL DEFAULT ''", "tags TEXT NOT NULL DEFAULT ''",
                           "permalink TEXT NOT NULL DEFAULT ''", "published INTEGER NOT NULL DEFAULT 1",
-                          "anchors TEXT NOT NULL DEFAULT ''"}) {
+                          "anchors TEXT NOT NULL DEFAULT ''", "created_ms INTEGER NOT NULL DEFAULT 0",
+                          "date_ms INTEGER NOT NULL DEFAULT 0", "modified_ms INTEGER NOT NULL DEFAULT 0"}) {
     (void)db_->Exec(std::string("ALTER TABLE notes ADD COLUMN ") + col);
   }
   // When each outbox row was committed (Unix ms; 0 in rows older than the
@@ -137,7 +138,7 @@ Result<int64_t> Store::Version(const std::string& site) {
 Status Store::LoadVault(const std::string& site, site::Vault* vault) {
   auto q = db_->Prepare(
       "SELECT path, url, sha256, title, targets, aliases, updated_ms, version, embeds, tags, permalink, published, "
-      "anchors "
+      "anchors, created_ms, date_ms, modified_ms "
       "FROM notes WHERE site=?");
   if (!q.ok()) return q.status();
   q->Bind(1, site);
@@ -159,6 +160,9 @@ Status Store::LoadVault(const std::string& site, site::Vault* vault) {
     m.permalink = q->Text(10);
     m.published = q->Int(11) != 0;
     m.anchors = Split(q->Text(12));
+    m.created_ms = q->Int(13);
+    m.date_ms = q->Int(14);
+    m.modified_ms = q->Int(15);
     vault->Load(std::move(m));
   }
   vault->Rebuild();
@@ -256,11 +260,14 @@ Status Store::ApplyTransaction(Commit* c) {
   };
   auto upsert = db_->Prepare(
       "INSERT INTO notes(site,path,url,sha256,title,targets,aliases,warnings,updated_ms,version,content,"
-      "embeds,tags,permalink,published,anchors) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET "
+      "embeds,tags,permalink,published,anchors,created_ms,date_ms,modified_ms) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(site,path) DO UPDATE SET "
       "url=excluded.url, sha256=excluded.sha256, title=excluded.title, targets=excluded.targets, "
       "aliases=excluded.aliases, warnings=excluded.warnings, updated_ms=excluded.updated_ms, "
       "version=excluded.version, content=excluded.content, embeds=excluded.embeds, tags=excluded.tags, "
-      "permalink=excluded.permalink, published=excluded.published, anchors=excluded.anchors");
+      "permalink=excluded.permalink, published=excluded.published, anchors=excluded.anchors, "
+      "created_ms=CASE WHEN notes.created_ms>0 THEN notes.created_ms ELSE excluded.created_ms END, "
+      "date_ms=excluded.date_ms, modified_ms=excluded.modified_ms");
   auto rerendered = db_->Prepare("UPDATE notes SET warnings=?, url=? WHERE site=? AND path=?");
   auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
   auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
@@ -279,7 +286,8 @@ Status Store::ApplyTransaction(Commit* c) {
               .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, Join(n.warnings))
               .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Bind(12, Join(m.embeds))
               .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0})
-              .Bind(16, Join(m.anchors)).Run();
+              .Bind(16, Join(m.anchors)).Bind(17, m.created_ms).Bind(18, m.date_ms).Bind(19, m.modified_ms)
+              .Run();
     } else {
       s = rerendered->Bind(1, Join(n.warnings)).Bind(2, n.meta.url).Bind(3, c->site).Bind(4, n.meta.path).Run();
     }

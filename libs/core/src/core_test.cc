@@ -220,6 +220,19 @@ TEST_CASE("http date") {
   CHECK(Iso8601Ms(784111777123) == "1994-11-06T08:49:37.123Z");
 }
 
+TEST_CASE("frontmatter dates: day, minute or second, read as UTC; anything else is 0") {
+  CHECK(ParseDateMs("1994-11-06") == 784080000000);
+  CHECK(ParseDateMs("1994-11-06T08:49") == 784111740000);
+  CHECK(ParseDateMs("1994-11-06 08:49:37") == 784111777000);
+  CHECK(ParseDateMs("1994-11-06T08:49:37Z") == 784111777000);
+  CHECK(ParseDateMs("2024-02-29") == 1709164800000);  // a leap day
+  CHECK(ParseDateMs("1970-01-01") == 0);
+  for (const char* bad : {"", "yesterday", "2024-13-01", "2024-00-10", "2024-1-5", "24-01-05", "2024-01-05T25:00",
+                          "2024-01-05T10", "1969-12-31"}) {
+    CHECK_MESSAGE(ParseDateMs(bad) == 0, bad);
+  }
+}
+
 TEST_CASE("thread pool runs every item exactly once") {
   ThreadPool pool(2);
   for (size_t n : {0u, 1u, 2u, 3u, 1000u}) {

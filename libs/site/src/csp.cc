@@ -52,8 +52,17 @@ std::string ScriptHashSource(std::string_view script) {
   return "'sha256-" + Base64Encode(std::string_view(reinterpret_cast<const char*>(d.data()), d.size())) + "'";
 }
 
+namespace internal {
+
+const std::string& BaseScriptSources() {
+  static const std::string sources = "'self' " + ScriptHashSource(kThemeInit);
+  return sources;
+}
+
+}  // namespace internal
+
 const std::string& PageCsp() {
-  static const std::string csp = Policy("'none'", "'self'");
+  static const std::string csp = Policy(internal::BaseScriptSources(), "'self'");
   return csp;
 }
 
@@ -61,7 +70,8 @@ std::string NotePageCsp(const NotePage& p) {
   if (!p.has_mermaid || p.site.mermaid_url.empty()) return PageCsp();
   const std::string& url = p.site.mermaid_url;
   // A source expression needs a host: a same-origin path is 'self'.
-  std::string script = ScriptHashSource(internal::kMermaidInit) + " " + (url[0] == '/' ? "'self'" : url);
+  std::string script = internal::BaseScriptSources() + " " + ScriptHashSource(internal::kMermaidInit);
+  if (url[0] != '/') script += " " + url;  // a path on the site is covered by 'self' already
   return Policy(script, "'self' 'unsafe-inline'");
 }
 

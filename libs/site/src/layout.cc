@@ -4,6 +4,7 @@
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
+#include "folio/core/time.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/listings.h"
 #include "layout_internal.h"
@@ -15,6 +16,9 @@ namespace {
 // it as a raw string (see CMakeLists.txt) so the binary is self-contained.
 const char kStyleCss[] =
 #include "style.css.inc"
+    ;
+const char kSiteJs[] =
+#include "folio.js.inc"
     ;
 
 std::string Absolute(const SiteInfo& site, std::string_view url) {
@@ -89,6 +93,14 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   Meta("name", "twitter:title", h.title, out);
   Meta("name", "twitter:description", h.description, out);
   *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\">";
+  if (!site.publish_css_url.empty()) {  // the author's, after folio's so it wins
+    *out += "<link rel=\"stylesheet\" href=\"";
+    AppendHtmlEscaped(PercentEncodePath(site.publish_css_url), out);
+    *out += "\">";
+  }
+  *out += "<script>";
+  *out += kThemeInit;
+  *out += "</script><script src=\"" + SiteScriptUrl() + "\" defer></script>";
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
@@ -103,7 +115,8 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   }
   *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
-  *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a></nav>";
+  *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a> "
+          "<a href=\"/_/graph\">Graph</a></nav>";
   AppendSearchBox(h, out);
   *out += "</header>\n<main>";
 }
@@ -144,6 +157,19 @@ std::string XmlEscape(std::string_view s) { return HtmlEscape(s); }
 const std::string& StyleSheet() {
   static const std::string css(kStyleCss);
   return css;
+}
+
+const std::string& SiteScript() {
+  static const std::string js(kSiteJs);
+  return js;
+}
+
+const std::string& SiteScriptUrl() {
+  // Under /_/, not /assets/: the edge serves /assets/ as untrusted uploads,
+  // never as script.
+  static const std::string url = std::string(markdown::kGeneratedPrefix) + "folio." +
+                                 Sha256Hex(SiteScript()).substr(0, 12) + ".js";
+  return url;
 }
 
 const std::string& StyleSheetUrl() {
@@ -214,6 +240,40 @@ void AppendMetaLine(const NotePage& p, std::string* out) {
   *out += "</p>";
 }
 
+// The explorer: server-rendered, only the note's own branch (root, its
+// folders, the note), so a page depends on its path alone and a new note
+// elsewhere never re-renders it. The site script fills in every level from
+// the folders' JSON (TreeUrl) and loads closed folders when opened.
+void AppendExplorer(const NotePage& p, std::string* out) {
+  *out += "<nav class=\"explorer\" aria-label=\"Explorer\"><details class=\"explorer-box\" open>"
+          "<summary>Explorer</summary><ul class=\"tree\" data-tree=\"";
+  AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
+  *out += "\">";
+  for (const auto& b : p.breadcrumbs) {
+    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
+    AppendHtmlEscaped(PercentEncodePath(TreeUrl(b.url)), out);
+    *out += "\"><summary>";
+    AppendLink(b.url, b.title, out);
+    *out += "</summary><ul class=\"tree\">";
+  }
+  *out += "<li class=\"tree-note\"><a href=\"";
+  AppendHtmlEscaped(PercentEncodePath(p.url), out);
+  *out += "\" aria-current=\"page\">";
+  AppendHtmlEscaped(p.title, out);
+  *out += "</a></li>";
+  for (size_t i = 0; i < p.breadcrumbs.size(); ++i) *out += "</ul></details></li>";
+  *out += "</ul></details></nav>";
+}
+
+// The local graph's place: hidden until the site script draws it.
+void AppendLocalGraph(const NotePage& p, std::string* out) {
+  *out += "<section class=\"local-graph\" data-graph=\"";
+  *out += markdown::kGraphDataUrl;
+  *out += "\" data-url=\"";
+  AppendHtmlEscaped(PercentEncodePath(p.url), out);
+  *out += "\" hidden><h2>Graph</h2></section>\n";
+}
+
 void AppendToc(const NotePage& p, std::string* out) {
   if (p.toc.size() < 2) return;
   *out += "<details class=\"toc\" open><summary>Contents</summary><ul>";
@@ -268,6 +328,9 @@ std::string AssembleNotePage(const NotePage& p) {
   out.reserve(p.body_html.size() + 4096);
   Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses, "", "", false};
   AppendHead(p.site, h, &out);
+  out += "<div class=\"page\">";
+  AppendExplorer(p, &out);
+  out += "<div class=\"content\">";
   AppendBreadcrumbs(p, &out);
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
@@ -276,7 +339,9 @@ std::string AssembleNotePage(const NotePage& p) {
   out += body;
   out += "</article>\n";
   AppendBacklinks(p, &out);
+  AppendLocalGraph(p, &out);
   AppendRelated(p, &out);
+  out += "</div></div>";
   AppendMermaidScripts(p, &out);
   AppendTail(&out);
   return out;
@@ -376,7 +441,8 @@ std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items
     std::string link = Absolute(site, it.url);
     out += "<item><title>" + XmlEscape(it.title) + "</title><link>" + XmlEscape(link) + "</link><guid>" +
            XmlEscape(link) + "</guid>";
-    if (!it.date.empty()) out += "<pubDate>" + XmlEscape(it.date) + "</pubDate>";
+    // RFC 822 (the IMF-fixdate of HTTP is one): "Mon, 30 Nov 2026 21:40:00 GMT".
+    if (it.time_ms > 0) out += "<pubDate>" + HttpDate(it.time_ms / 1000) + "</pubDate>";
     out += "</item>";
   }
   out += "</channel></rss>\n";
@@ -403,12 +469,26 @@ std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkIte
   return out;
 }
 
+std::string AssembleGraphPage(const SiteInfo& site) {
+  std::string out;
+  AppendHead(site, Head{"Graph", "Every note and the links between them", markdown::kGraphUrl, "", "", "website",
+                        nullptr, "", "", false},
+             &out);
+  out += "<article class=\"graph-page\"><h1>Graph</h1><div class=\"global-graph\" data-graph=\"";
+  out += markdown::kGraphDataUrl;
+  out += "\"></div><noscript><p>The graph is drawn by the site's script, which is off. Browse the <a href=\"";
+  out += markdown::kTagsUrl;
+  out += "\">tags</a> or the <a href=\"/\">home page</a> instead.</p></noscript></article>\n";
+  AppendTail(&out);
+  return out;
+}
+
 std::string AssembleRobots(const SiteInfo& site) {
   return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }
 
 std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings) {
-  return Sha256Hex("layout " + std::to_string(kLayoutVersion) + "\n" + StyleSheet() + "\n" +
+  return Sha256Hex("layout " + std::to_string(kLayoutVersion) + "\n" + StyleSheet() + "\n" + SiteScript() + "\n" +
                    Assemble404Page(site_name) + (render_settings.empty() ? "" : "\n" + std::string(render_settings)));
 }
 

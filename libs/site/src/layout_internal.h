@@ -29,7 +29,19 @@ struct Head {
 // its hash.
 inline constexpr std::string_view kMermaidInit =
     "addEventListener(\"DOMContentLoaded\",()=>{if(window.mermaid)mermaid.initialize({startOnLoad:true,"
-    "theme:matchMedia(\"(prefers-color-scheme: dark)\").matches?\"dark\":\"default\"})});";
+    "theme:(document.documentElement.dataset.theme||(matchMedia(\"(prefers-color-scheme: dark)\").matches?"
+    "\"dark\":\"light\"))===\"dark\"?\"dark\":\"default\"})});";
+
+// The inline script in every page's <head> that applies the reader's saved
+// theme before the first paint (the site script's toggle saves it; no saved
+// choice = the system's). Kept byte-stable: every policy allows it by hash.
+inline constexpr std::string_view kThemeInit =
+    "try{var t=localStorage.getItem(\"folio-theme\");if(t===\"light\"||t===\"dark\")"
+    "document.documentElement.dataset.theme=t}catch(e){}";
+
+// script-src of every HTML page: the site script (same origin) and the
+// theme snippet by its hash.
+const std::string& BaseScriptSources();
 
 // "<!doctype html>..." up to and including "<main>".
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out);

@@ -48,11 +48,13 @@ ListedAs ListedNow(const Vault& v, std::string_view path) {
   l.present = true;
   l.title = n->title;
   l.url = n->url;
-  l.day = DayOf(n->updated_ms);
+  l.day = DayOf(UpdatedMs(*n));
   l.dir = PathDir(n->path);
   l.tags = n->tags;
   l.aliases = n->aliases;
-  l.updated_ms = n->updated_ms;
+  l.out = n->out;
+  l.updated_ms = UpdatedMs(*n);
+  l.published_ms = PublishedMs(*n);
   return l;
 }
 
@@ -60,16 +62,25 @@ ListedAs ListedNow(const Vault& v, std::string_view path) {
 void MarkDirty(const std::string& path, const ListedAs& before, const ListedAs& after, ListingFilter* f) {
   bool presence = before.present != after.present;
   bool shown = presence || before.title != after.title || before.url != after.url || before.day != after.day;
-  if (!presence && !shown && before.updated_ms == after.updated_ms && before.tags == after.tags &&
+  if (presence || before.title != after.title || before.url != after.url || before.out != after.out) {
+    f->graph_paths.insert(path);
+  }
+  if (!presence && !shown && before.updated_ms == after.updated_ms && before.published_ms == after.published_ms &&
+      before.tags == after.tags &&
       before.aliases == after.aliases) {
     return;
   }
   if (presence || before.updated_ms != after.updated_ms || shown) f->recent = f->rss = true;
+  if (before.published_ms != after.published_ms) f->rss = true;
   if (shown) {
     f->home = true;
     f->sitemap_paths.insert(path);
-    AddFolderAndAncestors(before.dir, presence, &f->folders);
-    AddFolderAndAncestors(after.dir, presence, &f->folders);
+    // A note arriving, leaving or moving changes the note counts of every
+    // folder above it (the explorer shows them).
+    bool counts = presence || before.dir != after.dir;
+    AddFolderAndAncestors(before.dir, counts, &f->folders);
+    AddFolderAndAncestors(after.dir, counts, &f->folders);
+    if (counts || before.dir.empty() || after.dir.empty()) f->tree_root = true;
     AddTagPrefixes(before.tags, &f->tags);
     AddTagPrefixes(after.tags, &f->tags);
   }

@@ -46,7 +46,7 @@ std::set<std::pair<std::string, std::string>> TagPairs(const std::vector<std::st
 
 }  // namespace
 
-LinkItem ItemOf(const NoteMeta& n) { return LinkItem{n.title, n.url, DayOf(n.updated_ms)}; }
+LinkItem ItemOf(const NoteMeta& n) { return LinkItem{n.title, n.url, DayOf(UpdatedMs(n))}; }
 
 std::string ListingIndex::AliasUrl(std::string_view alias) {
   std::string url = "/" + markdown::SlugifySegment(std::string(alias));
@@ -72,6 +72,12 @@ size_t ListingIndex::SitemapShardsFor(size_t notes) {
   return shards;
 }
 
+size_t ListingIndex::GraphChunksFor(size_t notes) {
+  size_t chunks = 1;
+  while (notes > chunks * kGraphChunkTarget) chunks *= 2;
+  return chunks;
+}
+
 size_t ListingIndex::ShardOf(std::string_view path, size_t shards) {
   if (shards <= 1) return 0;
   return static_cast<size_t>(PathHash(path) >> (64 - Log2(shards)));
@@ -93,14 +99,15 @@ std::vector<std::string> ListingIndex::ShardPaths(size_t i, size_t shards) const
 void ListingIndex::Add(const NoteMeta& n) {
   const LinkItem item = ItemOf(n);
   by_title_.insert(item);
-  newest_.insert({-n.updated_ms, n.path});
+  newest_.insert({-UpdatedMs(n), n.path});
   by_hash_.insert({PathHash(n.path), n.path});
   std::string_view dir = PathDir(n.path);
-  if (!dir.empty()) folders_[std::string(dir)].notes.insert(item);
+  (dir.empty() ? root_ : folders_[std::string(dir)]).notes.insert(item);
+  ++root_.below;
   for (std::string_view d = dir; !d.empty();) {
     ++folders_[std::string(d)].below;
     std::string_view parent = PathDir(d);
-    if (!parent.empty()) ++folders_[std::string(parent)].subfolders[std::string(d)];
+    ++(parent.empty() ? root_ : folders_[std::string(parent)]).subfolders[std::string(d)];
     d = parent;
   }
   for (const auto& [key, spelling] : TagKeys(n.tags)) {
@@ -118,17 +125,25 @@ void ListingIndex::Add(const NoteMeta& n) {
 void ListingIndex::Remove(const NoteMeta& n) {
   const LinkItem item = ItemOf(n);
   by_title_.erase(item);
-  newest_.erase({-n.updated_ms, n.path});
+  newest_.erase({-UpdatedMs(n), n.path});
   by_hash_.erase({PathHash(n.path), n.path});
   std::string_view dir = PathDir(n.path);
-  if (auto f = folders_.find(dir); !dir.empty() && f != folders_.end()) f->second.notes.erase(item);
+  if (dir.empty()) {
+    root_.notes.erase(item);
+  } else if (auto f = folders_.find(dir); f != folders_.end()) {
+    f->second.notes.erase(item);
+  }
+  if (root_.below > 0) --root_.below;
   for (std::string_view d = dir; !d.empty();) {
     std::string_view parent = PathDir(d);
+    Folder* p = &root_;
     if (!parent.empty()) {
-      if (auto p = folders_.find(parent); p != folders_.end()) {
-        auto s = p->second.subfolders.find(d);
-        if (s != p->second.subfolders.end() && --s->second == 0) p->second.subfolders.erase(s);
-      }
+      auto it = folders_.find(parent);
+      p = it == folders_.end() ? nullptr : &it->second;
+    }
+    if (p) {
+      auto s = p->subfolders.find(d);
+      if (s != p->subfolders.end() && --s->second == 0) p->subfolders.erase(s);
     }
     if (auto f = folders_.find(d); f != folders_.end() && --f->second.below == 0) folders_.erase(f);
     d = parent;

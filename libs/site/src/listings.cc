@@ -1,10 +1,12 @@
 #include "folio/site/listings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <set>
 
 #include "folio/core/hash.h"
+#include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
@@ -114,6 +116,130 @@ void AddFolders(const Scope& s, Pages& out) {
   }
 }
 
+// A JSON resource: its fingerprint is a hash of the bytes themselves.
+GeneratedPage DataPage(std::string url, std::string body) {
+  GeneratedPage g;
+  g.url = std::move(url);
+  g.content_type = "application/json";
+  g.kind = GeneratedPage::Kind::kData;
+  g.fingerprint = Fnv1a64(body);
+  g.body = std::move(body);
+  return g;
+}
+
+// One folder's explorer JSON: its sub-folders (natural order, with the notes
+// at or below each), then the notes directly inside (natural order by title,
+// at most `limit`; "more" counts the rest, which its page lists).
+void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Folder& folder, Pages& out) {
+  std::vector<std::pair<std::string_view, size_t>> subs;
+  for (const auto& [sub, count] : folder.subfolders) subs.emplace_back(sub, count);
+  std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) {
+    std::string_view x = PathBase(a.first), y = PathBase(b.first);
+    return NaturalLess(x, y) || (!NaturalLess(y, x) && x < y);
+  });
+  std::vector<const LinkItem*> notes;
+  for (const auto& n : folder.notes) notes.push_back(&n);
+  std::sort(notes.begin(), notes.end(), [](const LinkItem* a, const LinkItem* b) {
+    return NaturalLess(a->title, b->title) || (!NaturalLess(b->title, a->title) && ByTitle()(*a, *b));
+  });
+  const size_t shown = std::min(notes.size(), s.opt.list_limit);
+  std::string j = "{\"folders\":[";
+  for (size_t i = 0; i < subs.size(); ++i) {
+    std::string url = FolderUrl(subs[i].first);
+    j += i ? ",{\"name\":" : "{\"name\":";
+    AppendJsonString(PathBase(subs[i].first), &j);
+    j += ",\"tree\":";
+    AppendJsonString(TreeUrl(url), &j);
+    j += ",\"url\":";
+    AppendJsonString(url, &j);
+    j += ",\"notes\":" + std::to_string(subs[i].second) + "}";
+  }
+  j += "],\"notes\":[";
+  for (size_t i = 0; i < shown; ++i) {
+    j += i ? ",{\"title\":" : "{\"title\":";
+    AppendJsonString(notes[i]->title, &j);
+    j += ",\"url\":";
+    AppendJsonString(notes[i]->url, &j);
+    j += "}";
+  }
+  j += "],\"more\":" + std::to_string(notes.size() - shown) + ",\"url\":";
+  AppendJsonString(folder_url, &j);
+  j += "}";
+  std::string url = TreeUrl(folder_url);
+  out.emplace(url, DataPage(url, std::move(j)));
+}
+
+void AddTrees(const Scope& s, Pages& out) {
+  if (s.f.tree_root) AddTree(s, "/", s.index.root(), out);
+  const auto& folders = s.index.folders();
+  if (s.every) {
+    for (const auto& [dir, folder] : folders) AddTree(s, FolderUrl(dir), folder, out);
+    return;
+  }
+  for (const auto& dir : s.f.folders) {
+    if (auto it = folders.find(dir); it != folders.end()) AddTree(s, FolderUrl(dir), it->second, out);
+  }
+}
+
+// Link-graph chunk i: [url, title, [target urls]] per published note in it,
+// by path; targets are published notes other than the note itself.
+std::string GraphChunk(const Scope& s, size_t i, size_t chunks) {
+  std::string j = "{\"nodes\":[";
+  bool first = true;
+  for (const auto& path : s.index.ShardPaths(i, chunks)) {
+    const NoteMeta* n = s.vault.Find(path);
+    if (!n || !n->published) continue;
+    j += first ? "[" : ",[";
+    first = false;
+    AppendJsonString(n->url, &j);
+    j += ',';
+    AppendJsonString(n->title, &j);
+    j += ",[";
+    bool first_target = true;
+    for (const auto& t : n->out) {
+      const NoteMeta* target = s.vault.Find(t);
+      if (!target || !target->published || target == n) continue;
+      if (!first_target) j += ',';
+      first_target = false;
+      AppendJsonString(target->url, &j);
+    }
+    j += "]]";
+  }
+  j += "]}";
+  return j;
+}
+
+// The graph page, the chunk index and the chunks the filter names.
+void AddGraph(const Scope& s, Pages& out) {
+  if (!s.f.graph && s.f.graph_paths.empty()) return;
+  const size_t chunks = s.index.GraphChunks();
+  std::set<size_t> build;
+  if (s.f.graph) {
+    for (size_t i = 0; i < chunks; ++i) build.insert(i);
+    GeneratedPage g;
+    g.url = std::string(markdown::kGraphUrl);
+    g.content_type = kHtml;
+    g.kind = GeneratedPage::Kind::kGraphPage;
+    g.listing.site = s.site;
+    g.listing.url = g.url;
+    g.listing.title = "Graph";
+    Fingerprint f;
+    f.Add("graph page");
+    g.fingerprint = f.h;
+    out.emplace(g.url, std::move(g));
+  } else {
+    for (const auto& p : s.f.graph_paths) build.insert(ListingIndex::ShardOf(p, chunks));
+  }
+  for (size_t i : build) out.emplace(GraphChunkUrl(i), DataPage(GraphChunkUrl(i), GraphChunk(s, i, chunks)));
+  std::string j = "{\"notes\":" + std::to_string(s.index.size()) + ",\"chunks\":[";
+  for (size_t i = 0; i < chunks; ++i) {
+    if (i) j += ',';
+    AppendJsonString(GraphChunkUrl(i), &j);
+  }
+  j += "]}";
+  out.emplace(std::string(markdown::kGraphDataUrl), DataPage(std::string(markdown::kGraphDataUrl), std::move(j)));
+}
+
 void AddTag(const Scope& s, const std::string& key, const ListingIndex::Tag& tag, Pages& out) {
   const auto& tags = s.index.tags();
   std::vector<LinkItem> sections;
@@ -195,10 +321,14 @@ void AddRss(const Scope& s, Pages& out) {
   if (!s.f.rss) return;
   GeneratedPage rss = PlainPage(s.site, "/rss.xml", GeneratedPage::Kind::kRss, "application/rss+xml; charset=utf-8");
   rss.items = Newest(s, s.opt.rss_items);
+  for (auto& it : rss.items) {
+    if (const NoteMeta* m = s.vault.UrlOwner(it.url)) it.time_ms = PublishedMs(*m);
+  }
   Fingerprint f;
   f.Add(s.site.name);
   f.Add(s.site.base_url);
   f.Add(rss.items);
+  for (const auto& it : rss.items) f.Add(std::to_string(it.time_ms));
   rss.fingerprint = f.h;
   out.emplace(rss.url, std::move(rss));
 }
@@ -290,6 +420,37 @@ std::string TagUrl(std::string_view tag) { return std::string(markdown::kTagUrlP
 
 std::string SitemapShardUrl(size_t i) { return "/sitemap-" + std::to_string(i) + ".xml"; }
 
+std::string TreeUrl(std::string_view folder_url) { return std::string(markdown::kTreePrefix) + std::string(folder_url); }
+
+std::string GraphChunkUrl(size_t i) { return std::string(markdown::kGraphChunkPrefix) + std::to_string(i) + ".json"; }
+
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[j]);
+    if (std::isdigit(x) && std::isdigit(y)) {
+      size_t i0 = i, j0 = j;
+      while (i0 < a.size() && a[i0] == '0') ++i0;  // leading zeros do not count
+      while (j0 < b.size() && b[j0] == '0') ++j0;
+      size_t i1 = i0, j1 = j0;
+      while (i1 < a.size() && std::isdigit(static_cast<unsigned char>(a[i1]))) ++i1;
+      while (j1 < b.size() && std::isdigit(static_cast<unsigned char>(b[j1]))) ++j1;
+      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
+      int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
+      if (c != 0) return c < 0;
+      i = i1;
+      j = j1;
+      continue;
+    }
+    x = static_cast<unsigned char>(std::tolower(x));
+    y = static_cast<unsigned char>(std::tolower(y));
+    if (x != y) return x < y;
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 std::string GeneratedPage::Render() const {
   switch (kind) {
     case Kind::kListing: return AssembleListingPage(listing);
@@ -298,11 +459,14 @@ std::string GeneratedPage::Render() const {
     case Kind::kSitemapIndex: return AssembleSitemapIndex(listing.site, items);
     case Kind::kRobots: return AssembleRobots(listing.site);
     case Kind::kRedirect: return AssembleRedirectPage(location);
+    case Kind::kGraphPage: return AssembleGraphPage(listing.site);
+    case Kind::kData: return body;
   }
   return "";
 }
 
 bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
+  if (url == kPublishCssUrl) return true;  // built by every build
   if (status == 301) return aliases || alias_urls.count(url) > 0;
   if (url == "/") return home;
   if (url == markdown::kTagsUrl) return tags_index;
@@ -311,6 +475,15 @@ bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
   if (url == "/sitemap.xml") return sitemap || !sitemap_paths.empty();
   if (StartsWith(url, "/sitemap-")) return sitemap;
   if (url == "/robots.txt") return robots;
+  if (url == markdown::kGraphUrl || StartsWith(url, markdown::kGraphChunkPrefix)) return graph;
+  if (url == markdown::kGraphDataUrl) return graph || !graph_paths.empty();
+  if (StartsWith(url, markdown::kTreePrefix)) {
+    if (url == TreeUrl("/")) return tree_root;
+    for (const auto& f : folders) {
+      if (TreeUrl(FolderUrl(f)) == url) return true;
+    }
+    return false;
+  }
   if (StartsWith(url, markdown::kTagUrlPrefix)) {
     for (const auto& t : tags) {
       if (TagUrl(t) == url) return true;
@@ -327,6 +500,7 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
                                                    const ListingOptions& opt, const ListingFilter* only) {
   ListingFilter all;
   all.home = all.tags_index = all.recent = all.rss = all.sitemap = all.robots = all.aliases = true;
+  all.tree_root = all.graph = true;
   const Scope s{vault, vault.listing_index(), site, opt, only ? *only : all, only == nullptr};
   Pages out;
   AddHome(s, out);
@@ -336,6 +510,18 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   AddRss(s, out);
   AddSitemap(s, out);
   AddRobots(s, out);
+  AddTrees(s, out);
+  AddGraph(s, out);
+  if (const AttachmentMeta* css = vault.FindAttachment(kPublishCssPath)) {
+    GeneratedPage g;
+    g.url = std::string(kPublishCssUrl);
+    g.status = 301;
+    g.content_type = kHtml;
+    g.kind = GeneratedPage::Kind::kRedirect;
+    g.location = css->url;
+    g.fingerprint = Fnv1a64(css->url);
+    out.emplace(g.url, std::move(g));
+  }
   AddAliasRedirects(s, out);  // last: a listing's URL wins over an alias
   return out;
 }

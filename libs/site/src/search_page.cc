@@ -168,7 +168,8 @@ std::string AssembleSearchPage(const SearchPage& p) {
 }
 
 const std::string& SearchPageCsp() {
-  static const std::string csp = "default-src 'none'; script-src " + ScriptHashSource(kScript) +
+  static const std::string csp = "default-src 'none'; script-src " + internal::BaseScriptSources() + " " +
+                                 ScriptHashSource(kScript) +
                                  "; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
                                  "base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
   return csp;

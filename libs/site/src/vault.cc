@@ -38,7 +38,7 @@ bool IsFolderNote(std::string_view path) {
 bool Vault::IsReservedUrl(std::string_view url) {
   // Generated listings, tags and search are under markdown::kGeneratedPrefix,
   // which no slug can produce (only a permalink could ask for it).
-  return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" ||
+  return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" || url == "/publish.css" ||
          url == "/sitemap.xml" || url == "/robots.txt" || StartsWith(url, "/assets/") ||
          StartsWith(url, "/_folio/") || StartsWith(url, "/api/") || StartsWith(url, markdown::kGeneratedPrefix) ||
          url == "/_";
@@ -255,10 +255,20 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   notes_.erase(it);
 }
 
+int64_t UpdatedMs(const NoteMeta& n) { return n.modified_ms ? n.modified_ms : n.updated_ms; }
+
+int64_t PublishedMs(const NoteMeta& n) {
+  if (n.date_ms) return n.date_ms;
+  return n.created_ms ? n.created_ms : n.updated_ms;
+}
+
 void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   s.upserted.insert(u.path);
   s.content_changed.insert(u.path);
   auto it = notes_.find(u.path);
+  // First seen: kept from the note's earlier version.
+  if (it != notes_.end() && it->second.created_ms) u.created_ms = it->second.created_ms;
+  if (!u.created_ms) u.created_ms = it != notes_.end() ? it->second.updated_ms : u.updated_ms;
   if (it == notes_.end()) {
     s.created.push_back(u.path);
     s.NamesOf(u);

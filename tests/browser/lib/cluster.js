@@ -151,7 +151,7 @@ async function startCluster() {
     await c.start();
     await c.push(path.join(source, 'examples/vault'));
     const home = await waitFor(c.base + '/', 200, 20000);
-    if (!/<script src="\/assets\/folio\.[0-9a-f]+\.js"/.test(home) || !(await fetch(c.base + '/_/tree/')).ok) {
+    if (!/<script src="\/[^"]*folio\.[0-9a-f]+\.js"/.test(home) || !(await fetch(c.base + '/_/tree/')).ok) {
       await c.stop();
       return null;
     }

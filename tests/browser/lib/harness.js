@@ -72,7 +72,7 @@ function head(title) {
   return '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<title>${esc(title)} · Test Site</title><script>${kThemeSnippet}</script>` +
-    '<link rel="stylesheet" href="/assets/folio.css"><script src="/assets/folio.js" defer></script></head><body>' +
+    '<link rel="stylesheet" href="/assets/folio.css"><script src="/_/folio.js" defer></script></head><body>' +
     '<header class="site-header"><a class="site-name" href="/">Test Site</a>' +
     '<nav class="site-nav"><a href="/_/recent">Recent</a><a href="/_/tags">Tags</a><a href="/_/graph">Graph</a></nav>' +
     '<form class="search-box" role="search" action="/search" method="get"><label><span class="visually-hidden">Search</span>' +
@@ -156,7 +156,7 @@ function startHarness(opts = {}) {
         'Cache-Control': 'no-cache' });
       res.end(body);
     };
-    if (p === '/assets/folio.js') return send(200, 'text/javascript; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/folio.js')));
+    if (p === '/_/folio.js') return send(200, 'text/javascript; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/folio.js')));
     if (p === '/assets/folio.css') {
       let css = fs.readFileSync(path.join(kSource, 'libs/site/src/style.css'), 'utf8');
       if (!/\.page\{/.test(css)) css = kFallbackLayout + css;

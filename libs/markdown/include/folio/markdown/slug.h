@@ -33,5 +33,9 @@ inline constexpr std::string_view kTagsUrl = "/_/tags";      // the tag index
 inline constexpr std::string_view kTagUrlPrefix = "/_/tags/";  // + lower-cased tag
 inline constexpr std::string_view kRecentUrl = "/_/recent";  // "?page=N" after the first
 inline constexpr std::string_view kSearchUrl = "/_/search";  // the edge's search page
+inline constexpr std::string_view kTreePrefix = "/_/tree";   // + a folder's URL: its explorer JSON ("/_/tree/" = root)
+inline constexpr std::string_view kGraphUrl = "/_/graph";    // the global graph page
+inline constexpr std::string_view kGraphDataUrl = "/_/graph.json";  // index of the link-graph chunks
+inline constexpr std::string_view kGraphChunkPrefix = "/_/graph/";  // + "N.json"
 
 }  // namespace folio::markdown

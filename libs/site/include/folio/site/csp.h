@@ -9,11 +9,13 @@
 // from the site, remote ones authors embed (https:, http:) and data: (the
 // icon); media, frames (PDF embeds) and fonts from the site; fetch to the
 // site; forms to the site; no <base>, no plugins; framed by the site only.
-// Script: none, except, on a note page with a mermaid diagram, folio's own
-// inline script by its SHA-256 hash and the mermaid script by its exact URL
-// ('self' for a same-origin path); such a page also allows inline styles,
-// which mermaid draws with. Never 'unsafe-inline' or 'unsafe-eval' for
-// script. The search page (search_page.h) has a policy of its own.
+// Script: every HTML page runs the site script (same origin: 'self') and
+// the theme snippet in its <head> (by its SHA-256 hash); a note page with a
+// mermaid diagram also folio's inline start script by its hash and the
+// mermaid script by its exact URL ('self' covers a same-origin path); such a
+// page also allows inline styles, which mermaid draws with. Never
+// 'unsafe-inline' or 'unsafe-eval' for script. The search page
+// (search_page.h) has a policy of its own, with the same two.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -26,9 +28,9 @@
 
 namespace folio::site {
 
-// The policy of a page without script: listings, tag pages, /recent, the
-// 404 page, redirect pages, note pages without a diagram, and the default
-// for page records without a policy.
+// The policy of a page with only the site's own scripts: listings, tag
+// pages, /recent, the graph page, the 404 page, redirect pages, note pages
+// without a diagram, and the default for page records without a policy.
 const std::string& PageCsp();
 // The policy of a note page as AssembleNotePage(p) writes it.
 std::string NotePageCsp(const NotePage& p);

@@ -17,6 +17,7 @@ struct LinkItem {
   std::string title;
   std::string url;   // decoded URL path; percent-encoded when written
   std::string date;  // "2026-11-30" or "" (listings show it)
+  int64_t time_ms = 0;  // RSS: the item's pubDate (0 = none)
 };
 
 struct TocEntry {
@@ -40,6 +41,7 @@ struct SiteInfo {
   std::string mermaid_url;     // script loaded only on pages with a mermaid diagram ("" = none);
                                // checked by CheckMermaidSource (csp.h)
   std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
+  std::string publish_css_url;    // the vault's publish.css (an asset URL), loaded after folio's; "" = none
 };
 
 struct NotePage {
@@ -55,7 +57,8 @@ struct NotePage {
   std::string lang;          // <html lang>, default "en"
   std::vector<std::string> cssclasses;  // classes on <body>
   std::vector<std::string> tags;        // shown as links to /_/tags/...
-  std::vector<LinkItem> breadcrumbs;    // folders from the root to the note's folder
+  std::vector<LinkItem> breadcrumbs;    // folders from the root to the note's folder (also the
+                                        // explorer's branch: each folder's JSON is at TreeUrl(url))
   std::vector<TocEntry> toc;            // headings (shown when there are 2 or more)
   bool has_mermaid = false;
   std::vector<LinkItem> backlinks;  // possibly a bounded prefix of all of them
@@ -92,19 +95,27 @@ std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& i
 // A sitemap index (a large site's /sitemap.xml) naming the sitemaps' URLs.
 std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkItem>& sitemaps);
 std::string AssembleRobots(const SiteInfo& site);
+// The global graph page (/_/graph): the site script draws it from the graph
+// data; without script it says so and links to the tag index.
+std::string AssembleGraphPage(const SiteInfo& site);
 
 // The stylesheet and its URL ("/assets/folio.<hash>.css").
 const std::string& StyleSheet();
+// The site script every HTML page loads (theme toggle, explorer, link
+// previews, graph) and its URL ("/_/folio.<hash>.js", immutable).
+const std::string& SiteScript();
+const std::string& SiteScriptUrl();
 
 // Names the markup AssembleNotePage produces. Bump it with any change to a
 // note page's HTML that the stylesheet and the 404 page do not show (ingest
 // re-renders every note page of a site when LayoutFingerprint changes).
 // 2: search box, related notes; 3: mermaid with SRI, CSP; 4: Obsidian's line
-// breaks, callout kinds, task states, heading ids without #tags.
-inline constexpr int kLayoutVersion = 4;
-// A digest of this build's layout: kLayoutVersion, the stylesheet, the 404
-// page of a site named site_name and the render settings ("" = defaults)
-// that change every note's body.
+// breaks, callout kinds, task states, heading ids without #tags; 5: explorer,
+// local graph, site script, theme.
+inline constexpr int kLayoutVersion = 5;
+// A digest of this build's layout: kLayoutVersion, the stylesheet, the site
+// script, the 404 page of a site named site_name and the render settings
+// ("" = defaults) that change every note's body (and the publish.css URL).
 std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings = {});
 const std::string& StyleSheetUrl();
 

@@ -56,6 +56,8 @@ class ListingIndex {
   // (-updated_ms, path): newest first, then by path.
   const std::set<std::pair<int64_t, std::string>>& newest() const { return newest_; }
   const std::map<std::string, Folder, std::less<>>& folders() const { return folders_; }
+  // The vault's root as a folder: notes at the top level, top-level folders.
+  const Folder& root() const { return root_; }
   const std::map<std::string, Tag, std::less<>>& tags() const { return tags_; }
   // Alias URL ("/old-name") -> paths of the published notes claiming it.
   const std::map<std::string, std::set<std::string>, std::less<>>& alias_urls() const { return alias_urls_; }
@@ -67,6 +69,11 @@ class ListingIndex {
   static size_t SitemapShardsFor(size_t notes);
   size_t SitemapShards() const { return SitemapShardsFor(size()); }
   static size_t ShardOf(std::string_view path, size_t shards);
+  // The link graph's data is split the same way into chunks of at most
+  // kGraphChunkTarget notes, so a note whose links change rewrites one chunk.
+  static constexpr size_t kGraphChunkTarget = 1000;
+  static size_t GraphChunksFor(size_t notes);
+  size_t GraphChunks() const { return GraphChunksFor(size()); }
   // Paths of the published notes in shard `i` of `shards`, sorted.
   std::vector<std::string> ShardPaths(size_t i, size_t shards) const;
 
@@ -80,6 +87,7 @@ class ListingIndex {
   TitleOrdered by_title_;
   std::set<std::pair<int64_t, std::string>> newest_;
   std::map<std::string, Folder, std::less<>> folders_;
+  Folder root_;
   std::map<std::string, Tag, std::less<>> tags_;
   std::set<std::pair<uint64_t, std::string>> by_hash_;  // (hash of path, path)
   std::map<std::string, std::set<std::string>, std::less<>> alias_urls_;

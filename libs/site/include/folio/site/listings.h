@@ -1,7 +1,9 @@
 // Listings: every generated page of a site (home when there is no root
 // index.md, folder pages, tag pages and /tags, /recent with ?page=N, RSS,
 // sitemap.xml (with sitemap-N.xml shards on a large site), robots.txt, alias
-// redirects), computed from the Vault's ListingIndex.
+// redirects), and the data the site script reads (the explorer's JSON per
+// folder under /_/tree/, the link graph's JSON chunks under /_/graph/ and
+// the graph page), computed from the Vault's ListingIndex.
 //
 // Build() returns each page's fingerprint (a hash of exactly what it shows)
 // so ingest renders and publishes only the listings whose content changed.
@@ -20,6 +22,13 @@
 #include "folio/site/vault.h"
 
 namespace folio::site {
+
+// Obsidian Publish's custom stylesheet: a vault's root "publish.css" is an
+// attachment; every page links kPublishCssUrl, a short-lived redirect to the
+// file's content-addressed asset URL, so editing the file rewrites one record
+// (adding or removing it rewrites every page).
+inline constexpr std::string_view kPublishCssPath = "publish.css";
+inline constexpr std::string_view kPublishCssUrl = "/publish.css";
 
 struct ListingOptions {
   size_t recent_page_size = 50;   // notes per /recent page
@@ -40,9 +49,11 @@ struct GeneratedPage {
   std::string Render() const;
 
   // What Render() uses.
-  enum class Kind { kListing, kRss, kSitemap, kSitemapIndex, kRobots, kRedirect } kind = Kind::kListing;
-  ListingPage listing;          // kListing
+  enum class Kind { kListing, kRss, kSitemap, kSitemapIndex, kRobots, kRedirect, kGraphPage, kData } kind =
+      Kind::kListing;
+  ListingPage listing;          // kListing (and kGraphPage's site and intro)
   std::vector<LinkItem> items;  // kRss, kSitemap
+  std::string body;             // kData: the JSON itself (built with the fingerprint)
 };
 
 // Which generated pages to build (a change touches only some of them).
@@ -54,6 +65,12 @@ struct ListingFilter {
   std::set<std::string, std::less<>> tags;     // lower-cased tags (and prefixes) whose pages to build
   std::set<std::string, std::less<>> sitemap_paths;  // notes whose sitemap shard to build (and the index)
   std::set<std::string, std::less<>> alias_urls;     // alias redirect URLs to build
+  // The explorer's JSON: the folders above name theirs; tree_root the root's.
+  bool tree_root = false;
+  // The link graph: every chunk (and the graph page), or the chunks of these
+  // notes; either also rebuilds the chunk index /_/graph.json.
+  bool graph = false;
+  std::set<std::string, std::less<>> graph_paths;
   // True if `url` is a page of a category this filter rebuilds; `kind` and
   // `status` come from the page that was published there.
   bool Covers(std::string_view url, uint16_t status) const;
@@ -64,7 +81,9 @@ struct ListedAs {
   bool present = false;  // published
   std::string title, url, day, dir;
   std::vector<std::string> tags, aliases;
-  int64_t updated_ms = 0;
+  std::vector<std::string> out;  // resolved link targets (paths): the graph's edges
+  int64_t updated_ms = 0;         // UpdatedMs
+  int64_t published_ms = 0;       // PublishedMs
 };
 ListedAs ListedNow(const Vault& v, std::string_view path);
 // Adds to *f the listings that a note's change from `before` to `after`
@@ -85,5 +104,13 @@ std::string FolderUrl(std::string_view folder);
 std::string TagUrl(std::string_view tag);
 // The URL of sitemap shard i ("/sitemap-3.xml").
 std::string SitemapShardUrl(size_t i);
+// The explorer JSON of the folder whose page is at folder_url ("/docs/" ->
+// "/_/tree/docs/"; "/" -> "/_/tree/").
+std::string TreeUrl(std::string_view folder_url);
+// The URL of link-graph chunk i ("/_/graph/3.json").
+std::string GraphChunkUrl(size_t i);
+// Obsidian's file-explorer order: case-insensitive, runs of digits by value
+// ("Note 2" < "Note 10").
+bool NaturalLess(std::string_view a, std::string_view b);
 
 }  // namespace folio::site

@@ -32,10 +32,20 @@ struct NoteMeta {
   std::vector<std::string> anchors;  // heading ids and "^block" ids, for checking [[note#anchor]]
   bool published = true;             // false for publish: false / draft: true
   int64_t updated_ms = 0;            // when the content last changed
+  int64_t created_ms = 0;            // when ingest first saw the note (kept across changes; 0 = unknown)
+  int64_t date_ms = 0;               // frontmatter date/created (0 = none)
+  int64_t modified_ms = 0;           // frontmatter updated/modified (0 = none)
   int64_t version = 0;               // push version that last changed it
   std::vector<std::string> out;      // derived: resolved target paths, sorted, unique
   std::vector<std::string> embeds_out;  // derived: resolved embed targets, sorted, unique
 };
+
+// The dates listings show: updated (/recent's order, the sitemap's lastmod)
+// is the frontmatter's updated/modified, else when the content last changed;
+// published (RSS's pubDate) is the frontmatter's date/created, else when
+// ingest first saw the note.
+int64_t UpdatedMs(const NoteMeta& n);
+int64_t PublishedMs(const NoteMeta& n);
 
 // A non-note file of the vault (image, audio, video, PDF, ...).
 struct AttachmentMeta {
