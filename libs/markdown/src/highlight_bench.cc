@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     }
     render_us[pass] = UsPer(t0, n);
   }
-  printf("notes %d: highlight %.2f us (Source-highlight's rules), %.2f us (FastRules), %.2f us (FastRules, cache miss); RenderNote %.2f us "
+  printf("notes %d: highlight %.2f us (Source-highlight's rules), %.2f us (FastRules and line cache), %.2f us (the same through the fence cache, all misses); RenderNote %.2f us "
          "plain, %.2f us highlighted, %.2f us from the cache (%zu bytes out)\n",
          n, us[0], us[1], cached_us, render_us[0], render_us[1], render_us[2], bytes);
   return 0;
