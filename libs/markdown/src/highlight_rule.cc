@@ -53,10 +53,11 @@ class FastRule : public srchilite::HighlightRule {
     const bool memo_valid = memo_ok_ && memo_line_ == *line_ && memo_end_ == end && memo_from_ <= start &&
                             (!memo_found_ || memo_[0].first > start);
     if (!memo_valid) {
+      memo_line_ = 0;  // no memo if the search throws (boost's complexity limit)
+      memo_found_ = AnyStart(start, end) && boost::regex_search(start, end, memo_, re_, flags);
       memo_line_ = *line_;
       memo_from_ = start;
       memo_end_ = end;
-      memo_found_ = AnyStart(start, end) && boost::regex_search(start, end, memo_, re_, flags);
       return memo_found_ ? &memo_ : nullptr;
     }
     // Positions after `start` answer as in the remembered search; `start`
