@@ -82,9 +82,11 @@ SiteWriter::PushPlan SiteWriter::PlanPush(const PushRequest& req) const {
 
 std::vector<markdown::RenderResult> SiteWriter::ParseChanged(const PushRequest& req, const PushPlan& plan) const {
   std::vector<markdown::RenderResult> meta(plan.changed.size());
+  markdown::RenderOptions opts;
+  opts.highlight_code = false;  // only metadata and text are read; the render pass colours the page
   pool_->ParallelFor(plan.changed.size(), [&](size_t k) {
     const PushNote& note = req.notes[plan.changed[k]];
-    meta[k] = markdown::RenderNote(note.content, note.path, {});
+    meta[k] = markdown::RenderNote(note.content, note.path, opts);
   });
   return meta;
 }

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "folio/core/text.h"
+#include "highlight_rule.h"
 
 namespace folio::markdown {
 
@@ -106,13 +107,22 @@ struct LangHighlighter {
   srchilite::FormatterManager formatters;
   srchilite::SourceHighlighter highlighter;
   srchilite::FormatterParams params;
+  // Lines that start and end in the main state (no comment or string left
+  // open), by text, with their HTML: such a line always colours the same,
+  // and code repeats lines (braces, blank lines, imports, calls).
+  std::unordered_map<std::string, std::string> lines;
+  size_t line_bytes = 0;  // of `lines`; cleared past kLineCacheBytes
 };
+
+constexpr size_t kLineCacheBytes = 256 << 10;  // per language and thread
+constexpr size_t kMaxCachedLine = 160;
 
 // One thread's loaded definitions. Source-highlight reports errors by
 // throwing; a language that failed once is remembered as unavailable.
 class ThreadHighlighter {
  public:
-  ThreadHighlighter() : defs_(&factory_), map_(kDataDir, "lang.map") {
+  // `fast`: with FastRules (highlight_rule.h); false only to check them.
+  explicit ThreadHighlighter(bool fast) : fast_(fast), defs_(&factory_), map_(kDataDir, "lang.map") {
     std::lock_guard<std::mutex> lock(LoadMutex());
     try {
       map_.open();
@@ -137,8 +147,7 @@ class ThreadHighlighter {
       while (i < code.size()) {
         size_t eol = code.find('\n', i);
         size_t end = eol == std::string_view::npos ? code.size() : eol;
-        highlighter.highlightParagraph(std::string(code.substr(i, end - i)));
-        writer.Close();
+        HighlightLine(h, code.substr(i, end - i), &out);
         if (eol != std::string_view::npos) out += '\n';
         i = end + 1;
       }
@@ -151,6 +160,33 @@ class ThreadHighlighter {
   }
 
  private:
+  // Appends one line's HTML to *out (the writer's target); may throw.
+  void HighlightLine(LangHighlighter* h, std::string_view line, std::string* out) {
+    srchilite::SourceHighlighter& highlighter = h->highlighter;
+    auto at_main = [&] {
+      return highlighter.getCurrentState() == highlighter.getMainState() && highlighter.getStateStack()->empty();
+    };
+    const bool cacheable = fast_ && line.size() <= kMaxCachedLine && at_main();
+    line_.assign(line);
+    if (cacheable) {
+      if (auto it = h->lines.find(line_); it != h->lines.end()) {
+        *out += it->second;
+        return;
+      }
+    }
+    const size_t start = out->size();
+    ++line_number_;  // FastRules' memos are of the last line
+    highlighter.highlightParagraph(line_);
+    h->writer.Close();
+    if (!cacheable || !at_main()) return;
+    if (h->line_bytes > kLineCacheBytes) {
+      h->lines.clear();
+      h->line_bytes = 0;
+    }
+    h->line_bytes += line_.size() + (out->size() - start);
+    h->lines.emplace(line_, out->substr(start));
+  }
+
   LangHighlighter* Highlighter(std::string_view lang) {
     if (!ok_ || lang.empty() || lang.size() > 32) return nullptr;
     std::string key = AsciiLower(lang);
@@ -164,12 +200,16 @@ class ThreadHighlighter {
     try {
       std::string file = map_.getFileName(key);
       if (!file.empty()) h = std::make_unique<LangHighlighter>(defs_.getHighlightState(kDataDir, file));
+      if (h && fast_) UseFastRules(h->highlighter.getMainState(), &line_number_);
     } catch (...) {
       h.reset();
     }
     return langs_.emplace(key, std::move(h)).first->second.get();
   }
 
+  const bool fast_;
+  std::string line_;          // the line being highlighted (its buffer is reused)
+  uint64_t line_number_ = 0;  // bumped before each line
   srchilite::RegexRuleFactory factory_;
   srchilite::LangDefManager defs_;
   srchilite::LangMap map_;
@@ -230,10 +270,16 @@ std::optional<std::string> HighlightCode(std::string_view lang, std::string_view
   key.append(lang).push_back('\n');
   key.append(code);
   if (auto hit = Cache().Find(key)) return hit;
-  thread_local ThreadHighlighter highlighter;
+  thread_local ThreadHighlighter highlighter(/*fast=*/true);
   std::optional<std::string> html = highlighter.Highlight(lang, code);
   if (html) Cache().Put(key, *html);
   return html;
+}
+
+std::optional<std::string> HighlightCodeUncached(std::string_view lang, std::string_view code, bool fast_rules) {
+  if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
+  thread_local ThreadHighlighter fast(/*fast=*/true), plain(/*fast=*/false);
+  return (fast_rules ? fast : plain).Highlight(lang, code);
 }
 
 }  // namespace folio::markdown

@@ -6,14 +6,19 @@
 // preproc, function, variable, regexp, specialchar, and for diffs deleted
 // and inserted).
 //
-// Cost: ~13 us a line of code (Source-highlight tries its regexes rule by
-// rule), so results are kept in a process-wide cache by (language, code),
-// bounded to ~16 MB (two 8 MB generations): pages rendered again for
-// another note's sake, or notes edited outside their fences, pay nothing.
+// Cost: Source-highlight alone tries every rule's regex over the rest of the
+// line for each token (~13 us a line); its rules are swapped for FastRules
+// (highlight_rule.h: same regexes, same output, far fewer searches), and
+// lines that start and end outside any comment or string are cached per
+// thread and language by text (256 KB each). push-bench's two-line js fence
+// costs ~8 us instead of ~31 us (highlight-bench). Whole fences are also
+// kept in a process-wide cache by (language, code), bounded to ~16 MB (two
+// 8 MB generations): pages rendered again for another note's sake, or notes
+// edited outside their fences, pay nothing.
 //
 // Threading: HighlightCode may run on any number of threads at once; each
 // thread keeps its own loaded language definitions (~3 ms per language,
-// once per thread); the cache is shared under a mutex.
+// once per thread) and line cache; the fence cache is shared under a mutex.
 #pragma once
 
 #include <optional>
@@ -26,6 +31,11 @@ namespace folio::markdown {
 // nullopt when the language is unknown, the definitions are not installed,
 // or the code is larger than kMaxHighlightBytes (then it stays plain).
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code);
+
+// For tests and highlight-bench: HighlightCode without the cache, with
+// FastRules (what HighlightCode uses) or with Source-highlight's own rules
+// (the reference FastRules must match byte for byte).
+std::optional<std::string> HighlightCodeUncached(std::string_view lang, std::string_view code, bool fast_rules);
 
 // Fences above this size are not highlighted (bounded work per note).
 inline constexpr size_t kMaxHighlightBytes = 256 * 1024;

@@ -449,6 +449,11 @@ TEST_CASE("fenced code is highlighted at render time for common languages; unkno
     CAPTURE(name);
     CHECK(Contains(Small(std::string("```") + lang + "\n" + code + "\n```\n").html, "<span class=\"hl-"));
   }
+  RenderOptions plain;
+  plain.highlight_code = false;  // metadata-only renders skip it; the text is the same
+  RenderResult r = RenderNote("```python\ndef f(x): <y>\n```\n", "Here.md", plain);
+  CHECK(r.html == "<pre><code class=\"language-python\">def f(x): &lt;y&gt;\n</code></pre>\n");
+  CHECK(r.text == Small("```python\ndef f(x): <y>\n```\n").text);
   CHECK(Small("```nosuchlang\nplain <x>\n```\n").html ==
         "<pre><code class=\"language-nosuchlang\">plain &lt;x&gt;\n</code></pre>\n");
   CHECK(Small("```\nno <lang>\n```\n").html == "<pre><code>no &lt;lang&gt;\n</code></pre>\n");

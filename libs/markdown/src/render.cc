@@ -268,7 +268,7 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
     case MD_BLOCK_HR: TextBreak('\n'); break;
     case MD_BLOCK_H: LeaveHeading(static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level)); break;
     case MD_BLOCK_CODE:
-      if (!f.mermaid && !f.code_lang.empty() && f.code_start <= out.size() && f.text_start <= text().size()) {
+      if (options_.highlight_code && !f.mermaid && !f.code_lang.empty() && f.code_start <= out.size() && f.text_start <= text().size()) {
         // Coloured at render time; the escaped plain code stays if the
         // language is unknown.
         if (auto hl = HighlightCode(f.code_lang, std::string_view(text()).substr(f.text_start))) {

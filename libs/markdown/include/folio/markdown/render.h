@@ -95,6 +95,10 @@ struct RenderOptions {
   // Put after "fn-" / "fnref-" in footnote ids, so the footnotes of an
   // embedded note ("e1-") keep ids of their own next to the host's.
   std::string_view id_prefix;
+  // Syntax-highlight fenced code (default). False leaves fences plain and
+  // escaped, for callers that read only the metadata and text (ingest's
+  // first pass): highlighting is the costliest part of a render.
+  bool highlight_code = true;
 };
 
 // `note_path` is the vault path (used for the fallback title and messages).
