@@ -31,9 +31,36 @@ command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 # systemd-analyze verifies deploy/systemd's units.
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+# The bundled mermaid (web/mermaid): any npm; Debian's only where none is
+# installed (NodeSource's nodejs ships its own and conflicts with it).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The mermaid build pages with a diagram load from the site itself
+# (web/mermaid: package.json pins the version, package-lock.json the
+# integrity of every package, which `npm ci` checks). Installed again only
+# when the lock file changed. Without npm or the registry, diagrams load
+# from the pinned CDN URL instead; FOLIO_MERMAID_REQUIRED=1 (CI) makes that
+# an error.
+mermaid_dir="$(dirname "$0")/../web/mermaid"
+mermaid_js="$mermaid_dir/node_modules/mermaid/dist/mermaid.min.js"
+mermaid_stamp="$mermaid_dir/node_modules/.folio-lock-sha256"
+lock_sum=$(sha256sum "$mermaid_dir/package-lock.json" | cut -d' ' -f1)
+if [[ ! -f "$mermaid_js" || "$(cat "$mermaid_stamp" 2>/dev/null)" != "$lock_sum" ]]; then
+  echo "install-deps: npm ci in web/mermaid (the bundled mermaid)"
+  if command -v npm >/dev/null 2>&1 &&
+     (cd "$mermaid_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) &&
+     [[ -f "$mermaid_js" ]]; then
+    echo "$lock_sum" >"$mermaid_stamp"
+  elif [[ "${FOLIO_MERMAID_REQUIRED:-0}" == 1 ]]; then
+    echo "install-deps: npm ci in web/mermaid failed; the bundled mermaid is required (FOLIO_MERMAID_REQUIRED=1)" >&2
+    exit 1
+  else
+    echo "install-deps: warning: npm ci in web/mermaid failed; pages load mermaid from its CDN URL" >&2
+  fi
 fi

@@ -81,6 +81,7 @@ cat <<MSG
   folio is running.
     open the site:  http://127.0.0.1:$EDGE_PORT/
     search it:      http://127.0.0.1:$EDGE_PORT/_/search?q=markdown
+    a diagram:      http://127.0.0.1:$EDGE_PORT/showcase#diagrams  (mermaid: $(grep -q 'serving the bundled mermaid' "$RUN/logs/ingest.log" && echo "bundled, served by the site" || echo "from its CDN, see logs/ingest.log"))
     ingest API:     http://127.0.0.1:$INGEST_PORT  (token: $TOKEN)
     search API:     http://127.0.0.1:$SEARCH_PORT/api/v1/search?site=default&q=markdown
     storage:        http://127.0.0.1:$STORAGE_PORT/blobs   (attachments; tokens: write $WRITE_TOKEN_FILE, read $READ_TOKEN_FILE)

@@ -84,7 +84,6 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   if (path.substr(0, 8) != "/assets/" || path.size() < 8 + 16 + 2 || path[8 + 16] != '/') return false;
   std::string hash16(path.substr(8, 16));
   if (!AssetStore::IsHash16(hash16) || path.find('/', 8 + 17) != std::string_view::npos) return false;
-  const uint64_t id = next_asset_id_++;
   r->SetRouteClass("asset");
   auto p = std::make_unique<PendingAsset>();
   p->responder = std::move(*r);
@@ -93,6 +92,29 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   p->if_none_match = std::string(req.GetHeader("if-none-match"));
   p->name = std::string(path.substr(8 + 17));
   p->head = req.is_head;
+  FetchAsset(hash16, std::move(p));
+  return true;
+}
+
+void Worker::ServeBlobPage(const http::Request& req, const BlobRef& blob, http::Responder r) {
+  r.SetRouteClass("asset");
+  if (assets_ == nullptr) {
+    SendAssetError(std::move(r), Status::Unavailable("a blob page on an edge without --storage"));
+    return;
+  }
+  auto p = std::make_unique<PendingAsset>();
+  p->responder = std::move(r);
+  p->host = std::string(req.GetHeader("host"));
+  p->range = std::string(req.GetHeader("range"));
+  p->if_none_match = std::string(req.GetHeader("if-none-match"));
+  p->sha256 = blob.sha256;
+  p->content_type = blob.content_type;
+  p->head = req.is_head;
+  FetchAsset(blob.sha256.substr(0, 16), std::move(p));
+}
+
+void Worker::FetchAsset(const std::string& hash16, std::unique_ptr<PendingAsset> p) {
+  const uint64_t id = next_asset_id_++;
   pending_assets_.emplace(id, std::move(p));
   // A hit calls back at once on this thread; a miss on a pool thread, which
   // only posts (the Result is a value, harmless to drop with a stopped loop).
@@ -103,7 +125,6 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
     }
     loop_.Post([this, id, a = std::move(a)]() mutable { FinishAsset(id, std::move(a)); });
   });
-  return true;
 }
 
 void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset) {
@@ -120,6 +141,10 @@ void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset
     return;
   }
   const Asset& a = **asset;
+  if (!p->sha256.empty() && a.sha256 != p->sha256) {  // another blob with the same 16-hex prefix
+    SendNotFound(std::move(p->responder), p->host);
+    return;
+  }
   SendAsset(std::move(p->responder), a, std::move(*asset), *p);
 }
 
@@ -146,7 +171,10 @@ void Worker::SendAssetError(http::Responder r, const Status& why) {
 void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const Asset> keep, const PendingAsset& req) {
   auto prep = std::make_shared<Prepared>();
   const std::string etag = "\"" + a.sha256 + "\"";
-  const http::AttachmentHeaders ah = http::AttachmentHeadersFor(req.name, a.content_type);
+  // A blob page's type is ingest's; an attachment's is decided so that no
+  // author's file runs as script (attachment.h).
+  const http::AttachmentHeaders ah = req.content_type.empty() ? http::AttachmentHeadersFor(req.name, a.content_type)
+                                                              : http::AttachmentHeaders{req.content_type, ""};
   const std::string common = CommonHead(etag, ah);
   std::string_view body;
   const uint64_t size = a.size;

@@ -1,6 +1,7 @@
 #include "page.h"
 
 #include "folio/core/gzip.h"
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/http/attachment.h"
@@ -104,14 +105,22 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
   }
   std::string content_type = rec.content_type, extra;
   std::string_view csp = rec.csp;
-  if (url.starts_with(kAssetPrefix)) {
+  std::unique_ptr<const BlobRef> blob;
+  if (!rec.body_blob.empty()) {
+    if (rec.body_blob.size() != 64 || !IsLowerHex(rec.body_blob)) {
+      return Status::Invalid("page record: body_blob is not a hex SHA-256");
+    }
+    blob = std::make_unique<const BlobRef>(BlobRef{rec.body_blob, rec.content_type});
+  } else if (url.starts_with(kAssetPrefix)) {
     http::AttachmentHeaders a = http::AttachmentHeadersFor(url.substr(url.rfind('/') + 1), rec.content_type);
     content_type = std::move(a.content_type);
     if (!a.disposition.empty()) extra = "Content-Disposition: " + a.disposition + "\r\n";
     if (csp.empty()) csp = http::kUntrustedCsp;
   }
   std::string body;
-  if (Status s = GzipDecompress(rec.body_gzip, &body); !s.ok()) return s;
+  if (blob == nullptr) {  // a blob page has no body here: storage holds it
+    if (Status s = GzipDecompress(rec.body_gzip, &body); !s.ok()) return s;
+  }
   std::string etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
   std::string status = StatusLine(rec.status) + "Content-Type: " + content_type + "\r\n";
   std::string status_id = status + "Content-Length: " + std::to_string(body.size()) + "\r\n";
@@ -120,6 +129,7 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
 
   auto p = std::make_shared<Page>();
   p->status_ = rec.status;
+  p->blob_ = std::move(blob);
   const std::string_view parts[Page::kParts] = {url, body, rec.body_gzip, status_id, status_gz, lines, lines_gz};
   size_t total = 0;
   for (std::string_view part : parts) total += part.size();

@@ -44,9 +44,19 @@ std::shared_ptr<const Page> PageForTest(std::string_view url, std::string_view b
 // most pages have in common (Cache-Control, Vary and the security headers,
 // one copy per distinct policy: HeadTails), so what an edge holds is close
 // to the page bodies themselves.
+// A page whose body folio-storage holds (bus::PageRecord::body_blob): the
+// bundled mermaid, over the bus's message limit. Served like an attachment
+// (asset_handler.cc) but with the record's Content-Type: ingest chose it.
+struct BlobRef {
+  std::string sha256;        // full hex
+  std::string content_type;  // from the record
+};
+
 class Page {
  public:
   uint16_t status() const { return status_; }
+  // Non-null for a page whose body is a blob in folio-storage.
+  const BlobRef* blob() const { return blob_.get(); }
   std::string_view url() const { return Part(kUrl); }
   std::string_view body() const { return Part(kBody); }            // identity
   std::string_view body_gzip() const { return Part(kBodyGzip); }
@@ -74,6 +84,7 @@ class Page {
   uint32_t ends_[kParts] = {};
   std::string data_;
   std::shared_ptr<const std::string> tail_;  // shared header lines; never null once built
+  std::unique_ptr<const BlobRef> blob_;      // null but for blob pages (one pointer on every page)
 };
 
 // Interns the header lines pages share (HeadTails above), so equal tails

@@ -156,3 +156,29 @@ TEST_CASE("page: pages built with one HeadTails share one copy of their common h
   CHECK(pb.body.empty());  // a 304
   CHECK((*b)->Head(true, true).find("HTTP/1.1 304 Not Modified\r\nETag: \"b-gz\"\r\n") == 0);
 }
+
+TEST_CASE("page: a record whose body is a blob in storage (the bundled mermaid) keeps its hash and type") {
+  const std::string sha(64, 'a');
+  bus::PageRecord rec;
+  rec.content_type = "text/javascript; charset=utf-8";
+  rec.etag = "\"" + sha + "\"";
+  rec.body_blob = sha;
+  auto js = BuildPage(rec, "/assets/aaaaaaaaaaaaaaaa/mermaid.min.js");
+  REQUIRE(js.ok());
+  REQUIRE((*js)->blob() != nullptr);
+  CHECK((*js)->blob()->sha256 == sha);
+  CHECK((*js)->blob()->content_type == "text/javascript; charset=utf-8");  // ingest's, not the name's rule
+  CHECK((*js)->body().empty());
+  for (const std::string& bad : {std::string(63, 'a'), std::string(64, 'A'), std::string(63, 'a') + "g", std::string("x")}) {
+    rec.body_blob = bad;
+    CHECK_MESSAGE(BuildPage(rec, "/assets/aaaaaaaaaaaaaaaa/mermaid.min.js").status().code() == Code::kInvalidArgument,
+                  bad);
+  }
+  // Every other record has none, under /assets/ too.
+  rec.body_blob.clear();
+  rec.body_gzip = GzipCompress("x");
+  auto plain = BuildPage(rec, "/assets/aaaaaaaaaaaaaaaa/mermaid.min.js");
+  REQUIRE(plain.ok());
+  CHECK((*plain)->blob() == nullptr);
+  CHECK((*plain)->Head(false, false).find("\r\nContent-Type: application/octet-stream\r\n") != std::string::npos);
+}

@@ -116,6 +116,10 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
     }
     auto it = pages->find(std::string_view(scratch_));
     if (it != pages->end() && it->first != kNotFoundKey) {
+      if (const BlobRef* blob = it->second->blob()) {
+        ServeBlobPage(req, *blob, std::move(r));  // off the hot path: its body is in storage
+        return;
+      }
       keep = it->second;
     } else if (assets_ != nullptr && ServeAsset(req, &r)) {
       return;  // an attachment held by folio-storage; off the hot path

@@ -64,11 +64,19 @@ class Worker {
   // Every /assets/ response carries http::kUntrustedCsp and nosniff, and a
   // download disposition unless the type is inline-safe (attachment.h).
   bool ServeAsset(const http::Request& req, http::Responder* r);
+  // A page whose body is a blob in folio-storage (Page::blob(): the bundled
+  // mermaid): served as ServeAsset serves, with the record's Content-Type
+  // (ingest's, never an author's) and only if storage's blob has exactly
+  // that SHA-256; 503 on an edge without --storage.
+  void ServeBlobPage(const http::Request& req, const BlobRef& blob, http::Responder r);
   struct PendingAsset {
     http::Responder responder;
     std::string host, range, if_none_match, name;  // copied: the request's views die with it
+    std::string sha256, content_type;  // a blob page's: the blob it must be and its type; "" for attachments
     bool head = false;
   };
+  // Parks `p` and asks the AssetStore for `hash16`; FinishAsset answers.
+  void FetchAsset(const std::string& hash16, std::unique_ptr<PendingAsset> p);
   void FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset);
   void SendAsset(http::Responder r, const Asset& asset, std::shared_ptr<const Asset> keep, const PendingAsset& req);
   // A streamed asset's status line waits for its first piece from storage

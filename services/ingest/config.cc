@@ -5,6 +5,7 @@
 #include "folio/bus/site_name.h"
 #include "folio/core/secret.h"
 #include "folio/site/csp.h"
+#include "bundled_mermaid.h"
 #include "storage_client.h"
 
 namespace folio::ingest {
@@ -25,11 +26,15 @@ void AddIngestFlags(Flags* flags) {
                  "join a paragraph's lines as CommonMark does (Obsidian's \"Strict line breaks\"); off: each"
                  " newline is a line break, Obsidian's default");
   flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
-  flags->Add("mermaid-url", SiteOptions().mermaid_url,
-             "mermaid script (one-file build) loaded only by pages with a diagram: an https:// URL, which needs"
-             " --mermaid-integrity, or a path on the site (/...); \"\" = diagrams stay text");
+  flags->Add("mermaid-url", "auto",
+             "mermaid script (one-file build) loaded only by pages with a diagram: \"auto\" = the bundled"
+             " --mermaid-file, served by the site itself (needs --storage; without it, or without the file, the"
+             " pinned CDN build); an https:// URL, which needs --mermaid-integrity; a path on the site (/...);"
+             " \"\" = diagrams stay text");
   flags->Add("mermaid-integrity", "",
-             "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned default URL)");
+             "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned CDN build)");
+  flags->Add("mermaid-file", "",
+             "the bundled mermaid.min.js --mermaid-url auto serves (default: mermaid.min.js next to this binary)");
   flags->Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
   AddSecretFlags(flags, "storage-token",
                  "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
@@ -52,18 +57,32 @@ void AddIngestFlags(Flags* flags) {
 
 namespace {
 
-Status ReadSiteOptions(const Flags& flags, SiteOptions* out) {
+// --mermaid-url auto: the pinned CDN build until main finds and uploads the
+// bundled file (bundled_mermaid.h); *mermaid_file is that file's flag.
+Status ReadMermaidSource(const Flags& flags, SiteOptions* out, std::string* mermaid_file) {
+  out->mermaid_url = flags.Get("mermaid-url");
+  out->mermaid_integrity = flags.Get("mermaid-integrity");
+  mermaid_file->clear();
+  if (out->mermaid_url == kMermaidAuto) {
+    if (!out->mermaid_integrity.empty()) {
+      return Status::Invalid("--mermaid-integrity is set but --mermaid-url is not: give the URL it belongs to");
+    }
+    out->mermaid_url = std::string(site::kMermaidUrl);
+    *mermaid_file = flags.Get("mermaid-file").empty() ? BesideExecutable("mermaid.min.js") : flags.Get("mermaid-file");
+  }
+  if (out->mermaid_url == site::kMermaidUrl && out->mermaid_integrity.empty()) {
+    out->mermaid_integrity = std::string(site::kMermaidIntegrity);
+  }
+  return site::CheckMermaidSource(out->mermaid_url, out->mermaid_integrity);
+}
+
+Status ReadSiteOptions(const Flags& flags, SiteOptions* out, std::string* mermaid_file) {
   if (!bus::IsValidSiteName(flags.Get("site"))) return Status::Invalid("--site must match [a-z0-9-]{1,63}");
   out->site = flags.Get("site");
   out->site_name = flags.Get("site-name");
   out->base_url = flags.Get("base-url");
   out->strict_line_breaks = flags.GetBool("strict-line-breaks");
-  out->mermaid_url = flags.Get("mermaid-url");
-  out->mermaid_integrity = flags.Get("mermaid-integrity");
-  if (out->mermaid_url == site::kMermaidUrl && out->mermaid_integrity.empty()) {
-    out->mermaid_integrity = std::string(site::kMermaidIntegrity);
-  }
-  if (Status s = site::CheckMermaidSource(out->mermaid_url, out->mermaid_integrity); !s.ok()) return s;
+  if (Status s = ReadMermaidSource(flags, out, mermaid_file); !s.ok()) return s;
   auto storage = StorageAccessFromFlags(flags);
   if (!storage.ok()) return storage.status();
   out->storage = *storage;
@@ -126,7 +145,7 @@ Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& b
   c.basics = basics;
   c.data_dir = flags.Get("data");
   c.token = flags.Get("token");
-  if (Status s = ReadSiteOptions(flags, &c.site); !s.ok()) return s;
+  if (Status s = ReadSiteOptions(flags, &c.site, &c.mermaid_file); !s.ok()) return s;
   const bool has_storage = !c.site.storage.url.empty();
   if (Status s = ReadLimits(flags, has_storage, &c); !s.ok()) return s;
   if (Status s = ReadSchedules(flags, has_storage, &c); !s.ok()) return s;

@@ -22,9 +22,13 @@ struct IngestConfig {
   std::string data_dir;        // --data (default ./data/ingest): the SQLite database
   std::string token;           // --token (default "": read or create <data>/token)
   // --site ("default"), --site-name ("folio"), --base-url (""),
-  // --mermaid-url (the pinned build), --mermaid-integrity (that of the pinned
-  // URL when it is the default), --storage and --storage-token ("": none).
+  // --mermaid-url ("auto": the pinned CDN build here; main switches to the
+  // bundled file, bundled_mermaid.h), --mermaid-integrity (that of the pinned
+  // URL when it is the one), --storage and --storage-token ("": none).
   SiteOptions site;
+  // --mermaid-url auto: --mermaid-file (default mermaid.min.js next to the
+  // binary), the bundled mermaid to serve from the site; "" otherwise.
+  std::string mermaid_file;
   // --max-notes (20000), --max-note (4MiB), --max-attachment (64MiB with
   // --storage, else 1008KiB).
   PushLimits push_limits;

@@ -35,6 +35,7 @@
 #include "folio/metrics/metrics.h"
 #include "backup.h"
 #include "blob_gc.h"
+#include "bundled_mermaid.h"
 #include "bus_link.h"
 #include "config.h"
 #include "handlers.h"
@@ -100,6 +101,9 @@ int main(int argc, char** argv) {
   if (!token.ok()) return FailStartup(token.status());
 
   metrics::Registry registry;
+  ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
+  std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
+  ingest::UseBundledMermaid(config->mermaid_file, &config->site, &blobs_in_flight, &bundled_mermaid);
   ThreadPool pool(config->render_threads);
   ingest::Sites sites(config->site, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
@@ -110,7 +114,6 @@ int main(int argc, char** argv) {
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   ingest::BusLink link(basics, &writer_loop, &sites, &registry);
-  ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   auto blob_gc = ingest::ScheduleBlobGc(*config, store->get(), &blobs_in_flight, &registry, &writer_loop);
   writer_loop.Post([&link] { link.TryConnect(); });
   ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry, config->stage.ttl_ms);

@@ -27,4 +27,17 @@ PageRecordOut MakePageRecord(const PageHead& head, std::string_view body) {
   return out;
 }
 
+PageRecordOut MakeBlobPageRecord(const PageHead& head, std::string_view sha256) {
+  bus::PageRecord r;
+  r.status = head.status;
+  r.content_type = head.content_type;
+  r.cache_control = head.cache_control;
+  r.csp = head.csp;
+  r.etag = "\"" + std::string(sha256) + "\"";
+  r.last_modified_s = head.last_modified_s;
+  r.version = head.version;
+  r.body_blob = std::string(sha256);
+  return PageRecordOut{bus::EncodePageRecord(r), ""};
+}
+
 }  // namespace folio::ingest

@@ -36,5 +36,9 @@ struct PageRecordOut {
 
 // The record of `body` served with `head`.
 PageRecordOut MakePageRecord(const PageHead& head, std::string_view body);
+// The record of a body folio-storage holds (bus::PageRecord::body_blob),
+// served with `head`; its ETag is the blob's hash. REQUIRES: sha256 is 64
+// lower-case hex digits of a blob in storage.
+PageRecordOut MakeBlobPageRecord(const PageHead& head, std::string_view sha256);
 
 }  // namespace folio::ingest

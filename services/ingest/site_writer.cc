@@ -12,6 +12,7 @@
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
+#include "bundled_mermaid.h"
 #include "site_writer_internal.h"
 
 namespace folio::ingest {
@@ -94,6 +95,13 @@ Status SiteWriter::Start() {
           {200, "text/javascript; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, version_}, site::SiteScript());
   AddPage(&c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, version_},
           site::Assemble404Page(options_.site_name));
+  if (!options_.mermaid_blob.empty()) {  // the bundled mermaid, its bytes in storage (bundled_mermaid.h)
+    c.AddPage(options_.mermaid_url,
+              MakeBlobPageRecord({200, std::string(kMermaidContentType), kAssetCache, site::PageCsp(), "", now_s,
+                                  version_},
+                                 options_.mermaid_blob)
+                  .record);
+  }
   ListingDelta fps;
   AddChangedListings(&c, now_s, /*force=*/true, nullptr, &fps);
   ApplyListingDelta(/*force=*/true, std::move(fps));
@@ -108,7 +116,11 @@ Status SiteWriter::Start() {
     stale.push_back(std::move(p));
   }
   // A new layout (this build renders pages differently): every note page again.
-  std::string layout = site::LayoutFingerprint(options_.site_name, options_.strict_line_breaks ? "strict-line-breaks" : "");
+  std::string settings = options_.strict_line_breaks ? "strict-line-breaks" : "";
+  // Another mermaid source changes every page with a diagram (the pinned CDN
+  // build adds nothing: fingerprints from before the bundled one stay).
+  if (options_.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options_.mermaid_url;
+  std::string layout = site::LayoutFingerprint(options_.site_name, settings);
   auto had_layout = store_->LayoutFingerprint(options_.site);
   if (!had_layout.ok()) return had_layout.status();
   if (stale.empty() && c.deleted_pages.empty() && *had_layout == layout) return Status::Ok();

@@ -56,6 +56,9 @@ struct SiteOptions {
   std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
                                        // mermaid diagram; checked by site::CheckMermaidSource
   std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)
+  std::string mermaid_blob;            // "" (default), or the full hex SHA-256 of the bundled mermaid in
+                                       // storage: Start publishes a page at mermaid_url whose body is
+                                       // that blob (bundled_mermaid.h)
   StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
                                        // attachment bytes go there, not to SQLite or the bus; url ""
                                        // (default) = as before

@@ -79,6 +79,7 @@ TEST_CASE("attachments go through folio-storage and the edge serves them from it
   Cluster c({}, /*start_services=*/false);
   c.StartStorage();
   c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddIngestArgs({"--mermaid-url="});  // no bundled mermaid: the storage PUTs counted below are the attachments'
   // An 8 MiB cache keeps assets up to 1 MiB: the PNG is kept, the 2.9 MiB PDF streamed.
   c.AddEdgeArgs(c.EdgeStorageArgs());
   c.AddEdgeArgs({"--asset-cache", "8MiB"});

@@ -90,8 +90,10 @@ std::string EncodePageRecord(const PageRecord& r) {
   }
   std::string out;
   out.reserve(format::kPageRecordMinSize + r.content_type.size() + r.cache_control.size() +
-              r.location.size() + r.etag.size() + r.csp.size() + r.body_gzip.size());
-  out.push_back(static_cast<char>(kPageRecordSchema));
+              r.location.size() + r.etag.size() + r.csp.size() + r.body_blob.size() + r.body_gzip.size());
+  // Schema 2 unless the record needs schema 3's field: edges of the release
+  // before it still read every other record.
+  out.push_back(static_cast<char>(r.body_blob.empty() ? kPageRecordSchemaV2 : kPageRecordSchema));
   PutLe<uint16_t>(r.status, &out);
   PutLe<int64_t>(r.last_modified_s, &out);
   PutLe<int64_t>(r.version, &out);
@@ -100,6 +102,7 @@ std::string EncodePageRecord(const PageRecord& r) {
   PutField16(r.location, "location", &out);
   PutField16(r.etag, "etag", &out);
   PutField16(r.csp, "csp", &out);
+  if (!r.body_blob.empty()) PutField16(r.body_blob, "body_blob", &out);
   PutLe<uint32_t>(static_cast<uint32_t>(r.body_gzip.size()), &out);
   out.append(r.body_gzip);
   return out;
@@ -108,7 +111,7 @@ std::string EncodePageRecord(const PageRecord& r) {
 Status DecodePageRecord(std::string_view data, PageRecord* out) {
   if (data.empty()) return Status::Invalid("page record: empty");
   uint8_t schema = static_cast<uint8_t>(data[0]);
-  if (schema != kPageRecordSchema && schema != kPageRecordSchemaV1) {
+  if (schema != kPageRecordSchema && schema != kPageRecordSchemaV2 && schema != kPageRecordSchemaV1) {
     return Status::Invalid("page record: unknown schema " + std::to_string(schema));
   }
   Reader rd(data.substr(1));
@@ -121,6 +124,7 @@ Status DecodePageRecord(std::string_view data, PageRecord* out) {
   rd.Bytes<uint16_t>(&r.location);
   rd.Bytes<uint16_t>(&r.etag);
   if (schema != kPageRecordSchemaV1) rd.Bytes<uint16_t>(&r.csp);
+  if (schema == kPageRecordSchema) rd.Bytes<uint16_t>(&r.body_blob);
   rd.Bytes<uint32_t>(&r.body_gzip);
   if (rd.failed()) return Status::Invalid("page record: truncated");
   if (rd.remaining() != 0) {

@@ -122,6 +122,39 @@ TEST_CASE("page record byte layout matches README.md") {
   CHECK(EncodePageRecord(r) == want);
 }
 
+TEST_CASE("a page record with a body_blob is schema 3; the rest stay schema 2") {
+  PageRecord r;
+  r.status = 0x0102;
+  r.last_modified_s = 0x0304;
+  r.version = 0x05;
+  r.content_type = "t";
+  r.etag = "e";
+  r.csp = "c";
+  r.body_blob = "b";
+  std::string want("\x03"                              // schema
+                   "\x02\x01"                          // status
+                   "\x04\x03\0\0\0\0\0\0"              // last_modified_s
+                   "\x05\0\0\0\0\0\0\0"                // version
+                   "\x01\0t"                           // content_type
+                   "\0\0"                              // cache_control
+                   "\0\0"                              // location
+                   "\x01\0e"                           // etag
+                   "\x01\0c"                           // csp
+                   "\x01\0b"                           // body_blob
+                   "\0\0\0\0",                         // body_gzip
+                   1 + 2 + 8 + 8 + 3 + 2 + 2 + 3 + 3 + 3 + 4);
+  CHECK(EncodePageRecord(r) == want);
+  PageRecord out;
+  REQUIRE(DecodePageRecord(want, &out).ok());
+  CHECK(out.body_blob == "b");
+  CHECK(out.csp == "c");
+  CHECK(out.body_gzip.empty());
+  for (size_t n = 0; n < want.size(); ++n) CHECK(!DecodePageRecord(std::string_view(want).substr(0, n), &out).ok());
+  CHECK(!DecodePageRecord(want + "x", &out).ok());
+  r.body_blob.clear();
+  CHECK(EncodePageRecord(r)[0] == '\x02');
+}
+
 TEST_CASE("page records of schema 1 (before csp) still decode, with csp empty") {
   std::string v1("\x01"                              // schema
                  "\x02\x01"                          // status
@@ -156,7 +189,7 @@ TEST_CASE("page record decoding is strict") {
   CHECK(trailing.code() == Code::kInvalidArgument);
   CHECK(trailing.message().find("trailing") != std::string::npos);
   std::string other = data;
-  other[0] = 3;
+  other[0] = 4;
   Status schema = DecodePageRecord(other, &out);
   CHECK(schema.code() == Code::kInvalidArgument);
   CHECK(schema.message().find("schema") != std::string::npos);

@@ -1,5 +1,6 @@
 // The pages contract: KV bucket "pages", key PageKey(site, url_path), value
-// EncodePageRecord(PageRecord) (binary, schema 2; schema 1 still decoded).
+// EncodePageRecord(PageRecord) (binary, schema 3 for a record with a
+// body_blob, else schema 2; schema 1 still decoded).
 // Ingest writes it, every edge watches it. URL paths are the decoded path a
 // reader asks for ("/folder/my-note", "/" for home). Keys use base64url so any
 // Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9]. Keys starting with
@@ -19,7 +20,8 @@
 namespace folio::bus {
 
 inline constexpr std::string_view kPagesBucket = "pages";
-inline constexpr uint8_t kPageRecordSchema = 2;    // 2: csp
+inline constexpr uint8_t kPageRecordSchema = 3;    // 3: body_blob
+inline constexpr uint8_t kPageRecordSchemaV2 = 2;  // written when body_blob is empty: no body_blob field
 inline constexpr uint8_t kPageRecordSchemaV1 = 1;  // still decoded: no csp field
 
 // "<site>.<base64url(url_path)>"; REQUIRES: IsValidSiteName(site).
@@ -38,12 +40,15 @@ struct PageRecord {
                                      // "" = the edge's strict default (schema 1 records have none)
   int64_t last_modified_s = 0;       // unix seconds
   int64_t version = 0;               // ingest's push version that last changed it
+  std::string body_blob;             // "" = the body is body_gzip; else the full hex SHA-256 of the
+                                     // body, held by folio-storage (a file over the bus's message
+                                     // limit, e.g. the bundled mermaid), body_gzip empty
   std::string body_gzip;             // the body, gzip-compressed once by ingest
 };
 
 // Aborts if a short field exceeds 65535 bytes or the body 4 GiB (a caller bug).
 std::string EncodePageRecord(const PageRecord& r);
-// Schema 2, or schema 1 (csp ""). kInvalidArgument on truncation, trailing
+// Schema 3, 2 (body_blob "") or 1 (csp "" too). kInvalidArgument on truncation, trailing
 // bytes or an unknown schema byte.
 Status DecodePageRecord(std::string_view data, PageRecord* out);
 

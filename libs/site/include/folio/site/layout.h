@@ -26,10 +26,12 @@ struct TocEntry {
   std::string id;
 };
 
-// The mermaid build pages load by default: one file (it defines
-// window.mermaid), pinned to an exact version, with the Subresource
-// Integrity of that file as published on npm (`npm pack mermaid@11.17.2`;
-// `openssl dgst -sha384 -binary dist/mermaid.min.js | openssl base64 -A`).
+// The mermaid build on its CDN: one file (it defines window.mermaid), pinned
+// to an exact version, with the Subresource Integrity of that file as
+// published on npm (`npm pack mermaid@11.17.2`; `openssl dgst -sha384
+// -binary dist/mermaid.min.js | openssl base64 -A`). The same version is
+// bundled (web/mermaid/package.json): ingest serves that from the site and
+// falls back to this URL without storage (services/ingest/bundled_mermaid.h).
 inline constexpr std::string_view kMermaidUrl = "https://cdn.jsdelivr.net/npm/mermaid@11.17.2/dist/mermaid.min.js";
 inline constexpr std::string_view kMermaidIntegrity =
     "sha384-EOXBFmc3gx5mb+vn0vPvvGqACToJD24hhacX5Yx+8NUUQrHIle/Qi5Bg9o3zKwW2";

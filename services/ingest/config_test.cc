@@ -1,0 +1,102 @@
+// --mermaid-url, --mermaid-integrity and --mermaid-file as ReadIngestConfig
+// reads them, and the bundled file's reader (bundled_mermaid.h).
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "folio/site/layout.h"
+#include "bundled_mermaid.h"
+#include "config.h"
+
+using namespace folio;
+using namespace folio::ingest;
+
+namespace {
+
+Result<IngestConfig> Read(std::vector<const char*> args) {
+  Flags flags("folio-ingest", "test");
+  AddIngestFlags(&flags);
+  args.insert(args.begin(), "folio-ingest");
+  if (Status s = flags.Parse(static_cast<int>(args.size()), args.data()); !s.ok()) return s;
+  return ReadIngestConfig(flags, ServiceBasics{});
+}
+
+}  // namespace
+
+TEST_CASE("config: --mermaid-url auto (default) starts on the pinned CDN build and names the bundled file") {
+  auto c = Read({});
+  REQUIRE(c.ok());
+  CHECK(c->site.mermaid_url == site::kMermaidUrl);
+  CHECK(c->site.mermaid_integrity == site::kMermaidIntegrity);
+  CHECK(c->site.mermaid_blob.empty());
+  // Next to the test binary, as next to folio-ingest when it runs.
+  CHECK(c->mermaid_file == BesideExecutable("mermaid.min.js"));
+  CHECK(c->mermaid_file.find('/') != std::string::npos);
+  CHECK(c->mermaid_file.ends_with("/mermaid.min.js"));
+
+  auto named = Read({"--mermaid-file", "/opt/m.js"});
+  REQUIRE(named.ok());
+  CHECK(named->mermaid_file == "/opt/m.js");
+  CHECK(Read({"--mermaid-url", "auto"})->mermaid_file == c->mermaid_file);
+}
+
+TEST_CASE("config: an explicit --mermaid-url overrides the bundled file") {
+  auto path = Read({"--mermaid-url", "/static/mermaid.min.js"});
+  REQUIRE(path.ok());
+  CHECK(path->site.mermaid_url == "/static/mermaid.min.js");
+  CHECK(path->site.mermaid_integrity.empty());
+  CHECK(path->mermaid_file.empty());
+
+  auto none = Read({"--mermaid-url="});
+  REQUIRE(none.ok());
+  CHECK(none->site.mermaid_url.empty());
+  CHECK(none->mermaid_file.empty());
+
+  const char* sri = "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+  auto remote = Read({"--mermaid-url", "https://cdn.example.org/m.js", "--mermaid-integrity", sri});
+  REQUIRE(remote.ok());
+  CHECK(remote->site.mermaid_url == "https://cdn.example.org/m.js");
+  CHECK(remote->site.mermaid_integrity == sri);
+  CHECK(remote->mermaid_file.empty());
+
+  auto pinned = Read({"--mermaid-url", std::string(site::kMermaidUrl).c_str()});
+  REQUIRE(pinned.ok());
+  CHECK(pinned->site.mermaid_integrity == site::kMermaidIntegrity);
+  CHECK(pinned->mermaid_file.empty());
+}
+
+TEST_CASE("config: bad mermaid flags are refused with the flag's name") {
+  auto no_sri = Read({"--mermaid-url", "https://cdn.example.org/m.js"});
+  REQUIRE(!no_sri.ok());
+  CHECK(no_sri.status().message().find("--mermaid-integrity") != std::string::npos);
+  // An integrity for the bundled file makes no sense: it has its own.
+  auto stray = Read({"--mermaid-integrity", "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="});
+  REQUIRE(!stray.ok());
+  CHECK(stray.status().message().find("--mermaid-url") != std::string::npos);
+  CHECK(!Read({"--mermaid-url", "/m.js?v=1"}).ok());
+}
+
+TEST_CASE("bundled mermaid: its URL and the reader's bounds") {
+  CHECK(BundledMermaidUrl("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") ==
+        "/assets/0123456789abcdef/mermaid.min.js");
+  char dir[] = "/tmp/folio-mermaid-test.XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string d = dir;
+  CHECK(ReadBundledMermaid(d + "/absent.js").status().code() == Code::kNotFound);
+  CHECK(ReadBundledMermaid(d).status().code() == Code::kInvalidArgument);  // a directory
+  { std::ofstream(d + "/empty.js"); }
+  CHECK(ReadBundledMermaid(d + "/empty.js").status().code() == Code::kInvalidArgument);
+  { std::ofstream(d + "/m.js") << "window.mermaid={};"; }
+  auto ok = ReadBundledMermaid(d + "/m.js");
+  REQUIRE(ok.ok());
+  CHECK(*ok == "window.mermaid={};");
+  REQUIRE(truncate((d + "/m.js").c_str(), static_cast<off_t>(kMaxBundledMermaid) + 1) == 0);
+  CHECK(ReadBundledMermaid(d + "/m.js").status().code() == Code::kTooLarge);
+  for (const char* f : {"/empty.js", "/m.js"}) std::remove((d + f).c_str());
+  rmdir(dir);
+}
