@@ -36,9 +36,10 @@ std::string BundledBytes() {
   return s.str();
 }
 
-// The value of the first `attr="..."` of the first <script src=...> tag.
+// The value of the first `attr="..."` of the first <script src=...> tag in
+// the body (the <head> holds the site's own script and theme snippet).
 std::string ScriptAttr(const std::string& page, const std::string& attr) {
-  size_t tag = page.find("<script src=");
+  size_t tag = page.find("<script src=", page.find("</head>"));
   if (tag == std::string::npos) return "";
   size_t end = page.find('>', tag);
   size_t at = page.find(" " + attr + "=\"", tag - 1);
@@ -85,17 +86,19 @@ TEST_CASE("mermaid: the bundled file is served by the site, same origin, immutab
   CHECK(ScriptAttr(page.body, "src") == url);
   CHECK(ScriptAttr(page.body, "integrity") == Sri(bundled));
   CHECK(page.body.find("cdn.jsdelivr.net") == std::string::npos);
-  // The policy: folio's start-up script by hash and 'self' (the path has
-  // no host to name), nothing from another origin.
+  // The policy: 'self' (the site script; the bundled path has no host to
+  // name), the theme snippet's and the start-up script's hashes, nothing
+  // from another origin.
   const std::string csp = page.Header("Content-Security-Policy");
   CHECK(csp == DiagramCsp(url));
   const size_t from = csp.find("script-src ");
   REQUIRE(from != std::string::npos);
   const std::string script_src = csp.substr(from, csp.find(';', from) - from);
-  CHECK(script_src.starts_with("script-src 'sha256-"));
-  CHECK(script_src.ends_with("=' 'self'"));  // two sources: the start-up script's hash and 'self'
-  CHECK(std::count(script_src.begin(), script_src.end(), ' ') == 2);
-  CHECK(c.WaitForPage("/plain", 200).body.find("<script") == std::string::npos);
+  CHECK(script_src.starts_with("script-src 'self' 'sha256-"));
+  CHECK(script_src.ends_with("='"));
+  CHECK(std::count(script_src.begin(), script_src.end(), ' ') == 3);  // 'self' and two hashes
+  auto plain = c.WaitForPage("/plain", 200);
+  CHECK(plain.body.find("<script", plain.body.find("</head>")) == std::string::npos);
 
   // The edge streams the blob from storage as JavaScript, immutable.
   auto js = c.EdgeGet(url);
