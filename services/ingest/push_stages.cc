@@ -110,6 +110,7 @@ SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const P
   std::vector<std::string> touched;
   for (const auto& u : upserts) touched.push_back(u.path);
   touched.insert(touched.end(), plan.deletes.begin(), plan.deletes.end());
+  std::sort(touched.begin(), touched.end());
   RelatedBefore related_before = CaptureRelatedBefore(touched);
   std::vector<std::pair<std::string, site::ListedAs>> listed_before;
   for (const auto& path : touched) listed_before.push_back({path, site::ListedNow(vault_, path)});
@@ -118,9 +119,13 @@ SiteWriter::VaultChange SiteWriter::ApplyToVault(const PushRequest& req, const P
   const size_t chunks_before = vault_.listing_index().GraphChunks();
   change.impact = vault_.Apply(std::move(upserts), plan.deletes);
   for (const auto& [path, before] : listed_before) site::MarkDirty(path, before, site::ListedNow(vault_, path), &change.dirty);
-  // Notes re-rendered for their links (a target arrived, left or moved) have
-  // new edges too; chunks that come out the same are not published.
-  change.dirty.graph_paths.insert(change.impact.render.begin(), change.impact.render.end());
+  // Notes re-rendered for their links (a target arrived, left or moved) may
+  // have new edges too; chunks that come out the same are not published. The
+  // pushed notes themselves were judged by MarkDirty (edges, title, URL): an
+  // edit that keeps them rebuilds no chunk.
+  for (const auto& path : change.impact.render) {
+    if (!std::binary_search(touched.begin(), touched.end(), path)) change.dirty.graph_paths.insert(path);
+  }
   // The sitemap or the graph was split anew (the site crossed a size): every shard.
   if (vault_.listing_index().SitemapShards() != shards_before) change.dirty.sitemap = true;
   if (vault_.listing_index().GraphChunks() != chunks_before) change.dirty.graph = true;

@@ -335,7 +335,7 @@ Status SiteWriter::CommitAndPublish(Commit* c, bool* published, PhaseLog* phase)
   }
   for (const auto& path : c->deleted_notes) warnings_.erase(path);
   if (phase) (*phase)("commit");
-  *published = PublishPending();
+  *published = c->outbox_was_empty ? PublishCommitted(*c) : PublishPending();
   if (phase) (*phase)("publish");
   return Status::Ok();
 }
@@ -344,12 +344,72 @@ Result<std::optional<PushRecord>> SiteWriter::FindPush(const std::string& key) {
   return store_->FindPush(options_.site, key);
 }
 
+// One outbox message to the bus, without waiting for its ack. False when
+// the round must stop (the bus refused it; the outbox keeps it for a retry).
+bool SiteWriter::SendOutboxMsg(int kind, const std::string& subject, const std::string& payload,
+                               const std::string& msg_id) {
+  Status s;
+  switch (kind) {
+    case OutboxMsg::kKvPut: s = bus_->KvPutAsync(bus::kPagesBucket, subject, payload); break;
+    case OutboxMsg::kKvDelete: s = bus_->KvDeleteAsync(bus::kPagesBucket, subject); break;
+    case OutboxMsg::kPagePut: return true;  // the page is gone; a later message deletes it
+    default: s = bus_->PublishAsync(subject, payload, msg_id); break;
+  }
+  if (s.code() == Code::kTooLarge) {
+    // Permanent: retrying would wedge the outbox. The push that made it
+    // already warned the author (kMaxPublishedPage); skip it.
+    log::Error("page too large for the bus; not published", {{"subject", subject}, {"error", s.message()}});
+    publish_failures_->Increment();
+    return true;
+  }
+  if (!s.ok()) {
+    log::Warn("publish failed; will retry", {{"subject", subject}, {"error", s.message()}});
+    publish_failures_->Increment();
+    (void)bus_->WaitForAcks(kAckTimeoutMs);
+    return false;
+  }
+  return true;
+}
+
+// Waits for the round's acks, then drops the outbox through `upto_seq`.
+bool SiteWriter::AckRound(int64_t upto_seq) {
+  if (Status s = bus_->WaitForAcks(kAckTimeoutMs); !s.ok()) {
+    log::Warn("publish not acknowledged; will retry", {{"error", s.message()}});
+    publish_failures_->Increment();
+    return false;
+  }
+  if (Status s = store_->AckOutbox(upto_seq); !s.ok()) {
+    log::Error("outbox ack failed", {{"error", s.message()}});
+    return false;
+  }
+  return true;
+}
+
+bool SiteWriter::PublishCommitted(const Commit& c) {
+  // The commit's messages are the whole outbox: send them from memory
+  // instead of reading back what was just written. Same order, same acks,
+  // same rows dropped as PublishPending's rounds.
+  if (!bus_ || !bus_->connected() || c.outbox.empty()) return PublishPending();
+  size_t round_start = 0;
+  for (size_t i = 0; i < c.outbox.size(); ++i) {
+    const OutboxMsg& m = c.outbox[i];
+    const std::string& payload = m.page >= 0 ? c.pages[static_cast<size_t>(m.page)].record : m.payload;
+    if (!SendOutboxMsg(m.kind, m.subject, payload, m.msg_id)) return false;
+    if (i + 1 - round_start == kOutboxRound || i + 1 == c.outbox.size()) {
+      if (!AckRound(m.seq)) return false;
+      round_start = i + 1;
+    }
+  }
+  outbox_pending_->Set(0);
+  return true;
+}
+
 bool SiteWriter::PublishPending() {
   auto size = store_->OutboxSize();
   if (size.ok()) outbox_pending_->Set(static_cast<double>(*size));
   if (!bus_ || !bus_->connected()) return size.ok() && *size == 0;
   for (;;) {
-    auto msgs = store_->PendingOutbox(4096);
+    auto msgs = store_->PendingOutbox(kOutboxRound);
     if (!msgs.ok()) {
       log::Error("outbox read failed", {{"error", msgs.status().message()}});
       return false;
@@ -359,35 +419,9 @@ bool SiteWriter::PublishPending() {
       return true;
     }
     for (const auto& m : *msgs) {
-      Status s;
-      switch (m.kind) {
-        case OutboxMsg::kKvPut: s = bus_->KvPutAsync(bus::kPagesBucket, m.subject, m.payload); break;
-        case OutboxMsg::kKvDelete: s = bus_->KvDeleteAsync(bus::kPagesBucket, m.subject); break;
-        default: s = bus_->PublishAsync(m.subject, m.payload, m.msg_id); break;
-      }
-      if (s.code() == Code::kTooLarge) {
-        // Permanent: retrying would wedge the outbox. The push that made it
-        // already warned the author (kMaxPublishedPage); skip it.
-        log::Error("page too large for the bus; not published", {{"subject", m.subject}, {"error", s.message()}});
-        publish_failures_->Increment();
-        continue;
-      }
-      if (!s.ok()) {
-        log::Warn("publish failed; will retry", {{"subject", m.subject}, {"error", s.message()}});
-        publish_failures_->Increment();
-        (void)bus_->WaitForAcks(kAckTimeoutMs);
-        return false;
-      }
+      if (!SendOutboxMsg(m.kind, m.subject, m.payload, m.msg_id)) return false;
     }
-    if (Status s = bus_->WaitForAcks(kAckTimeoutMs); !s.ok()) {
-      log::Warn("publish not acknowledged; will retry", {{"error", s.message()}});
-      publish_failures_->Increment();
-      return false;
-    }
-    if (Status s = store_->AckOutbox(msgs->back().seq); !s.ok()) {
-      log::Error("outbox ack failed", {{"error", s.message()}});
-      return false;
-    }
+    if (!AckRound(msgs->back().seq)) return false;
   }
 }
 

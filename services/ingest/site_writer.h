@@ -158,6 +158,13 @@ class SiteWriter {
   const std::string& site() const { return options_.site; }
 
  private:
+  // Messages sent per round before waiting for their acks.
+  static constexpr size_t kOutboxRound = 4096;
+  // PublishPending's work for a commit whose messages are the whole outbox,
+  // taken from memory (Commit::outbox_was_empty).
+  bool PublishCommitted(const Commit& c);
+  bool SendOutboxMsg(int kind, const std::string& subject, const std::string& payload, const std::string& msg_id);
+  bool AckRound(int64_t upto_seq);
   // Plan: what a push changes, decided by hashes alone.
   struct PushPlan {
     std::vector<std::string> sha;        // of each req.notes[i]

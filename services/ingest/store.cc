@@ -122,6 +122,9 @@ Status Store::Migrate() {
   // When each outbox row was committed (Unix ms; 0 in rows older than the
   // column), for folio_ingest_outbox_oldest_seconds.
   (void)db_->Exec("ALTER TABLE outbox ADD COLUMN created_ms INTEGER NOT NULL DEFAULT 0");
+  // The page a kPagePut row publishes (its record stays in `pages` only).
+  (void)db_->Exec("ALTER TABLE outbox ADD COLUMN page_site TEXT NOT NULL DEFAULT ''");
+  (void)db_->Exec("ALTER TABLE outbox ADD COLUMN page_url TEXT NOT NULL DEFAULT ''");
   if (Status s = MigrateStages(); !s.ok()) return s;
   return MigrateDelta();
 }
@@ -272,7 +275,8 @@ Status Store::ApplyTransaction(Commit* c) {
   auto del_note = db_->Prepare("DELETE FROM notes WHERE site=? AND path=?");
   auto put_page = db_->Prepare("INSERT OR REPLACE INTO pages(site,url,record) VALUES(?,?,?)");
   auto del_page = db_->Prepare("DELETE FROM pages WHERE site=? AND url=?");
-  auto outbox = db_->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id,created_ms) VALUES(?,?,?,?,?)");
+  auto outbox = db_->Prepare(
+      "INSERT INTO outbox(kind,subject,payload,msg_id,created_ms,page_site,page_url) VALUES(?,?,?,?,?,?,?)");
   auto version = db_->Prepare(
       "INSERT INTO site_version(site,version) VALUES(?,?) ON CONFLICT(site) DO UPDATE SET version=excluded.version");
   for (auto* st : {&upsert, &rerendered, &del_note, &put_page, &del_page, &outbox, &version}) {
@@ -303,11 +307,23 @@ Status Store::ApplyTransaction(Commit* c) {
     if (Status s = put_page->Bind(1, c->site).Bind(2, p.url).BindBlob(3, p.record).Run(); !s.ok()) return fail(s);
   }
   const int64_t now_ms = NowUnixMs();
+  if (!c->outbox.empty()) {
+    auto any = db_->Prepare("SELECT 1 FROM outbox LIMIT 1");
+    if (!any.ok()) return fail(any.status());
+    auto row = any->Step();
+    if (!row.ok()) return fail(row.status());
+    c->outbox_was_empty = !*row;
+  }
+  static const std::string kNone;
   for (auto& m : c->outbox) {
     if (m.page >= static_cast<int64_t>(c->pages.size())) return fail(Status::Internal("outbox refers to a missing page"));
-    const std::string& payload = m.page >= 0 ? c->pages[static_cast<size_t>(m.page)].record : m.payload;
-    Status s = outbox->Bind(1, int64_t{m.kind}).Bind(2, m.subject).BindBlob(3, payload).Bind(4, m.msg_id)
-                   .Bind(5, now_ms).Run();
+    // A page's put names its row in `pages` (written above) instead of
+    // storing the record a second time.
+    const bool page = m.page >= 0;
+    const std::string& url = page ? c->pages[static_cast<size_t>(m.page)].url : kNone;
+    Status s = outbox->Bind(1, int64_t{page ? OutboxMsg::kPagePut : m.kind}).Bind(2, m.subject)
+                   .BindBlob(3, page ? kNone : m.payload).Bind(4, m.msg_id).Bind(5, now_ms)
+                   .Bind(6, page ? c->site : kNone).Bind(7, url).Run();
     if (!s.ok()) return fail(s);
     m.seq = db_->LastInsertRowId();
   }
@@ -396,7 +412,12 @@ Status Store::RecordPush(const std::string& site, const PushRecord& record) {
 }
 
 Result<std::vector<OutboxMsg>> Store::PendingOutbox(size_t limit) {
-  auto q = db_->Prepare("SELECT seq, kind, subject, payload, msg_id FROM outbox ORDER BY seq LIMIT ?");
+  // A kPagePut publishes the page's record as it is now: a newer one if the
+  // page changed since (a later row puts it again), none if it is gone (a
+  // later row deletes it). Either way the bucket ends where the store is.
+  auto q = db_->Prepare(
+      "SELECT o.seq, o.kind, o.subject, o.payload, o.msg_id, p.record, p.record IS NOT NULL FROM outbox o "
+      "LEFT JOIN pages p ON o.kind=4 AND p.site=o.page_site AND p.url=o.page_url ORDER BY o.seq LIMIT ?");
   if (!q.ok()) return q.status();
   q->Bind(1, static_cast<int64_t>(limit));
   std::vector<OutboxMsg> out;
@@ -404,8 +425,13 @@ Result<std::vector<OutboxMsg>> Store::PendingOutbox(size_t limit) {
     auto row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    out.push_back({q->Int(0), static_cast<int>(q->Int(1)), std::string(q->Text(2)),
-                   std::string(q->Blob(3)), std::string(q->Text(4))});
+    OutboxMsg m{q->Int(0), static_cast<int>(q->Int(1)), std::string(q->Text(2)), std::string(q->Blob(3)),
+                std::string(q->Text(4))};
+    if (m.kind == OutboxMsg::kPagePut && q->Int(6) != 0) {
+      m.kind = OutboxMsg::kKvPut;
+      m.payload = std::string(q->Blob(5));
+    }
+    out.push_back(std::move(m));
   }
   return out;
 }

@@ -35,7 +35,12 @@
 namespace folio::ingest {
 
 struct OutboxMsg {
-  enum Kind : int { kKvPut = 1, kKvDelete = 2, kStream = 3 };
+  // kPagePut is how a page's put is stored: the row names the page (site,
+  // url) and PendingOutbox reads its record from `pages`, so a page is
+  // written to the database once. PendingOutbox turns it into a kKvPut with
+  // that record, or leaves it kPagePut with no payload when the page is gone
+  // (a later row deletes it): nothing to send.
+  enum Kind : int { kKvPut = 1, kKvDelete = 2, kStream = 3, kPagePut = 4 };
   int64_t seq = 0;       // assigned by the store
   int kind = kKvPut;
   std::string subject;   // KV key or stream subject
@@ -103,6 +108,9 @@ struct Commit {
   // Set by Store::Apply: rows the transaction inserted, updated or deleted
   // (what a push costs the database; flat in the vault's size).
   int64_t rows_written = 0;
+  // Set by Store::Apply: the outbox held nothing before this commit, so its
+  // messages are all that is pending and may be published from memory.
+  bool outbox_was_empty = false;
 
   // Adds a page and, after the outbox messages so far, its put (under
   // bus::PageKey(site, url)), which refers to the page's record instead of

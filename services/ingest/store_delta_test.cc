@@ -228,14 +228,41 @@ TEST_CASE("store: an outbox put that refers to a commit's page publishes that pa
   auto a = s.PageRecord("s", "/a");
   REQUIRE(a.ok());
   CHECK(*a == "record of a");
+  CHECK(c.outbox_was_empty);
+  // The record is stored once: the outbox row names the page.
+  {
+    auto q = s.db()->Prepare("SELECT sum(length(payload)) FROM outbox");
+    REQUIRE(q.ok());
+    REQUIRE(*q->Step());
+    CHECK(q->Int(0) == 0);
+  }
+
+  // Unpublished puts follow the store: a page changed since publishes its
+  // newer record, a page deleted since publishes nothing (kPagePut, empty).
+  Commit later = NewCommit("s", 2);
+  later.AddPage("/a", "newer record of a");
+  later.deleted_pages = {"/b"};
+  later.outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey("s", "/b"), "", ""});
+  REQUIRE(s.Apply(&later).ok());
+  CHECK(!later.outbox_was_empty);
+  pending = s.PendingOutbox(10);
+  REQUIRE(pending.ok());
+  REQUIRE(pending->size() == 5);
+  CHECK((*pending)[1].kind == OutboxMsg::kKvPut);
+  CHECK((*pending)[1].payload == "newer record of a");
+  CHECK((*pending)[2].kind == OutboxMsg::kPagePut);
+  CHECK((*pending)[2].payload.empty());
+  CHECK((*pending)[3].payload == "newer record of a");
+  CHECK((*pending)[4].kind == OutboxMsg::kKvDelete);
+  REQUIRE(s.AckOutbox((*pending)[4].seq).ok());
 
   // A reference past the commit's pages is refused, and nothing is written.
-  Commit bad = NewCommit("s", 2);
+  Commit bad = NewCommit("s", 3);
   bad.AddPage("/c", "record of c");
   bad.outbox.back().page = 5;
   CHECK(!s.Apply(&bad).ok());
   CHECK(!s.PageRecord("s", "/c").ok());
   auto v = s.Version("s");
   REQUIRE(v.ok());
-  CHECK(*v == 1);
+  CHECK(*v == 2);
 }

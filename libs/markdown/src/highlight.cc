@@ -217,66 +217,15 @@ class ThreadHighlighter {
   std::map<std::string, std::unique_ptr<LangHighlighter>> langs_;  // by lower-cased name; null = unknown
 };
 
-// Highlighted fences by (language, code), shared by every thread: a page
-// rendered again because of another note (a backlink, a title) or a note
-// edited outside its code finds its fences here instead of paying the
-// regexes again (~13 us a line). Two generations bound the memory: when the
-// current one holds kCacheBytes of output it becomes the old one, and
-// entries found there move back.
-class HighlightCache {
- public:
-  static constexpr size_t kCacheBytes = 8 << 20;
-
-  std::optional<std::string> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = current_.find(key); it != current_.end()) return it->second;
-    auto it = old_.find(key);
-    if (it == old_.end()) return std::nullopt;
-    std::string html = it->second;
-    PutLocked(key, html);
-    return html;
-  }
-  void Put(const std::string& key, const std::string& html) {
-    std::lock_guard<std::mutex> lock(mu_);
-    PutLocked(key, html);
-  }
-
- private:
-  void PutLocked(const std::string& key, const std::string& html) {
-    if (bytes_ + key.size() + html.size() > kCacheBytes) {
-      old_ = std::move(current_);
-      current_.clear();
-      bytes_ = 0;
-    }
-    if (current_.emplace(key, html).second) bytes_ += key.size() + html.size();
-  }
-
-  std::mutex mu_;
-  std::unordered_map<std::string, std::string> current_, old_;  // GUARDED_BY(mu_)
-  size_t bytes_ = 0;                                             // GUARDED_BY(mu_): of current_
-};
-
-HighlightCache& Cache() {
-  static HighlightCache* cache = new HighlightCache;  // never destroyed: threads may outlive statics
-  return *cache;
-}
-
 }  // namespace
 
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code) {
   if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
-  std::string key;
-  key.reserve(lang.size() + 1 + code.size());
-  key.append(lang).push_back('\n');
-  key.append(code);
-  if (auto hit = Cache().Find(key)) return hit;
   thread_local ThreadHighlighter highlighter(/*fast=*/true);
-  std::optional<std::string> html = highlighter.Highlight(lang, code);
-  if (html) Cache().Put(key, *html);
-  return html;
+  return highlighter.Highlight(lang, code);
 }
 
-std::optional<std::string> HighlightCodeUncached(std::string_view lang, std::string_view code, bool fast_rules) {
+std::optional<std::string> HighlightCodeWithRules(std::string_view lang, std::string_view code, bool fast_rules) {
   if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
   thread_local ThreadHighlighter fast(/*fast=*/true), plain(/*fast=*/false);
   return (fast_rules ? fast : plain).Highlight(lang, code);

@@ -11,14 +11,13 @@
 // (highlight_rule.h: same regexes, same output, far fewer searches), and
 // lines that start and end outside any comment or string are cached per
 // thread and language by text (256 KB each). push-bench's two-line js fence
-// costs ~8 us instead of ~31 us (highlight-bench). Whole fences are also
-// kept in a process-wide cache by (language, code), bounded to ~16 MB (two
-// 8 MB generations): pages rendered again for another note's sake, or notes
-// edited outside their fences, pay nothing.
+// costs ~8 us instead of ~31 us (highlight-bench). Whole fences are not
+// cached: with the line cache a fence costs microseconds, and a process-wide
+// fence cache held ~7 MB at 10,000 notes for no measurable gain.
 //
 // Threading: HighlightCode may run on any number of threads at once; each
 // thread keeps its own loaded language definitions (~3 ms per language,
-// once per thread) and line cache; the fence cache is shared under a mutex.
+// once per thread) and line cache; nothing is shared.
 #pragma once
 
 #include <optional>
@@ -32,10 +31,10 @@ namespace folio::markdown {
 // or the code is larger than kMaxHighlightBytes (then it stays plain).
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code);
 
-// For tests and highlight-bench: HighlightCode without the cache, with
+// For tests and highlight-bench: HighlightCode with
 // FastRules (what HighlightCode uses) or with Source-highlight's own rules
 // (the reference FastRules must match byte for byte).
-std::optional<std::string> HighlightCodeUncached(std::string_view lang, std::string_view code, bool fast_rules);
+std::optional<std::string> HighlightCodeWithRules(std::string_view lang, std::string_view code, bool fast_rules);
 
 // Fences above this size are not highlighted (bounded work per note).
 inline constexpr size_t kMaxHighlightBytes = 256 * 1024;

@@ -29,7 +29,7 @@ struct Clock {
     return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
   }
 };
-using folio::markdown::HighlightCodeUncached;
+using folio::markdown::HighlightCodeWithRules;
 
 namespace {
 
@@ -45,8 +45,8 @@ int Compare(const char* lang, int nfiles, char** files) {
     ss << in.rdbuf();
     std::string code = ss.str();
     if (code.size() > folio::markdown::kMaxHighlightBytes) continue;
-    auto fast = HighlightCodeUncached(lang, code, true);
-    auto plain = HighlightCodeUncached(lang, code, false);
+    auto fast = HighlightCodeWithRules(lang, code, true);
+    auto plain = HighlightCodeWithRules(lang, code, false);
     if (fast != plain) {
       ++differ;
       fprintf(stderr, "DIFFERENT: %s\n", files[i]);
@@ -78,9 +78,9 @@ int main(int argc, char** argv) {
   const bool fast_only = argc > 2 && std::strcmp(argv[2], "fast") == 0;  // for profiling FastRules alone
   for (bool fast : {false, true}) {
     if (fast_only && !fast) continue;
-    bytes += HighlightCodeUncached("js", "warm up;\n", fast).value_or("").size();  // loads the definition
+    bytes += HighlightCodeWithRules("js", "warm up;\n", fast).value_or("").size();  // loads the definition
     auto t0 = Clock::now();
-    for (const std::string& c : codes) bytes += HighlightCodeUncached("js", c, fast).value_or("").size();
+    for (const std::string& c : codes) bytes += HighlightCodeWithRules("js", c, fast).value_or("").size();
     us[fast ? 1 : 0] = UsPer(t0, n);
   }
   // HighlightCode: FastRules plus the cache (each fence new to it).

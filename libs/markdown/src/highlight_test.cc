@@ -12,7 +12,7 @@
 
 #include "highlight.h"
 
-using folio::markdown::HighlightCodeUncached;
+using folio::markdown::HighlightCodeWithRules;
 
 namespace {
 
@@ -48,22 +48,22 @@ TEST_CASE("FastRules and the line cache colour exactly as Source-highlight's own
     std::string name = lang;
     CAPTURE(name);
     CAPTURE(code);
-    const auto fast = HighlightCodeUncached(lang, code, true);
-    const auto plain = HighlightCodeUncached(lang, code, false);
+    const auto fast = HighlightCodeWithRules(lang, code, true);
+    const auto plain = HighlightCodeWithRules(lang, code, false);
     REQUIRE(plain.has_value());
     CHECK(fast == plain);
-    CHECK(HighlightCodeUncached(lang, code, true) == plain);  // again: every line now in the line cache
+    CHECK(HighlightCodeWithRules(lang, code, true) == plain);  // again: every line now in the line cache
   }
 }
 
 TEST_CASE("a line cached outside a comment is coloured as comment inside one") {
-  const std::string out = HighlightCodeUncached("c", "}\n/*\n}\n*/\n}\n", true).value();
+  const std::string out = HighlightCodeWithRules("c", "}\n/*\n}\n*/\n}\n", true).value();
   CHECK(out == "}\n<span class=\"hl-comment\">/*</span>\n<span class=\"hl-comment\">}</span>\n"
                "<span class=\"hl-comment\">*/</span>\n}\n");
   // The library's regexes, not a simplification, decide: a number glued to
   // a word is no number, in either mode.
   for (bool fast : {true, false}) {
-    CHECK(!Contains(HighlightCodeUncached("js", "x5 = a5;\n", fast).value(), "hl-number"));
-    CHECK(Contains(HighlightCodeUncached("js", "x = 5;\n", fast).value(), "<span class=\"hl-number\">5</span>"));
+    CHECK(!Contains(HighlightCodeWithRules("js", "x5 = a5;\n", fast).value(), "hl-number"));
+    CHECK(Contains(HighlightCodeWithRules("js", "x = 5;\n", fast).value(), "<span class=\"hl-number\">5</span>"));
   }
 }

@@ -89,9 +89,10 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   } else {
     Meta("property", "og:image", h.image, out);
   }
+  // X reads og:title, og:description and og:image when its own tags are
+  // absent: only the card type is its own (a page pays its bytes twice in
+  // the edge's memory).
   Meta("name", "twitter:card", h.image.empty() ? "summary" : "summary_large_image", out);
-  Meta("name", "twitter:title", h.title, out);
-  Meta("name", "twitter:description", h.description, out);
   *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\">";
   if (!site.publish_css_url.empty()) {  // the author's, after folio's so it wins
     *out += "<link rel=\"stylesheet\" href=\"";

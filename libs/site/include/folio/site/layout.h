@@ -114,7 +114,7 @@ const std::string& SiteScriptUrl();
 // 2: search box, related notes; 3: mermaid with SRI, CSP; 4: Obsidian's line
 // breaks, callout kinds, task states, heading ids without #tags; 5: explorer,
 // local graph, site script, theme.
-inline constexpr int kLayoutVersion = 5;
+inline constexpr int kLayoutVersion = 6;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
