@@ -117,6 +117,13 @@ class Pusher {
     return options_.scope.empty() ? " on the server" : " under '" + options_.scope + "' on the server";
   }
 
+  // The vault's settings differ from the site's (as its manifest says;
+  // servers that do not say: assumed to differ).
+  bool SettingsChange() const {
+    const std::optional<bool>& site = view_.manifest.strict_line_breaks;
+    return settings_.strict_line_breaks && (!site || *site != *settings_.strict_line_breaks);
+  }
+
   size_t NotesToDelete() const {
     return static_cast<size_t>(std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
                                              [](const std::string& p) { return !IsAttachmentPath(p); }));
@@ -138,8 +145,9 @@ class Pusher {
       std::printf("folio: this push would DELETE %zu %s from the server%s%s\n", n, n == 1 ? "note" : "notes",
                   where.c_str(), options_.no_delete ? "" : " (--no-delete keeps them)");
     }
-    if (settings_.strict_line_breaks) {
-      std::printf("would send setting strict_line_breaks=%s\n", *settings_.strict_line_breaks ? "true" : "false");
+    if (SettingsChange()) {
+      std::printf("would turn strict line breaks %s (every note page re-renders)\n",
+                  *settings_.strict_line_breaks ? "on" : "off");
     }
     std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped,
                                             totals_.attachments_skipped);
@@ -187,7 +195,7 @@ class Pusher {
                                                   " staged batches were not applied; run push again)"));
       }
     }
-    if (!settings_.empty() && !settings_sent_) {  // nothing else carried it
+    if (SettingsChange() && !settings_sent_) {  // nothing else carried it
       Result<PushReply> reply = SendPush(options_.server, BuildPushBody({}, {}, {}, &settings_));
       if (!reply.ok()) {
         Report();

@@ -7,13 +7,15 @@
 //   stdout  with --dry-run: one "would send PATH (attachment, new|changed,
 //           SIZE)", "would send PATH (new|changed, N bytes)" or "would delete
 //           PATH" line per item, in sending order, then DryRunSummaryLine;
-//           and, when a setting is sent, one "would send setting
-//           strict_line_breaks=B" line before it; otherwise one SummaryLine
-//           (with --json: one SummaryJson line).
+//           and, when the push would change the site's setting, one "would
+//           turn strict line breaks on|off (every note page re-renders)"
+//           line before it; otherwise one SummaryLine (with --json: one
+//           SummaryJson line).
 //   settings  DIR/.obsidian/app.json's "strictLineBreaks" (settings.h),
 //           overridden by --[no-]strict-line-breaks, goes with the push
 //           (with --prefix too); neither: nothing is sent and the site keeps
-//           its setting. A push that changes nothing else still sends it.
+//           its setting. A push that sends no file sends it alone when the
+//           manifest says the site's differs.
 //   index   after a push that succeeded (not with --dry-run), DIR/.folio/index
 //           (index.h) records the files' stat data and hashes and the
 //           server view; the next push reads and hashes only files whose

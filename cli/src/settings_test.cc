@@ -111,6 +111,13 @@ TEST_CASE("settings: the push body carries them only when known; the reply says 
   CHECK(!old->strict_line_breaks.has_value());
   CHECK(!old->settings_changed);
 
+  auto manifest = ParseManifest(R"({"version":2,"notes":[],"settings":{"strict_line_breaks":false}})");
+  REQUIRE(manifest.ok());
+  CHECK(manifest->strict_line_breaks == std::optional<bool>(false));
+  auto older = ParseManifest(R"({"version":2,"notes":[]})");
+  REQUIRE(older.ok());
+  CHECK(!older->strict_line_breaks.has_value());
+
   PushTotals t;
   CHECK(SummaryLine(t).find("line breaks") == std::string::npos);
   t.strict_line_breaks_now = false;

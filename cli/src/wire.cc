@@ -80,6 +80,11 @@ Result<Manifest> ParseManifest(std::string_view json) {
         for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
       } else if (key == "attachments") {
         for (od::object a : f.value().get_array()) m.attachments.push_back(ParseRemoteFile(a));
+      } else if (key == "settings") {
+        for (od::field sf : f.value().get_object()) {
+          std::string_view setting = sf.unescaped_key();
+          if (setting == "strict_line_breaks") m.strict_line_breaks = static_cast<bool>(sf.value().get_bool());
+        }
       } else if (key == "limits") {
         for (od::field l : f.value().get_object()) {
           std::string_view name = l.unescaped_key();

@@ -439,6 +439,7 @@ std::string SiteWriter::ManifestJson(const PushLimits& limits, std::string_view 
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
   w.EndObject();
+  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(strict_line_breaks_).EndObject();
   w.Key("notes").BeginArray();
   for (const auto& [path, n] : vault_.notes()) {
     w.BeginObject().Key("path").String(path).Key("sha256").String(n.sha256).Key("url").String(n.url).EndObject();

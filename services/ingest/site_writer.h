@@ -139,11 +139,12 @@ class SiteWriter {
   //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
   // limits are what a push accepts, so a client can leave out (and name)
   // the files over them instead of having the whole push refused.
-  // Also "site":NAME and, when not empty, "epoch":EPOCH (Store::Epoch).
+  // Also "site":NAME, "settings":{"strict_line_breaks":B} (the site's) and,
+  // when not empty, "epoch":EPOCH (Store::Epoch).
   std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
   // version `since`, read through the store's (site, version) indexes:
-  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},
+  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},"settings":{...},
   //    "notes":[{"path","sha256","url"}],"attachments":[...],  (content written after SINCE)
   //    "deleted":["path",...],                                  (deleted after SINCE, not back)
   //    "note_count":N,"attachment_count":N}                     (held now, for a client's check)

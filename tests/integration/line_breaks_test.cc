@@ -92,16 +92,24 @@ TEST_CASE("issue 13: the vault's Strict line breaks is the site's; a change re-r
   const std::string note_etag = note.Header("ETag"), other_etag = other.Header("ETag");
   REQUIRE(!note_etag.empty());
 
+  // The manifest says the site's setting.
+  CHECK(Has(c.Manifest().body, R"("settings":{"strict_line_breaks":true})"));
   // The same setting again, nothing changed: no new version, no re-render.
   const int64_t v1 = ManifestVersion(c);
   Pushed same = Push(c, vault);
   INFO(same.out);
   REQUIRE(same.rc == 0);
   CHECK(!Has(same.out, "line breaks now"));
+  CHECK(!Has(Push(c, vault, kToken, {"--dry-run"}).out, "would turn"));
   CHECK(ManifestVersion(c) == v1);
 
   // app.json now says false; no note changed: the push re-renders every page.
   AppJson(vault, R"({"strictLineBreaks":false})");
+  Pushed dry = Push(c, vault, kToken, {"--dry-run"});
+  INFO(dry.out);
+  REQUIRE(dry.rc == 0);
+  CHECK(Has(dry.out, "would turn strict line breaks off"));
+  CHECK(ManifestVersion(c) == v1);
   Pushed off = Push(c, vault);
   INFO(off.out);
   REQUIRE(off.rc == 0);
