@@ -108,8 +108,8 @@ Result<StageReply> StageBatch(const ServerOptions& server, const std::string& st
   return r;
 }
 
-Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage) {
-  return SendKeyed(server, std::string(kCommitPath) + "?stage=" + stage, "");
+Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage, std::string body) {
+  return SendKeyed(server, std::string(kCommitPath) + "?stage=" + stage, std::move(body));
 }
 
 }  // namespace folio::cli

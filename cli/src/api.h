@@ -57,8 +57,9 @@ Result<PushReply> SendPush(const ServerOptions& server, std::string body);
 Result<StageReply> StageBatch(const ServerOptions& server, const std::string& stage, size_t batch,
                               std::string body);
 // POST {url}/api/v1/push/commit?stage=STAGE with a new random
-// Idempotency-Key: every staged batch applied as one push. Failures as
-// above (kNotFound if the server holds no batch of the stage).
-Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage);
+// Idempotency-Key: every staged batch applied as one push, then `body` (""
+// or a push body, e.g. only "settings"). Failures as above (kNotFound if
+// the server holds no batch of the stage).
+Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage, std::string body = "");
 
 }  // namespace folio::cli

@@ -50,6 +50,12 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("json", false, "print the push's summary as one JSON line (counts, files hashed, manifest kind)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
   flags->AddBool("no-delete", false, "send new and changed files only; delete nothing on the server");
+  flags->AddBool("strict-line-breaks", false,
+                 "render the site with Obsidian's \"Strict line breaks\" on (a paragraph's lines are joined),"
+                 " whatever DIR/.obsidian/app.json says; by default the vault's own setting is sent when it has one");
+  flags->AddBool("no-strict-line-breaks", false,
+                 "render the site with \"Strict line breaks\" off (each newline is a line break, Obsidian's"
+                 " default), whatever DIR/.obsidian/app.json says");
   flags->AddBool("yes", false,
                  "go ahead with a push that deletes more than 20 notes and more than a quarter of the server's (see"
                  " them first with --dry-run)");
@@ -84,6 +90,11 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->yes = flags.GetBool("yes");
   out->full = flags.GetBool("full");
   out->json = flags.GetBool("json");
+  if (flags.GetBool("strict-line-breaks") && flags.GetBool("no-strict-line-breaks")) {
+    return "--strict-line-breaks and --no-strict-line-breaks contradict each other";
+  }
+  if (flags.GetBool("strict-line-breaks")) out->strict_line_breaks = true;
+  if (flags.GetBool("no-strict-line-breaks")) out->strict_line_breaks = false;
   auto notes = flags.GetInt("batch-notes");
   auto bytes = flags.GetBytes("batch-bytes");
   // Empty: the server's limits, from its manifest.

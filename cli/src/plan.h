@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,7 @@ struct Manifest {
   std::vector<RemoteAttachment> attachments;  // empty from servers older than attachments
   std::string site;  // the site the token selects; "" from servers that do not say
   std::string epoch;  // the site's history id (new after a restore); "" from servers that do not say
+  std::optional<bool> strict_line_breaks;  // "settings": the site's now; unset from servers that do not say
 
   // A delta (GET /api/v1/manifest?since=S, sync.h): notes and attachments
   // hold what was written after S, `deleted` what was deleted after S.

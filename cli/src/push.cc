@@ -14,6 +14,7 @@
 #include "index.h"
 #include "prefix.h"
 #include "report.h"
+#include "settings.h"
 #include "sync.h"
 #include "wire.h"
 
@@ -42,6 +43,9 @@ class Pusher {
     if (!std::filesystem::is_directory(options_.dir, ec)) {
       return Fail(options_.dir.string() + ": no such directory");
     }
+    std::string settings_warning;
+    settings_ = ApplySettingsFlags(ReadVaultSettings(options_.dir, &settings_warning), options_.strict_line_breaks);
+    if (!settings_warning.empty()) Warn(kObsidianAppJson, settings_warning);
     // The manifest first: a wrong server or token fails before a long walk.
     const Index* index = LoadIndex();
     Result<ServerView> view = LoadServerView(index, options_.server.url, options_.full, [this](int64_t since) {
@@ -113,6 +117,13 @@ class Pusher {
     return options_.scope.empty() ? " on the server" : " under '" + options_.scope + "' on the server";
   }
 
+  // The vault's settings differ from the site's (as its manifest says;
+  // servers that do not say: assumed to differ).
+  bool SettingsChange() const {
+    const std::optional<bool>& site = view_.manifest.strict_line_breaks;
+    return settings_.strict_line_breaks && (!site || *site != *settings_.strict_line_breaks);
+  }
+
   size_t NotesToDelete() const {
     return static_cast<size_t>(std::count_if(plan_.to_delete.begin(), plan_.to_delete.end(),
                                              [](const std::string& p) { return !IsAttachmentPath(p); }));
@@ -133,6 +144,10 @@ class Pusher {
       std::string where = options_.scope.empty() ? "" : " (under '" + options_.scope + "')";
       std::printf("folio: this push would DELETE %zu %s from the server%s%s\n", n, n == 1 ? "note" : "notes",
                   where.c_str(), options_.no_delete ? "" : " (--no-delete keeps them)");
+    }
+    if (SettingsChange()) {
+      std::printf("would turn strict line breaks %s (every note page re-renders)\n",
+                  *settings_.strict_line_breaks ? "on" : "off");
     }
     std::string summary = DryRunSummaryLine(plan_, batches_.size(), totals_.version, totals_.skipped,
                                             totals_.attachments_skipped);
@@ -180,6 +195,14 @@ class Pusher {
                                                   " staged batches were not applied; run push again)"));
       }
     }
+    if (SettingsChange() && !settings_sent_) {  // nothing else carried it
+      Result<PushReply> reply = SendPush(options_.server, BuildPushBody({}, {}, {}, &settings_));
+      if (!reply.ok()) {
+        Report();
+        return Fail(reply.status().message() + " (sending the vault's settings)");
+      }
+      Account(std::move(reply).value(), {});
+    }
     Report();
     SaveIndex();
     totals_.seconds = static_cast<double>(MonotonicUs() - start_us_) / 1e6;
@@ -196,8 +219,10 @@ class Pusher {
     // kCommitTimeoutMs (a retry after a timeout would only wait behind it).
     ServerOptions server = options_.server;
     server.timeout_ms = std::max(server.timeout_ms, kCommitTimeoutMs);
-    Result<PushReply> reply = CommitStage(server, stage_);
+    Result<PushReply> reply =
+        CommitStage(server, stage_, settings_.empty() ? "" : BuildPushBody({}, {}, {}, &settings_));
     if (!reply.ok()) return reply.status();
+    settings_sent_ = true;
     if (options_.progress && !reply->phases.empty()) {
       bar_.Clear();
       std::fprintf(stderr, "server: committed in %lld ms (%s)\n", static_cast<long long>(reply->took_ms),
@@ -240,8 +265,9 @@ class Pusher {
       }
       return Status::Ok();
     }
-    Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, attachments, deletes));
+    Result<PushReply> reply = SendPush(options_.server, BuildPushBody(notes, attachments, deletes, &settings_));
     if (!reply.ok()) return reply.status();
+    settings_sent_ = true;
     Account(std::move(reply).value(), carried);
     return Status::Ok();
   }
@@ -279,7 +305,8 @@ class Pusher {
     // own batches alone: a batch that changed something made exactly one
     // version, one that changed nothing none. Another writer in between
     // stops the count (the next delta then covers its changes too).
-    bool changed = reply.changed + reply.deleted > 0;
+    bool changed = reply.changed + reply.deleted > 0 || reply.settings_changed;
+    if (reply.settings_changed) totals_.strict_line_breaks_now = reply.strict_line_breaks;
     contiguous_ = contiguous_ && reply.version == synced_version_ + (changed ? 1 : 0);
     if (contiguous_) synced_version_ = reply.version;
     // Servers older than the split (no "attachments_*"): what we carried.
@@ -373,6 +400,8 @@ class Pusher {
   size_t staged_ = 0;  // batches the server holds in the stage
   Carried staged_carried_;  // what the staged batches carry (for the commit's reply)
   PushTotals totals_;
+  VaultSettings settings_;      // sent with the push (settings.h)
+  bool settings_sent_ = false;  // a request carried settings_
   size_t files_done_ = 0, total_files_ = 0;
   int64_t bytes_done_ = 0, total_bytes_ = 0;
   std::vector<std::pair<std::string, std::string>> late_skips_;

@@ -7,7 +7,15 @@
 //   stdout  with --dry-run: one "would send PATH (attachment, new|changed,
 //           SIZE)", "would send PATH (new|changed, N bytes)" or "would delete
 //           PATH" line per item, in sending order, then DryRunSummaryLine;
-//           otherwise one SummaryLine (with --json: one SummaryJson line).
+//           and, when the push would change the site's setting, one "would
+//           turn strict line breaks on|off (every note page re-renders)"
+//           line before it; otherwise one SummaryLine (with --json: one
+//           SummaryJson line).
+//   settings  DIR/.obsidian/app.json's "strictLineBreaks" (settings.h),
+//           overridden by --[no-]strict-line-breaks, goes with the push
+//           (with --prefix too); neither: nothing is sent and the site keeps
+//           its setting. A push that sends no file sends it alone when the
+//           manifest says the site's differs.
 //   index   after a push that succeeded (not with --dry-run), DIR/.folio/index
 //           (index.h) records the files' stat data and hashes and the
 //           server view; the next push reads and hashes only files whose
@@ -25,6 +33,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "api.h"
@@ -62,6 +71,9 @@ struct PushOptions {
   bool progress = false;                          // draw a progress bar on stderr
   bool full = false;                              // ignore the index: full manifest, hash every file
   bool json = false;                              // the summary as one JSON line (SummaryJson)
+  // --strict-line-breaks (true) / --no-strict-line-breaks (false); unset
+  // (default): DIR/.obsidian/app.json's, if it says.
+  std::optional<bool> strict_line_breaks;
 };
 
 // Runs the push and returns the process exit code.

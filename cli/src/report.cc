@@ -62,6 +62,10 @@ std::string SummaryLine(const PushTotals& t) {
   } else {
     s += "nothing deleted; ";
   }
+  if (t.strict_line_breaks_now) {
+    s += std::string("strict line breaks now ") + (*t.strict_line_breaks_now ? "on" : "off") +
+         " (every note page re-rendered); ";
+  }
   s += "version " + std::to_string(t.version) + "; " + secs;
   if (t.skipped > 0) s += "; " + Plural(t.skipped, "file", "files") + " skipped";
   return s;
@@ -81,6 +85,7 @@ std::string SummaryJson(const PushTotals& t) {
   w.Key("seconds").Double(t.seconds);
   w.Key("files").Int(t.files).Key("hashed").Int(t.hashed);
   w.Key("manifest").String(t.manifest_delta ? "delta" : "full");
+  if (t.strict_line_breaks_now) w.Key("strict_line_breaks").Bool(*t.strict_line_breaks_now);
   w.EndObject();
   return w.Take();
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,21 +37,27 @@ struct PushTotals {
   int64_t files = 0;         // notes and attachments found by the walk
   int64_t hashed = 0;        // of files: read and hashed (the others' stat data matched the index)
   bool manifest_delta = false;  // the server view came from the index plus a manifest delta
+  // Set when the push changed the site's "Strict line breaks" (every note
+  // page re-rendered): the new value. Unset: unchanged.
+  std::optional<bool> strict_line_breaks_now;
 };
 
 // "folio: 12 notes sent (3 changed, 15 pages rendered), 40 unchanged; 2
 //  attachments sent (2 changed), 4 unchanged; deleted 3 notes and 1
 //  attachment; version 7; 0.42 s" (one line). The attachment part appears
 // only when an attachment was sent, deleted, left out or found unchanged;
-// the deleted part says "nothing deleted" when nothing was; "; 2 files
-// skipped" is appended when skipped > 0.
+// the deleted part says "nothing deleted" when nothing was; "strict line
+// breaks now on (every note page re-rendered); " precedes the version when
+// the push changed that setting; "; 2 files skipped" is appended when
+// skipped > 0.
 std::string SummaryLine(const PushTotals& t);
 
 // --json: {"sent":N,"changed":N,"rendered":N,"deleted":N,"unchanged":N,
 //  "attachments_sent":N,"attachments_changed":N,"attachments_deleted":N,
 //  "attachments_unchanged":N,"skipped":N,"version":N,"seconds":X,"files":N,
 //  "hashed":N,"manifest":"delta"|"full"} (one line; sent, changed, deleted
-//  and unchanged count notes only).
+//  and unchanged count notes only), plus "strict_line_breaks":B when the
+//  push changed that setting.
 std::string SummaryJson(const PushTotals& t);
 
 // The warnings of `report` to print, in order, each once; a leading

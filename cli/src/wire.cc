@@ -80,6 +80,11 @@ Result<Manifest> ParseManifest(std::string_view json) {
         for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
       } else if (key == "attachments") {
         for (od::object a : f.value().get_array()) m.attachments.push_back(ParseRemoteFile(a));
+      } else if (key == "settings") {
+        for (od::field sf : f.value().get_object()) {
+          std::string_view setting = sf.unescaped_key();
+          if (setting == "strict_line_breaks") m.strict_line_breaks = static_cast<bool>(sf.value().get_bool());
+        }
       } else if (key == "limits") {
         for (od::field l : f.value().get_object()) {
           std::string_view name = l.unescaped_key();
@@ -120,6 +125,13 @@ Result<PushReply> ParsePushReply(std::string_view json) {
       else if (key == "attachments_changed") r.attachments_changed = f.value().get_int64();
       else if (key == "attachments_deleted") r.attachments_deleted = f.value().get_int64();
       else if (key == "phases_ms") r.phases = std::string(std::string_view(f.value().get_string()));
+      else if (key == "settings_changed") r.settings_changed = static_cast<bool>(f.value().get_bool());
+      else if (key == "settings") {
+        for (od::field sf : f.value().get_object()) {
+          std::string_view setting = sf.unescaped_key();
+          if (setting == "strict_line_breaks") r.strict_line_breaks = static_cast<bool>(sf.value().get_bool());
+        }
+      }
       else if (key == "notes") {
         for (od::object note : f.value().get_array()) r.notes.push_back(ParseNoteReport(note));
       }
@@ -154,7 +166,7 @@ Result<StageReply> ParseStageReply(std::string_view json) {
 
 std::string BuildPushBody(std::span<const OutgoingNote> notes,
                           std::span<const OutgoingAttachment> attachments,
-                          std::span<const std::string> deletes) {
+                          std::span<const std::string> deletes, const VaultSettings* settings) {
   JsonWriter w;
   w.BeginObject().Key("notes").BeginArray();
   for (const OutgoingNote& n : notes) {
@@ -170,7 +182,11 @@ std::string BuildPushBody(std::span<const OutgoingNote> notes,
   }
   w.Key("delete").BeginArray();
   for (const std::string& d : deletes) w.String(d);
-  w.EndArray().EndObject();
+  w.EndArray();
+  if (settings && settings->strict_line_breaks) {
+    w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(*settings->strict_line_breaks).EndObject();
+  }
+  w.EndObject();
   return w.Take();
 }
 

@@ -4,14 +4,16 @@
 //   GET  /api/v1/manifest  -> {"version":N,"notes":[{"path","sha256","url"}],
 //                              "attachments":[{"path","sha256","url"}]}
 //                              ("attachments" is absent on older servers; newer
-//                              ones add "site":NAME and "limits")
+//                              ones add "site":NAME and "limits", and
+//                              "settings":{"strict_line_breaks":B})
 //   GET  /api/v1/manifest?since=V -> the same fields for what was written after V,
 //                              plus "since":V, "deleted":["path"], "note_count",
 //                              "attachment_count"; or {"version","since","too_old":true}
 //   POST /api/v1/push      (header Idempotency-Key: 32 random hex digits)
 //                          {"notes":[{"path","content"}],
 //                           "attachments":[{"path","data" (standard base64)}],
-//                           "delete":["path" of a note or an attachment]}
+//                           "delete":["path" of a note or an attachment],
+//                           "settings":{"strict_line_breaks":B} (only when known)}
 //                          -> {"version","received","changed","rendered","deleted",
 //                              "took_ms","notes":[{"path","url","warnings":[..]}]}
 //                              (+ "attachments_received", "attachments_changed",
@@ -21,12 +23,16 @@
 //                              committed under its key already)
 //                              (+ "phases_ms":"hash=1 meta=3 ..." from servers
 //                              that report the server time of each phase)
+//                              (+ "settings":{"strict_line_breaks":B}, the
+//                              site's after the push, and "settings_changed":true
+//                              when this push changed it, from newer servers)
 //   POST /api/v1/push?stage=ID&batch=N   (a batch of a staged push)
 //                          the push body -> {"stage","batch","received",
 //                              "batches","bytes","expires_in_ms"}; servers
 //                              without staging apply it as a push and answer
 //                              a push reply (no "stage")
-//   POST /api/v1/push/commit?stage=ID    (header Idempotency-Key) empty body
+//   POST /api/v1/push/commit?stage=ID    (header Idempotency-Key) empty body,
+//                          or a push body (the CLI: only "settings")
 //                          -> a push reply: every staged batch applied as
 //                              one push
 //   errors: 4xx/5xx        {"error":{"code":"...","message":"..."}}
@@ -35,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +49,7 @@
 
 #include "folio/core/status.h"
 #include "plan.h"
+#include "settings.h"
 
 namespace folio::cli {
 
@@ -61,6 +69,8 @@ struct PushReply {
   // The attachments among them; -1 from servers that do not say.
   int64_t attachments_received = -1, attachments_changed = -1, attachments_deleted = -1;
   std::string phases;  // "phases_ms": server ms per phase; "" if not sent
+  std::optional<bool> strict_line_breaks;  // "settings": the site's after the push; unset if not sent
+  bool settings_changed = false;           // this push changed the site's settings
   std::vector<NoteReport> notes;
 };
 
@@ -89,10 +99,11 @@ Result<StageReply> ParseStageReply(std::string_view json);
 
 // The POST /api/v1/push body. "notes" and "delete" are always present;
 // "attachments" only when `attachments` is not empty, so that a body without
-// attachments is what servers older than attachments expect.
+// attachments is what servers older than attachments expect; "settings"
+// only when `settings` is given and not empty.
 std::string BuildPushBody(std::span<const OutgoingNote> notes,
                           std::span<const OutgoingAttachment> attachments,
-                          std::span<const std::string> deletes);
+                          std::span<const std::string> deletes, const VaultSettings* settings = nullptr);
 
 // The error for a non-200 answer to `what` ("manifest", "push") from `server`,
 // e.g. kUnauthenticated "the server rejected the token (check --token /

@@ -23,8 +23,9 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags->Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
   flags->AddBool("strict-line-breaks", false,
-                 "join a paragraph's lines as CommonMark does (Obsidian's \"Strict line breaks\"); off: each"
-                 " newline is a line break, Obsidian's default");
+                 "the default for sites whose pushes never said (folio push sends the vault's own Obsidian"
+                 " \"Strict line breaks\"): join a paragraph's lines as CommonMark does; off: each newline is a"
+                 " line break, Obsidian's default");
   flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags->Add("mermaid-url", "auto",
              "mermaid script (one-file build) loaded only by pages with a diagram: \"auto\" = the bundled"

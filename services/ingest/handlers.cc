@@ -160,9 +160,10 @@ void WriteReport(const NoteReport& r, JsonWriter* w) {
 // gets again: {"version","received","changed","rendered","listings",
 // "deleted","attachments_received","attachments_changed",
 // "attachments_deleted","notes":[{"path","url",("published":false|
-// "attachment":true|"rerendered":true),"warnings":[...]}]} (received,
+// "attachment":true|"rerendered":true),"warnings":[...]}],
+// "settings":{"strict_line_breaks":B},("settings_changed":true)} (received,
 // changed and deleted count notes and attachments; attachments_* the
-// attachments among them).
+// attachments among them; settings: the site's after the push).
 std::string PushReplyRecord(const PushSummary& sum) {
   JsonWriter w;
   w.BeginObject().Key("version").Int(sum.version);
@@ -174,7 +175,10 @@ std::string PushReplyRecord(const PushSummary& sum) {
   w.Key("attachments_deleted").Int(static_cast<int64_t>(sum.att_deleted));
   w.Key("notes").BeginArray();
   for (const NoteReport& r : sum.notes) WriteReport(r, &w);
-  w.EndArray().EndObject();
+  w.EndArray();
+  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(sum.strict_line_breaks).EndObject();
+  if (sum.settings_changed) w.Key("settings_changed").Bool(true);
+  w.EndObject();
   return w.Take();
 }
 

@@ -162,6 +162,27 @@ bool ParseDeletes(simdjson::dom::element dels_el, PushParse* st) {
   return true;
 }
 
+// "settings": known keys only, each with a value of its type.
+bool ParseSettings(simdjson::dom::element settings_el, PushParse* st) {
+  PushError* err = st->err;
+  simdjson::dom::object obj;
+  if (settings_el.get_object().get(obj)) {
+    return Fail(err, Status::Invalid("\"settings\" must be an object, e.g. {\"strict_line_breaks\":true}"));
+  }
+  for (auto [key, value] : obj) {
+    if (key != "strict_line_breaks") {
+      return Fail(err, Status::Invalid("unknown setting \"" + std::string(key).substr(0, 64) +
+                                       "\" in \"settings\"; the known one is \"strict_line_breaks\""));
+    }
+    bool v = false;
+    if (value.get_bool().get(v)) {
+      return Fail(err, Status::Invalid("settings.strict_line_breaks must be true or false"));
+    }
+    st->out->settings.strict_line_breaks = v;
+  }
+  return true;
+}
+
 }  // namespace
 
 // The DOM API is used (not On Demand) because Debian's simdjson picks its
@@ -178,13 +199,15 @@ bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushReque
   dom::element el;
   if (root["notes"].get(el) == SUCCESS) {
     if (!ParseNotes(el, &st)) return false;
-  } else if (root.size() != 0 && root["delete"].error() != SUCCESS && root["attachments"].error() != SUCCESS) {
+  } else if (root.size() != 0 && root["delete"].error() != SUCCESS && root["attachments"].error() != SUCCESS &&
+             root["settings"].error() != SUCCESS) {
     // None of the fields: {} is a no-op, anything else is probably a client
     // bug worth naming.
-    return Fail(err, Status::Invalid("body needs \"notes\", \"attachments\" and/or \"delete\""));
+    return Fail(err, Status::Invalid("body needs \"notes\", \"attachments\", \"delete\" and/or \"settings\""));
   }
   if (root["attachments"].get(el) == SUCCESS && !ParseAttachments(el, &st)) return false;
   if (root["delete"].get(el) == SUCCESS && !ParseDeletes(el, &st)) return false;
+  if (root["settings"].get(el) == SUCCESS && !ParseSettings(el, &st)) return false;
   return true;
 }
 

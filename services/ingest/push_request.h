@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +33,18 @@ struct PushAttachment {
   std::string sha256{};  // of data; set by UploadAttachments (blob_upload.h), "" until then
 };
 
+// Site settings a push may carry (the vault's own Obsidian settings); each
+// unset one leaves the site's value as it is.
+struct PushSettings {
+  std::optional<bool> strict_line_breaks;  // Obsidian's "strictLineBreaks" (.obsidian/app.json)
+};
+
 struct PushRequest {
   std::vector<PushNote> notes;
   std::vector<PushAttachment> attachments;
   std::vector<std::string> deletes;              // notes (.md)
   std::vector<std::string> delete_attachments;   // everything else
+  PushSettings settings;
 };
 
 struct PushError {
@@ -45,7 +53,8 @@ struct PushError {
 };
 
 // Body: {"notes":[{"path","content"}], "attachments":[{"path","data"(base64)}],
-// "delete":[paths of notes or attachments]}.
+// "delete":[paths of notes or attachments], "settings":{"strict_line_breaks":bool}}.
+// An unknown key in "settings", or a value that is not a bool, is refused.
 // Parses `body` into *out. On failure returns false and fills *err.
 bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err);
 

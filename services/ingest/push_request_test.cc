@@ -72,3 +72,38 @@ TEST_CASE("push request: attachments are base64, bounded, and deletable") {
   CHECK(big.path == "a.png");
   CHECK(Reject(R"({"other":1})").status.code() == Code::kInvalidArgument);
 }
+
+// Issue 13: the vault's Obsidian settings travel with a push.
+TEST_CASE("push request: settings carry strict_line_breaks; anything else in them is refused") {
+  PushRequest r;
+  PushError e;
+  REQUIRE(ParsePushRequest(R"({"settings":{"strict_line_breaks":true}})", {}, &r, &e));
+  CHECK(r.notes.empty());
+  REQUIRE(r.settings.strict_line_breaks.has_value());
+  CHECK(*r.settings.strict_line_breaks);
+  PushRequest off;
+  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"a.md","content":"x"}],"settings":{"strict_line_breaks":false}})", {},
+                           &off, &e));
+  REQUIRE(off.settings.strict_line_breaks.has_value());
+  CHECK(!*off.settings.strict_line_breaks);
+  PushRequest none;
+  REQUIRE(ParsePushRequest(R"({"notes":[],"settings":{}})", {}, &none, &e));
+  CHECK(!none.settings.strict_line_breaks.has_value());
+  PushRequest absent;
+  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"a.md","content":"x"}]})", {}, &absent, &e));
+  CHECK(!absent.settings.strict_line_breaks.has_value());
+
+  auto unknown = Reject(R"({"notes":[{"path":"a.md","content":"x"}],"settings":{"strictLineBreaks":true}})");
+  CHECK(unknown.status.code() == Code::kInvalidArgument);
+  CHECK(unknown.status.message().find("strictLineBreaks") != std::string::npos);
+  CHECK(Reject(R"({"settings":{"strict_line_breaks":true,"theme":"dark"}})").status.message().find("theme") !=
+        std::string::npos);
+  for (const char* bad : {R"({"settings":{"strict_line_breaks":1}})", R"({"settings":{"strict_line_breaks":"true"}})",
+                          R"({"settings":{"strict_line_breaks":null}})"}) {
+    auto err = Reject(bad);
+    CHECK(err.status.code() == Code::kInvalidArgument);
+    CHECK(err.status.message().find("strict_line_breaks") != std::string::npos);
+  }
+  CHECK(Reject(R"({"settings":true})").status.message().find("object") != std::string::npos);
+  CHECK(Reject(R"({"settings":[]})").status.code() == Code::kInvalidArgument);
+}

@@ -33,6 +33,7 @@ Result<std::string> SiteWriter::ManifestDeltaJson(const PushLimits& limits, int6
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
   w.EndObject();
+  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(strict_line_breaks_).EndObject();
   if (delta->too_old) {
     w.Key("too_old").Bool(true).EndObject();
     return w.Take();

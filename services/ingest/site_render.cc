@@ -222,7 +222,7 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     Rendered& r = out[k];
     r.path = path;
     markdown::RenderOptions opts;
-    opts.strict_line_breaks = options_.strict_line_breaks;
+    opts.strict_line_breaks = strict_line_breaks_;
     VaultResolver resolver(vault_, sources, path, &r.warnings, {}, {}, opts);
     opts.resolver = &resolver;
     markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);

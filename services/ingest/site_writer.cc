@@ -52,6 +52,9 @@ Status SiteWriter::LoadState() {
   if (!warnings.ok()) return warnings.status();
   warnings_.clear();
   for (auto& [path, list] : *warnings) warnings_[path] = std::move(list);
+  auto strict = store_->StrictLineBreaks(options_.site);
+  if (!strict.ok()) return strict.status();
+  strict_line_breaks_ = strict->value_or(options_.strict_line_breaks);
   auto lists = store_->LoadRelated(options_.site);
   if (!lists.ok()) return lists.status();
   for (auto& l : *lists) {
@@ -75,6 +78,14 @@ site::SiteInfo SiteWriter::Info() const {
   info.mermaid_integrity = options_.mermaid_integrity;
   if (vault_.FindAttachment(site::kPublishCssPath)) info.publish_css_url = std::string(site::kPublishCssUrl);
   return info;
+}
+
+std::string SiteWriter::Layout() const {
+  std::string settings = strict_line_breaks_ ? "strict-line-breaks" : "";
+  // Another mermaid source changes every page with a diagram (the pinned CDN
+  // build adds nothing: fingerprints from before the bundled one stay).
+  if (options_.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options_.mermaid_url;
+  return site::LayoutFingerprint(options_.site_name, settings);
 }
 
 Status SiteWriter::Start() {
@@ -116,11 +127,7 @@ Status SiteWriter::Start() {
     stale.push_back(std::move(p));
   }
   // A new layout (this build renders pages differently): every note page again.
-  std::string settings = options_.strict_line_breaks ? "strict-line-breaks" : "";
-  // Another mermaid source changes every page with a diagram (the pinned CDN
-  // build adds nothing: fingerprints from before the bundled one stay).
-  if (options_.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options_.mermaid_url;
-  std::string layout = site::LayoutFingerprint(options_.site_name, settings);
+  std::string layout = Layout();
   auto had_layout = store_->LayoutFingerprint(options_.site);
   if (!had_layout.ok()) return had_layout.status();
   if (stale.empty() && c.deleted_pages.empty() && *had_layout == layout) return Status::Ok();
@@ -252,7 +259,10 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   sum.att_changed = plan.att_upserts.size();
   sum.att_deleted = plan.att_deletes.size();
   phase("hash");
-  if (plan.empty()) return Unchanged(req, key, stage, std::move(sum), now_ms);
+  const std::optional<bool> strict = req.settings.strict_line_breaks;
+  sum.settings_changed = strict && *strict != strict_line_breaks_;
+  sum.strict_line_breaks = strict.value_or(strict_line_breaks_);
+  if (plan.empty() && !sum.settings_changed) return Unchanged(req, key, stage, std::move(sum), now_ms);
 
   Commit c;
   c.site = options_.site;
@@ -261,6 +271,16 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   std::vector<markdown::RenderResult> meta = ParseChanged(req, plan);
   phase("meta");
   VaultChange change = ApplyToVault(req, plan, std::move(meta), now_ms, c.version);
+  if (sum.settings_changed) {  // every note page renders anew (a failed commit reloads the old value)
+    strict_line_breaks_ = *strict;
+    c.strict_line_breaks = strict;
+    c.layout_fingerprint = Layout();
+    for (const auto& [path, note] : vault_.notes()) {
+      if (note.published) change.impact.render.insert(path);
+    }
+    log::Info("strict line breaks changed: re-rendering every note page",
+              {{"site", options_.site}, {"strict_line_breaks", *strict ? "true" : "false"}});
+  }
   // Sources of the render pass: pushed notes, plus the stored text of every
   // other note rendered or embedded (transitively) by a rendered note.
   std::map<std::string, std::string> stored;
@@ -453,6 +473,7 @@ std::string SiteWriter::ManifestJson(const PushLimits& limits, std::string_view 
   w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
   w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
   w.EndObject();
+  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(strict_line_breaks_).EndObject();
   w.Key("notes").BeginArray();
   for (const auto& [path, n] : vault_.notes()) {
     w.BeginObject().Key("path").String(path).Key("sha256").String(n.sha256).Key("url").String(n.url).EndObject();

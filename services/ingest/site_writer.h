@@ -52,7 +52,8 @@ struct SiteOptions {
   std::string site = "default";        // namespace of keys and rows
   std::string site_name = "folio";     // shown on pages
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
-  bool strict_line_breaks = false;     // markdown::RenderOptions::strict_line_breaks
+  bool strict_line_breaks = false;     // markdown::RenderOptions::strict_line_breaks of a site that never
+                                       // sent its own (PushSettings, stored per site: issue 13)
   std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
                                        // mermaid diagram; checked by site::CheckMermaidSource
   std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)
@@ -83,6 +84,8 @@ struct PushSummary {
   size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
   int64_t rows = 0;        // SQLite rows the commit wrote (Commit::rows_written)
   bool published = false;  // false: committed, publish pending (retried)
+  bool strict_line_breaks = false;  // the site's setting after the push
+  bool settings_changed = false;    // this push changed it: every note page was re-rendered
   std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
   std::vector<NoteReport> notes;  // pushed notes, attachments, then re-rendered notes
 };
@@ -113,6 +116,8 @@ class SiteWriter {
   // already (UploadAttachments). With `key`, key->encode_reply(summary) is
   // recorded under the key in the push's own transaction (a push that
   // changes nothing: in one of its own), so a retry finds it with FindPush.
+  // A setting in req.settings that differs from the site's is stored with
+  // the push and re-renders every published note page in the same commit.
   // kConflict if the key is recorded already. A non-empty `stage` (the
   // commit of a staged import) drops that stage's batches in the push's own
   // transaction (a push that changes nothing: in one of its own).
@@ -134,11 +139,12 @@ class SiteWriter {
   //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
   // limits are what a push accepts, so a client can leave out (and name)
   // the files over them instead of having the whole push refused.
-  // Also "site":NAME and, when not empty, "epoch":EPOCH (Store::Epoch).
+  // Also "site":NAME, "settings":{"strict_line_breaks":B} (the site's) and,
+  // when not empty, "epoch":EPOCH (Store::Epoch).
   std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
   // version `since`, read through the store's (site, version) indexes:
-  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},
+  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},"settings":{...},
   //    "notes":[{"path","sha256","url"}],"attachments":[...],  (content written after SINCE)
   //    "deleted":["path",...],                                  (deleted after SINCE, not back)
   //    "note_count":N,"attachment_count":N}                     (held now, for a client's check)
@@ -263,6 +269,8 @@ class SiteWriter {
                             ListingDelta* delta);
   void ApplyListingDelta(bool force, ListingDelta delta);
   site::SiteInfo Info() const;
+  // The layout fingerprint of the site's settings and this build's layout.
+  std::string Layout() const;
 
   SiteOptions options_;
   Store* store_;
@@ -271,6 +279,8 @@ class SiteWriter {
   site::Vault vault_;
   RelatedIndex related_;
   int64_t version_ = 0;
+  // The site's own setting, else options_.strict_line_breaks (LoadState).
+  bool strict_line_breaks_ = false;
   // Generated page URL -> (fingerprint, status) as last published.
   std::map<std::string, ListingFp> listing_fp_;
   // Each note's warnings as committed (notes without warnings absent), so a

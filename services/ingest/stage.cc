@@ -59,6 +59,8 @@ Status StagedPush::Add(PushRequest batch) {
   for (std::string& d : batch.delete_attachments) {
     if (deleted_.insert(d).second) merged_.delete_attachments.push_back(std::move(d));
   }
+  // A later batch's setting wins, like a re-sent file.
+  if (batch.settings.strict_line_breaks) merged_.settings.strict_line_breaks = batch.settings.strict_line_breaks;
   return Status::Ok();
 }
 

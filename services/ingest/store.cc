@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS outbox(
 CREATE TABLE IF NOT EXISTS related(
   site TEXT NOT NULL, path TEXT NOT NULL, list TEXT NOT NULL, PRIMARY KEY(site, path));
 CREATE TABLE IF NOT EXISTS site_layout(site TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS site_settings(site TEXT PRIMARY KEY, strict_line_breaks INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS push_keys(
   site TEXT NOT NULL, key TEXT NOT NULL, body_sha256 TEXT NOT NULL, reply TEXT NOT NULL,
   created_ms INTEGER NOT NULL, PRIMARY KEY(site, key));
@@ -197,6 +198,15 @@ Result<std::string> Store::LayoutFingerprint(const std::string& site) {
   auto row = q->Step();
   if (!row.ok()) return row.status();
   return *row ? std::string(q->Text(0)) : std::string();
+}
+
+Result<std::optional<bool>> Store::StrictLineBreaks(const std::string& site) {
+  auto q = db_->Prepare("SELECT strict_line_breaks FROM site_settings WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? std::optional<bool>(q->Int(0) != 0) : std::nullopt;
 }
 
 Result<std::map<std::string, std::vector<std::string>>> Store::LoadWarnings(const std::string& site) {
@@ -356,6 +366,12 @@ Status Store::ApplyTransaction(Commit* c) {
     auto put = db_->Prepare("INSERT OR REPLACE INTO site_layout(site, fingerprint) VALUES(?,?)");
     if (!put.ok()) return fail(put.status());
     if (Status s = put->Bind(1, c->site).Bind(2, c->layout_fingerprint).Run(); !s.ok()) return fail(s);
+  }
+  if (c->strict_line_breaks) {
+    auto put = db_->Prepare("INSERT OR REPLACE INTO site_settings(site, strict_line_breaks) VALUES(?,?)");
+    if (!put.ok()) return fail(put.status());
+    const int64_t strict = *c->strict_line_breaks ? 1 : 0;
+    if (Status s = put->Bind(1, c->site).Bind(2, strict).Run(); !s.ok()) return fail(s);
   }
   if (c->push_record) {
     if (Status s = InsertPushRecord(c->site, *c->push_record); !s.ok()) return fail(s);

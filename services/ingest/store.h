@@ -99,6 +99,8 @@ struct Commit {
   std::vector<bus::RelatedList> related;
   // When set, recorded as the layout the site's note pages were rendered with.
   std::string layout_fingerprint;
+  // When set, recorded as the site's own strict-line-breaks setting (issue 13).
+  std::optional<bool> strict_line_breaks;
   // When set, recorded with the push (same transaction), and records past
   // the retention above are dropped.
   std::optional<PushRecord> push_record;
@@ -178,6 +180,8 @@ class Store {
   Result<std::map<std::string, std::vector<std::string>>> LoadWarnings(const std::string& site);
   // The layout fingerprint last recorded for the site ("" if none).
   Result<std::string> LayoutFingerprint(const std::string& site);
+  // The site's own strict-line-breaks setting, or nullopt if it never sent one.
+  Result<std::optional<bool>> StrictLineBreaks(const std::string& site);
   Result<std::string> PageRecord(const std::string& site, const std::string& url);
   // Every page of the site: (url, record).
   Result<std::vector<PageRow>> AllPages(const std::string& site);

@@ -1,5 +1,6 @@
 // The manifest delta of Store (ManifestSince, tombstones, pruning) and the
-// query plans of its statements, against a real SQLite file.
+// query plans of its statements, and the per-site settings table, against
+// a real SQLite file.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -265,4 +266,50 @@ TEST_CASE("store: an outbox put that refers to a commit's page publishes that pa
   auto v = s.Version("s");
   REQUIRE(v.ok());
   CHECK(*v == 2);
+}
+
+// Issue 13: each site's own "Strict line breaks", stored with its commit.
+TEST_CASE("site settings: a database from before them opens; the setting is per site and survives reopening") {
+  testing::TempDir dir;
+  {
+    // The previous release's layout table, without site_settings.
+    auto db = sqlite::Db::Open(dir.path() + "/ingest.db");
+    REQUIRE(db.ok());
+    REQUIRE((*db)->Exec("CREATE TABLE site_layout(site TEXT PRIMARY KEY, fingerprint TEXT NOT NULL);"
+                        "INSERT INTO site_layout VALUES('a', 'fp');").ok());
+  }
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  auto none = (*store)->StrictLineBreaks("a");
+  REQUIRE(none.ok());
+  CHECK(!none->has_value());
+  CHECK(*(*store)->LayoutFingerprint("a") == "fp");
+
+  Commit on;
+  on.site = "a";
+  on.version = 1;
+  on.strict_line_breaks = true;
+  on.layout_fingerprint = "fp2";
+  REQUIRE((*store)->Apply(&on).ok());
+  Commit off;
+  off.site = "b";
+  off.version = 1;
+  off.strict_line_breaks = false;
+  REQUIRE((*store)->Apply(&off).ok());
+  Commit silent;  // a commit that does not say keeps the site's value
+  silent.site = "a";
+  silent.version = 2;
+  REQUIRE((*store)->Apply(&silent).ok());
+
+  store->reset();
+  auto again = Store::Open(dir.path());
+  REQUIRE(again.ok());
+  auto a = (*again)->StrictLineBreaks("a");
+  auto b = (*again)->StrictLineBreaks("b");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(*a == std::optional<bool>(true));
+  CHECK(*b == std::optional<bool>(false));
+  CHECK(*(*again)->LayoutFingerprint("a") == "fp2");
+  CHECK(!(*again)->StrictLineBreaks("c")->has_value());
 }
