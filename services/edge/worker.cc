@@ -143,14 +143,14 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
   std::string_view inm = req.GetHeader("if-none-match");
   bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
-  http::PreparedResponse resp = page->Prepared(gz, not_modified);
   if (not_modified) {
     counters_.not_modified->Increment();
   } else {
     (page->status() == 200 ? counters_.ok : page->status() == 404 ? counters_.not_found : counters_.other)->Increment();
   }
-  resp.keep = std::move(keep);
-  r.SendPrepared(resp);
+  // gzip (nearly every reader): the page's bytes as they are. Identity: the
+  // body is inflated for this answer (not for HEAD or 304).
+  r.SendPrepared(Respond(std::move(keep), gz, not_modified, req.is_head));
 }
 
 }  // namespace folio::edge
