@@ -4,10 +4,11 @@
 // 304 in each encoding (as the pieces Respond hands to SendPrepared), are
 // prepared here. Only the gzip body is held (nearly every reader accepts
 // gzip; the identity body is ~2.5x its size): an identity answer inflates
-// the body per request (Respond, Page::Identity). Every head carries the record's
-// Content-Security-Policy (site::PageCsp() when it has none), nosniff and
-// X-Frame-Options: SAMEORIGIN (issue 9).
-// Immutable after BuildPage; shared across worker threads by shared_ptr.
+// the body per request (Respond, Page::Identity). Every head carries the
+// record's Content-Security-Policy (site::PageCsp() when it has none),
+// nosniff and X-Frame-Options: SAMEORIGIN (issue 9).
+// Immutable after BuildPage; shared across worker threads by shared_ptr;
+// any thread may call Respond and the const accessors.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,9 @@ class HeadTails;
 
 // Builds a Page from a record (inflates the body once, into a per-thread
 // scratch buffer that is not kept, to check it and learn the identity
-// Content-Length). kInvalidArgument if the gzip body is corrupt or a value that goes into a header (content_type,
-// cache_control, location, etag, csp) has control characters. `url` is the
+// Content-Length). kInvalidArgument if the gzip body is corrupt or a value
+// that goes into a header (content_type, cache_control, location, etag, csp)
+// has control characters. `url` is the
 // record's decoded URL path: an attachment published as a page record (under
 // /assets/, ingest without --storage) is served like one from storage
 // (http/attachment.h): its Content-Type and Content-Disposition follow
@@ -79,7 +81,6 @@ class Page {
  private:
   friend http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
                                         bool head_only);
-
   friend Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord&, std::string_view, HeadTails*);
   friend std::shared_ptr<const Page> PageForTest(std::string_view, std::string_view, uint16_t);
   // Parts of data_, in this order; ends_[i] is where part i ends.

@@ -24,8 +24,9 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
   scratch_.reserve(1024);
 }
 
-// The hot path: no allocation (scratch_ and the host buffer are reused; the
-// shared_ptr copy is a reference count), no lock, no compression.
+// The hot path (gzip, 304, HEAD): no allocation (scratch_ and the host
+// buffer are reused; the shared_ptr copy is a reference count), no lock, no
+// compression. An identity GET allocates and inflates its body (Respond).
 namespace {
 
 // ?page=N of a listing: N in [2, 10000], else 0 (ignored).
