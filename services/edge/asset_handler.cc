@@ -134,7 +134,7 @@ void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset
   pending_assets_.erase(it);
   if (!asset.ok()) {
     if (asset.status().code() == Code::kNotFound) {
-      SendNotFound(std::move(p->responder), p->host);
+      SendNotFound(std::move(p->responder), p->host, p->head);
       return;
     }
     SendAssetError(std::move(p->responder), asset.status());
@@ -142,7 +142,7 @@ void Worker::FinishAsset(uint64_t id, Result<std::shared_ptr<const Asset>> asset
   }
   const Asset& a = **asset;
   if (!p->sha256.empty() && a.sha256 != p->sha256) {  // another blob with the same 16-hex prefix
-    SendNotFound(std::move(p->responder), p->host);
+    SendNotFound(std::move(p->responder), p->host, p->head);
     return;
   }
   SendAsset(std::move(p->responder), a, std::move(*asset), *p);
@@ -263,15 +263,13 @@ void Worker::FinishStream(uint64_t id, Result<std::string> piece) {
                                                           p->first + p->length));
 }
 
-void Worker::SendNotFound(http::Responder r, std::string_view host) {
+void Worker::SendNotFound(http::Responder r, std::string_view host, bool head_only) {
   std::shared_ptr<const Page> page = builtin_404_;
   if (const PageTable* pages = sites_.Find(host)) {
     if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) page = nf->second;
   }
   counters_.not_found->Increment();
-  http::PreparedResponse resp = page->Prepared(/*gzip=*/false, /*not_modified=*/false);
-  resp.keep = std::move(page);
-  r.SendPrepared(resp);
+  r.SendPrepared(Respond(std::move(page), /*gzip=*/false, /*not_modified=*/false, head_only));
 }
 
 }  // namespace folio::edge

@@ -1,5 +1,8 @@
 #include "page.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
@@ -12,6 +15,9 @@ namespace folio::edge {
 namespace {
 
 constexpr std::string_view kAssetPrefix = "/assets/";
+
+// BuildPage's inflate buffer is kept between pages up to this capacity.
+constexpr size_t kMaxScratchKept = 4u << 20;
 
 constexpr std::string_view k304Line = "HTTP/1.1 304 Not Modified\r\n";
 
@@ -59,6 +65,20 @@ const char* BadHeaderValue(const bus::PageRecord& rec) {
   return nullptr;
 }
 
+// The identity size of a gzip body, checked by inflating it once into a
+// per-thread scratch buffer (pages are built on the feed's thread, one at a
+// time). kInvalidArgument if corrupt or past what a page may hold.
+Result<size_t> InflatedSize(std::string_view gzip) {
+  thread_local std::string scratch;
+  Status s = GzipDecompress(gzip, &scratch);
+  if (!s.ok()) return s;
+  const size_t size = scratch.size();
+  // Keep the buffer for the next page, unless one huge page grew it.
+  if (scratch.capacity() > kMaxScratchKept) std::string().swap(scratch);
+  if (size > UINT32_MAX) return Status::Invalid("page record: body too large");
+  return size;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_view csp) {
@@ -86,17 +106,59 @@ std::string_view Page::Part(int i) const {
   return std::string_view(data_).substr(begin, ends_[i] - begin);
 }
 
-http::PreparedResponse Page::Prepared(bool gzip, bool not_modified) const {
+std::string Page::Identity() const {
+  std::string body;
+  if (blob_ != nullptr) return body;
+  Status s = GzipDecompress(body_gzip(), &body);
+  if (!s.ok()) {
+    // BuildPage inflated these very bytes: a broken invariant, not bad input.
+    std::fprintf(stderr, "edge page %.*s: its checked gzip body fails to inflate: %s\n",
+                 static_cast<int>(url().size()), url().data(), s.ToString().c_str());
+    std::abort();
+  }
+  return body;
+}
+
+http::PreparedResponse Page::PreparedHead(bool gzip, bool not_modified) const {
   http::PreparedResponse r;
   r.head = not_modified ? k304Line : Part(gzip ? kStatusLinesGzip : kStatusLines);
   r.more_head = {Part(gzip ? kLinesGzip : kLines), *tail_};
-  if (!not_modified) r.body = gzip ? body_gzip() : body();
   return r;
 }
 
 std::string Page::Head(bool gzip, bool not_modified) const {
-  http::PreparedResponse r = Prepared(gzip, not_modified);
+  http::PreparedResponse r = PreparedHead(gzip, not_modified);
   return std::string(r.head) + std::string(r.more_head[0]) + std::string(r.more_head[1]);
+}
+
+namespace {
+
+// An identity answer's body, inflated for one request, and the page whose
+// head lines the answer also points into.
+struct IdentityAnswer {
+  std::shared_ptr<const Page> page;
+  std::string body;
+};
+
+}  // namespace
+
+http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only) {
+  http::PreparedResponse r = page->PreparedHead(gzip, not_modified);
+  if (not_modified) {
+    r.keep = std::move(page);
+  } else if (gzip) {
+    r.body = page->body_gzip();
+    r.keep = std::move(page);
+  } else if (head_only || page->identity_size() == 0) {
+    r.keep = std::move(page);  // Content-Length is in the head; nothing to inflate
+  } else {
+    auto answer = std::make_shared<IdentityAnswer>();
+    answer->body = page->Identity();
+    answer->page = std::move(page);
+    r.body = answer->body;
+    r.keep = std::move(answer);
+  }
+  return r;
 }
 
 Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url, HeadTails* tails) {
@@ -117,20 +179,23 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
     if (!a.disposition.empty()) extra = "Content-Disposition: " + a.disposition + "\r\n";
     if (csp.empty()) csp = http::kUntrustedCsp;
   }
-  std::string body;
+  size_t identity_size = 0;
   if (blob == nullptr) {  // a blob page has no body here: storage holds it
-    if (Status s = GzipDecompress(rec.body_gzip, &body); !s.ok()) return s;
+    Result<size_t> size = InflatedSize(rec.body_gzip);
+    if (!size.ok()) return size.status();
+    identity_size = *size;
   }
   std::string etag_gzip = rec.etag.size() >= 2 ? rec.etag.substr(0, rec.etag.size() - 1) + "-gz\"" : "\"gz\"";
   std::string status = StatusLine(rec.status) + "Content-Type: " + content_type + "\r\n";
-  std::string status_id = status + "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  std::string status_id = status + "Content-Length: " + std::to_string(identity_size) + "\r\n";
   std::string status_gz = status + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(rec.body_gzip.size()) + "\r\n";
   std::string lines = OwnLines(rec, rec.etag, extra), lines_gz = OwnLines(rec, etag_gzip, extra);
 
   auto p = std::make_shared<Page>();
   p->status_ = rec.status;
+  p->identity_size_ = static_cast<uint32_t>(identity_size);
   p->blob_ = std::move(blob);
-  const std::string_view parts[Page::kParts] = {url, body, rec.body_gzip, status_id, status_gz, lines, lines_gz};
+  const std::string_view parts[Page::kParts] = {url, rec.body_gzip, status_id, status_gz, lines, lines_gz};
   size_t total = 0;
   for (std::string_view part : parts) total += part.size();
   if (total > UINT32_MAX) return Status::Invalid("page record: too large");

@@ -1,11 +1,14 @@
 // Page: one servable page as the edge holds it, built once when an update
-// arrives (off the request path) so that serving is a lookup plus a write
-// of ready bytes: both encodings, and the response heads for 200 and 304 in
-// each encoding (as the pieces Page::Prepared hands to SendPrepared), are
-// prepared here. Every head carries the record's
-// Content-Security-Policy (site::PageCsp() when it has none), nosniff and
-// X-Frame-Options: SAMEORIGIN (issue 9).
-// Immutable after BuildPage; shared across worker threads by shared_ptr.
+// arrives (off the request path) so that serving gzip is a lookup plus a
+// write of ready bytes: the gzip body, and the response heads for 200 and
+// 304 in each encoding (as the pieces Respond hands to SendPrepared), are
+// prepared here. Only the gzip body is held (nearly every reader accepts
+// gzip; the identity body is ~2.5x its size): an identity answer inflates
+// the body per request (Respond, Page::Identity). Every head carries the
+// record's Content-Security-Policy (site::PageCsp() when it has none),
+// nosniff and X-Frame-Options: SAMEORIGIN (issue 9).
+// Immutable after BuildPage; shared across worker threads by shared_ptr;
+// any thread may call Respond and the const accessors.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +27,11 @@ namespace folio::edge {
 class Page;
 class HeadTails;
 
-// Builds a Page from a record (inflates the body once). kInvalidArgument if
-// the gzip body is corrupt or a value that goes into a header (content_type,
-// cache_control, location, etag, csp) has control characters. `url` is the
+// Builds a Page from a record (inflates the body once, into a per-thread
+// scratch buffer that is not kept, to check it and learn the identity
+// Content-Length). kInvalidArgument if the gzip body is corrupt or a value
+// that goes into a header (content_type, cache_control, location, etag, csp)
+// has control characters. `url` is the
 // record's decoded URL path: an attachment published as a page record (under
 // /assets/, ingest without --storage) is served like one from storage
 // (http/attachment.h): its Content-Type and Content-Disposition follow
@@ -39,8 +44,8 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
 // A page with just a URL, a body and a status (site table tests).
 std::shared_ptr<const Page> PageForTest(std::string_view url, std::string_view body, uint16_t status = 200);
 
-// Memory (issue 12): a page is one allocation of its own bytes (URL, both
-// bodies, the header lines only it has) plus a shared tail of the lines
+// Memory (issue 12): a page is one allocation of its own bytes (URL, the
+// gzip body, the header lines only it has) plus a shared tail of the lines
 // most pages have in common (Cache-Control, Vary and the security headers,
 // one copy per distinct policy: HeadTails), so what an edge holds is close
 // to the page bodies themselves.
@@ -58,34 +63,50 @@ class Page {
   // Non-null for a page whose body is a blob in folio-storage.
   const BlobRef* blob() const { return blob_.get(); }
   std::string_view url() const { return Part(kUrl); }
-  std::string_view body() const { return Part(kBody); }            // identity
-  std::string_view body_gzip() const { return Part(kBodyGzip); }
+  std::string_view body_gzip() const { return Part(kBodyGzip); }  // empty for a blob page
+  // The identity body, inflated from body_gzip() on each call (allocates;
+  // off the gzip hot path). Empty for a blob page. BuildPage checked the
+  // gzip, so this cannot fail (a failure aborts: a broken invariant).
+  std::string Identity() const;
+  // Bytes of the identity body (its Content-Length), known without inflating.
+  size_t identity_size() const { return identity_size_; }
   std::string_view etag() const { return Part(kEtag); }            // identity representation, quoted
   std::string_view etag_gzip() const { return Part(kEtagGzip); }   // gzip representation, quoted
-  // Bytes of both bodies (what folio_edge_page_bytes sums).
-  size_t body_bytes() const { return body().size() + body_gzip().size(); }
+  // Bytes of the body held: the gzip body only (what folio_edge_page_bytes sums).
+  size_t body_bytes() const { return body_gzip().size(); }
   // The response head (no final blank line) for the chosen encoding, for
-  // 200 (or the record's status) or 304, as the pieces SendPrepared writes.
-  http::PreparedResponse Prepared(bool gzip, bool not_modified) const;
-  // The same head as one string (tests, logs).
+  // 200 (or the record's status) or 304, as one string (tests, logs).
   std::string Head(bool gzip, bool not_modified) const;
 
  private:
+  friend http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                        bool head_only);
   friend Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord&, std::string_view, HeadTails*);
   friend std::shared_ptr<const Page> PageForTest(std::string_view, std::string_view, uint16_t);
   // Parts of data_, in this order; ends_[i] is where part i ends.
-  enum PartIndex { kUrl, kBody, kBodyGzip, kStatusLines, kStatusLinesGzip, kLines, kLinesGzip, kParts };
+  enum PartIndex { kUrl, kBodyGzip, kStatusLines, kStatusLinesGzip, kLines, kLinesGzip, kParts };
   // Inside kLines / kLinesGzip (which open with "ETag: <etag>\r\n").
   static constexpr uint32_t kEtagAt = 6;
   enum { kEtag = kParts, kEtagGzip };
   std::string_view Part(int i) const;
+  // The head pieces for the encoding and status; no body, no keep.
+  http::PreparedResponse PreparedHead(bool gzip, bool not_modified) const;
 
   uint16_t status_ = 200;
+  uint32_t identity_size_ = 0;
   uint32_t ends_[kParts] = {};
   std::string data_;
   std::shared_ptr<const std::string> tail_;  // shared header lines; never null once built
   std::unique_ptr<const BlobRef> blob_;      // null but for blob pages (one pointer on every page)
 };
+
+// The answer to a request for `page` (REQUIRES: non-null, not a blob page)
+// in the chosen encoding, as SendPrepared writes it, with `keep` pinning the
+// bytes. 304 (`not_modified`) has no body. gzip: the page's own bytes, no
+// allocation (the hot path). Identity: the body is inflated into a string
+// that `keep` owns (with the page), unless `head_only` (a HEAD request,
+// whose body is not sent: nothing is inflated).
+http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only);
 
 // Interns the header lines pages share (HeadTails above), so equal tails
 // are one string. Not thread-safe: one owner (the page feed's thread).

@@ -11,7 +11,7 @@ PageFeed::PageFeed(std::vector<Worker*> workers, metrics::Registry* registry)
     : workers_(std::move(workers)),
       pages_gauge_(registry->NewGauge("folio_edge_pages", "Pages held in memory")),
       bytes_gauge_(registry->NewGauge("folio_edge_page_bytes",
-                                      "Bytes of page bodies held (both encodings); compare with "
+                                      "Bytes of page bodies held (gzip, the only copy kept); compare with "
                                       "process_resident_memory_bytes")),
       updates_(registry->NewCounter("folio_edge_updates_total", "Page updates applied")),
       bad_records_(registry->NewCounter("folio_edge_bad_records_total", "Undecodable page records skipped")) {

@@ -2,12 +2,31 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <new>
+#include <tuple>
+
 #include "folio/core/gzip.h"
 #include "folio/http/attachment.h"
 #include "folio/site/csp.h"
 
 using namespace folio;
 using namespace folio::edge;
+
+// Counts heap allocations per thread, to check the gzip answer makes none.
+// (GCC flags free() of operator new's memory, not knowing both are ours.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+thread_local uint64_t t_allocations = 0;
+void* operator new(size_t n) {
+  ++t_allocations;
+  if (void* p = malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+#pragma GCC diagnostic pop
 
 TEST_CASE("accept-encoding: gzip, wildcard and q=0") {
   CHECK(AcceptsGzip("gzip"));
@@ -21,7 +40,7 @@ TEST_CASE("accept-encoding: gzip, wildcard and q=0") {
   CHECK(!AcceptsGzip("x-gzip-not"));
 }
 
-TEST_CASE("page: both encodings and heads prepared once") {
+TEST_CASE("page: the gzip body held, heads for both encodings prepared once") {
   bus::PageRecord rec;
   rec.content_type = "text/html; charset=utf-8";
   rec.etag = "\"abc\"";
@@ -30,7 +49,10 @@ TEST_CASE("page: both encodings and heads prepared once") {
   auto p = BuildPage(rec);
   REQUIRE(p.ok());
   const Page& page = **p;
-  CHECK(page.body() == "<p>hello</p>");
+  CHECK(page.Identity() == "<p>hello</p>");
+  CHECK(page.identity_size() == 12);
+  CHECK(page.body_gzip() == rec.body_gzip);
+  CHECK(page.body_bytes() == rec.body_gzip.size());  // the gzip body is the only copy
   CHECK(page.Head(false, false).find("HTTP/1.1 200 OK\r\n") == 0);
   CHECK(page.Head(false, false).find("Content-Length: 12\r\n") != std::string::npos);
   CHECK(page.Head(false, false).find("Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n") != std::string::npos);
@@ -143,14 +165,14 @@ TEST_CASE("page: pages built with one HeadTails share one copy of their common h
   auto c = BuildPage(rec, "/c", &tails);
   REQUIRE((a.ok() && b.ok() && c.ok()));
   CHECK(tails.size() == 2);  // two policies, two tails
-  auto pa = (*a)->Prepared(false, false), pb = (*b)->Prepared(true, true), pc = (*c)->Prepared(false, false);
+  auto pa = Respond(*a, false, false, false), pb = Respond(*b, true, true, false), pc = Respond(*c, false, false, false);
   CHECK(pa.more_head[1].data() == pb.more_head[1].data());  // the same bytes, not a copy
   CHECK(pa.more_head[1].data() != pc.more_head[1].data());
   CHECK(pa.more_head[1].find("Content-Security-Policy: " + site::PageCsp() + "\r\n") != std::string_view::npos);
   CHECK(pc.more_head[1].find("Content-Security-Policy: default-src 'none'\r\n") != std::string_view::npos);
   // Each page keeps its own URL, bodies and ETags.
   CHECK((*a)->url() == "/a");
-  CHECK((*b)->body() == "<p>b</p>");
+  CHECK((*b)->Identity() == "<p>b</p>");
   CHECK((*b)->etag() == "\"b\"");
   CHECK((*b)->etag_gzip() == "\"b-gz\"");
   CHECK(pb.body.empty());  // a 304
@@ -168,7 +190,8 @@ TEST_CASE("page: a record whose body is a blob in storage (the bundled mermaid) 
   REQUIRE((*js)->blob() != nullptr);
   CHECK((*js)->blob()->sha256 == sha);
   CHECK((*js)->blob()->content_type == "text/javascript; charset=utf-8");  // ingest's, not the name's rule
-  CHECK((*js)->body().empty());
+  CHECK((*js)->body_gzip().empty());
+  CHECK((*js)->Identity().empty());
   for (const std::string& bad : {std::string(63, 'a'), std::string(64, 'A'), std::string(63, 'a') + "g", std::string("x")}) {
     rec.body_blob = bad;
     CHECK_MESSAGE(BuildPage(rec, "/assets/aaaaaaaaaaaaaaaa/mermaid.min.js").status().code() == Code::kInvalidArgument,
@@ -181,4 +204,98 @@ TEST_CASE("page: a record whose body is a blob in storage (the bundled mermaid) 
   REQUIRE(plain.ok());
   CHECK((*plain)->blob() == nullptr);
   CHECK((*plain)->Head(false, false).find("\r\nContent-Type: application/octet-stream\r\n") != std::string::npos);
+}
+
+namespace {
+
+// The whole answer as a client reads it (the server adds Date, Connection).
+std::string Wire(const http::PreparedResponse& r) {
+  return std::string(r.head) + std::string(r.more_head[0]) + std::string(r.more_head[1]) + "\r\n" +
+         std::string(r.body);
+}
+
+}  // namespace
+
+TEST_CASE("page: an identity answer inflates the gzip body per request; gzip is the held bytes") {
+  std::string html = "<!doctype html><title>t</title>";
+  for (int i = 0; i < 2000; ++i) html += "<p>paragraph " + std::to_string(i) + "</p>\n";
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"e1\"";
+  rec.body_gzip = GzipCompress(html);
+  REQUIRE(rec.body_gzip.size() * 2 < html.size());
+  auto built = BuildPage(rec, "/p");
+  REQUIRE(built.ok());
+  std::shared_ptr<const Page> page = *built;
+  CHECK(page->body_bytes() == rec.body_gzip.size());
+
+  SUBCASE("identity 200: Content-Length and body are the inflated bytes; identity ETag") {
+    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/false);
+    CHECK(r.body == html);
+    CHECK(r.body.data() != page->body_gzip().data());
+    CHECK(r.head.find("Content-Length: " + std::to_string(html.size()) + "\r\n") != std::string_view::npos);
+    CHECK(r.head.find("Content-Encoding") == std::string_view::npos);
+    CHECK(r.more_head[0].find("ETag: \"e1\"\r\n") == 0);
+    CHECK(Wire(r).find("\r\n\r\n" + html) != std::string::npos);
+    // keep owns the inflated body and pins the page (whose head lines r points into).
+    REQUIRE(r.keep != nullptr);
+    CHECK(r.keep.get() != page.get());
+    const long pinned = page.use_count();
+    r.keep.reset();
+    CHECK(page.use_count() == pinned - 1);
+  }
+  SUBCASE("gzip 200: the page's own bytes, keep is the page itself") {
+    http::PreparedResponse r = Respond(page, /*gzip=*/true, /*not_modified=*/false, /*head_only=*/false);
+    CHECK(r.body.data() == page->body_gzip().data());
+    CHECK(r.body.size() == rec.body_gzip.size());
+    CHECK(r.head.find("Content-Encoding: gzip\r\nContent-Length: " + std::to_string(rec.body_gzip.size()) + "\r\n") !=
+          std::string_view::npos);
+    CHECK(r.more_head[0].find("ETag: \"e1-gz\"\r\n") == 0);
+    CHECK(r.keep.get() == page.get());
+  }
+  SUBCASE("gzip 200, 304 and HEAD allocate nothing; an identity 200 allocates its body") {
+    std::shared_ptr<const Page> copy = page;
+    uint64_t before = t_allocations;
+    for (auto [gz, nm, head] : {std::tuple{true, false, false}, std::tuple{true, true, false},
+                                std::tuple{false, true, false}, std::tuple{false, false, true},
+                                std::tuple{true, false, true}}) {
+      http::PreparedResponse r = Respond(page, gz, nm, head);
+      CHECK(!r.head.empty());
+    }
+    CHECK(t_allocations == before);
+    http::PreparedResponse id = Respond(std::move(copy), false, false, false);
+    CHECK(t_allocations > before);
+    CHECK(id.body.size() == html.size());
+  }
+  SUBCASE("304 in either encoding: no body, the encoding's ETag, nothing inflated") {
+    for (bool gz : {false, true}) {
+      http::PreparedResponse r = Respond(page, gz, /*not_modified=*/true, /*head_only=*/false);
+      CHECK(r.head == "HTTP/1.1 304 Not Modified\r\n");
+      CHECK(r.body.empty());
+      CHECK(r.more_head[0].find(gz ? "ETag: \"e1-gz\"\r\n" : "ETag: \"e1\"\r\n") == 0);
+      CHECK(r.keep.get() == page.get());
+    }
+  }
+  SUBCASE("HEAD identity: the identity Content-Length, nothing inflated") {
+    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/true);
+    CHECK(r.head.find("Content-Length: " + std::to_string(html.size()) + "\r\n") != std::string_view::npos);
+    CHECK(r.body.empty());
+    CHECK(r.keep.get() == page.get());
+  }
+}
+
+TEST_CASE("page: a corrupt or truncated gzip record is refused at build, whatever the encoding asked later") {
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"x\"";
+  const std::string good = GzipCompress("<p>a body long enough to have a real deflate stream</p>");
+  for (const std::string& bad : {std::string("broken"), good.substr(0, good.size() / 2), std::string(),
+                                 good.substr(0, 10) + std::string(good.size() - 10, '\xff')}) {
+    rec.body_gzip = bad;
+    auto p = BuildPage(rec, "/p");
+    CAPTURE(bad.size());
+    CHECK(p.status().code() == Code::kInvalidArgument);
+  }
+  rec.body_gzip = good;
+  CHECK(BuildPage(rec, "/p").ok());
 }

@@ -57,7 +57,8 @@ class SiteTables {
   // its site record's title, else the site name itself.
   std::string NameOf(std::string_view site) const;
   size_t pages() const { return pages_; }
-  // Bytes of the bodies of the pages held (Page::body_bytes()).
+  // Bytes of the page bodies held: gzip only, the one copy an edge keeps
+  // (Page::body_bytes()).
   size_t page_bytes() const { return page_bytes_; }
 
  private:

@@ -24,8 +24,9 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
   scratch_.reserve(1024);
 }
 
-// The hot path: no allocation (scratch_ and the host buffer are reused; the
-// shared_ptr copy is a reference count), no lock, no compression.
+// The hot path (gzip, 304, HEAD): no allocation (scratch_ and the host
+// buffer are reused; the shared_ptr copy is a reference count), no lock, no
+// compression. An identity GET allocates and inflates its body (Respond).
 namespace {
 
 // ?page=N of a listing: N in [2, 10000], else 0 (ignored).
@@ -143,14 +144,14 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
   std::string_view inm = req.GetHeader("if-none-match");
   bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
-  http::PreparedResponse resp = page->Prepared(gz, not_modified);
   if (not_modified) {
     counters_.not_modified->Increment();
   } else {
     (page->status() == 200 ? counters_.ok : page->status() == 404 ? counters_.not_found : counters_.other)->Increment();
   }
-  resp.keep = std::move(keep);
-  r.SendPrepared(resp);
+  // gzip (nearly every reader): the page's bytes as they are. Identity: the
+  // body is inflated for this answer (not for HEAD or 304).
+  r.SendPrepared(Respond(std::move(keep), gz, not_modified, req.is_head));
 }
 
 }  // namespace folio::edge

@@ -96,7 +96,8 @@ class Worker {
   // 503 (storage unreachable; retry) or 502 (storage failed to serve the
   // blob: damaged, or another error), as JSON; never cached.
   void SendAssetError(http::Responder r, const Status& why);
-  void SendNotFound(http::Responder r, std::string_view host);
+  // The site's 404 page (identity); `head_only` for HEAD (nothing inflated).
+  void SendNotFound(http::Responder r, std::string_view host, bool head_only);
 
   http::Loop loop_;
   http::Router router_;

@@ -143,6 +143,55 @@ TEST_CASE("edge: gzip when accepted, 304, HEAD, 404 page, 405") {
   CHECK(im->body.find("folio_ingest_pushes_total") != std::string::npos);
 }
 
+TEST_CASE("edge: the identity answer is the gzip body inflated per request; only the gzip body is counted held") {
+  Cluster c;
+  std::string note = "# Long\n\n";
+  for (int i = 0; i < 6000; ++i) note += "Paragraph " + std::to_string(i) + " of a long note, read without gzip.\n\n";
+  auto r = c.Push(PushBody({{"Long.md", note}}));
+  REQUIRE(r.status == 200);
+  auto plain = c.WaitForPage("/long", 200, "Paragraph 5999 of");
+  REQUIRE(plain.status == 200);
+  CHECK(plain.Header("Content-Encoding").empty());
+  CHECK(plain.Header("Content-Length") == std::to_string(plain.body.size()));
+  REQUIRE(plain.body.size() > 300000);
+
+  auto gz = c.EdgeGet("/long", {{"Accept-Encoding", "gzip"}});
+  REQUIRE(gz.status == 200);
+  CHECK(gz.Header("Content-Encoding") == "gzip");
+  std::string inflated;
+  REQUIRE(GzipDecompress(gz.body, &inflated).ok());
+  CHECK(inflated == plain.body);
+  CHECK(gz.body.size() * 5 < plain.body.size());
+
+  // Each identity answer inflates anew; they are all the same bytes.
+  for (int i = 0; i < 5; ++i) {
+    auto again = c.EdgeGet("/long");
+    CHECK(again.body == plain.body);
+    CHECK(again.Header("ETag") == plain.Header("ETag"));
+  }
+  auto head = c.EdgeGet("/long", {}, "HEAD");
+  CHECK(head.body.empty());
+  CHECK(head.Header("Content-Length") == std::to_string(plain.body.size()));
+  auto gz_head = c.EdgeGet("/long", {{"Accept-Encoding", "gzip"}}, "HEAD");
+  CHECK(gz_head.body.empty());
+  CHECK(gz_head.Header("Content-Encoding") == "gzip");
+  CHECK(gz_head.Header("Content-Length") == std::to_string(gz.body.size()));
+  auto not_modified = c.EdgeGet("/long", {{"If-None-Match", plain.Header("ETag")}});
+  CHECK(not_modified.status == 304);
+  CHECK(not_modified.body.empty());
+
+  // folio_edge_page_bytes sums the gzip bodies of every page held, so it is
+  // far below this one page's identity size (it counted both before).
+  auto metrics = c.EdgeGet("/metrics");
+  REQUIRE(metrics.status == 200);
+  const size_t at = metrics.body.find("\nfolio_edge_page_bytes ");
+  REQUIRE(at != std::string::npos);
+  const double held = std::stod(metrics.body.substr(at + sizeof("\nfolio_edge_page_bytes ") - 1));
+  CAPTURE(held);
+  CHECK(held >= static_cast<double>(gz.body.size()));
+  CHECK(held < static_cast<double>(plain.body.size()));
+}
+
 TEST_CASE("a note pushed again unchanged is reported with the warnings it has, across an ingest restart") {
   Cluster c;
   const std::string note = "# C\n\nSee [[Nowhere]].\n";
