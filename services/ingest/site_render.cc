@@ -249,18 +249,20 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
       if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
     }
     page.has_mermaid = res.has_mermaid;
-    for (const auto& b : vault_.Backlinks(path)) {
-      const site::NoteMeta* src = vault_.Find(b);
-      if (src && src->published) page.backlinks.push_back({src->title, src->url, ""});
-    }
-    page.backlinks_total = page.backlinks.size();
-    auto by_title = [](const auto& a, const auto& b) { return a.title != b.title ? a.title < b.title : a.url < b.url; };
-    if (page.backlinks.size() > kMaxBacklinks) {
-      std::partial_sort(page.backlinks.begin(), page.backlinks.begin() + kMaxBacklinks, page.backlinks.end(), by_title);
-      page.backlinks.resize(kMaxBacklinks);
-    } else {
-      std::sort(page.backlinks.begin(), page.backlinks.end(), by_title);
-    }
+    // The first kMaxBacklinks by title, chosen among pointers: a hub note
+    // has a backlink from most of the vault, and only those shown are copied.
+    std::vector<const site::NoteMeta*> sources;
+    vault_.ForEachBacklink(path, [&](const site::NoteMeta& src) {
+      if (src.published) sources.push_back(&src);
+    });
+    page.backlinks_total = sources.size();
+    auto by_title = [](const site::NoteMeta* a, const site::NoteMeta* b) {
+      return a->title != b->title ? a->title < b->title : a->url < b->url;
+    };
+    const size_t shown = std::min(sources.size(), kMaxBacklinks);
+    std::partial_sort(sources.begin(), sources.begin() + static_cast<ptrdiff_t>(shown), sources.end(), by_title);
+    page.backlinks.reserve(shown);
+    for (size_t i = 0; i < shown; ++i) page.backlinks.push_back({sources[i]->title, sources[i]->url, ""});
     if (const std::vector<std::string>* list = related_.Find(path)) page.related = ShownRelated(*list, related_item);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
     PageRecordOut rec = MakePageRecord(head, site::AssembleNotePage(page));

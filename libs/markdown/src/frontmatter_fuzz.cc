@@ -8,6 +8,7 @@
 // writer makes valid.)
 // If the first byte is odd the rest is wrapped in "---\n" ... "\n---\n", so
 // the fuzzer spends its time inside YAML; else the rest is the note as is.
+// The plain-lines reader must give what yaml-cpp gives (ParseFrontmatterWith).
 // Seeds: tests/fuzz/corpus/markdown_frontmatter_fuzz; build and run: tests/fuzz/README.md.
 #include <algorithm>
 #include <cstddef>
@@ -45,6 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string doc(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (data[0] & 1) doc = "---\n" + doc + "\n---\n";
   folio::markdown::Frontmatter fm = folio::markdown::ParseFrontmatter(doc);
+  folio::markdown::Frontmatter ref = folio::markdown::ParseFrontmatterWith(doc, /*simple_lines=*/false);
+  Require(fm.title == ref.title && fm.aliases == ref.aliases && fm.tags == ref.tags && fm.permalink == ref.permalink &&
+              fm.description == ref.description && fm.publish == ref.publish && fm.cssclasses == ref.cssclasses &&
+              fm.date == ref.date && fm.updated == ref.updated && fm.image == ref.image && fm.lang == ref.lang &&
+              fm.body_offset == ref.body_offset && fm.error.empty() == ref.error.empty(),
+          "plain-lines reader and yaml-cpp disagree", doc);
 
   Require(fm.body_offset <= doc.size(), "body_offset past the end");
   if (!fm.present) Require(fm.body_offset == 0, "body_offset without a block");

@@ -2,6 +2,8 @@
 // sanitiser and the XSS corpus: sanitize_test.cc.
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include "folio/core/text.h"
 #include "folio/markdown/frontmatter.h"
 #include "folio/markdown/links.h"
@@ -103,6 +105,53 @@ TEST_CASE("frontmatter: publish and draft") {
   CHECK(ParseFrontmatter("---\ndraft: true\n---\n").publish == false);
   CHECK(ParseFrontmatter("---\ndraft: no\n---\n").publish == true);
   CHECK(ParseFrontmatter("no frontmatter").publish == true);
+}
+
+namespace {
+bool SameFields(const Frontmatter& a, const Frontmatter& b) {
+  return a.present == b.present && a.title == b.title && a.aliases == b.aliases && a.tags == b.tags &&
+         a.permalink == b.permalink && a.description == b.description && a.publish == b.publish &&
+         a.cssclasses == b.cssclasses && a.date == b.date && a.updated == b.updated && a.image == b.image &&
+         a.lang == b.lang && a.body_offset == b.body_offset && a.error.empty() == b.error.empty();
+}
+}  // namespace
+
+TEST_CASE("frontmatter: plain key: value lines read without yaml-cpp give what yaml-cpp gives") {
+  // Fixed cases at the edge of what the plain-lines reader takes.
+  const char* const kBlocks[] = {
+      "title: Bench note 1\n", "title: a: b\n", "title: x #y\n", "title: x#y\n", "title: https://x.y/z\n",
+      "title: ends:\n", "title: null\n", "title: ~\n", "title: 'q'\n", "title: it's\n", "tags: a, b c\n",
+      "publish: no\ndraft: off\n", "publish: maybe\n", "title: x\ntitle: y\n", "title:  spaced  \n",
+      "title: [a]\n", "title: a [b]\n", "title: \xC3\xA9" "t\xC3\xA9\n", "title: a\xC2\x85" "b\n", "title: -1\n",
+      "date: 2024-01-02\nupdated: 2024-02-03T10:00:00Z\n", "Title: Upper\n", "x-y_z: 1\ntitle: t\n",
+      "title: a\tb\n", "title:\ttab\n", "title:x\n", "title: \n", "title: a\r\n", "\ntitle: blank first\n",
+      "title: %x\n", "title: @x\n", "title: x & y * z ! w\n", "title: \"q\" x\n", "cssclasses: wide, dark\n",
+  };
+  for (const char* block : kBlocks) {
+    std::string doc = std::string("---\n") + block + "---\nbody\n";
+    INFO(block);
+    CHECK(SameFields(ParseFrontmatter(doc), ParseFrontmatterWith(doc, /*simple_lines=*/false)));
+  }
+  // And random ones from an alphabet of YAML's special characters.
+  std::mt19937 rng(7);
+  const std::string alphabet = "ab Z09-_:#,'\"[]{}&*!|>%@`~?.\\/\xC3\xA9";
+  const char* const kKeys[] = {"title", "tags", "aliases", "publish", "draft", "date", "permalink", "other"};
+  size_t simple = 0;
+  for (int n = 0; n < 20000; ++n) {
+    std::string doc = "---\n";
+    for (int l = 0, lines = 1 + static_cast<int>(rng() % 3); l < lines; ++l) {
+      doc += kKeys[rng() % 8];
+      doc += ": ";
+      for (int c = 0, len = static_cast<int>(rng() % 12); c < len; ++c) doc += alphabet[rng() % alphabet.size()];
+      doc += "\n";
+    }
+    doc += "---\n";
+    Frontmatter fast = ParseFrontmatter(doc), ref = ParseFrontmatterWith(doc, false);
+    INFO(doc);
+    REQUIRE(SameFields(fast, ref));
+    if (ref.error.empty()) ++simple;
+  }
+  CHECK(simple > 1000);  // the comparison saw many valid blocks, not only errors
 }
 
 TEST_CASE("frontmatter: YAML escapes \\N and \\_ give valid UTF-8 (found by fuzzing)") {

@@ -26,6 +26,27 @@ TEST_CASE("vault: first import renders every note and computes backlinks") {
   CHECK(v.Backlinks("b.md") == std::vector<std::string>{"a.md"});
 }
 
+TEST_CASE("vault: ForEachBacklink visits a hub's sources and a leaf's, in path order") {
+  Vault v;
+  std::vector<NoteMeta> notes{Meta("hub.md", {}), Meta("leaf.md", {})};
+  std::vector<std::string> hub_sources;
+  for (int i = 0; i < 200; ++i) {
+    std::string path = "n/" + std::to_string(1000 + i) + ".md";
+    notes.push_back(Meta(path, i == 7 ? std::vector<std::string>{"hub", "leaf"} : std::vector<std::string>{"hub"}));
+    hub_sources.push_back(path);
+  }
+  v.Apply(std::move(notes), {});
+  std::vector<std::string> seen;  // the hub: every note but itself and the leaf (the side-by-side walk)
+  v.ForEachBacklink("hub.md", [&](const NoteMeta& n) { seen.push_back(n.path); });
+  CHECK(seen == hub_sources);
+  seen.clear();  // the leaf: one source (looked up)
+  v.ForEachBacklink("leaf.md", [&](const NoteMeta& n) { seen.push_back(n.path); });
+  CHECK(seen == std::vector<std::string>{"n/1007.md"});
+  seen.clear();
+  v.ForEachBacklink("n/1000.md", [&](const NoteMeta& n) { seen.push_back(n.path); });
+  CHECK(seen.empty());
+}
+
 TEST_CASE("vault: a content change with the same links renders only that note") {
   Vault v;
   (void)v.Apply({Meta("a.md", {"b"}), Meta("b.md", {}), Meta("c.md", {})}, {});

@@ -87,6 +87,9 @@ TEST_CASE("vault: links stay resolved as a full re-resolution would leave them, 
         CHECK_MESSAGE(n.out == r->out, path);
         CHECK_MESSAGE(n.embeds_out == r->embeds_out, path);
         CHECK_MESSAGE(v.Backlinks(path) == ref.Backlinks(path), path);
+        std::vector<std::string> visited;
+        v.ForEachBacklink(path, [&](const NoteMeta& src) { visited.push_back(src.path); });
+        CHECK_MESSAGE(visited == v.Backlinks(path), path);
         // A published note whose links now land elsewhere is re-rendered.
         auto was = before.find(path);
         if (n.published && was != before.end() && was->second != n.out) CHECK_MESSAGE(impact.render.count(path), path);

@@ -1,5 +1,6 @@
 // YAML frontmatter of a note (between "---" lines at the very top), parsed
-// with yaml-cpp. Pure function; thread-safe.
+// with yaml-cpp, or without it when every line is a plain `key: value` (the
+// common case; the same fields either way). Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -30,5 +31,9 @@ struct Frontmatter {
 };
 
 Frontmatter ParseFrontmatter(std::string_view doc);
+
+// For tests and the fuzzer: `simple_lines` false sends every block through
+// yaml-cpp (the reference the plain-lines reader must match).
+Frontmatter ParseFrontmatterWith(std::string_view doc, bool simple_lines);
 
 }  // namespace folio::markdown

@@ -99,6 +99,27 @@ class Vault {
   const std::map<std::string, NoteMeta, std::less<>>& notes() const { return notes_; }
   // Paths of published notes that link to `path`, sorted.
   std::vector<std::string> Backlinks(std::string_view path) const;
+  // Calls fn(source note) for each note that links to `path`, in path order,
+  // without copying the list (a hub note has one per note of the vault).
+  template <typename Fn>
+  void ForEachBacklink(std::string_view path, Fn&& fn) const {
+    auto it = backlinks_.find(path);
+    if (it == backlinks_.end()) return;
+    const auto& sources = it->second;
+    if (sources.size() * 16 < notes_.size()) {  // a few: look each up
+      for (const auto& source : sources) {
+        if (const NoteMeta* n = Find(source)) fn(*n);
+      }
+      return;
+    }
+    // Many (a hub): both are sorted by path, so walk them side by side.
+    auto note = notes_.begin();
+    for (const auto& source : sources) {
+      while (note != notes_.end() && note->first < source) ++note;
+      if (note == notes_.end()) return;
+      if (note->first == source) fn(note->second);
+    }
+  }
   // Alias URL -> note path, for redirect pages (aliases whose URL no note owns).
   std::map<std::string, std::string> AliasRedirects() const;
   // The note path the alias URL redirects to, if it is one of those.
