@@ -234,6 +234,12 @@ class Store {
   Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
   Status AckOutbox(int64_t upto_seq);
   Result<int64_t> OutboxSize();
+
+  // Copies the write-ahead log into the database file (SQLite's PASSIVE
+  // checkpoint). Pushes leave this to the writer's idle tick: the log holds
+  // up to kWalPages pages before a commit must do it itself.
+  Status Checkpoint();
+  static constexpr int kWalPages = 16384;  // 64 MiB of 4 KiB pages
   // When the oldest outbox row was committed (Unix ms; 0 for a row written
   // before that was recorded), or -1 when the outbox is empty.
   Result<int64_t> OutboxOldestMs();

@@ -57,6 +57,7 @@ void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, Bu
       link->Round();
       measure_outbox();
       sweep_stages();
+      if (Status s = store->Checkpoint(); !s.ok()) log::Warn("checkpoint failed", {{"error", s.message()}});
     });
   });
 }
