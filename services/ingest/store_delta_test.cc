@@ -313,3 +313,31 @@ TEST_CASE("site settings: a database from before them opens; the setting is per 
   CHECK(*(*again)->LayoutFingerprint("a") == "fp2");
   CHECK(!(*again)->StrictLineBreaks("c")->has_value());
 }
+
+TEST_CASE("store: a push's commit leaves the log to Checkpoint; Checkpoint copies it all") {
+  testing::TempDir dir;
+  auto store = Store::Open(dir.path());
+  REQUIRE(store.ok());
+  Store& s = **store;
+  Commit c = NewCommit("s", 1);
+  for (int i = 0; i < 3000; ++i) c.AddPage("/p" + std::to_string(i), std::string(3000, static_cast<char>('a' + i % 26)));
+  REQUIRE(s.Apply(&c).ok());
+  // ~9 MB of pages: past SQLite's default of 1,000 log pages, yet not copied.
+  auto frames = [&] {
+    auto q = s.db()->Prepare("PRAGMA wal_checkpoint(PASSIVE)");
+    REQUIRE(q.ok());
+    REQUIRE(*q->Step());
+    return std::pair<int64_t, int64_t>{q->Int(1), q->Int(2)};  // frames in the log, frames copied
+  };
+  auto q = s.db()->Prepare("PRAGMA wal_autocheckpoint");
+  REQUIRE(q.ok());
+  REQUIRE(*q->Step());
+  CHECK(q->Int(0) == Store::kWalPages);
+  REQUIRE(s.Checkpoint().ok());
+  auto [log, copied] = frames();
+  CHECK(log > 1000);
+  CHECK(copied == log);
+  auto a = s.PageRecord("s", "/p7");
+  REQUIRE(a.ok());
+  CHECK(*a == std::string(3000, 'h'));
+}
