@@ -1,5 +1,5 @@
 // folio: the command-line client. Parses flags (and FOLIO_<NAME> env vars)
-// and dispatches; the work lives in push.cc and its helpers.
+// and dispatches; the work lives in push.cc, status.cc and their helpers.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include "folio/core/config.h"
 #include "prefix.h"
 #include "push.h"
+#include "status.h"
 
 namespace {
 
@@ -24,6 +25,12 @@ constexpr std::string_view kCommands =
     "                   in DIR that the server lacks or holds in another version;\n"
     "                   delete from the server those gone from DIR (with --prefix P:\n"
     "                   DIR is the site's folder P; only P/ is touched)\n"
+    "  folio status DIR what a push of DIR would change, changing nothing: notes\n"
+    "                   and attachments to add, change and delete, the server's\n"
+    "                   version, the site's URL, the server's warnings (dangling\n"
+    "                   and ambiguous links), files over its limits; exit 0 in\n"
+    "                   sync, 1 not in sync, 2 error (uses --server, --token,\n"
+    "                   --prefix, --json, --timeout; never retries)\n"
     "  folio version    print the version\n"
     "  folio help       print this help\n"
     "\n";
@@ -47,7 +54,9 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("full", false,
                  "ignore DIR/.folio/index: fetch the full manifest and read and hash every file (the index is"
                  " rewritten after the push)");
-  flags->AddBool("json", false, "print the push's summary as one JSON line (counts, files hashed, manifest kind)");
+  flags->AddBool("json", false,
+                 "print the push's summary (status: the whole report) as one JSON line (counts, files hashed,"
+                 " manifest kind)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
   flags->AddBool("no-delete", false, "send new and changed files only; delete nothing on the server");
   flags->AddBool("strict-line-breaks", false,
@@ -144,11 +153,17 @@ int main(int argc, char** argv) {
     std::printf("folio %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
     return 0;
   }
-  if (args[0] != "push") return UsageError("unknown command '" + args[0] + "'");
-  if (args.size() != 2) return UsageError("push takes exactly one DIR");
+  if (args[0] != "push" && args[0] != "status") return UsageError("unknown command '" + args[0] + "'");
+  if (args.size() != 2) return UsageError(args[0] + " takes exactly one DIR");
   folio::cli::PushOptions options;
   if (std::string problem = LoadPushOptions(flags, &options); !problem.empty()) {
     return UsageError(problem);
   }
-  return folio::cli::RunPush(options);
+  if (args[0] == "push") return folio::cli::RunPush(options);
+  // status: a quick look, so no retries; its errors exit with kStatusError
+  // (== kExitUsage), apart from "not in sync".
+  static_assert(folio::cli::kStatusError == folio::cli::kExitUsage);
+  folio::cli::StatusOptions status{options.dir, options.scope, options.server, options.json};
+  status.server.retry_for_ms = 0;
+  return folio::cli::RunStatus(status);
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,8 +33,12 @@ struct Manifest {
   std::vector<RemoteNote> notes;
   std::vector<RemoteAttachment> attachments;  // empty from servers older than attachments
   std::string site;  // the site the token selects; "" from servers that do not say
+  std::string site_url;  // the site's public base URL ("site_url"); "" when unset or not said
   std::string epoch;  // the site's history id (new after a restore); "" from servers that do not say
   std::optional<bool> strict_line_breaks;  // "settings": the site's now; unset from servers that do not say
+  // A full manifest's per-note "warnings" (dangling or ambiguous links...):
+  // path -> the server's warnings, for the notes that have some.
+  std::map<std::string, std::vector<std::string>> warnings;
 
   // A delta (GET /api/v1/manifest?since=S, sync.h): notes and attachments
   // hold what was written after S, `deleted` what was deleted after S.

@@ -206,7 +206,11 @@ class Walker {
     if (rc == 0) {
       fst = {static_cast<int64_t>(sb.st_size), static_cast<int64_t>(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec,
              static_cast<uint64_t>(sb.st_ino)};
-      if (fst.size > max_bytes) return Skip(rel, TooLarge(kind, fst.size, max_bytes).message() + "; not sent", true);
+      if (fst.size > max_bytes) {
+        Skip(rel, TooLarge(kind, fst.size, max_bytes).message() + "; not sent", true);
+        out_->skipped.back().too_large = true;
+        return;
+      }
       if (const std::string* sha = options_.cache ? options_.cache->Find(rel, fst) : nullptr) {
         list.push_back({rel, *sha, fst.size, fst});
         return;
@@ -224,7 +228,7 @@ class Walker {
   }
 
   void Skip(std::string rel, std::string reason, bool is_error) {
-    out_->skipped.push_back({rel.empty() ? "." : std::move(rel), std::move(reason), is_error});
+    out_->skipped.push_back({rel.empty() ? "." : std::move(rel), std::move(reason), is_error, false});
   }
 
   const fs::path& canonical_root_;

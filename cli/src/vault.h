@@ -40,6 +40,7 @@ struct SkippedFile {
   std::string reason;    // "content is not valid UTF-8"
   bool is_error = true;  // true: the push must end non-zero (bad path, bad UTF-8, too
                          // large, unreadable); false: informational (symlink not followed)
+  bool too_large = false;  // over max_note_bytes / max_attachment_bytes (is_error too)
 };
 
 struct Vault {

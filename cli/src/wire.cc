@@ -28,6 +28,21 @@ RemoteFile ParseRemoteFile(od::object obj) {
   return n;
 }
 
+// A note of the full manifest: its "warnings" go to m->warnings.
+void ParseManifestNote(od::object obj, Manifest* m) {
+  RemoteFile n;
+  std::vector<std::string> warnings;
+  for (od::field f : obj) {
+    std::string_view key = f.unescaped_key();
+    if (key == "path") n.path = std::string_view(f.value());
+    else if (key == "sha256") n.sha256 = std::string_view(f.value());
+    else if (key == "url") n.url = std::string_view(f.value());
+    else if (key == "warnings") warnings = ParseStrings(f.value());
+  }
+  if (!warnings.empty()) m->warnings[n.path] = std::move(warnings);
+  m->notes.push_back(std::move(n));
+}
+
 NoteReport ParseNoteReport(od::object obj) {
   NoteReport n;
   for (od::field f : obj) {
@@ -65,6 +80,8 @@ Result<Manifest> ParseManifest(std::string_view json) {
         m.site = std::string_view(f.value());
       } else if (key == "epoch") {
         m.epoch = std::string_view(f.value());
+      } else if (key == "site_url") {
+        m.site_url = std::string_view(f.value());
       } else if (key == "since") {
         m.delta = true;
       } else if (key == "too_old") {
@@ -77,7 +94,7 @@ Result<Manifest> ParseManifest(std::string_view json) {
         m.attachment_count = f.value().get_int64();
       } else if (key == "notes") {
         has_notes = true;
-        for (od::object note : f.value().get_array()) m.notes.push_back(ParseRemoteFile(note));
+        for (od::object note : f.value().get_array()) ParseManifestNote(note, &m);
       } else if (key == "attachments") {
         for (od::object a : f.value().get_array()) m.attachments.push_back(ParseRemoteFile(a));
       } else if (key == "settings") {

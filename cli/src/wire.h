@@ -5,7 +5,8 @@
 //                              "attachments":[{"path","sha256","url"}]}
 //                              ("attachments" is absent on older servers; newer
 //                              ones add "site":NAME and "limits", and
-//                              "settings":{"strict_line_breaks":B})
+//                              "settings":{"strict_line_breaks":B}; newer still
+//                              "site_url":URL and, per note, "warnings":[..])
 //   GET  /api/v1/manifest?since=V -> the same fields for what was written after V,
 //                              plus "since":V, "deleted":["path"], "note_count",
 //                              "attachment_count"; or {"version","since","too_old":true}

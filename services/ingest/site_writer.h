@@ -139,8 +139,11 @@ class SiteWriter {
   //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
   // limits are what a push accepts, so a client can leave out (and name)
   // the files over them instead of having the whole push refused.
-  // Also "site":NAME, "settings":{"strict_line_breaks":B} (the site's) and,
-  // when not empty, "epoch":EPOCH (Store::Epoch).
+  // Also "site":NAME, "settings":{"strict_line_breaks":B} (the site's),
+  // "site_url":URL (options' base_url without a trailing '/'; "" when unset),
+  // per note "warnings":[...] (the note's warnings as committed: dangling or
+  // ambiguous links etc.; the key is left out when it has none) and, when
+  // not empty, "epoch":EPOCH (Store::Epoch).
   std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
   // version `since`, read through the store's (site, version) indexes:
