@@ -10,6 +10,7 @@ if (mode === 'tests') {
   await esbuild.build({
     entryPoints, bundle: true, platform: 'node', format: 'esm', target: 'node18',
     outdir: 'build-test', outExtension: { '.js': '.mjs' }, logLevel: 'warning',
+    alias: { obsidian: './test/obsidian-stub.ts' },   // main.test.ts: the glue outside the app
   });
 } else {
   const options = {

@@ -107,7 +107,7 @@ export function errorForResponse(server: string, path: string, status: number, t
   return new ApiError(`the server failed on ${server}${path} (HTTP ${status})${detail}`, status);
 }
 
-function randomKey(): string {
+export function randomKey(): string {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
@@ -142,6 +142,21 @@ export class FolioApi {
   // One push; the Idempotency-Key lets the server drop a repeat of it.
   async push(body: PushBody): Promise<PushReply> {
     return parsePushReply(await this.call('POST', '/api/v1/push', JSON.stringify(body), { 'Idempotency-Key': randomKey() }));
+  }
+
+  // One batch of a staged push (stored by the server until the commit).
+  // Resolves null when staged; a push reply when the server has no staging
+  // and applied the batch as a plain push.
+  async stageBatch(stage: string, batch: number, body: PushBody): Promise<PushReply | null> {
+    const text = await this.call('POST', `/api/v1/push?stage=${stage}&batch=${batch}`, JSON.stringify(body));
+    let j: any;
+    try { j = JSON.parse(text); } catch { throw new ApiError('the staged batch reply is not JSON'); }
+    return j && typeof j === 'object' && 'stage' in j ? null : parsePushReply(text);
+  }
+
+  // Applies every staged batch of `stage` as one push (one version).
+  async commitStage(stage: string): Promise<PushReply> {
+    return parsePushReply(await this.call('POST', `/api/v1/push/commit?stage=${stage}`, '', { 'Idempotency-Key': randomKey() }));
   }
 }
 

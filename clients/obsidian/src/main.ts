@@ -33,6 +33,10 @@ export default class FolioPlugin extends Plugin {
   private cache = new HashCache();
   private serverManifest: Manifest | null = null;
   private busy = false;
+  private dirty = false;   // a change arrived while a publish ran
+  // The warnings of the last publish's replies, per note path: shown while
+  // the manifest does not carry "warnings" (servers before issue 14).
+  private replyWarnings = new Map<string, string[]>();
 
   async onload() {
     this.settings = { ...DEFAULT_SETTINGS, ...(await this.loadData()) };
@@ -130,8 +134,8 @@ export default class FolioPlugin extends Plugin {
   }
 
   private async onVaultChanged() {
-    if (!this.settings.publishOnSave) { void this.refresh(); return; }
-    if (this.busy) return;
+    if (!this.settings.publishOnSave) { if (!this.busy) void this.refresh(); return; }
+    if (this.busy) { this.dirty = true; return; }
     const st = await this.refresh();
     if (!st || planChanges(st.plan) === 0) return;
     if (st.guard || st.tooLarge.length) {
@@ -148,6 +152,9 @@ export default class FolioPlugin extends Plugin {
       const r = await publish(this.api(), this.source(), st, {
         confirmDeletes, onProgress: (done, total) => this.setStatus(`publishing ${done}/${total}…`, 'pending'),
       });
+      for (const n of st.plan.notes.toSend) this.replyWarnings.delete(n.path);
+      for (const p of st.plan.toDelete) this.replyWarnings.delete(p);
+      for (const [p, w] of r.warnings) this.replyWarnings.set(p, w);
       const warned = [...r.warnings.entries()];
       let msg = `folio: published ${r.sent} files, deleted ${r.deleted} (version ${r.version})`;
       if (warned.length) msg += `\n${warned.length} notes with warnings:\n` + warned.slice(0, 5).map(([p, w]) => `${p}: ${w[0]}`).join('\n');
@@ -160,6 +167,7 @@ export default class FolioPlugin extends Plugin {
     }
     this.busy = false;
     await this.refresh();
+    if (this.dirty) { this.dirty = false; void this.onVaultChanged(); }
   }
 
   async openPublishModal() {
@@ -183,9 +191,11 @@ export default class FolioPlugin extends Plugin {
     }
   }
 
-  // The warnings the server holds for `f` (manifest "warnings"), as a notice.
+  // The warnings the server holds for `f` (manifest "warnings", else those of
+  // the last publish's reply), as a notice.
   showWarnings(f: TFile, always: boolean) {
-    const w = this.serverManifest?.notes.find((n) => n.path === f.path)?.warnings ?? [];
+    const held = this.serverManifest?.notes.find((n) => n.path === f.path)?.warnings ?? [];
+    const w = held.length ? held : this.replyWarnings.get(f.path) ?? [];
     if (w.length) new Notice(`folio: ${f.basename}:\n` + w.slice(0, 10).join('\n'), 10000);
     else if (always) new Notice(this.serverManifest ? `folio: no warnings for ${f.basename}` : 'folio: not connected to the server');
   }

@@ -6,6 +6,7 @@
 // No `obsidian` import: the tests run this module in plain Node against a real
 // folio-ingest. Mirrors the CLI (cli/src/plan.{h,cc}, vault.cc, push.cc).
 
+import { randomKey } from './api';
 import type { FolioApi, Manifest, PushBody, PushReply, RemoteFile } from './api';
 
 // Which files a publish considers (the plugin's "What to publish" setting).
@@ -288,33 +289,59 @@ export interface PublishOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-// Sends `status.plan` in batches. Rejects, changing nothing, when a file is
-// over the limits or the guard objects without confirmDeletes; rejects with
-// the API's error when a batch fails (the batches before it stay published).
+// Sends `status.plan`: one plain push for one batch; more batches are staged
+// on the server and applied by one commit, as one version (as the CLI does),
+// so a failed upload applies nothing. Rejects, changing nothing, when a file
+// is over the limits or the guard objects without confirmDeletes; rejects
+// with the API's error when a request fails.
 export async function publish(api: FolioApi, source: VaultSource, status: Status, opts: PublishOptions = {}): Promise<PublishResult> {
   if (status.tooLarge.length > 0) throw new Error(status.tooLarge.join('\n'));
   if (status.guard && !opts.confirmDeletes) throw new Error(status.guard + '; confirm to go ahead');
   const batches = planBatches(status.plan, opts.limits ?? kDefaultBatchLimits);
   const result: PublishResult = { requests: 0, version: status.manifest.version, sent: 0, deleted: 0, warnings: new Map(), urls: new Map() };
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  for (const b of batches) {
-    const body: PushBody = { notes: [], attachments: [], delete: b.deletes };
-    for (const a of b.attachments) body.attachments.push({ path: a.path, data: base64(await source.read(a.path)) });
-    for (const n of b.notes) {
-      let content: string;
-      try { content = decoder.decode(await source.read(n.path)); } catch { throw new Error(`${n.path}: content is not valid UTF-8; not published`); }
-      body.notes.push({ path: n.path, content });
-    }
-    const reply: PushReply = await api.push(body);
-    result.requests++;
+  const account = (reply: PushReply) => {
     result.version = reply.version;
-    result.sent += b.attachments.length + b.notes.length;
-    result.deleted += b.deletes.length;
     for (const n of reply.notes) {
       if (n.url) result.urls.set(n.path, n.url);
       if (n.warnings.length) result.warnings.set(n.path, n.warnings);
     }
-    opts.onProgress?.(result.requests, batches.length);
+  };
+  const stage = batches.length > 1 ? randomKey() : '';
+  let staged = 0;
+  for (const [i, b] of batches.entries()) {
+    const body = await buildBody(source, b);
+    try {
+      if (!stage) account(await api.push(body));
+      else {
+        const applied = await api.stageBatch(stage, i, body);
+        if (applied) account(applied); else staged++;
+      }
+    } catch (e) {
+      if (stage && e instanceof Error) e.message += ` (${staged} of ${batches.length} batches were staged and nothing was applied; publish again)`;
+      throw e;
+    }
+    result.requests++;
+    result.sent += b.attachments.length + b.notes.length;
+    result.deleted += b.deletes.length;
+    opts.onProgress?.(result.requests, batches.length + (stage ? 1 : 0));
+  }
+  if (staged > 0) {
+    account(await api.commitStage(stage));
+    result.requests++;
+    opts.onProgress?.(result.requests, result.requests);
   }
   return result;
+}
+
+// The request body of one batch: files read only now, attachments in base64.
+async function buildBody(source: VaultSource, b: Batch): Promise<PushBody> {
+  const body: PushBody = { notes: [], attachments: [], delete: b.deletes };
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for (const a of b.attachments) body.attachments.push({ path: a.path, data: base64(await source.read(a.path)) });
+  for (const n of b.notes) {
+    let content: string;
+    try { content = decoder.decode(await source.read(n.path)); } catch { throw new Error(`${n.path}: content is not valid UTF-8; not published`); }
+    body.notes.push({ path: n.path, content });
+  }
+  return body;
 }

@@ -143,10 +143,12 @@ describe('publishing from the plugin to a real folio', { skip: why || false }, (
     const st = await computeStatus(api, vault, vaultScope);
     await assert.rejects(publish(api, vault, st), (e: Error) =>
       e instanceof ApiError && /too many notes in one push; the limit is 20/.test(e.message));
-    const before = requests;
+    const before = requests, versionBefore = (await api.manifest()).version;
     const r = await publishAll();
-    assert.equal(requests - before, 3);
-    assert.equal(r.requests, 3);
+    // Three staged batches, then one commit: one new version for all 45.
+    assert.equal(requests - before, 4);
+    assert.equal(r.requests, 4);
+    assert.equal(r.version, versionBefore + 1);
     await edge('/many/note-00', 200);
     await edge('/many/note-44', 200);
     assert.equal(planChanges((await computeStatus(api, vault, vaultScope)).plan), 0);
