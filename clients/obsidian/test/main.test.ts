@@ -3,6 +3,7 @@
 // folio-edge: the status bar (N changes, in sync, error), "Publish changes"
 // through its modal, the reply's warnings for a note, "Open this note on the
 // site". Skipped with a message when the binaries or nats-server are missing.
+import './webcrypto';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,6 +3,7 @@
 // edit, rename (301 at the edge), delete (410), attachment, limits and
 // batches, the deletion guard, a wrong token, the server down. Skipped with
 // a message when the binaries or nats-server are missing.
+import './webcrypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, FolioApi, HttpFn, fetchHttp, noteSiteUrl } from '../src/api';

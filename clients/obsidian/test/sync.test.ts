@@ -1,5 +1,6 @@
 // The pure half of the plugin (src/sync.ts, src/api.ts): selection, diff,
 // batches, base64, the deletion guard, error messages. No server needed.
+import './webcrypto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { errorForResponse, Manifest, noteSiteUrl, parseManifest } from '../src/api';
