@@ -64,3 +64,19 @@ if [[ ! -f "$mermaid_js" || "$(cat "$mermaid_stamp" 2>/dev/null)" != "$lock_sum"
     echo "install-deps: warning: npm ci in web/mermaid failed; pages load mermaid from its CDN URL" >&2
   fi
 fi
+
+# The Obsidian plugin's build and test tools (clients/obsidian: obsidian's
+# type definitions, esbuild, typescript; package-lock.json pins them). Again
+# only when the lock file changed. Without them its CTest test is skipped.
+plugin_dir="$(dirname "$0")/../clients/obsidian"
+plugin_stamp="$plugin_dir/node_modules/.folio-lock-sha256"
+lock_sum=$(sha256sum "$plugin_dir/package-lock.json" | cut -d' ' -f1)
+if [[ ! -x "$plugin_dir/node_modules/.bin/esbuild" || "$(cat "$plugin_stamp" 2>/dev/null)" != "$lock_sum" ]]; then
+  echo "install-deps: npm ci in clients/obsidian (the Obsidian plugin's build tools)"
+  if command -v npm >/dev/null 2>&1 &&
+     (cd "$plugin_dir" && timeout 300 npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    echo "$lock_sum" >"$plugin_stamp"
+  else
+    echo "install-deps: warning: npm ci in clients/obsidian failed; the plugin's test is skipped" >&2
+  fi
+fi
