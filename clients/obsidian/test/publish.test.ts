@@ -63,9 +63,12 @@ describe('publishing from the plugin to a real folio', { skip: why || false }, (
     const after = await computeStatus(api, vault, vaultScope);
     assert.equal(planChanges(after.plan), 0);
     assert.ok(after.manifest.notes.every((n) => !n.path.startsWith('.')));
-    // The note's page on the site: site_url when the server says it, else the server's host.
-    const expected = after.manifest.siteUrl ? kSiteUrl + '/hello' : new URL(cluster.ingestUrl).origin + '/hello';
-    assert.equal(noteSiteUrl(after.manifest, cluster.ingestUrl, 'Hello.md'), expected);
+    // The note's page on the site: the manifest's site_url (ingest's --base-url).
+    assert.equal(after.manifest.siteUrl, kSiteUrl);
+    assert.equal(noteSiteUrl(after.manifest, cluster.ingestUrl, 'Hello.md'), kSiteUrl + '/hello');
+    // The server's warnings for the note come with the manifest too.
+    const hello = after.manifest.notes.find((n) => n.path === 'Hello.md');
+    assert.ok((hello?.warnings ?? []).some((w) => w.includes('Nowhere')), JSON.stringify(hello));
   });
 
   it('edit: only the changed note is sent and the edge serves the new text', async () => {
