@@ -64,6 +64,10 @@ class Pusher {
                             kDefaultMaxNoteBytes);
     max_attachment_bytes_ = Limit("--max-attachment-bytes", options_.max_attachment_bytes,
                                   manifest->max_attachment_bytes, kMaxAttachmentBytes);
+    if (options_.run != nullptr) {
+      options_.run->max_note_bytes = max_note_bytes_;
+      options_.run->max_attachment_bytes = max_attachment_bytes_;
+    }
     WalkOptions walk;
     walk.max_note_bytes = max_note_bytes_;
     walk.max_attachment_bytes = max_attachment_bytes_;

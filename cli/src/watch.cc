@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -12,12 +13,19 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <unordered_map>
+#include <vector>
 #include <string>
 #include <system_error>
 #include <utility>
 
+#include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "folio/core/text.h"
 #include "folio/core/time.h"
+#include "index.h"
+#include "wire.h"
 
 namespace folio::cli {
 namespace {
@@ -38,6 +46,9 @@ int64_t NowMs() { return MonotonicUs() / 1000; }
 // Directories a push walks: not dot-named (vault.cc), except the settings folder.
 bool Watched(std::string_view name) { return !name.empty() && (name.front() != '.' || name == ".obsidian"); }
 
+// More files than this in one burst: a walk is as cheap as reading them one by one.
+constexpr size_t kMaxQuickPaths = 64;
+
 constexpr uint32_t kDirMask = IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO |
                               IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 
@@ -56,6 +67,16 @@ class TreeWatch {
   }
 
   int fd() const { return fd_; }
+
+  // The files named by events since the last call, or false when only a
+  // walk of the whole vault covers what changed; resets both.
+  bool TakeChanges(std::set<std::string>* out) {
+    bool named = !needs_walk_;
+    *out = std::move(changed_);
+    changed_.clear();
+    needs_walk_ = false;
+    return named;
+  }
 
   // Watches `dir` and every walked directory under it (already watched
   // ones keep their watch: inotify returns the same descriptor).
@@ -97,6 +118,7 @@ class TreeWatch {
   bool Handle(const inotify_event& ev, bool* root_gone) {
     if (ev.mask & IN_Q_OVERFLOW) {  // events were lost: watch every folder again, push compares all
       (void)AddTree(root_);
+      needs_walk_ = true;
       return true;
     }
     auto it = dirs_.find(ev.wd);
@@ -107,18 +129,35 @@ class TreeWatch {
     }
     if (ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
       if (it->second == root_) *root_gone = true;
+      needs_walk_ = true;
       return true;
     }
     std::string_view name = ev.len > 0 ? std::string_view(ev.name) : std::string_view();
     bool in_settings = it->second.filename() == ".obsidian";
-    if (in_settings) return name == "app.json";
+    if (in_settings) {
+      if (name == "app.json") needs_walk_ = true;
+      return name == "app.json";
+    }
     if (!Watched(name)) return false;  // dot files: editors' swap files, the index in .folio
-    if ((ev.mask & IN_ISDIR) && (ev.mask & (IN_CREATE | IN_MOVED_TO))) (void)AddTree(it->second / name);
+    if (ev.mask & IN_ISDIR) {
+      if (ev.mask & (IN_CREATE | IN_MOVED_TO)) (void)AddTree(it->second / name);
+      needs_walk_ = true;  // a folder's files came or went
+      return true;
+    }
+    if (changed_.size() >= kMaxQuickPaths) {
+      needs_walk_ = true;
+    } else {
+      changed_.insert(it->second.lexically_relative(root_).generic_string() == "."
+                          ? std::string(name)
+                          : (it->second.lexically_relative(root_) / name).generic_string());
+    }
     return true;
   }
 
   int fd_ = -1;
   fs::path root_;
+  std::set<std::string> changed_;  // vault-relative files named by events since the last TakeChanges
+  bool needs_walk_ = true;         // a change the named files do not cover (folders, overflow, settings)
   std::map<int, fs::path> dirs_;  // watch descriptor -> directory
 };
 
@@ -166,11 +205,21 @@ class Watcher {
   }
 
   void Push() {
-    run_ = PushRun();
     burst_start_ms_ = -1;
     due_ms_ = -1;
+    std::set<std::string> changed;
+    bool named = tree_.TakeChanges(&changed);
     int64_t start = NowMs();
-    int code = RunPush(push_);
+    int code = kExitFailed;
+    if (named && backoff_ms_ == 0 && !server_.empty() && QuickPush(changed, &code)) {
+      // done: only the named files were read
+    } else {
+      int64_t max_note = run_.max_note_bytes, max_att = run_.max_attachment_bytes;
+      run_ = PushRun();
+      code = RunPush(push_);
+      if (code != kExitFailed) LoadServerState();
+      if (run_.max_note_bytes == 0) run_.max_note_bytes = max_note, run_.max_attachment_bytes = max_att;
+    }
     int64_t took = NowMs() - start;
     if (code == kExitFailed) return Retry(run_.error);
     backoff_ms_ = 0;
@@ -186,6 +235,78 @@ class Watcher {
         Print("folio: watching " + push_.dir.string() + " (Ctrl-C stops)");
       }
     }
+  }
+
+  // What the server holds, as the index written by the last full push says.
+  void LoadServerState() {
+    server_.clear();
+    Result<Index> index = ReadIndex(push_.dir);
+    if (!index.ok()) return;  // every burst then takes the full path
+    for (IndexEntry& e : index->entries) {
+      if (!e.server_sha256.empty()) server_.emplace(std::move(e.path), std::move(e.server_sha256));
+    }
+    server_.emplace("", "");  // known, even when empty
+  }
+
+  // Pushes just the files events named: each is read (or found gone) and
+  // sent when its hash differs from the server's; a deletion is sent for a
+  // gone file the server holds. Returns false, having sent nothing, when
+  // one of them needs the walk's rules (a link, a file over the limit, bad
+  // UTF-8, a bad path): the full push then reports it. The index on disk
+  // is left as it is: the next full push hashes these files again and its
+  // manifest delta covers what this push wrote.
+  bool QuickPush(const std::set<std::string>& changed, int* code) {
+    std::vector<OutgoingNote> notes;
+    std::vector<OutgoingAttachment> attachments;
+    std::vector<std::string> deletes;
+    std::vector<std::pair<std::string, std::string>> hashes;  // site path -> sent hash
+    int64_t added = 0, modified = 0;
+    for (const std::string& rel : changed) {
+      bool note = EndsWith(rel, ".md"), attachment = !note && IsAttachmentPath(rel);
+      if (!note && !attachment) continue;
+      if (!CheckVaultPath(rel).ok()) return false;
+      std::string site = push_.scope + rel;
+      auto held = server_.find(site);
+      struct stat sb;
+      if (::lstat((push_.dir / rel).c_str(), &sb) != 0) {
+        if (errno != ENOENT) return false;
+        if (held != server_.end()) deletes.push_back(site);
+        continue;
+      }
+      if (!S_ISREG(sb.st_mode)) return false;
+      Result<std::string> data = note ? ReadNote(push_.dir, rel, run_.max_note_bytes)
+                                      : ReadAttachment(push_.dir, rel, run_.max_attachment_bytes);
+      if (!data.ok()) return false;
+      std::string sha = Sha256Hex(*data);
+      if (held != server_.end() && held->second == sha) continue;
+      ++(held == server_.end() ? added : modified);
+      hashes.emplace_back(site, sha);
+      if (note) notes.push_back({site, std::move(data).value()});
+      else attachments.push_back({site, Base64Encode(*data)});
+    }
+    if (push_.no_delete) deletes.clear();
+    run_.added = added, run_.modified = modified, run_.removed = static_cast<int64_t>(deletes.size());
+    run_.warnings.clear();
+    run_.totals = PushTotals();
+    *code = kExitOk;
+    if (notes.empty() && attachments.empty() && deletes.empty()) return true;
+    Result<PushReply> reply = SendPush(push_.server, BuildPushBody(notes, attachments, deletes));
+    if (!reply.ok()) {
+      run_.error = reply.status().message();
+      *code = kExitFailed;
+      server_.clear();  // the retry walks
+      return true;
+    }
+    run_.totals.version = reply->version;
+    for (const NoteReport& n : reply->notes) {
+      for (const std::string& w : DistinctWarnings(n)) {
+        std::fprintf(stderr, "warning: %s: %s\n", n.path.c_str(), w.c_str());
+        if (run_.warnings.size() < 3) run_.warnings.push_back(n.path + ": " + w);
+      }
+    }
+    for (auto& [path, sha] : hashes) server_[path] = std::move(sha);
+    for (const std::string& d : deletes) server_.erase(d);
+    return true;
   }
 
   void PrintPush(int64_t took) {
@@ -242,6 +363,9 @@ class Watcher {
   PushOptions push_;
   PushRun run_;
   TreeWatch tree_;
+  // Site path -> hash the server holds, for pushes of just the named files;
+  // empty: unknown (the next push walks).
+  std::unordered_map<std::string, std::string> server_;
   int64_t due_ms_ = -1;          // when to push next (loop time, ms); -1: nothing pending
   int64_t burst_start_ms_ = -1;  // first event not yet pushed; -1: none
   int64_t backoff_ms_ = 0;       // current retry interval; 0: last push succeeded
