@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   }
   if (push_ms.size() > 1) {
     push_ms.erase(push_ms.begin());  // the initial push
-    printf("folio watch's pushes (walk, manifest delta, push, index): p50 %.0f ms, p99 %.0f ms\n",
+    printf("folio watch's own time per push (read, hash, request, reply): p50 %.0f ms, p99 %.0f ms\n",
            Percentile(push_ms, 0.5), Percentile(push_ms, 0.99));
   }
   return 0;
