@@ -285,6 +285,12 @@ class Watcher {
       else attachments.push_back({site, Base64Encode(*data)});
     }
     if (push_.no_delete) deletes.clear();
+    // The delete guard of `folio push` (push.h): the full push applies it and says why.
+    size_t note_deletes = static_cast<size_t>(
+        std::count_if(deletes.begin(), deletes.end(), [](const std::string& d) { return EndsWith(d, ".md"); }));
+    size_t notes_held = static_cast<size_t>(std::count_if(
+        server_.begin(), server_.end(), [](const auto& e) { return EndsWith(e.first, ".md"); }));
+    if (!push_.yes && note_deletes > push_.delete_confirm_above && note_deletes * 4 > notes_held) return false;
     run_.added = added, run_.modified = modified, run_.removed = static_cast<int64_t>(deletes.size());
     run_.warnings.clear();
     run_.totals = PushTotals();

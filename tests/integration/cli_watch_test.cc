@@ -190,3 +190,48 @@ TEST_CASE("folio watch stops with a clear error when the vault's folder is remov
   CHECK(WEXITSTATUS(status) == 1);
   CHECK(ReadFile(log).find("was deleted or moved; stopped watching") != std::string::npos);
 }
+
+TEST_CASE("folio watch: a folder moved, a note saved and removed within one burst, an attachment edited, settings") {
+  Cluster c;
+  fs::path vault = fs::path(c.dir()) / "vault", log = fs::path(c.dir()) / "watch.log";
+  Write(vault / "Docs/Guide.md", "# Guide\n\nSee ![[Docs/pic.png]].\n");
+  Write(vault / "Docs/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "one");
+  Write(vault / "Home.md", "# Home\n\nfirst line\nsecond line\n");
+  auto watch = StartWatch(c, vault, log);
+  REQUIRE(WaitForLines(log, "{\"event\":\"watching\"", 0));
+  INFO(ReadFile(log));
+  REQUIRE(c.WaitForPage("/docs/guide", 200).status == 200);
+
+  // A folder renamed: its notes move (the old URLs redirect), the folder's new path is watched.
+  fs::rename(vault / "Docs", vault / "Manual");
+  CHECK(c.WaitForPage("/manual/guide", 200).status == 200);
+  CHECK(c.WaitForPage("/docs/guide", 301).Header("Location") == "/manual/guide");
+  Write(vault / "Manual/Later.md", "# Later\n");
+  CHECK(c.WaitForPage("/manual/later", 200).status == 200);
+
+  // A note created and removed before the burst ends: nothing to push, nothing deleted.
+  size_t pushes = SettledPushes(log);
+  Write(vault / "Scratch.md", "# Scratch\n");
+  fs::remove(vault / "Scratch.md");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(Lines(log, kPush).size() == pushes);
+  CHECK(c.Manifest().body.find("Scratch.md") == std::string::npos);
+
+  // An attachment edited: sent again (its hash in the manifest changes).
+  std::string before = c.Manifest().body;
+  Write(vault / "Manual/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "two");
+  REQUIRE(WaitForLines(log, kPush, pushes));
+  CHECK(JsonInt(Lines(log, kPush).back(), "modified") == 1);
+  CHECK(c.Manifest().body != before);
+
+  // Obsidian's "Strict line breaks" turned on in .obsidian/app.json: the setting is pushed.
+  pushes = SettledPushes(log);
+  Write(vault / ".obsidian/app.json", "{\"strictLineBreaks\": true}");
+  bool strict = false;
+  for (int i = 0; i < 250 && !strict; ++i) {
+    strict = c.Manifest().body.find("\"strict_line_breaks\":true") != std::string::npos;
+    if (!strict) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(strict);
+  CHECK(c.WaitForPage("/home", 200, "first line second line").status == 200);
+}
