@@ -304,6 +304,7 @@ class Watcher {
       return true;
     }
     run_.totals.version = reply->version;
+    run_.totals.sent = reply->received;  // notes and attachments, for the "received" count
     for (const NoteReport& n : reply->notes) {
       for (const std::string& w : DistinctWarnings(n)) {
         std::fprintf(stderr, "warning: %s: %s\n", n.path.c_str(), w.c_str());
@@ -320,6 +321,7 @@ class Watcher {
       std::string line = "{\"event\":\"push\",\"added\":" + std::to_string(run_.added) +
                          ",\"modified\":" + std::to_string(run_.modified) + ",\"deleted\":" +
                          std::to_string(run_.removed) + ",\"ms\":" + std::to_string(took) +
+                         ",\"received\":" + std::to_string(run_.totals.sent + run_.totals.attachments_sent) +
                          ",\"version\":" + std::to_string(run_.totals.version) + ",\"warnings\":[";
       for (size_t i = 0; i < run_.warnings.size(); ++i) {
         if (i > 0) line += ',';

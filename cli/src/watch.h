@@ -5,10 +5,16 @@
 // (added as folders appear, dropped as they go), skipping the directories
 // the push's walker skips (names starting with '.'), except .obsidian
 // itself (its app.json carries a setting the push sends). An overflowed
-// event queue (IN_Q_OVERFLOW) rescans the tree. Each push is a `folio push`
-// against the vault's index (push.h): only files whose stat data changed
-// are read, only what differs from the server is sent, and a rename is a
-// delete plus an add in one push (the server then redirects the old URL).
+// event queue (IN_Q_OVERFLOW) rescans the tree.
+//
+// Pushing: the first push, every retry and any burst with a folder event,
+// an overflow, a settings change, more than 64 files or a file that needs
+// the walker's rules (a link, over the size limit, bad UTF-8 or path) is a
+// `folio push` against the vault's index (push.h): only files whose stat
+// data changed are read, only what differs from the server is sent. Other
+// bursts push just the files the events named, compared with the server
+// hashes of the index that push wrote. Either way a rename is a delete plus
+// an add in one push (the server then redirects the old URL).
 //
 // Debounce: a push starts once no event came for `debounce_ms`, or
 // `max_wait_ms` after the first event of a burst, whichever is first; a
@@ -24,7 +30,8 @@
 //           push (even when nothing changed) one "folio: watching DIR" line.
 //           With --json one object per line instead:
 //           {"event":"push","added":A,"modified":M,"deleted":D,"ms":N,
-//            "version":V,"warnings":[...]}
+//            "received":R,"version":V,"warnings":[...]}  (R: files the
+//           server's replies say it received)
 //           {"event":"error","message":"..."}
 //           {"event":"retry","message":"...","in_ms":N}
 //           {"event":"watching","dir":"..."}

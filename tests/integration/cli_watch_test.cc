@@ -163,6 +163,7 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   CHECK(JsonInt(catch_up, "added") == 1);     // Offline.md
   CHECK(JsonInt(catch_up, "modified") == 1);  // Folder/Omega.md; Keep.md and pic.png are not re-sent
   CHECK(JsonInt(catch_up, "deleted") == 0);
+  CHECK(JsonInt(catch_up, "received") == 2);  // what ingest's reply counts
 
   // SIGTERM: exit 0.
   int status = watch->Stop(SIGTERM, 5000);
