@@ -171,25 +171,28 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   CHECK(WEXITSTATUS(status) == 0);
 }
 
-TEST_CASE("folio watch stops with a clear error when the vault's folder is removed") {
+TEST_CASE("folio watch stops with a clear error when the vault's folder is removed or moved") {
   Cluster c;
-  fs::path vault = fs::path(c.dir()) / "gone", log = fs::path(c.dir()) / "gone.log";
-  Write(vault / "Note.md", "# Note\n");
-  testing::Process watch(std::vector<std::string>{testing::BinPath("folio"), "watch", vault.string(), "--server",
-                                                  c.ingest_url(), "--token", kToken},
-                         std::vector<std::string>{}, log.string());
-  REQUIRE(WaitForLines(log, "folio: watching", 0));
-  fs::remove_all(vault);
-  int status = -1;
-  for (int i = 0; i < 250 && status == -1; ++i) {
-    if (!watch.Running()) status = watch.Stop(SIGTERM, 100);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (bool move : {false, true}) {
+    fs::path vault = fs::path(c.dir()) / (move ? "moved" : "gone"), log = fs::path(c.dir()) / (move ? "m.log" : "g.log");
+    Write(vault / (move ? "Moved.md" : "Gone.md"), "# Note\n");
+    testing::Process watch(std::vector<std::string>{testing::BinPath("folio"), "watch", vault.string(), "--server",
+                                                    c.ingest_url(), "--token", kToken},
+                           std::vector<std::string>{}, log.string());
+    REQUIRE(WaitForLines(log, "folio: watching", 0));
+    if (move) fs::rename(vault, fs::path(c.dir()) / "elsewhere");
+    else fs::remove_all(vault);
+    int status = -1;
+    for (int i = 0; i < 250 && status == -1; ++i) {
+      if (!watch.Running()) status = watch.Stop(SIGTERM, 100);
+      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    INFO(ReadFile(log));
+    REQUIRE(status != -1);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK(ReadFile(log).find("was deleted or moved; stopped watching") != std::string::npos);
   }
-  INFO(ReadFile(log));
-  REQUIRE(status != -1);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
-  CHECK(ReadFile(log).find("was deleted or moved; stopped watching") != std::string::npos);
 }
 
 TEST_CASE("folio watch: a folder moved, a note saved and removed within one burst, an attachment edited, settings") {
