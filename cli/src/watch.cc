@@ -214,11 +214,9 @@ class Watcher {
     if (named && backoff_ms_ == 0 && !server_.empty() && QuickPush(changed, &code)) {
       // done: only the named files were read
     } else {
-      int64_t max_note = run_.max_note_bytes, max_att = run_.max_attachment_bytes;
-      run_ = PushRun();
+      run_ = PushRun();  // RunPush sets the size limits the quick pushes use
       code = RunPush(push_);
       if (code != kExitFailed) LoadServerState();
-      if (run_.max_note_bytes == 0) run_.max_note_bytes = max_note, run_.max_attachment_bytes = max_att;
     }
     int64_t took = NowMs() - start;
     if (code == kExitFailed) return Retry(run_.error);
@@ -291,7 +289,9 @@ class Watcher {
     size_t notes_held = static_cast<size_t>(std::count_if(
         server_.begin(), server_.end(), [](const auto& e) { return EndsWith(e.first, ".md"); }));
     if (!push_.yes && note_deletes > push_.delete_confirm_above && note_deletes * 4 > notes_held) return false;
-    run_.added = added, run_.modified = modified, run_.removed = static_cast<int64_t>(deletes.size());
+    run_.added = added;
+    run_.modified = modified;
+    run_.removed = static_cast<int64_t>(deletes.size());
     run_.warnings.clear();
     run_.totals = PushTotals();
     *code = kExitOk;

@@ -65,7 +65,10 @@ size_t SettledPushes(const fs::path& log) {
   size_t n = Lines(log, kPush).size();
   for (int quiet = 0; quiet < 200; quiet += 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (size_t m = Lines(log, kPush).size(); m != n) n = m, quiet = 0;
+    if (size_t m = Lines(log, kPush).size(); m != n) {
+      n = m;
+      quiet = 0;
+    }
   }
   return n;
 }
