@@ -39,6 +39,7 @@ run: build
 bench: build
 	@FOLIO_BENCH_DEPS=1 bash scripts/install-deps.sh
 	@bash loadtest/push-bench.sh $(BUILD)
+	@bash loadtest/watch-bench.sh $(BUILD)
 	@bash loadtest/serve-bench.sh $(BUILD)
 	@bash loadtest/storage-bench.sh $(BUILD)
 	@QUICK=1 bash loadtest/search-bench.sh

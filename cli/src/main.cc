@@ -12,6 +12,7 @@
 #include "prefix.h"
 #include "push.h"
 #include "status.h"
+#include "watch.h"
 
 namespace {
 
@@ -31,6 +32,9 @@ constexpr std::string_view kCommands =
     "                   and ambiguous links), files over its limits; exit 0 in\n"
     "                   sync, 1 not in sync, 2 error (uses --server, --token,\n"
     "                   --prefix, --json, --timeout; never retries)\n"
+    "  folio watch DIR  push DIR once, then keep watching it and push what changed\n"
+    "                   after each burst of saves (--debounce); takes push's flags;\n"
+    "                   retries with backoff while the server is away; Ctrl-C stops\n"
     "  folio version    print the version\n"
     "  folio help       print this help\n"
     "\n";
@@ -65,6 +69,8 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("no-strict-line-breaks", false,
                  "render the site with \"Strict line breaks\" off (each newline is a line break, Obsidian's"
                  " default), whatever DIR/.obsidian/app.json says");
+  flags->Add("debounce", "50ms", "watch: push once no change came for this long");
+  flags->Add("max-wait", "1s", "watch: push at most this long after the first change of a burst of saves");
   flags->AddBool("yes", false,
                  "go ahead with a push that deletes more than 20 notes and more than a quarter of the server's (see"
                  " them first with --dry-run)");
@@ -138,7 +144,7 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
 }  // namespace
 
 int main(int argc, char** argv) {
-  folio::Flags flags("folio push DIR", "Sends a vault's changed notes and attachments to a folio-ingest server.");
+  folio::Flags flags("folio push|watch DIR", "Sends a vault's changed notes and attachments to a folio-ingest server.");
   DeclareFlags(&flags);
   folio::Status st = flags.Parse(argc, argv);
   if (st.code() == folio::Code::kNotFound) return Usage(flags, stdout, 0);  // --help
@@ -153,17 +159,32 @@ int main(int argc, char** argv) {
     std::printf("folio %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
     return 0;
   }
-  if (args[0] != "push" && args[0] != "status") return UsageError("unknown command '" + args[0] + "'");
+  if (args[0] != "push" && args[0] != "status" && args[0] != "watch") {
+    return UsageError("unknown command '" + args[0] + "'");
+  }
   if (args.size() != 2) return UsageError(args[0] + " takes exactly one DIR");
   folio::cli::PushOptions options;
   if (std::string problem = LoadPushOptions(flags, &options); !problem.empty()) {
     return UsageError(problem);
   }
   if (args[0] == "push") return folio::cli::RunPush(options);
-  // status: a quick look, so no retries; its errors exit with kStatusError
-  // (== kExitUsage), apart from "not in sync".
-  static_assert(folio::cli::kStatusError == folio::cli::kExitUsage);
-  folio::cli::StatusOptions status{options.dir, options.scope, options.server, options.json};
-  status.server.retry_for_ms = 0;
-  return folio::cli::RunStatus(status);
+  if (args[0] == "status") {
+    // A quick look, so no retries; its errors exit with kStatusError
+    // (== kExitUsage), apart from "not in sync".
+    static_assert(folio::cli::kStatusError == folio::cli::kExitUsage);
+    folio::cli::StatusOptions status{options.dir, options.scope, options.server, options.json};
+    status.server.retry_for_ms = 0;
+    return folio::cli::RunStatus(status);
+  }
+  if (options.dry_run) return UsageError("watch does not take --dry-run");
+  folio::cli::WatchOptions watch;
+  watch.push = std::move(options);
+  auto debounce = flags.GetDurationMs("debounce");
+  auto max_wait = flags.GetDurationMs("max-wait");
+  if (!debounce.ok()) return UsageError(debounce.status().message());
+  if (!max_wait.ok()) return UsageError(max_wait.status().message());
+  if (*debounce < 0 || *max_wait < *debounce) return UsageError("--max-wait must be at least --debounce (>= 0)");
+  watch.debounce_ms = *debounce;
+  watch.max_wait_ms = *max_wait;
+  return folio::cli::RunWatch(watch);
 }

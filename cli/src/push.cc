@@ -26,17 +26,21 @@ void Warn(std::string_view path, std::string_view reason) {
                static_cast<int>(reason.size()), reason.data());
 }
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "folio: %s\n", message.c_str());
-  return kExitFailed;
-}
-
 constexpr int64_t kCommitTimeoutMs = 30 * 60 * 1000;
 
 class Pusher {
  public:
   explicit Pusher(const PushOptions& options)
       : options_(options), start_us_(MonotonicUs()), bar_(stderr, options.progress) {}
+
+  int Fail(const std::string& message) {
+    if (options_.run != nullptr) {
+      options_.run->error = message;
+    } else {
+      std::fprintf(stderr, "folio: %s\n", message.c_str());
+    }
+    return kExitFailed;
+  }
 
   int Run() {
     std::error_code ec;
@@ -60,6 +64,10 @@ class Pusher {
                             kDefaultMaxNoteBytes);
     max_attachment_bytes_ = Limit("--max-attachment-bytes", options_.max_attachment_bytes,
                                   manifest->max_attachment_bytes, kMaxAttachmentBytes);
+    if (options_.run != nullptr) {
+      options_.run->max_note_bytes = max_note_bytes_;
+      options_.run->max_attachment_bytes = max_attachment_bytes_;
+    }
     WalkOptions walk;
     walk.max_note_bytes = max_note_bytes_;
     walk.max_attachment_bytes = max_attachment_bytes_;
@@ -79,7 +87,7 @@ class Pusher {
     totals_.hashed = static_cast<int64_t>(local->hashed);
     synced_version_ = manifest->version;
     for (const SkippedFile& s : local->skipped) {
-      Warn(s.path, s.reason);
+      Note(s.path, s.reason);
       if (!s.is_error) continue;
       ++totals_.skipped;
       if (IsAttachmentPath(s.path)) ++totals_.attachments_skipped;
@@ -206,8 +214,23 @@ class Pusher {
     Report();
     SaveIndex();
     totals_.seconds = static_cast<double>(MonotonicUs() - start_us_) / 1e6;
-    std::printf("%s\n", (options_.json ? SummaryJson(totals_) : SummaryLine(totals_)).c_str());
+    if (options_.run != nullptr) {
+      FillRun(options_.run);
+    } else {
+      std::printf("%s\n", (options_.json ? SummaryJson(totals_) : SummaryLine(totals_)).c_str());
+    }
     return totals_.skipped > 0 ? kExitSkipped : kExitOk;
+  }
+
+  void FillRun(PushRun* run) const {
+    run->totals = totals_;
+    for (const FileChanges* c : {&plan_.attachments, &plan_.notes}) {
+      for (size_t i = 0; i < c->to_send.size(); ++i) {
+        if (outcome_.not_sent.contains(c->to_send[i].path)) continue;
+        ++(c->is_new[i] ? run->added : run->modified);
+      }
+    }
+    run->removed = static_cast<int64_t>(plan_.to_delete.size());
   }
 
   // The commit of a staged push: one request; the server's phases are
@@ -361,13 +384,21 @@ class Pusher {
   // bar, and each prints once (DistinctWarnings).
   void Report() {
     bar_.Clear();
-    for (const auto& [path, reason] : late_skips_) Warn(path, reason);
+    for (const auto& [path, reason] : late_skips_) Note(path, reason);
     for (const NoteReport& n : reports_) {
-      for (const std::string& w : DistinctWarnings(n)) Warn(n.path, w);
+      for (const std::string& w : DistinctWarnings(n)) Note(n.path, w);
     }
     late_skips_.clear();
     reports_.clear();
     report_index_.clear();
+  }
+
+  // Warn, and keep the first few for PushRun::warnings.
+  void Note(std::string_view path, std::string_view reason) {
+    Warn(path, reason);
+    if (options_.run != nullptr && options_.run->warnings.size() < 3) {
+      options_.run->warnings.push_back(std::string(path) + ": " + std::string(reason));
+    }
   }
 
   // The size limit to use: the flag's (0: not given), the server's (0: not

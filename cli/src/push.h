@@ -35,9 +35,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api.h"
 #include "plan.h"
+#include "report.h"
 #include "vault.h"
 
 namespace folio::cli {
@@ -46,6 +48,17 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;   // server unreachable, rejected, malformed answer, bad DIR
 inline constexpr int kExitUsage = 2;    // bad command line (main.cc)
 inline constexpr int kExitSkipped = 3;  // the push succeeded but some local files were left out
+
+// What one push did, for a caller that prints its own line (`folio watch`).
+struct PushRun {
+  PushTotals totals;
+  int64_t added = 0;     // files (notes and attachments) sent that the server lacked
+  int64_t modified = 0;  // files sent that the server held in another version
+  int64_t removed = 0;   // paths deleted on the server
+  std::vector<std::string> warnings;  // the first few "PATH: REASON" warnings
+  std::string error;     // "" or why the push failed (the "folio: ..." line's text)
+  int64_t max_note_bytes = 0, max_attachment_bytes = 0;  // the size limits in effect (0: not known)
+};
 
 struct PushOptions {
   std::filesystem::path dir;                      // the vault root
@@ -74,6 +87,10 @@ struct PushOptions {
   // --strict-line-breaks (true) / --no-strict-line-breaks (false); unset
   // (default): DIR/.obsidian/app.json's, if it says.
   std::optional<bool> strict_line_breaks;
+  // Not null: filled with what the push did; the summary line and the
+  // "folio: MESSAGE" failure line are then left to the caller (warnings
+  // still go to stderr).
+  PushRun* run = nullptr;
 };
 
 // Runs the push and returns the process exit code.
