@@ -33,6 +33,16 @@ class Pusher {
   explicit Pusher(const PushOptions& options)
       : options_(options), start_us_(MonotonicUs()), bar_(stderr, options.progress) {}
 
+  // A failure a retry cannot mend (PushRun::needs_author).
+  int FailForAuthor(const std::string& message) {
+    if (options_.run != nullptr) options_.run->needs_author = true;
+    return Fail(message);
+  }
+  int Fail(const Status& s, const std::string& more = "") {
+    const bool author = s.code() == Code::kUnauthenticated || s.code() == Code::kPermissionDenied ||
+                        s.code() == Code::kNotFound;
+    return author ? FailForAuthor(s.message() + more) : Fail(s.message() + more);
+  }
   int Fail(const std::string& message) {
     if (options_.run != nullptr) {
       options_.run->error = message;
@@ -55,7 +65,7 @@ class Pusher {
     Result<ServerView> view = LoadServerView(index, options_.server.url, options_.full, [this](int64_t since) {
       return FetchManifest(options_.server, since);
     });
-    if (!view.ok()) return Fail(view.status().message());
+    if (!view.ok()) return Fail(view.status());
     if (!view->note.empty()) std::fprintf(stderr, "folio: %s\n", view->note.c_str());
     view_ = std::move(view).value();
     totals_.manifest_delta = view_.from_delta;
@@ -105,7 +115,7 @@ class Pusher {
                         [](const std::string& p) { return IsAttachmentPath(p); }));
       std::string what = std::to_string(plan_.to_delete.size() - attachments) + " notes";
       if (attachments > 0) what += " and " + std::to_string(attachments) + " attachments";
-      return Fail(options_.dir.string() + " has no notes; refusing to delete all " + what + Where() +
+      return FailForAuthor(options_.dir.string() + " has no notes; refusing to delete all " + what + Where() +
                   " (pass --allow-delete-all to do that)");
     }
     // The guard counts the notes the push may delete: the scope's.
@@ -113,7 +123,7 @@ class Pusher {
     if (!options_.yes && notes_deleted > options_.delete_confirm_above && notes_deleted * 4 > notes_held) {
       std::string held = options_.scope.empty() ? "the server's " + std::to_string(notes_held) + " notes"
                                                 : "the " + std::to_string(notes_held) + " notes" + Where();
-      return Fail("this push would delete " + std::to_string(notes_deleted) + " of " + held +
+      return FailForAuthor("this push would delete " + std::to_string(notes_deleted) + " of " + held +
                   "; see them with --dry-run, then pass --yes to go ahead (or --no-delete to only send)");
     }
     return Send();
@@ -188,7 +198,7 @@ class Pusher {
           msg += " (" + std::to_string(i) + " of " + std::to_string(batches_.size()) +
                  " batches were pushed; run push again to send the rest)";
         }
-        return Fail(msg);
+        return Fail(Status(st.code(), msg));
       }
       bar_.Update(files_done_, total_files_, bytes_done_, total_bytes_);
     }
@@ -207,7 +217,7 @@ class Pusher {
       Result<PushReply> reply = SendPush(options_.server, BuildPushBody({}, {}, {}, &settings_));
       if (!reply.ok()) {
         Report();
-        return Fail(reply.status().message() + " (sending the vault's settings)");
+        return Fail(reply.status(), " (sending the vault's settings)");
       }
       Account(std::move(reply).value(), {});
     }

@@ -57,6 +57,9 @@ struct PushRun {
   int64_t removed = 0;   // paths deleted on the server
   std::vector<std::string> warnings;  // the first few "PATH: REASON" warnings
   std::string error;     // "" or why the push failed (the "folio: ..." line's text)
+  // The failure needs the author, not a retry: the token or the server was
+  // refused (401, 403, not a folio server), or the delete guard stopped it.
+  bool needs_author = false;
   int64_t max_note_bytes = 0, max_attachment_bytes = 0;  // the size limits in effect (0: not known)
 };
 

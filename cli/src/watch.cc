@@ -192,6 +192,7 @@ class Watcher {
       if (due_ms_ >= 0 && NowMs() >= due_ms_) {
         Push();
         if (Signalled()) return 0;
+        if (stop_ >= 0) return stop_;
       }
     }
   }
@@ -219,6 +220,12 @@ class Watcher {
       if (code != kExitFailed) LoadServerState();
     }
     int64_t took = NowMs() - start;
+    if (code == kExitFailed && run_.needs_author) {
+      // A refused token, a server that is not folio, the delete guard:
+      // retrying would only repeat it.
+      stop_ = Fatal(run_.error + "; stopped watching");
+      return;
+    }
     if (code == kExitFailed) return Retry(run_.error);
     backoff_ms_ = 0;
     int64_t changes = run_.added + run_.modified + run_.removed;
@@ -294,11 +301,14 @@ class Watcher {
     run_.removed = static_cast<int64_t>(deletes.size());
     run_.warnings.clear();
     run_.totals = PushTotals();
+    run_.needs_author = false;
     *code = kExitOk;
     if (notes.empty() && attachments.empty() && deletes.empty()) return true;
     Result<PushReply> reply = SendPush(push_.server, BuildPushBody(notes, attachments, deletes));
     if (!reply.ok()) {
       run_.error = reply.status().message();
+      const Code c = reply.status().code();
+      run_.needs_author = c == Code::kUnauthenticated || c == Code::kPermissionDenied || c == Code::kNotFound;
       *code = kExitFailed;
       server_.clear();  // the retry walks
       return true;
@@ -377,6 +387,7 @@ class Watcher {
   int64_t due_ms_ = -1;          // when to push next (loop time, ms); -1: nothing pending
   int64_t burst_start_ms_ = -1;  // first event not yet pushed; -1: none
   int64_t backoff_ms_ = 0;       // current retry interval; 0: last push succeeded
+  int stop_ = -1;                // >= 0: the exit code the watch stops with
   bool announced_ = false;
 };
 

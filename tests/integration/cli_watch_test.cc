@@ -242,3 +242,47 @@ TEST_CASE("folio watch: a folder moved, a note saved and removed within one burs
   CHECK(strict);
   CHECK(c.WaitForPage("/home", 200, "first line second line").status == 200);
 }
+
+TEST_CASE("folio watch stops, not retries, when the server refuses its token or the delete guard holds") {
+  Cluster c;
+  // A wrong token: the first push is refused; the watch ends with exit 1 at once.
+  fs::path vault = fs::path(c.dir()) / "vault", log = fs::path(c.dir()) / "token.log";
+  Write(vault / "Note.md", "# Note\n");
+  testing::Process watch(std::vector<std::string>{testing::BinPath("folio"), "watch", vault.string(), "--server",
+                                                  c.ingest_url(), "--token", "not-the-token"},
+                         std::vector<std::string>{}, log.string());
+  int status = -1;
+  for (int i = 0; i < 250 && status == -1; ++i) {
+    if (!watch.Running()) status = watch.Stop(SIGTERM, 100);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  INFO(ReadFile(log));
+  REQUIRE(status != -1);  // ended by itself within 5 s
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(ReadFile(log).find("rejected the token") != std::string::npos);
+  CHECK(ReadFile(log).find("stopped watching") != std::string::npos);
+  CHECK(ReadFile(log).find("retrying") == std::string::npos);
+
+  // The delete guard: most of the site's notes gone in one burst stops the
+  // watch with push's message instead of deleting them or retrying forever.
+  fs::path big = fs::path(c.dir()) / "big", glog = fs::path(c.dir()) / "guard.log";
+  for (int i = 0; i < 40; ++i) Write(big / ("n" + std::to_string(i) + ".md"), "# N" + std::to_string(i) + "\n");
+  testing::Process guarded(std::vector<std::string>{testing::BinPath("folio"), "watch", big.string(), "--server",
+                                                    c.ingest_url(), "--token", kToken},
+                           std::vector<std::string>{}, glog.string());
+  REQUIRE(WaitForLines(glog, "folio: watching", 0));
+  for (int i = 0; i < 35; ++i) fs::remove(big / ("n" + std::to_string(i) + ".md"));
+  status = -1;
+  for (int i = 0; i < 250 && status == -1; ++i) {
+    if (!guarded.Running()) status = guarded.Stop(SIGTERM, 100);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  INFO(ReadFile(glog));
+  REQUIRE(status != -1);
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(ReadFile(glog).find("--yes") != std::string::npos);
+  CHECK(ReadFile(glog).find("stopped watching") != std::string::npos);
+  auto manifest = c.Manifest();
+  CHECK(manifest.body.find("n3.md") != std::string::npos);  // nothing was deleted
+}
