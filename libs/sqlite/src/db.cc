@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 namespace folio::sqlite {
 namespace {
@@ -31,19 +32,69 @@ Status Error(sqlite3* db, int rc, std::string_view what) {
 
 }  // namespace
 
+// Idle statements by SQL text. Owned jointly by the Db and its live Stmts,
+// so a Stmt released after its Db finalizes instead of touching a closed
+// cache. One thread at a time, like the Db.
+class StmtCache {
+ public:
+  static constexpr size_t kMaxIdle = 128;
+  static constexpr size_t kMaxIdlePerSql = 4;
+
+  sqlite3_stmt* Take(std::string_view sql) {
+    auto it = idle_.find(sql);
+    if (it == idle_.end() || it->second.empty()) return nullptr;
+    sqlite3_stmt* st = it->second.back();
+    it->second.pop_back();
+    --size_;
+    return st;
+  }
+  // Keeps st (reset, bindings cleared) for the next Prepare of its SQL;
+  // false if closed or full (the caller finalizes).
+  bool Put(sqlite3_stmt* st) {
+    if (closed_ || size_ >= kMaxIdle) return false;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    auto& v = idle_[sqlite3_sql(st)];
+    if (v.size() >= kMaxIdlePerSql) return false;
+    v.push_back(st);
+    ++size_;
+    return true;
+  }
+  void Close() {
+    for (auto& [sql, v] : idle_) {
+      for (sqlite3_stmt* st : v) sqlite3_finalize(st);
+    }
+    idle_.clear();
+    size_ = 0;
+    closed_ = true;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  std::map<std::string, std::vector<sqlite3_stmt*>, std::less<>> idle_;
+  size_t size_ = 0;
+  bool closed_ = false;
+};
+
+void Stmt::Release() {
+  if (st_ == nullptr) return;
+  if (!cache_ || !cache_->Put(st_)) sqlite3_finalize(st_);
+  st_ = nullptr;
+  cache_.reset();
+}
+
 Stmt& Stmt::operator=(Stmt&& o) noexcept {
   if (this != &o) {
-    if (st_) sqlite3_finalize(st_);
+    Release();
     db_ = o.db_;
     st_ = o.st_;
+    cache_ = std::move(o.cache_);
     o.st_ = nullptr;
   }
   return *this;
 }
 
-Stmt::~Stmt() {
-  if (st_) sqlite3_finalize(st_);
-}
+Stmt::~Stmt() { Release(); }
 
 Stmt& Stmt::Bind(int i, std::string_view text) {
   sqlite3_bind_text(st_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -113,7 +164,14 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path) {
   return d;
 }
 
-Db::~Db() { sqlite3_close_v2(db_); }
+Db::Db(sqlite3* db) : db_(db), cache_(std::make_shared<StmtCache>()) {}
+
+Db::~Db() {
+  cache_->Close();
+  sqlite3_close_v2(db_);  // a Stmt still alive keeps the connection until it finalizes
+}
+
+size_t Db::CachedStatements() const { return cache_->size(); }
 
 Status Db::Exec(std::string_view sql) {
   std::string s(sql);
@@ -127,11 +185,18 @@ Status Db::Exec(std::string_view sql) {
 }
 
 Result<Stmt> Db::Prepare(std::string_view sql) {
+  if (sqlite3_stmt* st = cache_->Take(sql)) return Stmt(db_, st, cache_);
   sqlite3_stmt* st = nullptr;
-  if (int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr); rc != SQLITE_OK) {
+  const char* tail = nullptr;
+  if (int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &st,
+                                  &tail);
+      rc != SQLITE_OK) {
     return Error(db_, rc, "sqlite prepare of '" + std::string(sql) + "'");
   }
-  return Stmt(db_, st);
+  // Cached only when the whole text is the statement, so the cache's key
+  // (sqlite3_sql) is the text the next Prepare looks up.
+  const bool whole = tail == sql.data() + sql.size() && st != nullptr && sql == sqlite3_sql(st);
+  return Stmt(db_, st, whole ? cache_ : nullptr);
 }
 
 void Db::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }

@@ -62,6 +62,72 @@ int64_t Count(sqlite::Db* db) {
 }
 }  // namespace
 
+TEST_CASE("sqlite: a released statement is reused fresh: no bindings, no open read, first row again") {
+  TestDir d("cache");
+  auto db = sqlite::Db::Open(d.path + "/t.db");
+  REQUIRE(db.ok());
+  REQUIRE((*db)->Exec("CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)").ok());
+  REQUIRE((*db)->Exec("INSERT INTO t VALUES(1,'a'),(2,'b'),(3,'c')").ok());
+  CHECK((*db)->CachedStatements() == 0);
+  const char* kSelect = "SELECT k, v FROM t WHERE k >= ?1 OR ?1 IS NULL ORDER BY k";
+  {
+    auto q = (*db)->Prepare(kSelect);
+    REQUIRE(q.ok());
+    q->Bind(1, int64_t{2});
+    REQUIRE(*q->Step());
+    CHECK(q->Int(0) == 2);  // left mid-result, binding set
+  }
+  CHECK((*db)->CachedStatements() == 1);
+  // Another connection can write and checkpoint: the idle statement holds no read transaction.
+  {
+    auto other = sqlite::Db::Open(d.path + "/t.db");
+    REQUIRE(other.ok());
+    REQUIRE((*other)->Exec("INSERT INTO t VALUES(4,'d')").ok());
+    REQUIRE((*other)->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  }
+  {
+    auto q = (*db)->Prepare(kSelect);
+    REQUIRE(q.ok());
+    CHECK((*db)->CachedStatements() == 0);  // taken from the cache
+    int64_t n = 0;
+    while (*q->Step()) ++n;
+    CHECK(n == 4);  // binding cleared (NULL: every row), sees the other connection's row
+  }
+  // Two live statements of one SQL are distinct, and both go back.
+  {
+    auto a = (*db)->Prepare("SELECT v FROM t WHERE k = ?");
+    auto b = (*db)->Prepare("SELECT v FROM t WHERE k = ?");
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    a->Bind(1, int64_t{1});
+    b->Bind(1, int64_t{3});
+    REQUIRE(*a->Step());
+    REQUIRE(*b->Step());
+    CHECK(a->Text(0) == "a");
+    CHECK(b->Text(0) == "c");
+  }
+  CHECK((*db)->CachedStatements() == 3);
+  // Text after the first statement: compiled each time, never cached.
+  { auto q = (*db)->Prepare("SELECT 1; SELECT 2"); REQUIRE(q.ok()); }
+  CHECK((*db)->CachedStatements() == 3);
+  // A schema change does not break a cached statement (SQLite re-prepares it).
+  REQUIRE((*db)->Exec("ALTER TABLE t ADD COLUMN w TEXT").ok());
+  {
+    auto q = (*db)->Prepare(kSelect);
+    REQUIRE(q.ok());
+    REQUIRE(*q->Step());
+    CHECK(q->Text(1) == "a");
+  }
+  // A statement that outlives its Db is finalized, not returned to a closed cache.
+  sqlite::Stmt late;
+  {
+    auto q = (*db)->Prepare(kSelect);
+    REQUIRE(q.ok());
+    late = std::move(*q);
+  }
+  db->reset();
+}
+
 TEST_CASE("sqlite: online backup is a consistent snapshot while another connection writes") {
   TestDir dir("backup");
   auto src = sqlite::Db::Open(dir.path + "/src.db");
