@@ -26,6 +26,9 @@ void AddIngestFlags(Flags* flags) {
                  "the default for sites whose pushes never said (folio push sends the vault's own Obsidian"
                  " \"Strict line breaks\"): join a paragraph's lines as CommonMark does; off: each newline is a"
                  " line break, Obsidian's default");
+  flags->Add("recent-pages", "1",
+             "pages of /_/recent (50 notes each, newest first); an edit moves its note to the top and so"
+             " rewrites every one of them, so each page beyond the first costs every push one more message");
   flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags->Add("mermaid-url", "auto",
              "mermaid script (one-file build) loaded only by pages with a diagram: \"auto\" = the bundled"
@@ -83,6 +86,9 @@ Status ReadSiteOptions(const Flags& flags, SiteOptions* out, std::string* mermai
   out->site_name = flags.Get("site-name");
   out->base_url = flags.Get("base-url");
   out->strict_line_breaks = flags.GetBool("strict-line-breaks");
+  auto recent = flags.GetInt("recent-pages");
+  if (!recent.ok() || *recent < 1 || *recent > 100) return Status::Invalid("--recent-pages must be in 1..100");
+  out->recent_pages = static_cast<size_t>(*recent);
   if (Status s = ReadMermaidSource(flags, out, mermaid_file); !s.ok()) return s;
   auto storage = StorageAccessFromFlags(flags);
   if (!storage.ok()) return storage.status();

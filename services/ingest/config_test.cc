@@ -79,6 +79,11 @@ TEST_CASE("config: bad mermaid flags are refused with the flag's name") {
   REQUIRE(!stray.ok());
   CHECK(stray.status().message().find("--mermaid-url") != std::string::npos);
   CHECK(!Read({"--mermaid-url", "/m.js?v=1"}).ok());
+  CHECK(!Read({"--recent-pages", "0"}).ok());
+  CHECK(!Read({"--recent-pages", "101"}).ok());
+  CHECK(!Read({"--recent-pages", "x"}).ok());
+  CHECK(Read({})->site.recent_pages == 1);
+  CHECK(Read({"--recent-pages", "3"})->site.recent_pages == 3);
 }
 
 TEST_CASE("bundled mermaid: its URL and the reader's bounds") {

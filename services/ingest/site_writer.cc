@@ -207,7 +207,9 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
 
 size_t SiteWriter::AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
                                       ListingDelta* delta) {
-  auto pages = site::BuildListings(vault_, Info(), {}, only);
+  site::ListingOptions opt;
+  opt.recent_max_pages = options_.recent_pages;
+  auto pages = site::BuildListings(vault_, Info(), opt, only);
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);

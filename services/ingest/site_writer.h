@@ -54,6 +54,7 @@ struct SiteOptions {
   std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
   bool strict_line_breaks = false;     // markdown::RenderOptions::strict_line_breaks of a site that never
                                        // sent its own (PushSettings, stored per site: issue 13)
+  size_t recent_pages = 1;             // site::ListingOptions::recent_max_pages (--recent-pages)
   std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
                                        // mermaid diagram; checked by site::CheckMermaidSource
   std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)

@@ -109,10 +109,20 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   CHECK(c.EdgeGet("/docs").Header("Location") == "/docs/");
 }
 
-TEST_CASE("listings: /recent is paginated and served from memory") {
-  Cluster c;
+TEST_CASE("listings: /recent is one page by default; --recent-pages paginates it") {
   std::vector<std::pair<std::string, std::string>> notes;
   for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "# Note " + std::to_string(i) + "\n"});
+  {
+    Cluster one;
+    REQUIRE(one.Push(PushBody(notes)).status == 200);
+    auto p1 = one.WaitForPage("/_/recent", 200, "120 notes");
+    size_t items = 0;
+    for (size_t at = p1.body.find(">Note "); at != std::string::npos; at = p1.body.find(">Note ", at + 1)) ++items;
+    CHECK(items == 50);  // the newest 50 only
+    CHECK(p1.body.find("?page=2") == std::string::npos);
+    CHECK(one.EdgeGet("/_/recent?page=2").status == 404);
+  }
+  Cluster c({"--recent-pages", "3"});
   REQUIRE(c.Push(PushBody(notes)).status == 200);
   auto p2 = c.WaitForPage("/_/recent?page=2", 200, "Page 2 of 3");
   CHECK(p2.status == 200);

@@ -32,8 +32,9 @@ inline constexpr std::string_view kPublishCssUrl = "/publish.css";
 
 struct ListingOptions {
   size_t recent_page_size = 50;   // notes per /recent page
-  // /recent?page=N is served for N <= this. A new note shifts every page,
-  // so each push rewrites up to this many pages: keep it small.
+  // /recent?page=N is served for N <= this. An edit moves its note to the
+  // top and so shifts every page: each push rewrites up to this many pages
+  // (ingest's --recent-pages, default 1).
   size_t recent_max_pages = 10;
   size_t list_limit = 1000;       // notes shown on a home, folder or tag page
   size_t rss_items = 50;
