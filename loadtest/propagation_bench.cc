@@ -31,6 +31,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -190,7 +191,46 @@ std::string Today() {
 
 struct Sample {
   double push_ms, a_ms, b_ms;
+  std::string phases;  // the reply's phases_ms ("hash=0 meta=1 ..."), whole ms
+  double took_ms = 0;  // the reply's took_ms (ingest's own time), whole ms
 };
+
+// The string value of "key":"..." in a JSON reply; "" if absent.
+std::string JsonString(const std::string& body, const std::string& key) {
+  size_t p = body.find("\"" + key + "\":\"");
+  if (p == std::string::npos) return "";
+  p += key.size() + 4;
+  return body.substr(p, body.find('"', p) - p);
+}
+
+double JsonNumber(const std::string& body, const std::string& key) {
+  size_t p = body.find("\"" + key + "\":");
+  return p == std::string::npos ? 0 : atof(body.c_str() + p + key.size() + 3);
+}
+
+// Mean per phase over the pushes ("render 0.40 ms"), in first-seen order.
+// Whole-ms phase figures make these coarse: a mean of 0.4 is 40% of pushes
+// at 1 ms or more.
+void PrintPhases(const std::vector<Sample>& s) {
+  std::vector<std::pair<std::string, double>> sums;
+  double took = 0;
+  for (const Sample& x : s) {
+    took += x.took_ms;
+    std::istringstream in(x.phases);
+    for (std::string kv; in >> kv;) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) continue;
+      std::string name = kv.substr(0, eq);
+      auto it = std::find_if(sums.begin(), sums.end(), [&](auto& p) { return p.first == name; });
+      if (it == sums.end()) it = sums.insert(sums.end(), {name, 0.0});
+      it->second += atof(kv.c_str() + eq + 1);
+    }
+  }
+  double n = static_cast<double>(s.size());
+  printf("ingest's own account (took_ms, phases_ms; whole ms, means): took %.2f;", took / n);
+  for (auto& [name, sum] : sums) printf(" %s %.2f", name.c_str(), sum / n);
+  printf("\n");
+}
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -234,7 +274,8 @@ Sample TimedPush(it::Cluster& c, Conn* edges[2], int i, int rev) {
       exit(1);
     }
   }
-  return {Ms(t1 - t0), Ms(seen[0] - t0), Ms(seen[1] - t0)};
+  return {Ms(t1 - t0), Ms(seen[0] - t0), Ms(seen[1] - t0), JsonString(r.body, "phases_ms"),
+          JsonNumber(r.body, "took_ms")};
 }
 
 }  // namespace
@@ -320,6 +361,7 @@ int main(int argc, char** argv) {
              s[k].a_ms, s[k].b_ms);
     so << line;
   }
+  PrintPhases(s);
   printf("target: both edges p99 <= 3 ms\ncsv: %s, %s\n", csv.c_str(), samples_csv.c_str());
   return 0;
 }
