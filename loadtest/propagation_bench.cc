@@ -15,8 +15,11 @@
 // few dozen bytes), so a sample's resolution is one round trip to the other
 // edge. Prints p50/p99/max of: push response, edge A, edge B, both (end to
 // end) and both minus the response (the part after it); appends them to
-// --csv and every push's figures to --samples. Exits 1 if a page never
-// changes within 5 s.
+// --csv and every push's figures to --samples. Also prints how many
+// conditional GETs a push took after its response (about one per edge means
+// the edges had the page before the response arrived) and the means of
+// ingest's own took_ms and phases_ms. Exits 1 if a page never changes
+// within 5 s.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -193,6 +196,7 @@ struct Sample {
   double push_ms, a_ms, b_ms;
   std::string phases;  // the reply's phases_ms ("hash=0 meta=1 ..."), whole ms
   double took_ms = 0;  // the reply's took_ms (ingest's own time), whole ms
+  int polls = 0;       // conditional GETs sent after the response
 };
 
 // The string value of "key":"..." in a JSON reply; "" if absent.
@@ -226,7 +230,13 @@ void PrintPhases(const std::vector<Sample>& s) {
       it->second += atof(kv.c_str() + eq + 1);
     }
   }
-  double n = static_cast<double>(s.size());
+  double n = static_cast<double>(s.size()), polls = 0, polling_ms = 0;
+  for (const Sample& x : s) {
+    polls += x.polls;
+    polling_ms += std::max(x.a_ms, x.b_ms) - x.push_ms;
+  }
+  printf("polling: %.1f conditional GETs per push after the response, one every %.0f us (the resolution)\n",
+         polls / n, polls > 0 ? polling_ms * 1000 / polls : 0.0);
   printf("ingest's own account (took_ms, phases_ms; whole ms, means): took %.2f;", took / n);
   for (auto& [name, sum] : sums) printf(" %s %.2f", name.c_str(), sum / n);
   printf("\n");
@@ -254,12 +264,14 @@ Sample TimedPush(it::Cluster& c, Conn* edges[2], int i, int rev) {
     exit(1);
   }
   Clock::time_point seen[2] = {};
+  int polls = 0;
   bool done[2] = {false, false};
   while (!done[0] || !done[1]) {
     for (int k = 0; k < 2; ++k) {
       if (done[k]) continue;
       int st = 0;
       std::string etag;
+      ++polls;
       if (!edges[k]->Get(path, old[k], &st, &etag)) {
         fprintf(stderr, "edge %c stopped answering\n", 'A' + k);
         exit(1);
@@ -275,7 +287,7 @@ Sample TimedPush(it::Cluster& c, Conn* edges[2], int i, int rev) {
     }
   }
   return {Ms(t1 - t0), Ms(seen[0] - t0), Ms(seen[1] - t0), JsonString(r.body, "phases_ms"),
-          JsonNumber(r.body, "took_ms")};
+          JsonNumber(r.body, "took_ms"), polls};
 }
 
 }  // namespace
