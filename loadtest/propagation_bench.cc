@@ -17,8 +17,9 @@
 // end) and both minus the response (the part after it); appends them to
 // --csv and every push's figures to --samples. Also prints how many
 // conditional GETs a push took after its response (about one per edge means
-// the edges had the page before the response arrived) and the means of
-// ingest's own took_ms and phases_ms. Exits 1 if a page never changes
+// the edges had the page before the response arrived), the means of
+// ingest's own took_ms and phases_ms, each service's CPU time per push and
+// the page records (KV puts) a push published. Exits 1 if a page never changes
 // within 5 s.
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -153,12 +154,9 @@ class Conn {
 
 int PortOf(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
 
-// Pins every thread of this process's children named `comm` (nats-server,
-// which the cluster helper starts unpinned) to `cpu`.
-void PinChildren(const std::string& comm, int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+// The pids of this process's children named `comm`.
+std::vector<int> ChildPids(const std::string& comm) {
+  std::vector<int> out;
   DIR* d = opendir("/proc");
   while (dirent* e = d ? readdir(d) : nullptr) {
     int pid = atoi(e->d_name);
@@ -168,15 +166,51 @@ void PinChildren(const std::string& comm, int cpu) {
     std::getline(stat, line);
     size_t close_paren = line.rfind(')');
     if (close_paren == std::string::npos || line.find("(" + comm + ")") == std::string::npos) continue;
-    int ppid = atoi(line.c_str() + close_paren + 4);  // ") S <ppid>"
-    if (ppid != getpid()) continue;
+    if (atoi(line.c_str() + close_paren + 4) == getpid()) out.push_back(pid);  // ") S <ppid>"
+  }
+  if (d) closedir(d);
+  return out;
+}
+
+// Pins every thread of the children named `comm` (nats-server, which the
+// cluster helper starts unpinned) to `cpu`.
+void PinChildren(const std::string& comm, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  for (int pid : ChildPids(comm)) {
     DIR* t = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
     while (dirent* te = t ? readdir(t) : nullptr) {
       if (int tid = atoi(te->d_name); tid > 0) sched_setaffinity(tid, sizeof set, &set);
     }
     if (t) closedir(t);
   }
-  if (d) closedir(d);
+}
+
+// User plus system CPU time of the children named `comm`, in ms (clock-tick
+// resolution, 10 ms: used over the whole loop).
+double ChildrenCpuMs(const std::string& comm) {
+  double ticks = 0;
+  for (int pid : ChildPids(comm)) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i >= 14) ticks += atof(field.c_str());  // utime (14), stime (15)
+    }
+  }
+  return ticks * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The last sequence of the pages bucket's stream (KV_pages), from
+// nats-server's monitoring: how many page records have been published.
+double PagesLastSeq(it::Cluster& c) {
+  std::string jsz = c.nats().Monitor("/jsz?streams=true");
+  size_t p = jsz.find("\"KV_pages\"");
+  p = p == std::string::npos ? p : jsz.find("\"last_seq\":", p);
+  return p == std::string::npos ? 0 : atof(jsz.c_str() + p + 11);
 }
 
 double Percentile(std::vector<double> v, double p) {
@@ -337,10 +371,20 @@ int main(int argc, char** argv) {
   Conn a(PortOf(c.edge_url())), b(PortOf(c.edge2_url()));
   Conn* edges[2] = {&a, &b};
   std::vector<Sample> s;
+  const char* kServices[] = {"folio-ingest", "nats-server", "folio-edge"};
+  double cpu_before[3];
+  for (int k = 0; k < 3; ++k) cpu_before[k] = ChildrenCpuMs(kServices[k]);
+  double seq_before = PagesLastSeq(c);
   for (int k = 0; k < pushes; ++k) {
     int note = static_cast<int>((static_cast<long>(k) * 7919) % notes);  // spread over the site
     s.push_back(TimedPush(c, edges, note, k + 2));
     std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
+  }
+  printf("page records published per push: %.1f\n", (PagesLastSeq(c) - seq_before) / pushes);
+  printf("CPU per push (user+system over the loop):");
+  for (int k = 0; k < 3; ++k) {
+    printf(" %s %.2f ms%s", kServices[k], (ChildrenCpuMs(kServices[k]) - cpu_before[k]) / pushes,
+           k == 2 ? " (both, with the polls they answer)\n" : ",");
   }
   std::vector<double> push, ea, eb, both, after;
   for (const Sample& x : s) {
