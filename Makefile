@@ -40,9 +40,11 @@ bench: build
 	@FOLIO_BENCH_DEPS=1 bash scripts/install-deps.sh
 	@bash loadtest/push-bench.sh $(BUILD)
 	@bash loadtest/watch-bench.sh $(BUILD)
+	@bash loadtest/propagation-bench.sh $(BUILD)
 	@bash loadtest/serve-bench.sh $(BUILD)
 	@bash loadtest/storage-bench.sh $(BUILD)
 	@QUICK=1 bash loadtest/search-bench.sh
+	@python3 loadtest/plots.py
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -16,6 +16,9 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svgchart  # noqa: E402
+
 # The per-push costs, in two panels: each line should be flat when a push costs what it changes.
 PANELS = [
     ("folio push, end to end", [
@@ -29,7 +32,6 @@ PANELS = [
         ("one_note_phase_commit_ms", "one note: commit phase"),
     ]),
 ]
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
 # (what, metric, budget, budget text, component) for 1,000,000 notes. Budgets are issue 12's
 # targets (per push and replay as they are; import at its 100k rate; memory and disk: this machine).
@@ -88,70 +90,16 @@ def print_table(data):
         print("%-30s %-8s%s" % (metric, shown, cells))
 
 
-def nice_max(v):
-    if v <= 0:
-        return 1.0
-    e = 10 ** math.floor(math.log10(v))
-    for m in (1, 2, 2.5, 5, 10):
-        if v <= m * e:
-            return m * e
-    return 10 * e
-
-
-def panel(data, lines, box, heading):
-    """SVG elements of one panel: lines [(metric, label)] in box (left, top, width, height)."""
-    L, T, pw, ph = box
-    sizes = sorted({n for m, _ in lines for n in data[m]})
-    lo, hi = math.log10(min(sizes)), math.log10(max(sizes))
-    lo, hi = lo - 0.15 * max(hi - lo, 1), hi + 0.15 * max(hi - lo, 1)
-    ymax = nice_max(max([v for m, _ in lines for v, _ in data[m].values()] + [1]) * 1.05)
-    x = lambda n: L + (math.log10(n) - lo) / (hi - lo) * pw
-    y = lambda v: T + ph - v / ymax * ph
-    out = ['<text x="%d" y="%d" font-weight="bold">%s</text>' % (L, T - 8, esc(heading))]
-    for k in range(6):
-        v = ymax * k / 5
-        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, y(v), L + pw, y(v)))
-        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 6, y(v) + 4, fmt(v)))
-    for n in sizes:
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (x(n), T, x(n), T + ph))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x(n), T + ph + 16, "{:,}".format(n)))
-    out.append('<text x="%d" y="%d" text-anchor="middle">notes in the vault (log scale)</text>' %
-               (L + pw // 2, T + ph + 34))
-    out.append('<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle">ms</text>' %
-               (L - 44, T + ph // 2))
-    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (L, T, pw, ph))
-    for i, (m, label) in enumerate(lines):
-        color, pts = COLORS[i % len(COLORS)], sorted(data[m].items())
-        out.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' %
-                   (color, " ".join("%.1f,%.1f" % (x(n), y(v)) for n, (v, _) in pts)))
-        for n, (v, _) in pts:
-            out.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s at %s notes: %s ms</title></circle>' %
-                       (x(n), y(v), color, esc(label), "{:,}".format(n), fmt(v)))
-        ly = T + ph + 56 + i * 18
-        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>' % (L, ly, L + 20, ly, color))
-        out.append('<text x="%d" y="%d">%s</text>' % (L + 26, ly + 4, esc(label)))
-    return out
-
-
 def svg_chart(data, path, title, subtitle):
-    panels = [(h, [(m, lb) for m, lb in lines if data.get(m)]) for h, lines in PANELS]
-    panels = [(h, lines) for h, lines in panels if lines]
-    W, PW, PH, T = 420 * max(len(panels), 1), 320, 260, 80
-    H = T + PH + 60 + 18 * max([len(lines) for _, lines in panels] + [0])
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'font-family="sans-serif" font-size="12">' % (W, H, W, H),
-           '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="20" y="24" font-size="15" font-weight="bold">%s</text>' % esc(title),
-           '<text x="20" y="44" fill="#555">%s</text>' % esc(subtitle)]
-    for i, (heading, lines) in enumerate(panels):
-        out += panel(data, lines, (420 * i + 70, T, PW, PH), heading)
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-
-
-def esc(s):
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    panels = []
+    for heading, lines in PANELS:
+        series = [svgchart.Series(label, [(n, v) for n, (v, _) in data[m].items()], unit="ms")
+                  for m, label in lines if data.get(m)]
+        if series:
+            sizes = sorted({x for s in series for x, _ in s.points})
+            panels.append(svgchart.Panel(heading, series, "notes in the vault (log scale)", "ms", xlog=True,
+                                         xticks=sizes))
+    svgchart.write(path, title, subtitle, panels)
 
 
 def machine_budget(kind, data_dir):
