@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {10, 100, 1000, 10000};
   std::string cpu = "0";
   std::string csv = "loadtest/results/push-bench.csv";
+  std::string commit = "unknown";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sizes") {
@@ -104,11 +107,18 @@ int main(int argc, char** argv) {
       cpu = argv[i + 1];
     } else if (a == "--csv") {
       csv = argv[i + 1];
+    } else if (a == "--commit") {
+      commit = argv[i + 1];
     }
   }
   setenv("FOLIO_PIN_CPU", cpu.c_str(), 1);
-  std::ofstream out(csv);
-  out << "notes,first_import_ms,first_import_visible_ms,one_changed_ms,one_changed_visible_ms,"
+  // Appends: one row per size, stamped with the day and the commit measured.
+  const bool fresh = !std::filesystem::exists(csv) || std::filesystem::file_size(csv) == 0;
+  std::ofstream out(csv, std::ios::app);
+  char day[16];
+  const time_t now = time(nullptr);
+  strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+  if (fresh) out << "date,commit,notes,first_import_ms,first_import_visible_ms,one_changed_ms,one_changed_visible_ms,"
          "tenth_changed_ms,tenth_changed_visible_ms,ingest_rss_mb,edge_rss_mb\n";
   printf("%8s %14s %14s %14s %14s %14s %14s %10s %10s\n", "notes", "import ms", "(visible)", "1 changed",
          "(visible)", "N/10 changed", "(visible)", "ingest MB", "edge MB");
@@ -137,7 +147,7 @@ int main(int argc, char** argv) {
     printf("%8d %14.1f %14.1f %14.1f %14.1f %14.1f %14.1f %10.1f %10.1f\n", n, first.push_ms, first.visible_ms,
            Median(one_p), Median(one_v), Median(tenth_p), Median(tenth_v), ingest_mb, edge_mb);
     fflush(stdout);
-    out << n << "," << first.push_ms << "," << first.visible_ms << "," << Median(one_p) << "," << Median(one_v)
+    out << day << "," << commit << "," << n << "," << first.push_ms << "," << first.visible_ms << "," << Median(one_p) << "," << Median(one_v)
         << "," << Median(tenth_p) << "," << Median(tenth_v) << "," << ingest_mb << "," << edge_mb << "\n";
   }
   printf("anchor (trip2g, N=10000, one core): import 13770 ms, one changed 382 ms, N/10 changed 2303 ms, RSS 1050 MB\n");
