@@ -19,6 +19,7 @@
 // sequential, so a batch is decided against an index that reflects every
 // earlier record: that is what makes the conditional records of compaction
 // (kCopy, kCopyTombstone) safe to replay in file order.
+#include <chrono>
 #include <unordered_map>
 
 #include "folio/core/log.h"
@@ -203,7 +204,10 @@ Status JournalImpl::WriteBatch(std::span<CommitRequest* const> batch) {
   if (!end.ok()) return end.status();
   // The sync runs without locks: block appends and the next batch's
   // requests proceed meanwhile.
+  const auto sync_start = std::chrono::steady_clock::now();
   Status s = sync_target->file->Sync();
+  batch_sync_us_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sync_start).count());
   ++fsyncs_;
   ++batches_;
   if (!s.ok()) {
