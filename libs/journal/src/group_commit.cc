@@ -7,7 +7,15 @@
 // overwrite of pre-zeroed space ~40-50 µs. Pre-zeroing would save ~30% per
 // sync but writes every segment twice (write amplification ~2 instead of
 // <= 1.05), and group commit already spreads one sync over many commits, so
-// segments are not preallocated. pwrite at a tracked offset rather than
+// segments are not preallocated. (On an ext4 without a journal, as on the
+// shared benchmark VM of issue 15, a growing file's fdatasync also writes
+// the inode synchronously (perf: ext4_fsync_nojournal -> ext4_write_inode
+// -> __sync_dirty_buffer); fio 4 KiB + fdatasync there, medians of five
+// storage-bench runs: append 3.6 ms, overwrite of written space 3.2 ms,
+// within the noise of a disk busy with other work. fallocate does not
+// avoid the inode write, since converting unwritten extents dirties
+// the inode too; reusing the files of compacted segments would, without
+// writing anything twice.) pwrite at a tracked offset rather than
 // O_APPEND: the offset must be known before the write anyway (it is stored in
 // the record header and the index), and after a failed write nothing moves.
 //
