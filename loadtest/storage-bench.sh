@@ -158,7 +158,9 @@ cat <<TABLE
 TABLE
 mkdir -p loadtest/results
 CSV=loadtest/results/storage-bench.csv
-COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit of the build's sources (with FOLIO_BENCH_NO_BUILD that may be another checkout).
+SRC=$(awk -F= '/^CMAKE_HOME_DIRECTORY/ {print $2}' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
+COMMIT=$(git -C "${SRC:-.}" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -f $CSV ]] || echo "date,commit,rounds,secs,fio_append_p50_us,fio_append_p99_us,fio_overwrite_p50_us,fio_overwrite_p99_us,put1_p50_us,put1_p99_us,put1_mean_us,put1_sync_us,put1_software_us,fio_seq_mibs,fio_seq_sync_mibs,mib_put_mibs,wa_1mib,wa_64k,put8_rps,put64_rps,put64_p50_us,put64_p99_us,fsyncs,puts,get_rps,get_p50_us" >"$CSV"
 echo "$(date -u +%FT%TZ),$COMMIT,$ROUNDS,$SECS,$FIO_P50,$FIO_P99,$OV_P50,$OV_P99,$P1_50,$P1_99,$P1_MEAN,$SYNC_US,$SOFT_US,$FIO_SEQ,$FIO_SEQSYNC,$M_RPS,$WA_MIB,$WA_64K,$P8_RPS,$P64_RPS,$P64_50,$P64_99,$FSYNCS,$PUTS,$G_RPS,$G_50" >>"$CSV"
 rm -rf "$WORK/journal"
