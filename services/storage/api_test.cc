@@ -136,3 +136,51 @@ TEST_CASE("api: after a failed fsync, writes are refused without the journal's d
   loop.Stop();
   loop_thread.join();
 }
+
+TEST_CASE("api: uploads around the write chunk's size are stored whole") {
+  // The last chunk of a body whose length is known waits for the body's end
+  // and is appended and committed in one trip to the I/O pool; the chunks
+  // before it are appended as they fill.
+  testing::TempDir dir;
+  journal::Options jo;
+  jo.background = false;
+  jo.block_bytes = 4096;
+  auto j = journal::Journal::Open(dir.path() + "/journal", jo);
+  REQUIRE(j.ok());
+  http::Loop loop;
+  ThreadPool io(2);
+  static metrics::Registry registry;
+  storage::ApiContext ctx{&loop, &io, j->get(), &registry, {}, nullptr, {Sha256Hex("w"), Sha256Hex("r")}};
+  ctx.options.write_chunk_bytes = 5000;
+  http::Router router;
+  storage::MountApi(&router, &ctx);
+  http::Server server(&loop, &router);
+  REQUIRE(server.Listen("127.0.0.1", 0).ok());
+  std::thread loop_thread([&] { loop.Run(); });
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = "") {
+    http::ClientRequest req;
+    req.method = method;
+    req.url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
+    req.body = body;
+    req.headers.emplace_back("Authorization", "Bearer w");
+    auto r = http::Fetch(req);
+    return r.ok() ? *r : http::ClientResponse{};
+  };
+  for (size_t n : {size_t{1}, size_t{4999}, size_t{5000}, size_t{5001}, size_t{15000}, size_t{15007},
+                   size_t{200000}}) {
+    CAPTURE(n);
+    std::string body(n, '\0');
+    for (size_t i = 0; i < n; ++i) body[i] = static_cast<char>('a' + (i * 7 + n) % 26);
+    const std::string path = "/blobs/sha256/" + Sha256Hex(body);
+    REQUIRE(call("PUT", path, body).status == 201);
+    auto got = call("GET", path);
+    CHECK(got.status == 200);
+    CHECK((got.body == body));
+    auto named = call("PUT", "/objects/sizes/" + std::to_string(n), body);
+    CHECK(named.status == 201);
+    CHECK(named.body.find("\"size\":" + std::to_string(n)) != std::string::npos);
+    CHECK((call("GET", "/objects/sizes/" + std::to_string(n)).body == body));
+  }
+  loop.Stop();
+  loop_thread.join();
+}

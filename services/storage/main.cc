@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
   auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
   auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");
   auto& g_fsyncs = registry.NewGauge("folio_storage_fsyncs", "fdatasync/fsync calls since start");
+  auto& g_commits = registry.NewGauge("folio_storage_group_commits", "Group commits (each one fdatasync) since start");
+  auto& g_commit_sync = registry.NewGauge("folio_storage_group_commit_sync_seconds",
+                                          "Seconds the group commits spent in fdatasync since start");
   auto& g_wa = registry.NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start");
   auto& g_corrupt = registry.NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start");
   auto& g_full = registry.NewGauge("folio_storage_disk_full",
@@ -89,6 +92,8 @@ int main(int argc, char** argv) {
     g_live.Set(static_cast<double>(st.live_bytes));
     g_disk.Set(static_cast<double>(st.disk_bytes));
     g_fsyncs.Set(static_cast<double>(st.fsyncs));
+    g_commits.Set(static_cast<double>(st.batches));
+    g_commit_sync.Set(static_cast<double>(st.batch_sync_us) / 1e6);
     g_wa.Set(st.write_amplification());
     g_corrupt.Set(static_cast<double>(st.corrupt_records));
     g_full.Set(disk.full() ? 1 : 0);

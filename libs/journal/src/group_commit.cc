@@ -7,7 +7,15 @@
 // overwrite of pre-zeroed space ~40-50 µs. Pre-zeroing would save ~30% per
 // sync but writes every segment twice (write amplification ~2 instead of
 // <= 1.05), and group commit already spreads one sync over many commits, so
-// segments are not preallocated. pwrite at a tracked offset rather than
+// segments are not preallocated. (On an ext4 without a journal, as on the
+// shared benchmark VM of issue 15, a growing file's fdatasync also writes
+// the inode synchronously (perf: ext4_fsync_nojournal -> ext4_write_inode
+// -> __sync_dirty_buffer); fio 4 KiB + fdatasync there, medians of five
+// storage-bench runs: append 3.6 ms, overwrite of written space 3.2 ms,
+// within the noise of a disk busy with other work. fallocate does not
+// avoid the inode write, since converting unwritten extents dirties
+// the inode too; reusing the files of compacted segments would, without
+// writing anything twice.) pwrite at a tracked offset rather than
 // O_APPEND: the offset must be known before the write anyway (it is stored in
 // the record header and the index), and after a failed write nothing moves.
 //
@@ -19,6 +27,7 @@
 // sequential, so a batch is decided against an index that reflects every
 // earlier record: that is what makes the conditional records of compaction
 // (kCopy, kCopyTombstone) safe to replay in file order.
+#include <chrono>
 #include <unordered_map>
 
 #include "folio/core/log.h"
@@ -203,7 +212,10 @@ Status JournalImpl::WriteBatch(std::span<CommitRequest* const> batch) {
   if (!end.ok()) return end.status();
   // The sync runs without locks: block appends and the next batch's
   // requests proceed meanwhile.
+  const auto sync_start = std::chrono::steady_clock::now();
   Status s = sync_target->file->Sync();
+  batch_sync_us_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - sync_start).count());
   ++fsyncs_;
   ++batches_;
   if (!s.ok()) {

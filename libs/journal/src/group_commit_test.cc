@@ -37,6 +37,21 @@ TEST_CASE("a lone writer pays exactly one fdatasync per put") {
   for (int i = 0; i < 50; ++i) CHECK(ReadBlob(*j, "k" + std::to_string(i)) == Content(i, 4096));
 }
 
+TEST_CASE("the time group commits spend in fdatasync is counted") {
+  testing::TempDir tmp;
+  test::FaultEnv env;
+  env.sync_delay_us = 2000;  // a 2 ms disk
+  Options o;
+  o.env = &env;
+  auto j = OpenOk(tmp.path(), o);
+  Stats before = j->stats();
+  for (int i = 0; i < 10; ++i) REQUIRE(j->Put("k" + std::to_string(i), "", Content(i, 4096)).ok());
+  Stats after = j->stats();
+  CHECK(after.batches - before.batches == 10);
+  CHECK(after.batch_sync_us - before.batch_sync_us >= 10 * 2000);
+  env.sync_delay_us = 0;
+}
+
 TEST_CASE("8 concurrent writers x 50 puts share fdatasyncs") {
   testing::TempDir tmp;
   auto j = OpenOk(tmp.path());

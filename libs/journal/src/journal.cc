@@ -145,6 +145,7 @@ Stats JournalImpl::stats() const {
   Stats s;
   s.fsyncs = fsyncs_;
   s.batches = batches_;
+  s.batch_sync_us = batch_sync_us_;
   s.bytes_written = bytes_written_;
   s.blob_bytes = blob_bytes_;
   s.records = records_;

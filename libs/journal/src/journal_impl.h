@@ -200,7 +200,7 @@ class JournalImpl : public std::enable_shared_from_this<JournalImpl> {
   std::thread maint_;
 
   // Counters (Stats).
-  std::atomic<uint64_t> fsyncs_{0}, batches_{0}, bytes_written_{0}, blob_bytes_{0}, records_{0},
+  std::atomic<uint64_t> fsyncs_{0}, batches_{0}, batch_sync_us_{0}, bytes_written_{0}, blob_bytes_{0}, records_{0},
       commits_{0}, deletes_{0}, checkpoints_{0}, checkpoint_bytes_{0}, compactions_{0},
       compaction_bytes_{0}, corrupt_records_{0}, truncated_bytes_{0}, scanned_bytes_{0};
   std::atomic<bool> checkpoint_loaded_{false};

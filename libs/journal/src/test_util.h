@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -137,6 +139,7 @@ class FaultEnv final : public Env {
   std::atomic<bool> no_sync{false};
   std::atomic<bool> short_writes{false};  // WriteAt writes half, then fails
   std::atomic<uint64_t> syncs{0};
+  std::atomic<int> sync_delay_us{0};      // every File::Sync first sleeps this long (a slow disk)
   // A full disk: once this many more WriteAt calls have succeeded, every
   // WriteAt fails with kNoSpace (ENOSPC) until set back to -1 (-1 = never).
   std::atomic<int64_t> writes_before_full{-1};
@@ -191,6 +194,7 @@ class FaultEnv final : public Env {
     Status ReadAt(uint64_t o, size_t n, char* out, size_t* got) const override { return base_->ReadAt(o, n, out, got); }
     Status Sync() override {
       ++env_->syncs;
+      if (int d = env_->sync_delay_us; d > 0) std::this_thread::sleep_for(std::chrono::microseconds(d));
       if (env_->fail_sync && env_->sync_enospc) return Status::NoSpace("injected: fdatasync of '" + path() + "': no space");
       if (env_->fail_sync) return Status::Unavailable("injected fdatasync failure on '" + path() + "'");
       return env_->no_sync ? Status::Ok() : base_->Sync();

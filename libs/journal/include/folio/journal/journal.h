@@ -58,6 +58,7 @@ struct Options {
 struct Stats {
   uint64_t fsyncs = 0;            // fdatasync/fsync calls: segments, checkpoints, directory
   uint64_t batches = 0;           // group commits (each one fdatasync)
+  uint64_t batch_sync_us = 0;     // microseconds the group commits spent in their fdatasync
   uint64_t bytes_written = 0;     // every byte written: records, padding, checkpoints, copies
   uint64_t blob_bytes = 0;        // bytes of blobs committed by callers (not copies)
   uint64_t records = 0;           // records appended: blocks, commits, tombstones, copies
