@@ -265,7 +265,9 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     for (size_t i = 0; i < shown; ++i) page.backlinks.push_back({sources[i]->title, sources[i]->url, ""});
     if (const std::vector<std::string>* list = related_.Find(path)) page.related = ShownRelated(*list, related_item);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
-    PageRecordOut rec = MakePageRecord(head, site::AssembleNotePage(page));
+    std::vector<site::ChromeSpan> chrome;
+    const std::string html = site::AssembleNotePage(page, &chrome);
+    PageRecordOut rec = MakePageRecord(head, html, &chrome);
     r.record = std::move(rec.record);
     if (!rec.warning.empty()) r.warnings.push_back(std::move(rec.warning));
   });

@@ -37,6 +37,116 @@ std::string GzipCompress(std::string_view in, int level) {
 
 namespace {
 
+z_stream* NewRawDeflate(int level) {
+  auto* zs = new z_stream{};
+  // windowBits -15: raw deflate, the gzip header and trailer are written here.
+  if (deflateInit2(zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
+  return zs;
+}
+
+void FreeDeflate(z_stream* zs) {
+  deflateEnd(zs);
+  delete zs;
+}
+
+void AppendLe32(uint32_t v, std::string* out) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+}  // namespace
+
+GzipAssembler::GzipAssembler(int level) : zs_(NewRawDeflate(level)), part_(NewRawDeflate(level)) {}
+
+GzipAssembler::~GzipAssembler() {
+  FreeDeflate(zs_);
+  FreeDeflate(part_);
+}
+
+// Feeds `in` with `flush`, growing *out as needed. With any flush but
+// Z_NO_FLUSH, returns once the flush is complete (zlib's contract: a call
+// that leaves avail_out > 0 has delivered everything).
+void GzipAssembler::Deflate(z_stream* zs, std::string_view in, int flush, std::string* out) {
+  zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs->avail_in = static_cast<uInt>(in.size());
+  size_t used = out->size();
+  for (;;) {
+    out->resize(used + deflateBound(zs, zs->avail_in) + 64);
+    zs->next_out = reinterpret_cast<Bytef*>(out->data() + used);
+    zs->avail_out = static_cast<uInt>(out->size() - used);
+    const uInt room = zs->avail_out;
+    int rc = deflate(zs, flush);
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) std::abort();
+    used += room - zs->avail_out;
+    if (zs->avail_out != 0 && zs->avail_in == 0 && (flush != Z_FINISH || rc == Z_STREAM_END)) break;
+  }
+  out->resize(used);
+}
+
+const GzipAssembler::Cached& GzipAssembler::Lookup(std::string_view bytes) {
+  auto it = cache_.find(bytes);
+  if (it != cache_.end()) return it->second;
+  Cached c;
+  deflateReset(part_);
+  // A sync flush ends the part's blocks on a byte boundary without a final
+  // block, so page bytes can follow it.
+  Deflate(part_, bytes, Z_SYNC_FLUSH, &c.deflated);
+  c.crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+  const size_t cost = bytes.size() + c.deflated.size() + 64;
+  if (cache_bytes_ + cost > kMaxCacheBytes) {
+    cache_.clear();
+    cache_bytes_ = 0;
+  }
+  cache_bytes_ += cost;
+  return cache_.emplace(std::string(bytes), std::move(c)).first->second;
+}
+
+void GzipAssembler::Assemble(std::span<const GzipPart> parts, std::string* out) {
+  // RFC 1952 header: deflate, no flags, no mtime, no extra flags, OS unix (3),
+  // as zlib writes it at level 6.
+  static constexpr char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
+  out->assign(kHeader, sizeof kHeader);
+  deflateReset(zs_);
+  uLong crc = crc32(0, nullptr, 0);
+  uint32_t total = 0;
+  auto inline_part = [](const GzipPart& p) {
+    return !p.cacheable || p.bytes.size() < kMinCachedPart || p.bytes.size() > kMaxCachedPart;
+  };
+  // Past the last inline part, cached parts need not become history.
+  size_t last_inline = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (inline_part(parts[i]) && !parts[i].bytes.empty()) last_inline = i + 1;
+  }
+  bool open_block = false;  // input fed since the last byte boundary
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const GzipPart& p = parts[i];
+    const auto* data = reinterpret_cast<const Bytef*>(p.bytes.data());
+    if (inline_part(p)) {
+      if (p.bytes.empty()) continue;
+      Deflate(zs_, p.bytes, Z_NO_FLUSH, out);
+      crc = crc32(crc, data, static_cast<uInt>(p.bytes.size()));
+      total += static_cast<uint32_t>(p.bytes.size());
+      open_block = true;
+      continue;
+    }
+    if (open_block) Deflate(zs_, {}, Z_SYNC_FLUSH, out);  // byte-aligned, no final bit
+    open_block = false;
+    const Cached& c = Lookup(p.bytes);
+    out->append(c.deflated);
+    crc = crc32_combine(crc, c.crc, static_cast<z_off_t>(p.bytes.size()));
+    total += static_cast<uint32_t>(p.bytes.size());
+    // The part is now the stream's latest history (its last 32 KiB at most),
+    // so later distances count through it as the reader's window does.
+    if (i >= last_inline) continue;
+    const size_t dict = std::min<size_t>(p.bytes.size(), 32768);
+    if (deflateSetDictionary(zs_, data + p.bytes.size() - dict, static_cast<uInt>(dict)) != Z_OK) std::abort();
+  }
+  Deflate(zs_, {}, Z_FINISH, out);  // the final block (empty if the last part was cached)
+  AppendLe32(static_cast<uint32_t>(crc), out);
+  AppendLe32(total, out);
+}
+
+namespace {
+
 // One inflate state per thread, reset between calls: inflateInit2 allocates
 // a 32 KiB window each time, which dominated inflating many small pages.
 struct Inflater {

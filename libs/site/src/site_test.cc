@@ -328,3 +328,47 @@ TEST_CASE("layout: reading time and word count, canonical link, og:url and og:im
   p.words = 0;
   CHECK(AssembleNotePage(p).find("min read") == std::string::npos);
 }
+
+// The chrome of a note page is what page records compress once: it must be
+// in page order, inside the page, the same bytes for two notes of a folder,
+// and hold none of a note's own text.
+TEST_CASE("AssembleNotePage names chrome that is the same on every page of a folder") {
+  auto page = [](const std::string& name, const std::string& body) {
+    NotePage p;
+    p.site.name = "Garden";
+    p.url = "/plants/" + name;
+    p.title = name;
+    p.description = "about " + name;
+    p.body_html = body;
+    p.breadcrumbs = {{"plants", "/plants", ""}};
+    return p;
+  };
+  auto chrome_of = [](const std::string& html, const std::vector<ChromeSpan>& spans) {
+    std::vector<std::string> out;
+    size_t pos = 0;
+    for (const auto& s : spans) {
+      REQUIRE(s.begin >= pos);
+      REQUIRE(s.end > s.begin);
+      REQUIRE(s.end <= html.size());
+      out.push_back(html.substr(s.begin, s.end - s.begin));
+      pos = s.end;
+    }
+    return out;
+  };
+  std::vector<ChromeSpan> a_spans, b_spans;
+  const std::string a = AssembleNotePage(page("fern", "<p>Fern fronds</p>"), &a_spans);
+  const std::string b = AssembleNotePage(page("moss-and-lichen", "<p>Moss</p><p>Lichen</p>"), &b_spans);
+  CHECK(a == AssembleNotePage(page("fern", "<p>Fern fronds</p>")));  // marking changes no byte
+  const auto ca = chrome_of(a, a_spans), cb = chrome_of(b, b_spans);
+  REQUIRE(ca.size() >= 3);
+  CHECK(ca == cb);
+  CHECK(a_spans.front().begin == 0);
+  CHECK(a_spans.back().end == a.size());
+  size_t chrome_bytes = 0;
+  for (const auto& c : ca) {
+    chrome_bytes += c.size();
+    CHECK(c.find("fern") == std::string::npos);
+    CHECK(c.find("Fern") == std::string::npos);
+  }
+  CHECK(chrome_bytes * 2 > a.size());  // most of a short page
+}

@@ -81,7 +81,17 @@ struct ListingPage {
 };
 
 // A note page; its Content-Security-Policy is NotePageCsp(p) (csp.h).
-std::string AssembleNotePage(const NotePage& p);
+// A range [begin, end) of an assembled page that is the same on every page
+// of the site (or of a folder): the page's chrome. Page records gzip it
+// once and reuse it (core/gzip.h GzipAssembler). Spans are in page order
+// and do not overlap. Marking only speeds compression, never changes bytes.
+struct ChromeSpan {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+// `chrome`, when set, receives the page's chrome spans.
+std::string AssembleNotePage(const NotePage& p, std::vector<ChromeSpan>* chrome = nullptr);
 std::string AssembleListingPage(const ListingPage& p);
 // Home listing when the vault has no root index.md. `total` may exceed
 // items.size() (the listing is bounded); the page says how many more exist.
