@@ -9,6 +9,7 @@
 # request (utime+stime from /proc/PID/stat before/after; nginx: master plus
 # worker), at 50 and 200 connections; appends to loadtest/results/serve-bench.csv.
 #   loadtest/serve-bench.sh [BUILD_DIR] [DURATION_S]     (default: build 10)
+# SERVE_BENCH_EDGE=PATH runs another folio-edge binary (before/after comparisons).
 set -euo pipefail
 BUILD=${1:-build}; DUR=${2:-10}; NOTES=${SERVE_BENCH_NOTES:-1900}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +19,7 @@ for tool in wrk nginx nats-server curl taskset python3; do
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 for b in folio folio-ingest folio-edge; do [[ -x "$BIN/$b" ]] || { echo "missing $BIN/$b (cmake --build $BUILD)"; exit 1; }; done
+EDGE_BIN=${SERVE_BENCH_EDGE:-$BIN/folio-edge}
 W=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT
@@ -29,7 +31,7 @@ nats-server -js -a 127.0.0.1 -p "$NP" -sd "$W/nats" -m "$MP" >"$W/nats.log" 2>&1
 wait_http "http://127.0.0.1:$MP/healthz?js-enabled-only=true"
 taskset -c 1 "$BIN/folio-ingest" --listen 127.0.0.1:$IP --nats nats://127.0.0.1:$NP --data "$W/ingest" --token t \
   >"$W/ingest.log" 2>&1 & pids+=($!)
-taskset -c 0 "$BIN/folio-edge" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 &
+taskset -c 0 "$EDGE_BIN" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 &
 EDGE_PID=$!; pids+=($EDGE_PID)
 wait_http "http://127.0.0.1:$IP/readyz"; wait_http "http://127.0.0.1:$EP/readyz"
 
