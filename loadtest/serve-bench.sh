@@ -1,67 +1,149 @@
 #!/usr/bin/env bash
-# serve-bench: folio-edge vs nginx serving the same cached page, gzip, keep-alive.
-# Both servers pinned to CPU 0 (one worker/thread each), wrk pinned to CPU 1.
-# Prints requests/s for each and the ratio; appends to loadtest/results/serve-bench.csv.
-#   loadtest/serve-bench.sh [BUILD_DIR] [DURATION_S] [CONNECTIONS]
+# serve-bench: folio-edge vs nginx serving the same site, 2,000 distinct pages of
+# realistic size, gzip, keep-alive. The site is pushed to ingest, `folio export`
+# writes it to a folder (pages plus .gz twins holding the edge's gzip bytes), and
+# nginx (one worker, gzip_static, open_file_cache, sendfile) serves that folder.
+# Both servers pinned to CPU 0 (one worker / --threads 1), wrk to CPU 1 with a Lua
+# script cycling through every URL with Accept-Encoding: gzip.
+# Reports requests/s, p50/p99 latency and the server's CPU microseconds per
+# request (utime+stime from /proc/PID/stat before/after; nginx: master plus
+# worker), at 50 and 200 connections; appends to loadtest/results/serve-bench.csv.
+#   loadtest/serve-bench.sh [BUILD_DIR] [DURATION_S]     (default: build 10)
+# SERVE_BENCH_EDGE=PATH runs another folio-edge binary (before/after comparisons).
 set -euo pipefail
-BUILD=${1:-build}; DUR=${2:-10}; CONNS=${3:-64}
-ROOT=$(cd "$(dirname "$0")/.." && pwd); BIN="$ROOT/$BUILD/bin"
-for tool in wrk nginx nats-server curl taskset; do command -v $tool >/dev/null || { echo "missing $tool (FOLIO_BENCH_DEPS=1 scripts/install-deps.sh)"; exit 1; }; done
+BUILD=${1:-build}; DUR=${2:-10}; NOTES=${SERVE_BENCH_NOTES:-1900}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+if [[ "$BUILD" = /* ]]; then BIN="$BUILD/bin"; else BIN="$ROOT/$BUILD/bin"; fi
+for tool in wrk nginx nats-server curl taskset python3; do
+  command -v $tool >/dev/null || [[ -x /usr/sbin/$tool ]] || { echo "missing $tool (FOLIO_BENCH_DEPS=1 scripts/install-deps.sh)"; exit 1; }
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+for b in folio folio-ingest folio-edge; do [[ -x "$BIN/$b" ]] || { echo "missing $BIN/$b (cmake --build $BUILD)"; exit 1; }; done
+EDGE_BIN=${SERVE_BENCH_EDGE:-$BIN/folio-edge}
 W=$(mktemp -d); pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 NP=$(free_port); MP=$(free_port); IP=$(free_port); EP=$(free_port); XP=$(free_port)
-wait_http() { for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.05; done; echo "timeout $1"; exit 1; }
+wait_http() { for _ in $(seq 1 400); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.05; done; echo "timeout $1"; exit 1; }
 
 nats-server -js -a 127.0.0.1 -p "$NP" -sd "$W/nats" -m "$MP" >"$W/nats.log" 2>&1 & pids+=($!)
-wait_http "http://127.0.0.1:$MP/healthz?js-enabled-only=true" || { cat "$W/nats.log"; exit 1; }
-taskset -c 1 "$BIN/folio-ingest" --listen 127.0.0.1:$IP --nats nats://127.0.0.1:$NP --data "$W/ingest" --token t >"$W/ingest.log" 2>&1 & pids+=($!)
-taskset -c 0 "$BIN/folio-edge" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 & pids+=($!)
+wait_http "http://127.0.0.1:$MP/healthz?js-enabled-only=true"
+taskset -c 1 "$BIN/folio-ingest" --listen 127.0.0.1:$IP --nats nats://127.0.0.1:$NP --data "$W/ingest" --token t \
+  >"$W/ingest.log" 2>&1 & pids+=($!)
+taskset -c 0 "$EDGE_BIN" --listen 127.0.0.1:$EP --nats nats://127.0.0.1:$NP --threads 1 >"$W/edge.log" 2>&1 &
+EDGE_PID=$!; pids+=($EDGE_PID)
 wait_http "http://127.0.0.1:$IP/readyz"; wait_http "http://127.0.0.1:$EP/readyz"
 
-# A page whose gzip body is ~12 KB (the size of the nginx comparison in README's Benchmarks):
-# seeded random prose, so it compresses like real text, not like a repeated line.
-python3 - "$W/body.json" <<'PY'
-import json, random, sys
-rnd = random.Random(42)
-words = ("note vault link page edge ingest render markdown server reader memory bytes gzip header "
-         "cache stream bucket index graph backlink heading table list code block quote author site "
-         "search storage journal commit publish replay watch update delete version token manifest "
+# The vault: vaultgen's notes, each grown by seeded prose to a varied, realistic
+# size (log-normal, median ~3 KB of markdown, a long tail up to ~60 KB).
+python3 "$ROOT/loadtest/vaultgen.py" --notes "$NOTES" "$W/vault" >/dev/null
+python3 - "$W/vault" <<'PY'
+import os, random, sys
+rnd = random.Random(7)
+words = ("note vault link page edge render markdown server reader memory gzip header cache stream index "
+         "graph heading table list code block quote author site search storage journal commit publish "
          "the a of to in and for with on by from at as is are was be this that it").split()
-def sentence():
-    return " ".join(rnd.choice(words) for _ in range(rnd.randint(8, 18))).capitalize() + "."
-paras = "\n\n".join(" ".join(sentence() for _ in range(5)) for _ in range(110))
-json.dump({"notes": [{"path": "Bench page.md", "content": "# Bench page\n\n" + paras}]}, open(sys.argv[1], "w"))
+def para():
+    return " ".join(" ".join(rnd.choice(words) for _ in range(rnd.randint(8, 18))).capitalize() + "."
+                    for _ in range(rnd.randint(2, 6)))
+for dirpath, _, files in sorted(os.walk(sys.argv[1])):
+    for f in sorted(files):
+        if not f.endswith(".md"): continue
+        target = min(60000, int(rnd.lognormvariate(8.0, 0.9)))  # e^8 ~ 3 KB
+        text, n = [], 0
+        while n < target:
+            p = para(); text.append(p); n += len(p) + 2
+        with open(os.path.join(dirpath, f), "a") as out:
+            out.write("\n\n## Notes\n\n" + "\n\n".join(text) + "\n")
 PY
-curl -fsS -H "Authorization: Bearer t" -H "Content-Type: application/json" --data-binary @"$W/body.json" \
-  "http://127.0.0.1:$IP/api/v1/push" >/dev/null
-for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$EP/bench-page" && break; sleep 0.05; done
+"$BIN/folio" push "$W/vault" --server http://127.0.0.1:$IP --token t >"$W/push.log" 2>&1 || { cat "$W/push.log"; exit 1; }
 
-# nginx serves the very same bytes (gzip_static) from a file, one worker.
-mkdir -p "$W/www"
-curl -fsS "http://127.0.0.1:$EP/bench-page" -o "$W/www/bench-page.html"
-curl -fsS -H 'Accept-Encoding: gzip' "http://127.0.0.1:$EP/bench-page" -o "$W/www/bench-page.html.gz"
-SIZE=$(stat -c %s "$W/www/bench-page.html"); GZ=$(stat -c %s "$W/www/bench-page.html.gz")
+# The same site as files: export until the edge served every URL (it applies the push asynchronously).
+for try in 1 2 3 4 5 6 7 8 9 10; do
+  if "$BIN/folio" export "$W/www" --server http://127.0.0.1:$IP --token t --edge http://127.0.0.1:$EP --force \
+      >"$W/export.log" 2>&1; then break; fi
+  [[ $try == 10 ]] && { cat "$W/export.log"; exit 1; }; sleep 0.5
+done
+# Every exported URL but the 404 page, in a fixed shuffled order (percent-encoded for the request line).
+python3 - "$W/www" "$W/urls.txt" <<'PY'
+import os, random, sys, urllib.parse
+root, urls = sys.argv[1], []
+for dirpath, _, files in os.walk(root):
+    for f in files:
+        rel = os.path.relpath(os.path.join(dirpath, f), root)
+        if rel.endswith(".gz") or rel.startswith("_folio/"): continue
+        if rel == "index.html": u = "/"
+        elif rel.endswith(("/index.html", "/index.json")): u = "/" + rel[:-len("index.html")]
+        elif rel.endswith(".html"): u = "/" + rel[:-5]
+        else: u = "/" + rel
+        urls.append(urllib.parse.quote(u, safe="/"))
+urls.sort(); random.Random(1).shuffle(urls)
+open(sys.argv[2], "w").write("\n".join(urls) + "\n")
+PY
+PAGES=$(wc -l <"$W/urls.txt")
+IDB=$(du -sb --exclude='*.gz' "$W/www" | cut -f1); GZB=$(find "$W/www" -name '*.gz' -printf '%s\n' | awk '{s+=$1} END {print s}')
+
 cat >"$W/nginx.conf" <<CONF
 user root; worker_processes 1; daemon off; pid $W/nginx.pid; error_log $W/nginx.err;
 events { worker_connections 4096; }
-http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; open_file_cache max=100;
-  gzip_static on; gzip_vary on; types { text/html html; }
-  server { listen 127.0.0.1:$XP; root $W/www; location / { try_files \$uri.html =404; } } }
+http { include /etc/nginx/mime.types; default_type application/octet-stream;
+  access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  open_file_cache max=10000 inactive=60s; open_file_cache_valid 60s;
+  gzip_static on; gzip_vary on; etag on;
+  server { listen 127.0.0.1:$XP; root $W/www; error_page 404 /_folio/404.html;
+    location / { try_files \$uri \$uri.html \$uri/index.html \$uri/index.json =404; } } }
 CONF
-taskset -c 0 nginx -c "$W/nginx.conf" -p "$W" & pids+=($!)
-wait_http "http://127.0.0.1:$XP/bench-page"
+taskset -c 0 "$NGINX" -c "$W/nginx.conf" -p "$W" & NGINX_PID=$!; pids+=($NGINX_PID)
+wait_http "http://127.0.0.1:$XP/"
 
-run_wrk() { taskset -c 1 wrk -t1 -c"$CONNS" -d"${DUR}s" -H 'Accept-Encoding: gzip' "$1" | awk '/Requests\/sec/ {print $2}'; }
-echo "page: $SIZE bytes, gzip $GZ bytes; $CONNS connections, ${DUR}s each, servers on CPU 0, wrk on CPU 1"
-EDGE=$(run_wrk "http://127.0.0.1:$EP/bench-page"); NGINX=$(run_wrk "http://127.0.0.1:$XP/bench-page")
-EDGE2=$(run_wrk "http://127.0.0.1:$EP/bench-page"); NGINX2=$(run_wrk "http://127.0.0.1:$XP/bench-page")
-median() { printf '%s\n' "$@" | sort -g | head -1; }  # of two runs: report the lower (conservative)
-E=$(median "$EDGE" "$EDGE2"); N=$(median "$NGINX" "$NGINX2")
-RATIO=$(python3 -c "print(f'{$E/$N:.2f}')")
-printf '%-12s %12s\n' server 'requests/s' folio-edge "$E" nginx "$N"
-echo "edge/nginx: ${RATIO}x"
-mkdir -p "$ROOT/loadtest/results"
-[[ -f "$ROOT/loadtest/results/serve-bench.csv" ]] || echo "date,page_bytes,gzip_bytes,connections,edge_rps,nginx_rps,ratio" >"$ROOT/loadtest/results/serve-bench.csv"
-echo "$(date -u +%F),$SIZE,$GZ,$CONNS,$E,$N,$RATIO" >>"$ROOT/loadtest/results/serve-bench.csv"
+# Same bytes: the first 50 URLs, gzip and identity, from both servers.
+head -50 "$W/urls.txt" | while read -r u; do
+  for enc in gzip identity; do
+    curl -fsS -H "Accept-Encoding: $enc" "http://127.0.0.1:$EP$u" -o "$W/a" && curl -fsS -H "Accept-Encoding: $enc" \
+      "http://127.0.0.1:$XP$u" -o "$W/b" && cmp -s "$W/a" "$W/b" || { echo "edge and nginx differ at $u ($enc)"; exit 1; }
+  done
+done
+
+cat >"$W/cycle.lua" <<LUA
+local urls, i = {}, 0
+for line in io.lines("$W/urls.txt") do urls[#urls + 1] = line end
+request = function() i = i % #urls + 1; return wrk.format("GET", urls[i]) end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d\n", summary.requests, latency:percentile(50), latency:percentile(99),
+                         e.connect + e.read + e.write + e.status + e.timeout))
+end
+LUA
+cpu_ticks() { local t=0; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
+HZ=$(getconf CLK_TCK); COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown); DATE=$(date -u +%F)
+CSV="$ROOT/loadtest/results/serve-bench.csv"; mkdir -p "$(dirname "$CSV")"
+[[ -s "$CSV" ]] || echo "date,commit,server,pages,connections,duration_s,requests_per_s,p50_ms,p99_ms,cpu_us_per_req" >"$CSV"
+declare -A CPU
+run() {  # run SERVER PORT CONNS PID...
+  local name=$1 port=$2 conns=$3; shift 3
+  local before after out
+  before=$(cpu_ticks "$@")
+  out=$(taskset -c 1 wrk -t1 -c"$conns" -d"${DUR}s" -H 'Accept-Encoding: gzip' -s "$W/cycle.lua" "http://127.0.0.1:$port" \
+        | awk '/^RESULT/ {print $2, $3, $4, $5}')
+  after=$(cpu_ticks "$@")
+  read -r reqs p50 p99 errors <<<"$out"
+  [[ "$errors" == 0 ]] || { echo "$name: $errors errors (connect/read/write/non-2xx/timeout)"; exit 1; }
+  python3 - "$name" "$conns" "$reqs" "$p50" "$p99" "$((after - before))" "$HZ" "$DUR" "$PAGES" "$DATE" "$COMMIT" "$CSV" <<'PY'
+import sys
+name, conns, reqs, p50, p99, ticks, hz, dur, pages, date, commit, csv = sys.argv[1:]
+reqs, ticks = int(reqs), int(ticks)
+rps = reqs / float(dur); cpu = ticks * 1e6 / int(hz) / reqs
+print(f"{name:<11} {conns:>5} {rps:>12,.0f} {int(p50)/1000:>8.2f} {int(p99)/1000:>8.2f} {cpu:>10.1f}")
+open(csv, "a").write(f"{date},{commit},{name},{pages},{conns},{dur},{rps:.0f},{int(p50)/1000:.3f},{int(p99)/1000:.3f},{cpu:.2f}\n")
+PY
+}
+echo "site: $PAGES URLs, $((IDB / 1024)) KiB identity, $((GZB / 1024)) KiB gzip; servers on CPU 0, wrk on CPU 1, ${DUR}s per run"
+printf '%-11s %5s %12s %8s %8s %10s\n' server conns 'requests/s' 'p50 ms' 'p99 ms' 'cpu us/req'
+NGINX_WORKER=$(pgrep -P "$NGINX_PID" | head -1)
+for conns in 50 200; do
+  run folio-edge "$EP" "$conns" "$EDGE_PID" | tee "$W/edge.$conns"
+  run nginx "$XP" "$conns" "$NGINX_PID" "$NGINX_WORKER" | tee "$W/nginx.$conns"
+  awk -v c="$conns" 'NR==FNR {e=$6; next} {printf "edge/nginx CPU per request at %s connections: %.2fx\n", c, e/$6}' \
+    "$W/edge.$conns" "$W/nginx.$conns"
+done

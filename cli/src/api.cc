@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "folio/core/secret.h"
+#include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/http/client.h"
 
@@ -92,6 +93,15 @@ Result<Manifest> FetchManifest(const ServerOptions& server, int64_t since) {
   Result<Manifest> m = ParseManifest(resp->body);
   if (!m.ok()) return Status::Invalid(server.url + ": " + m.status().message());
   return m;
+}
+
+Result<ExportPage> FetchExportPage(const ServerOptions& server, const std::string& after) {
+  std::string path = std::string(kExportPath) + "?after=" + PercentEncodePath(after);
+  Result<http::ClientResponse> resp = Call(server, "GET", path, "");
+  if (!resp.ok()) return resp.status();
+  Result<ExportPage> page = ParseExportPage(resp->body);
+  if (!page.ok()) return Status::Invalid(server.url + ": " + page.status().message());
+  return page;
 }
 
 Result<PushReply> SendPush(const ServerOptions& server, std::string body) {

@@ -62,4 +62,8 @@ Result<StageReply> StageBatch(const ServerOptions& server, const std::string& st
 // the server holds no batch of the stage).
 Result<PushReply> CommitStage(const ServerOptions& server, const std::string& stage, std::string body = "");
 
+// GET {url}/api/v1/export?after=AFTER: the next page of the site's URLs
+// (wire.h ExportPage). Failures as FetchManifest.
+Result<ExportPage> FetchExportPage(const ServerOptions& server, const std::string& after);
+
 }  // namespace folio::cli

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "folio/core/config.h"
+#include "export.h"
 #include "prefix.h"
 #include "push.h"
 #include "status.h"
@@ -35,6 +36,11 @@ constexpr std::string_view kCommands =
     "  folio watch DIR  push DIR once, then keep watching it and push what changed\n"
     "                   after each burst of saves (--debounce); takes push's flags;\n"
     "                   retries with backoff while the server is away; Ctrl-C stops\n"
+    "  folio export DIR write the published site, as its edge serves it, to the\n"
+    "                   folder DIR: pages, listings, stylesheet, feeds and\n"
+    "                   attachments, each with a .gz twin when served gzipped\n"
+    "                   (for nginx gzip_static); uses --server, --token, --edge,\n"
+    "                   --force; DIR must be new or empty unless --force\n"
     "  folio version    print the version\n"
     "  folio help       print this help\n"
     "\n";
@@ -69,6 +75,8 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("no-strict-line-breaks", false,
                  "render the site with \"Strict line breaks\" off (each newline is a line break, Obsidian's"
                  " default), whatever DIR/.obsidian/app.json says");
+  flags->Add("edge", "", "export: base URL of an edge serving the site (default: the server's --base-url)");
+  flags->AddBool("force", false, "export: write into a non-empty DIR, replacing files of the same name");
   flags->Add("debounce", "50ms", "watch: push once no change came for this long");
   flags->Add("max-wait", "1s", "watch: push at most this long after the first change of a burst of saves");
   flags->AddBool("yes", false,
@@ -159,7 +167,7 @@ int main(int argc, char** argv) {
     std::printf("folio %.*s\n", static_cast<int>(kVersion.size()), kVersion.data());
     return 0;
   }
-  if (args[0] != "push" && args[0] != "status" && args[0] != "watch") {
+  if (args[0] != "push" && args[0] != "status" && args[0] != "watch" && args[0] != "export") {
     return UsageError("unknown command '" + args[0] + "'");
   }
   if (args.size() != 2) return UsageError(args[0] + " takes exactly one DIR");
@@ -168,6 +176,10 @@ int main(int argc, char** argv) {
     return UsageError(problem);
   }
   if (args[0] == "push") return folio::cli::RunPush(options);
+  if (args[0] == "export") {
+    folio::cli::ExportOptions exp{options.dir, options.server, flags.Get("edge"), flags.GetBool("force")};
+    return folio::cli::RunExport(exp);
+  }
   if (args[0] == "status") {
     // A quick look, so no retries; its errors exit with kStatusError
     // (== kExitUsage), apart from "not in sync".

@@ -181,6 +181,29 @@ Result<StageReply> ParseStageReply(std::string_view json) {
   return r;
 }
 
+Result<ExportPage> ParseExportPage(std::string_view json) {
+  ExportPage page;
+  bool has_urls = false;
+  try {
+    simdjson::padded_string padded(json);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    for (od::field f : doc.get_object()) {
+      std::string_view key = f.unescaped_key();
+      if (key == "urls") {
+        has_urls = true;
+        for (auto u : f.value().get_array()) page.urls.emplace_back(std::string_view(u.get_string()));
+      } else if (key == "next") {
+        page.next = std::string_view(f.value().get_string());
+      }
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    return Status::Invalid(std::string("export answer is not the expected JSON: ") + e.what());
+  }
+  if (!has_urls) return Status::Invalid("export answer has no \"urls\" (is the server older than folio export?)");
+  return page;
+}
+
 std::string BuildPushBody(std::span<const OutgoingNote> notes,
                           std::span<const OutgoingAttachment> attachments,
                           std::span<const std::string> deletes, const VaultSettings* settings) {

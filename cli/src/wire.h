@@ -98,6 +98,15 @@ Result<Manifest> ParseManifest(std::string_view json);
 Result<PushReply> ParsePushReply(std::string_view json);
 Result<StageReply> ParseStageReply(std::string_view json);
 
+// GET /api/v1/export?after=URL: one bounded page of the site's URLs (byte
+// order); `next` is "" on the last page, else the next call's `after`.
+inline constexpr std::string_view kExportPath = "/api/v1/export";
+struct ExportPage {
+  std::vector<std::string> urls;
+  std::string next;
+};
+Result<ExportPage> ParseExportPage(std::string_view json);
+
 // The POST /api/v1/push body. "notes" and "delete" are always present;
 // "attachments" only when `attachments` is not empty, so that a body without
 // attachments is what servers older than attachments expect; "settings"

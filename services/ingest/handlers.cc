@@ -490,6 +490,21 @@ void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& g
 
 // HTTP loop. The manifest's ?since=VERSION: -1 when absent (the full
 // manifest), else a version >= 0, or an error naming the problem.
+constexpr size_t kMaxExportAfter = 4096;
+constexpr int kExportPageUrls = 1000;  // URLs per answer: ~50 KB of JSON
+
+std::string ExportJson(const std::vector<std::string>& urls, int limit) {
+  std::string out = "{\"urls\":[";
+  for (size_t i = 0; i < urls.size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(urls[i], &out);
+  }
+  out += "],\"next\":";
+  AppendJsonString(static_cast<int>(urls.size()) == limit ? urls.back() : std::string(), &out);
+  out += '}';
+  return out;
+}
+
 Result<int64_t> ParseSince(const http::Request& req) {
   bool present = false;
   for (std::string_view q = req.query; !q.empty();) {
@@ -584,6 +599,27 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
     };
     WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
   }, "manifest");
+
+  // Every URL the site publishes, in bounded pages, for `folio export`:
+  // {"urls":["/",...],"next":"URL"}; "next" is "" on the last page, else
+  // the value of ?after= for the next one.
+  router->Handle("GET", "/api/v1/export", [ctx, gate](const http::Request& req, http::Responder r) {
+    std::string after = req.QueryParam("after");
+    if (after.size() > kMaxExportAfter) {
+      r.SendError(Status::Invalid("after must be a URL path of at most 4096 bytes"));
+      return;
+    }
+    auto run = [ctx, after](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
+      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, after] {
+        SiteWriter* writer = ctx->sites->writer(site);
+        if (!writer) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
+        Result<std::vector<std::string>> urls = writer->PageUrls(after, kExportPageUrls);
+        if (!urls.ok()) return http::Response::Error(urls.status());
+        return http::Response::Json(200, ExportJson(*urls, kExportPageUrls));
+      });
+    };
+    WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
+  }, "export");
 }
 
 }  // namespace folio::ingest

@@ -160,6 +160,10 @@ class SiteWriter {
   Result<std::string> ManifestDeltaJson(const PushLimits& limits, int64_t since) const;
   // Store::Epoch of this site. Store errors as Status.
   Result<std::string> Epoch() const { return store_->Epoch(options_.site); }
+  // GET /api/v1/export (handlers.cc): Store::PageUrls of this site.
+  Result<std::vector<std::string>> PageUrls(const std::string& after, int limit) const {
+    return store_->PageUrls(options_.site, after, limit);
+  }
 
   // Publishes the outbox; true when it is empty afterwards.
   bool PublishPending();

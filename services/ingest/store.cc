@@ -251,6 +251,20 @@ Result<std::vector<PageRow>> Store::AllPages(const std::string& site) {
   return out;
 }
 
+Result<std::vector<std::string>> Store::PageUrls(const std::string& site, const std::string& after, int limit) {
+  auto q = db_->Prepare("SELECT url FROM pages WHERE site=? AND url>? ORDER BY url LIMIT ?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site).Bind(2, after).Bind(3, int64_t{limit});
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace_back(q->Text(0));
+  }
+  return out;
+}
+
 Result<std::vector<bus::RelatedList>> Store::LoadRelated(const std::string& site) {
   auto q = db_->Prepare("SELECT path, list FROM related WHERE site=? ORDER BY path");
   if (!q.ok()) return q.status();

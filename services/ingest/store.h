@@ -185,6 +185,9 @@ class Store {
   Result<std::string> PageRecord(const std::string& site, const std::string& url);
   // Every page of the site: (url, record).
   Result<std::vector<PageRow>> AllPages(const std::string& site);
+  // Up to `limit` of the site's page URLs after `after` in byte order (""
+  // for the first), for an export walking the site in bounded pages.
+  Result<std::vector<std::string>> PageUrls(const std::string& site, const std::string& after, int limit);
   // Every stored related list of the site, by note path.
   Result<std::vector<bus::RelatedList>> LoadRelated(const std::string& site);
 

@@ -261,14 +261,18 @@ void Connection::BeginRequest() {
   answer_pending_ = true;
 }
 
+// Reading stops while a request is in flight, but only once the handler
+// has returned without its answer fully written: stopping and restarting
+// costs two or three epoll_ctl calls per request (libuv re-adds the fd).
 void Connection::Dispatch() {
   phase_ = Phase::kInFlight;
   uv_timer_stop(&timer_);
-  StopReading();
   BeginRequest();
   Request req;
   parser_.Fill(buf_.data + buf_.start, &req);
   req.peer = peer_;
+  dispatching_ = true;
+  Ref();  // the handler's Responder may drop the last other reference
   if (route_ == nullptr) {
     server_->router->Dispatch(req, Responder(this));  // 405, fallback or 404
   } else if (route_->handler) {
@@ -276,6 +280,13 @@ void Connection::Dispatch() {
   } else {
     RouterInternal::RunWithBody(*route_, req, Responder(this));
   }
+  dispatching_ = false;
+  if (std::exchange(written_inline_, false) && !closed_) {
+    FinishRequest();
+  } else if (phase_ == Phase::kInFlight || phase_ == Phase::kWriting) {
+    StopReading();
+  }
+  Unref();
 }
 
 void Connection::RespondError(int status, const Status& why) {

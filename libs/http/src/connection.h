@@ -180,6 +180,10 @@ class Connection final : private BodyPolicy {
   Phase phase_ = Phase::kIdle;
   bool closed_ = false;
   bool reading_ = false;
+  // Dispatch is running the handler: an answer it sends at once is written
+  // with uv_try_write and finished by Dispatch, with reading left on.
+  bool dispatching_ = false;
+  bool written_inline_ = false;  // that answer went out whole; Dispatch finishes it
   bool keep_alive_ = true;
   bool is_head_ = false;
   bool http10_ = false;

@@ -454,6 +454,35 @@ TEST_CASE("server: SendPrepared writes the caller's bytes and releases keep") {
   CHECK(refs == 2);
 }
 
+// An answer written from inside the handler goes out with uv_try_write; one
+// larger than the socket buffers is written partly there and the rest by
+// uv_write (the offsets must carry over), while the client reads nothing yet.
+TEST_CASE("server: an answer larger than the socket buffers, read late, then keep-alive") {
+  struct Page {
+    std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\n";
+    std::string body;
+  };
+  auto page = std::make_shared<Page>();
+  page->body.resize(8u << 20);
+  for (size_t i = 0; i < page->body.size(); ++i) page->body[i] = static_cast<char>('a' + i * 7 % 26);
+  TestServer ts;
+  ts.router.Handle("GET", "/big", [page](const Request&, Responder r) {
+    r.SendPrepared({page->head, page->body, page});
+  });
+  ts.router.Handle("GET", "/small", [](const Request&, Responder r) { r.Send(Response::Text(200, "small")); });
+  ts.Start();
+  RawConn c(ts.port());
+  c.Send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::this_thread::sleep_for(100ms);  // the server's write stops at a full socket buffer
+  std::string big = c.ReadResponse();
+  CHECK(StatusOf(big) == 200);
+  CHECK(BodyOf(big) == page->body);
+  for (int i = 0; i < 3; ++i) {
+    c.Send("GET /small HTTP/1.1\r\nHost: t\r\n\r\n");
+    CHECK(BodyOf(c.ReadResponse()) == "small");
+  }
+}
+
 TEST_CASE("server: SendPrepared writes more_head right after head, before Date") {
   static const char kHead[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n";
   static const char kShared[] = "X-Shared: yes\r\n";

@@ -2,6 +2,7 @@
 // Responder (the handle that lets a handler answer exactly once).
 #include <http_parser.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -128,6 +129,32 @@ void Connection::SendPrepared(const PreparedResponse& r) {
 
 void Connection::StartWrite(uv_buf_t* bufs, unsigned n) {
   phase_ = Phase::kWriting;
+  // Inside Dispatch, with no pipelined request behind this one (finishing
+  // inline would then recurse into the next): try the socket at once.
+  if (dispatching_ && !streaming_out_ && buf_.parsed == buf_.end) {
+    size_t total = 0;
+    for (unsigned i = 0; i < n; ++i) total += bufs[i].len;
+    int w = uv_try_write(stream(), bufs, n);
+    if (w >= 0 && static_cast<size_t>(w) == total) {
+      written_inline_ = true;
+      return;
+    }
+    if (w < 0 && w != UV_EAGAIN) {
+      Close();
+      return;
+    }
+    // Partly written: uv_write sends the rest.
+    for (size_t done = w > 0 ? static_cast<size_t>(w) : 0; done > 0 || bufs[0].len == 0;) {
+      size_t step = std::min<size_t>(done, bufs[0].len);
+      bufs[0].base += step;
+      bufs[0].len -= step;
+      done -= step;
+      if (bufs[0].len == 0) {
+        ++bufs;
+        --n;
+      }
+    }
+  }
   ArmTimer(server_->options.idle_timeout_ms);  // a reader that never reads
   write_req_.data = this;
   if (uv_write(&write_req_, stream(), bufs, n, OnWritten) != 0) Close();
