@@ -56,7 +56,7 @@ void Vault::Unlist(const NoteMeta& n) {
 
 void Vault::Index(const NoteMeta& n) {
   if (!n.published) return;
-  url_owner_[n.url] = n.path;
+  url_owner_[n.url] = KeyOf(n);
   index_.Add(n.path, n.aliases);
 }
 
@@ -138,7 +138,7 @@ std::string Vault::AssignUrl(const NoteMeta& n, std::vector<std::string>* warnin
   if (reserved) {
     warnings->push_back("URL " + base + " is reserved by folio; this note is published at " + url);
   } else {
-    warnings->push_back("URL " + base + " is already used by '" + owner->second +
+    warnings->push_back("URL " + base + " is already used by '" + std::string(owner->second) +
                         "'; this note is published at " + url);
   }
   return url;

@@ -144,7 +144,7 @@ class Vault {
  private:
   std::vector<std::string> ResolveAll(const std::vector<std::string>& targets, const std::string& from) const;
   std::string AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings);
-  // REQUIRES (SetOut, Unlink, AddLinker, List): n is in notes_.
+  // REQUIRES (SetOut, Unlink, AddLinker, List, Index): n is in notes_.
   void SetOut(NoteMeta& n, std::vector<std::string> out);
   void Unlink(NoteMeta& n);  // takes n out of backlinks_ and embedders_, clears out and embeds_out
   // The notes_ key equal to a stored note's path: what the link maps hold.
@@ -166,7 +166,7 @@ class Vault {
   void CollectRender(ApplyState& s) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
-  std::map<std::string, std::string, std::less<>> url_owner_;  // url -> path
+  std::map<std::string, std::string_view, std::less<>> url_owner_;  // url -> path (a view of notes_'s key)
   // The sets of backlinks_, embedders_ and linkers_ (and listing_'s orders)
   // hold views of notes_'s keys (a note's path is stored once, not once per
   // link; issue 15): a note leaves every set before it leaves notes_.
