@@ -142,6 +142,7 @@ struct PushCounters {
   metrics::Histogram& seconds;
   metrics::Counter& heap_releases;        // after pushes of kReleaseHeapAfterPages+ pages
   metrics::Counter& heap_released_bytes;  // RSS before minus after each of them
+  metrics::Gauge& heap_bytes;             // malloc's bytes in use after the last of them
 };
 
 constexpr size_t kMaxKeyBytes = 128;
@@ -263,12 +264,15 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
     // The push's pages are freed by now, but malloc keeps their memory:
     // hand it back once the reply is on its way (the next writer task).
     // The counters belong to the registry, which outlives the writer loop.
-    ctx->writer_loop->Post([releases = &m.heap_releases, bytes = &m.heap_released_bytes] {
+    ctx->writer_loop->Post([store = ctx->sites->store(), releases = &m.heap_releases,
+                            bytes = &m.heap_released_bytes, heap = &m.heap_bytes] {
       uint64_t before = ResidentBytes();
+      if (Status s = store->ReleaseCache(); !s.ok()) log::Warn("freeing SQLite's cache failed", {{"error", s.message()}});
       ReleaseFreeHeap();
       uint64_t after = ResidentBytes();
       releases->Increment();
       if (after < before) bytes->Increment(static_cast<double>(before - after));
+      heap->Set(static_cast<double>(HeapInUseBytes()));
     });
   }
   return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,
@@ -533,7 +537,10 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       ctx->registry->NewCounter("folio_ingest_heap_releases_total",
                                 "Freed heap handed back to the kernel after a push of 1,000 pages or more"),
       ctx->registry->NewCounter("folio_ingest_heap_released_bytes_total",
-                                "Resident bytes those hand-backs returned (0 under sanitizers)")});
+                                "Resident bytes those hand-backs returned (0 under sanitizers)"),
+      ctx->registry->NewGauge("folio_ingest_heap_bytes",
+                              "Heap bytes in use (malloc) after the last hand-back; the rest of the resident set is"
+                              " code, stacks and freed heap")});
   auto gate = std::make_shared<ReloadGate>(ctx);
 
   router->Handle("POST", "/api/v1/push", [ctx, gate, counters](const http::Request& req, http::Responder r) {

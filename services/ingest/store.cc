@@ -450,6 +450,8 @@ Status Store::RecordPush(const std::string& site, const PushRecord& record) {
 
 Status Store::Checkpoint() { return db_->Exec("PRAGMA wal_checkpoint(PASSIVE)"); }
 
+Status Store::ReleaseCache() { return db_->Exec("PRAGMA shrink_memory"); }
+
 Result<std::vector<OutboxMsg>> Store::PendingOutbox(size_t limit) {
   // A kPagePut publishes the page's record as it is now: a newer one if the
   // page changed since (a later row puts it again), none if it is gone (a

@@ -541,6 +541,23 @@ TEST_CASE("memory: ReleaseFreeHeap gives a burst's freed heap back to the kernel
 #endif
 }
 
+TEST_CASE("memory: HeapInUseBytes counts live allocations, not freed ones") {
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
+  CHECK(HeapInUseBytes() == HeapInUseBytes());  // the sanitizer's allocator: not glibc's, nothing to read
+#else
+  uint64_t start = HeapInUseBytes();
+  REQUIRE(start > 0);
+  constexpr size_t kBlock = 4000, kBlocks = (64u << 20) / kBlock;
+  std::vector<std::unique_ptr<char[]>> live(kBlocks);
+  for (auto& b : live) b.reset(new char[kBlock]);
+  uint64_t held = HeapInUseBytes();
+  CHECK(held >= start + (60u << 20));
+  live.clear();
+  live.shrink_to_fit();
+  CHECK(HeapInUseBytes() + (60u << 20) <= held);
+#endif
+}
+
 TEST_CASE("Utf8Lower: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic, Armenian; malformed bytes kept") {
   CHECK(folio::Utf8Lower("Guide") == "guide");
   CHECK(folio::Utf8Lower("ГАЙД Ёж") == "гайд ёж");

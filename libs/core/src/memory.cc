@@ -26,4 +26,21 @@ void ReleaseFreeHeap() {
 #endif
 }
 
+uint64_t HeapInUseBytes() {
+#if defined(__GLIBC__)
+  struct mallinfo2 mi = mallinfo2();
+  return static_cast<uint64_t>(mi.uordblks) + static_cast<uint64_t>(mi.hblkhd);
+#else
+  return 0;
+#endif
+}
+
+void LimitHeapArenas(int arenas) {
+#if defined(__GLIBC__)
+  (void)mallopt(M_ARENA_MAX, arenas);
+#else
+  (void)arenas;
+#endif
+}
+
 }  // namespace folio

@@ -73,11 +73,15 @@ void LinkIndex::Add(std::string_view path, const std::vector<std::string>& alias
   std::string real(path);
   paths_[key] = real;
   names_[std::string(PathBase(key))].push_back(real);
-  auto& mine = aliases_of_[real];
+  // Only notes with aliases get an entry: most have none, and an empty one
+  // per note cost ~130 bytes (issue 15).
+  std::vector<std::string>* mine = nullptr;
   for (const auto& a : aliases) {
     std::string lower = AsciiLower(a);
-    if (lower.empty() || std::find(mine.begin(), mine.end(), lower) != mine.end()) continue;
-    mine.push_back(lower);
+    if (lower.empty()) continue;
+    if (mine == nullptr) mine = &aliases_of_[real];
+    if (std::find(mine->begin(), mine->end(), lower) != mine->end()) continue;
+    mine->push_back(lower);
     aliases_[lower].push_back(real);
   }
 }

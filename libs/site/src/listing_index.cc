@@ -88,19 +88,19 @@ std::vector<std::string> ListingIndex::ShardPaths(size_t i, size_t shards) const
   auto it = by_hash_.begin(), end = by_hash_.end();
   if (shards > 1) {
     const int shift = 64 - Log2(shards);
-    it = by_hash_.lower_bound({static_cast<uint64_t>(i) << shift, std::string()});
-    if (i + 1 < shards) end = by_hash_.lower_bound({static_cast<uint64_t>(i + 1) << shift, std::string()});
+    it = by_hash_.lower_bound({static_cast<uint64_t>(i) << shift, std::string_view()});
+    if (i + 1 < shards) end = by_hash_.lower_bound({static_cast<uint64_t>(i + 1) << shift, std::string_view()});
   }
-  for (; it != end; ++it) out.push_back(it->second);
+  for (; it != end; ++it) out.emplace_back(it->second);
   std::sort(out.begin(), out.end());
   return out;
 }
 
-void ListingIndex::Add(const NoteMeta& n) {
+void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   const LinkItem item = ItemOf(n);
   by_title_.insert(item);
-  newest_.insert({-UpdatedMs(n), n.path});
-  by_hash_.insert({PathHash(n.path), n.path});
+  newest_.insert({-UpdatedMs(n), stored_path});
+  by_hash_.insert({PathHash(n.path), stored_path});
   std::string_view dir = PathDir(n.path);
   (dir.empty() ? root_ : folders_[std::string(dir)]).notes.insert(item);
   ++root_.below;

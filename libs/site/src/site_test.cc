@@ -158,6 +158,35 @@ TEST_CASE("vault: notes embedding a changed note re-render, transitively") {
   CHECK(imp.render == S({"a.md", "b.md", "c.md"}));
 }
 
+TEST_CASE("vault: the link maps follow notes through reload, delete and re-add (they hold the stored paths)") {
+  Vault v;
+  // Loaded as stored, then reloaded with other links: the old links go.
+  v.Load(Full("a.md", {"c"}, {"b"}));
+  v.Load(Full("b.md", {}));
+  v.Load(Full("c.md", {}));
+  v.Load(Full("a.md", {}, {"b"}));
+  v.Rebuild();
+  CHECK(v.Backlinks("c.md").empty());
+  CHECK(v.Backlinks("b.md") == std::vector<std::string>{"a.md"});
+  // a (embeds b) deleted: b's change renders b alone; nothing links to b.
+  (void)v.Apply({}, {"a.md"});
+  CHECK(v.Apply({Full("b.md", {}, {}, {}, 2)}, {}).render == S({"b.md"}));
+  CHECK(v.Backlinks("b.md").empty());
+  // Re-added under a new path that links to and embeds b, with a temporary
+  // path string: the maps must not refer to the caller's copy.
+  {
+    std::string path = std::string("x/") + "again.md";
+    (void)v.Apply({Full(path, {"c"}, {"b"})}, {});
+  }
+  CHECK(v.Backlinks("b.md") == std::vector<std::string>{"x/again.md"});
+  CHECK(v.Backlinks("c.md") == std::vector<std::string>{"x/again.md"});
+  CHECK(v.Apply({Full("b.md", {}, {}, {}, 3)}, {}).render == S({"b.md", "x/again.md"}));
+  // Renaming c re-resolves the note that linked to it (linkers_ found it).
+  auto imp = v.Apply({Full("C2.md", {})}, {"c.md"});
+  CHECK(imp.render.count("x/again.md") == 1);
+  CHECK(v.Backlinks("b.md") == std::vector<std::string>{"x/again.md"});
+}
+
 TEST_CASE("vault: unpublished notes have no page and links to them are dead") {
   Vault v;
   NoteMeta draft = Meta("draft.md", {});

@@ -1,6 +1,8 @@
 #include "folio/site/vault.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
@@ -45,7 +47,7 @@ bool Vault::IsReservedUrl(std::string_view url) {
 }
 
 void Vault::List(const NoteMeta& n) {
-  if (n.published) listing_.Add(n);
+  if (n.published) listing_.Add(n, KeyOf(n));
 }
 
 void Vault::Unlist(const NoteMeta& n) {
@@ -54,7 +56,7 @@ void Vault::Unlist(const NoteMeta& n) {
 
 void Vault::Index(const NoteMeta& n) {
   if (!n.published) return;
-  url_owner_[n.url] = n.path;
+  url_owner_[n.url] = KeyOf(n);
   index_.Add(n.path, n.aliases);
 }
 
@@ -65,10 +67,21 @@ void Vault::Unindex(const NoteMeta& n) {
   index_.Remove(n.path);
 }
 
+std::string_view Vault::KeyOf(const NoteMeta& n) const {
+  auto it = notes_.find(n.path);
+  if (it == notes_.end()) {  // a broken invariant: the link maps would dangle
+    std::fprintf(stderr, "vault: note '%s' linked before it is stored\n", n.path.c_str());
+    std::abort();
+  }
+  return it->first;
+}
+
 void Vault::AddLinker(const NoteMeta& n) {
+  if (n.targets.empty() && n.embeds.empty()) return;
+  std::string_view key = KeyOf(n);
   for (const auto* list : {&n.targets, &n.embeds}) {
     for (const auto& t : *list) {
-      for (auto& k : markdown::LinkIndex::DependencyKeys(t)) linkers_[std::move(k)].insert(n.path);
+      for (auto& k : markdown::LinkIndex::DependencyKeys(t)) linkers_[std::move(k)].insert(key);
     }
   }
 }
@@ -87,16 +100,17 @@ void Vault::RemoveLinker(const NoteMeta& n) {
 }
 
 void Vault::Load(NoteMeta meta) {
-  if (auto old = notes_.find(meta.path); old != notes_.end()) {
-    RemoveLinker(old->second);
-    Unindex(old->second);
-    Unlist(old->second);
+  auto [it, added] = notes_.try_emplace(meta.path);
+  if (!added) {
+    RemoveLinker(it->second);
+    Unlink(it->second);
+    Unindex(it->second);
+    Unlist(it->second);
   }
-  Index(meta);
-  List(meta);
-  AddLinker(meta);
-  std::string path = meta.path;
-  notes_[path] = std::move(meta);
+  it->second = std::move(meta);
+  Index(it->second);
+  List(it->second);
+  AddLinker(it->second);
 }
 
 void Vault::Rebuild() {
@@ -124,7 +138,7 @@ std::string Vault::AssignUrl(const NoteMeta& n, std::vector<std::string>* warnin
   if (reserved) {
     warnings->push_back("URL " + base + " is reserved by folio; this note is published at " + url);
   } else {
-    warnings->push_back("URL " + base + " is already used by '" + owner->second +
+    warnings->push_back("URL " + base + " is already used by '" + std::string(owner->second) +
                         "'; this note is published at " + url);
   }
   return url;
@@ -141,7 +155,7 @@ std::vector<std::string> Vault::ResolveAll(const std::vector<std::string>& targe
   return out;
 }
 
-void Vault::SetOut(NoteMeta& n, std::vector<std::string> out) {
+void Vault::Unlink(NoteMeta& n) {
   for (const auto& t : n.out) {
     auto it = backlinks_.find(t);
     if (it != backlinks_.end()) {
@@ -156,10 +170,18 @@ void Vault::SetOut(NoteMeta& n, std::vector<std::string> out) {
       if (it->second.empty()) embedders_.erase(it);
     }
   }
+  n.out.clear();
+  n.embeds_out.clear();
+}
+
+void Vault::SetOut(NoteMeta& n, std::vector<std::string> out) {
+  Unlink(n);
   n.out = std::move(out);
   n.embeds_out = n.published ? ResolveAll(n.embeds, n.path) : std::vector<std::string>{};
-  for (const auto& t : n.out) backlinks_[t].insert(n.path);
-  for (const auto& t : n.embeds_out) embedders_[t].insert(n.path);
+  if (n.out.empty() && n.embeds_out.empty()) return;
+  std::string_view key = KeyOf(n);
+  for (const auto& t : n.out) backlinks_[t].insert(key);
+  for (const auto& t : n.embeds_out) embedders_[t].insert(key);
 }
 
 std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) const {
@@ -170,8 +192,8 @@ std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) con
     todo.pop_back();
     auto it = embedders_.find(p);
     if (it == embedders_.end()) continue;
-    for (const auto& e : it->second) {
-      if (seen.insert(e).second) todo.push_back(e);
+    for (std::string_view e : it->second) {
+      if (seen.emplace(e).second) todo.emplace_back(e);
     }
   }
   return seen;
@@ -245,7 +267,7 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   RemoveLinker(n);
   for (const auto& t : n.out) s.backlink_changed.insert(t);
   s.content_changed.insert(path);
-  SetOut(n, {});
+  Unlink(n);  // not SetOut: that would list the note's embeds again
   if (n.published) {
     s.impact.deleted_urls.push_back(n.url);
     s.deleted.push_back(n);
@@ -274,13 +296,13 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     s.NamesOf(u);
     s.impact.home_changed = true;
     if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
-    Index(u);
-    List(u);
-    AddLinker(u);
-    std::string path = u.path;
     u.out.clear();
     u.embeds_out.clear();
-    notes_.emplace(path, std::move(u));
+    std::string path = u.path;
+    NoteMeta& stored = notes_.emplace(std::move(path), std::move(u)).first->second;
+    Index(stored);
+    List(stored);
+    AddLinker(stored);
     return;
   }
   NoteMeta& old = it->second;

@@ -8,7 +8,8 @@
 //
 // Threading: any thread. ReleaseFreeHeap walks the free lists of every
 // arena (a few ms per GiB of heap) and takes the arenas' locks: call it off
-// the hot path, after a burst, not per request.
+// the hot path, after a burst, not per request. LimitHeapArenas must run
+// at startup, before the process starts threads.
 #pragma once
 
 #include <cstdint>
@@ -21,5 +22,19 @@ uint64_t ResidentBytes();
 // Returns the heap's free memory to the kernel (glibc malloc_trim). A no-op
 // with other allocators (sanitizer builds).
 void ReleaseFreeHeap();
+
+// Bytes the heap holds for live allocations (glibc mallinfo2: in use in
+// every arena plus mmapped blocks); 0 with other allocators. Walks the
+// free lists like ReleaseFreeHeap: not per request.
+uint64_t HeapInUseBytes();
+
+// Caps glibc's malloc arenas at `arenas` (M_ARENA_MAX). By default every
+// thread that allocates gets its own arena (up to 8 per core), and memory
+// freed into a thread's arena stays resident after the burst that used it:
+// malloc_trim cannot give back the top of a thread's arena. With a small
+// cap, threads share arenas and the freed memory is reused or released.
+// REQUIRES: called before the process starts threads. A no-op with other
+// allocators.
+void LimitHeapArenas(int arenas);
 
 }  // namespace folio

@@ -48,13 +48,15 @@ class ListingIndex {
     const std::string& name() const { return spelling.begin()->second; }
   };
 
-  void Add(const NoteMeta& n);
+  // `stored_path` equals n.path and outlives n's entry (the Vault passes its
+  // map key): newest() and the sitemap shards hold views of it, not copies.
+  void Add(const NoteMeta& n, std::string_view stored_path);
   void Remove(const NoteMeta& n);
 
   size_t size() const { return by_title_.size(); }
   const TitleOrdered& by_title() const { return by_title_; }
   // (-updated_ms, path): newest first, then by path.
-  const std::set<std::pair<int64_t, std::string>>& newest() const { return newest_; }
+  const std::set<std::pair<int64_t, std::string_view>>& newest() const { return newest_; }
   const std::map<std::string, Folder, std::less<>>& folders() const { return folders_; }
   // The vault's root as a folder: notes at the top level, top-level folders.
   const Folder& root() const { return root_; }
@@ -85,11 +87,11 @@ class ListingIndex {
 
  private:
   TitleOrdered by_title_;
-  std::set<std::pair<int64_t, std::string>> newest_;
+  std::set<std::pair<int64_t, std::string_view>> newest_;
   std::map<std::string, Folder, std::less<>> folders_;
   Folder root_;
   std::map<std::string, Tag, std::less<>> tags_;
-  std::set<std::pair<uint64_t, std::string>> by_hash_;  // (hash of path, path)
+  std::set<std::pair<uint64_t, std::string_view>> by_hash_;  // (hash of path, path)
   std::map<std::string, std::set<std::string>, std::less<>> alias_urls_;
 };
 

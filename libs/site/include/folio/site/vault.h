@@ -69,6 +69,14 @@ struct Impact {
 
 class Vault {
  public:
+  Vault() = default;
+  // Not copyable: the link maps hold views of notes_'s keys. Moving keeps
+  // the map's nodes, so the views stay valid.
+  Vault(const Vault&) = delete;
+  Vault& operator=(const Vault&) = delete;
+  Vault(Vault&&) = default;
+  Vault& operator=(Vault&&) = default;
+
   // URL paths the edge answers itself; notes never get them.
   static bool IsReservedUrl(std::string_view url);
 
@@ -136,7 +144,11 @@ class Vault {
  private:
   std::vector<std::string> ResolveAll(const std::vector<std::string>& targets, const std::string& from) const;
   std::string AssignUrl(const NoteMeta& n, std::vector<std::string>* warnings);
+  // REQUIRES (SetOut, Unlink, AddLinker, List, Index): n is in notes_.
   void SetOut(NoteMeta& n, std::vector<std::string> out);
+  void Unlink(NoteMeta& n);  // takes n out of backlinks_ and embedders_, clears out and embeds_out
+  // The notes_ key equal to a stored note's path: what the link maps hold.
+  std::string_view KeyOf(const NoteMeta& n) const;
   void Index(const NoteMeta& n);    // adds a published note to the link index and URL map
   void Unindex(const NoteMeta& n);
   void List(const NoteMeta& n);  // keeps listing_ in step with the published notes
@@ -154,14 +166,18 @@ class Vault {
   void CollectRender(ApplyState& s) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
-  std::map<std::string, std::string, std::less<>> url_owner_;  // url -> path
-  std::map<std::string, std::set<std::string>, std::less<>> backlinks_;  // target -> sources
-  std::map<std::string, std::set<std::string>, std::less<>> embedders_;  // target -> notes embedding it
+  std::map<std::string, std::string_view, std::less<>> url_owner_;  // url -> path (a view of notes_'s key)
+  // The sets of backlinks_, embedders_ and linkers_ (and listing_'s orders)
+  // hold views of notes_'s keys (a note's path is stored once, not once per
+  // link; issue 15): a note leaves every set before it leaves notes_.
+  using PathSet = std::set<std::string_view>;
+  std::map<std::string, PathSet, std::less<>> backlinks_;  // target -> sources
+  std::map<std::string, PathSet, std::less<>> embedders_;  // target -> notes embedding it
   markdown::LinkIndex index_;
   // Dependency key (LinkIndex::DependencyKeys of a target or embed) -> the
   // notes whose links depend on it: when a name changes, only they are
   // resolved again, not the whole vault.
-  std::map<std::string, std::set<std::string>, std::less<>> linkers_;
+  std::map<std::string, PathSet, std::less<>> linkers_;
   std::map<std::string, AttachmentMeta, std::less<>> attachments_;
   ListingIndex listing_;
 };
