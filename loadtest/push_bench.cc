@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "cluster.h"
@@ -47,6 +48,53 @@ std::string Body(const std::vector<int>& ids, int rev) {
   }
   w.EndArray().EndObject();
   return w.Take();
+}
+
+// User plus system CPU time of a process so far, in ms (/proc/PID/stat
+// fields 14 and 15).
+double CpuMs(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::stringstream ss(stat.substr(close + 2));
+  std::string f;
+  double utime = 0, stime = 0;
+  for (int field = 3; ss >> f; ++field) {
+    if (field == 14) utime = std::stod(f);
+    if (field == 15) {
+      stime = std::stod(f);
+      break;
+    }
+  }
+  return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The phases_ms of the last push ingest logged ("" if none).
+std::string LastPhases(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    size_t at = line.find("phases_ms=\"");
+    if (at == std::string::npos) continue;
+    at += 11;
+    last = line.substr(at, line.find('"', at) - at);
+  }
+  return last;
+}
+
+// "messages M, bytes B" of a stream from the server's /jsz.
+std::string StreamSize(it::Cluster& c, const std::string& stream) {
+  std::string jsz = c.nats().Monitor("/jsz?accounts=true&streams=true");
+  size_t at = jsz.find("\"" + stream + "\"");
+  if (at == std::string::npos) return "?";
+  auto field = [&](const std::string& key) {
+    size_t k = jsz.find("\"" + key + "\":", at);
+    if (k == std::string::npos) return std::string("?");
+    k = jsz.find_first_not_of(' ', k + key.size() + 3);
+    return jsz.substr(k, jsz.find_first_of(",}\n", k) - k);
+  };
+  return field("messages") + " msgs, " + field("bytes") + " bytes";
 }
 
 long RssKb(pid_t pid) {
@@ -126,7 +174,18 @@ int main(int argc, char** argv) {
     it::Cluster c;
     std::vector<int> all(n);
     for (int i = 0; i < n; ++i) all[i] = i;
+    const pid_t pids[3] = {c.nats().pid(), c.ingest_pid(), c.edge_pid()};
+    double cpu0[3];
+    for (int k = 0; k < 3; ++k) cpu0[k] = CpuMs(pids[k]);
     Timing first = TimedPush(c, all, 1);
+    // The edge may still apply what follows the last note (listings).
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    double cpu[3];
+    for (int k = 0; k < 3; ++k) cpu[k] = CpuMs(pids[k]) - cpu0[k];
+    printf("import of %d: CPU ms nats-server %.0f, ingest %.0f, edge %.0f; ingest phases_ms: %s\n", n, cpu[0], cpu[1],
+           cpu[2], LastPhases(c.dir() + "/ingest.log").c_str());
+    printf("streams after import: KV_pages %s; notes %s\n", StreamSize(c, "KV_pages").c_str(),
+           StreamSize(c, "notes").c_str());
     std::vector<double> one_p, one_v, tenth_p, tenth_v;
     int rev = 2;
     for (int k = 0; k < 3; ++k, ++rev) {
@@ -143,6 +202,7 @@ int main(int argc, char** argv) {
       tenth_p.push_back(t.push_ms);
       tenth_v.push_back(t.visible_ms);
     }
+    printf("N/10 changed (last of 3): ingest phases_ms: %s\n", LastPhases(c.dir() + "/ingest.log").c_str());
     double ingest_mb = RssKb(c.ingest_pid()) / 1024.0, edge_mb = RssKb(c.edge_pid()) / 1024.0;
     printf("%8d %14.1f %14.1f %14.1f %14.1f %14.1f %14.1f %10.1f %10.1f\n", n, first.push_ms, first.visible_ms,
            Median(one_p), Median(one_v), Median(tenth_p), Median(tenth_v), ingest_mb, edge_mb);

@@ -212,9 +212,31 @@ void SiteWriter::AssembleCommit(const PushRequest& req, const PushPlan& plan, Va
 
 void SiteWriter::AddNoteEvents(const PushRequest& req, const PushPlan& plan, const VaultChange& change,
                                Commit* c) const {
-  auto add = [c](const bus::NoteEvent& e) {
-    c->outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c->site), bus::EncodeNoteEvent(e),
-                         c->site + ":" + e.path + ":" + std::to_string(c->version)});
+  // Events packed into few messages (bus::kMaxNoteEventsPerMessage, one
+  // JSON object per line): a first import is ~150 messages, not 10,000,
+  // each of which nats-server stores and acks on its own. The id names the
+  // change (the first path of the message at this version), so a republish
+  // from the outbox is dropped by the server's duplicate window.
+  std::string batch, first_path;
+  size_t in_batch = 0;
+  auto flush = [&] {
+    if (in_batch == 0) return;
+    c->outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c->site), std::move(batch),
+                         c->site + ":" + first_path + ":" + std::to_string(c->version)});
+    batch.clear();
+    in_batch = 0;
+  };
+  auto add = [&](const bus::NoteEvent& e) {
+    std::string json = bus::EncodeNoteEvent(e);
+    if (in_batch == bus::kMaxNoteEventsPerMessage || batch.size() + 1 + json.size() > bus::kMaxNoteBatchBytes) flush();
+    if (in_batch == 0) {
+      first_path = e.path;
+      batch = std::move(json);
+    } else {
+      batch.push_back('\n');
+      batch += json;
+    }
+    ++in_batch;
   };
   for (size_t k = 0; k < plan.changed.size(); ++k) {
     const PushNote& pn = req.notes[plan.changed[k]];
@@ -232,6 +254,7 @@ void SiteWriter::AddNoteEvents(const PushRequest& req, const PushPlan& plan, con
   for (size_t k = 0; k < plan.deletes.size(); ++k) {
     add(bus::NoteEvent{c->site, plan.deletes[k], change.deleted_urls[k], c->version, true, "", {}, "", {}});
   }
+  flush();
 }
 
 std::vector<NoteReport> SiteWriter::Reports(const PushRequest& req,

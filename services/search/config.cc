@@ -20,7 +20,7 @@ void AddSearchFlags(Flags* flags) {
              "hybrid search: a note the query's words do not find is shown only if its vector is at least this"
              " similar (0..1; set it for the model behind --embed-url)");
   flags->Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
-  flags->Add("batch", "256", "note events per indexing batch");
+  flags->Add("batch", "256", "note-event messages per indexing batch (each up to 64 events)");
   flags->Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
 }
 

@@ -25,7 +25,7 @@ struct SearchConfig {
   // (FOLIO_EMBED_API_KEY); dim and batch_size as above. Only with http_embedder.
   bool http_embedder = false;
   vector::HttpEmbedderOptions embed;
-  int batch = 256;             // --batch: note events per indexing batch, 1..4096
+  int batch = 256;             // --batch: note-event messages per indexing batch, 1..4096
   size_t query_threads = 0;    // --query-threads (default 0 = CPUs available)
 };
 

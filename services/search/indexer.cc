@@ -169,12 +169,9 @@ void Indexer::Process(std::vector<bus::StreamMessage>& msgs) {
   std::vector<bus::NoteEvent> events;
   events.reserve(msgs.size());
   for (const bus::StreamMessage& msg : msgs) {
-    bus::NoteEvent e;
-    if (Status s = bus::DecodeNoteEvent(msg.data, &e); !s.ok()) {
+    if (Status s = bus::DecodeNoteEvents(msg.data, &events); !s.ok()) {
       log::Warn("skipping a malformed note event", {{"seq", std::to_string(msg.stream_seq)}, {"error", s.message()}});
-      continue;
     }
-    events.push_back(std::move(e));
   }
   ApplyStats stats;
   auto updates = engine_->Apply(events, &stats);

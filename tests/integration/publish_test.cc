@@ -4,6 +4,7 @@
 
 #include "cluster.h"
 #include "folio/core/gzip.h"
+#include "folio/core/json.h"
 #include "json_util.h"
 
 using namespace folio;
@@ -381,4 +382,30 @@ TEST_CASE("CLI: the attachment limit comes from the server's manifest; a larger 
                 &out);
   CHECK(rc == 3);
   CHECK(out.find("small.png: 4.9 KiB is over the 1 KiB attachment limit") != std::string::npos);
+}
+
+TEST_CASE("note events: a push of 100 notes is 2 messages on notes.<site>, one changed note 1 more") {
+  Cluster c;
+  // The stream's message count from the server's monitoring endpoint.
+  auto notes_messages = [&c]() -> long {
+    std::string jsz = c.nats().Monitor("/jsz?accounts=true&streams=true");
+    size_t at = jsz.find("\"notes\"");
+    if (at == std::string::npos) return -1;
+    at = jsz.find("\"messages\":", at);
+    if (at == std::string::npos) return -1;
+    return std::stol(jsz.substr(jsz.find_first_of("0123456789", at)));
+  };
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  for (int i = 0; i < 100; ++i) {
+    w.BeginObject().Key("path").String("n" + std::to_string(i) + ".md").Key("content").String("# N\n\nbody").EndObject();
+  }
+  w.EndArray().EndObject();
+  auto r = c.Push(w.Take());
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  CHECK(notes_messages() == 2);  // 64 + 36 events
+  r = c.Push(R"({"notes":[{"path":"n7.md","content":"# N\n\nchanged"}]})");
+  REQUIRE(r.status == 200);
+  CHECK(notes_messages() == 3);
 }

@@ -86,4 +86,24 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
   return Status::Ok();
 }
 
+Status DecodeNoteEvents(std::string_view data, std::vector<NoteEvent>* out) {
+  std::vector<NoteEvent> events;
+  size_t line = 1;
+  for (size_t at = 0; at <= data.size(); ++line) {
+    size_t end = data.find('\n', at);
+    if (end == std::string_view::npos) end = data.size();
+    if (events.size() == kMaxNoteEventsPerMessage) {
+      return Status::Invalid("note events: more than " + std::to_string(kMaxNoteEventsPerMessage) + " in one message");
+    }
+    NoteEvent e;
+    if (Status st = DecodeNoteEvent(data.substr(at, end - at), &e); !st.ok()) {
+      return Status::Invalid("line " + std::to_string(line) + ": " + st.message());
+    }
+    events.push_back(std::move(e));
+    at = end + 1;
+  }
+  for (NoteEvent& e : events) out->push_back(std::move(e));
+  return Status::Ok();
+}
+
 }  // namespace folio::bus

@@ -225,6 +225,31 @@ TEST_CASE("note event round trip") {
   CHECK(out.tags.empty());
 }
 
+TEST_CASE("note events: one message carries one event or several, one per line, all or nothing") {
+  NoteEvent a = SampleEvent(), b = SampleEvent();
+  b.path = "Other.md";
+  b.text = "two\nlines";  // escaped in the JSON: the line split is safe
+  std::vector<NoteEvent> out;
+  REQUIRE(DecodeNoteEvents(EncodeNoteEvent(a), &out).ok());
+  REQUIRE(out.size() == 1);
+  REQUIRE(DecodeNoteEvents(EncodeNoteEvent(a) + "\n" + EncodeNoteEvent(b), &out).ok());
+  REQUIRE(out.size() == 3);
+  CHECK(out[2].path == "Other.md");
+  CHECK(out[2].text == "two\nlines");
+
+  out.clear();
+  Status st = DecodeNoteEvents(EncodeNoteEvent(a) + "\n{\"schema\":1}", &out);
+  CHECK(st.code() == Code::kInvalidArgument);
+  CHECK(st.message().find("line 2") != std::string::npos);
+  CHECK(out.empty());
+  CHECK(!DecodeNoteEvents(EncodeNoteEvent(a) + "\n", &out).ok());
+  CHECK(!DecodeNoteEvents("", &out).ok());
+  std::string many;
+  for (size_t i = 0; i <= kMaxNoteEventsPerMessage; ++i) many += (i ? "\n" : "") + EncodeNoteEvent(a);
+  CHECK(!DecodeNoteEvents(many, &out).ok());
+  CHECK(out.empty());
+}
+
 TEST_CASE("note event decoding rejects bad input with a clear message") {
   NoteEvent out;
   auto message = [&](std::string_view json) {

@@ -1,7 +1,9 @@
 // The notes contract: stream "notes", subject NotesSubject(site) =
-// "notes.<site>", data EncodeNoteEvent(NoteEvent) (JSON, schema 1). Ingest
-// publishes one event per changed or deleted note (with a Nats-Msg-Id naming
-// the change); search consumes them. Pure functions; thread-safe.
+// "notes.<site>", data one or more EncodeNoteEvent(NoteEvent) objects (JSON,
+// schema 1), one per line. Ingest publishes an event per changed or deleted
+// note, packed up to kMaxNoteEventsPerMessage to a message (with a
+// Nats-Msg-Id naming the change); search consumes them with
+// DecodeNoteEvents. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,10 @@ namespace folio::bus {
 inline constexpr std::string_view kNotesStream = "notes";
 inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
 inline constexpr int kNoteEventSchema = 1;
+// A message packs at most this many events, and more than one only while
+// it stays under kMaxNoteBatchBytes (a single event may be larger).
+inline constexpr size_t kMaxNoteEventsPerMessage = 64;
+inline constexpr size_t kMaxNoteBatchBytes = 256 * 1024;
 
 // "notes.<site>"
 std::string NotesSubject(std::string_view site);
@@ -45,5 +51,9 @@ std::string EncodeNoteEvent(const NoteEvent& e);
 // kInvalidArgument naming the field: malformed JSON, unknown schema, a
 // missing or mistyped field, an invalid site name. Unknown fields are skipped.
 Status DecodeNoteEvent(std::string_view json, NoteEvent* out);
+// One message of the stream: its events, one JSON object per line (a lone
+// object is one event; compact JSON holds no raw newline). Appends to *out
+// only when every line decodes; else kInvalidArgument naming the line.
+Status DecodeNoteEvents(std::string_view data, std::vector<NoteEvent>* out);
 
 }  // namespace folio::bus

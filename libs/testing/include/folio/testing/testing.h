@@ -75,6 +75,7 @@ class NatsServer {
   int monitor_port() const { return monitor_port_; }
   const std::string& server_name() const { return node_.server_name; }  // "" standalone
   bool running() const { return proc_ != nullptr; }
+  pid_t pid() const { return proc_ ? proc_->pid() : -1; }  // -1 when stopped
   void Restart();           // stop and start again on the same port and store
   void Stop();              // stop (SIGTERM); the store is kept
   void Kill();              // SIGKILL, no shutdown of its own; the store is kept
