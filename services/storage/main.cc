@@ -16,6 +16,7 @@
 #include "folio/core/config.h"
 #include "folio/core/disk_space.h"
 #include "folio/core/log.h"
+#include "folio/core/memory.h"
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
@@ -45,6 +46,9 @@ Result<storage::TokenHashes> LoadTokens(const storage::TokenConfig& tc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // An upload's body buffer (up to a MiB per request) is reused by the next
+  // upload instead of being mapped and faulted in afresh each time.
+  KeepLargeBuffersResident(size_t{4} << 20);
   Flags flags("folio-storage", "Stores attachments and backups in checksummed block journals.");
   storage::AddStorageFlags(&flags);
   ServiceBasics basics;

@@ -43,4 +43,15 @@ void LimitHeapArenas(int arenas) {
 #endif
 }
 
+void KeepLargeBuffersResident(size_t bytes) {
+#if defined(__GLIBC__)
+  const size_t cap = size_t{32} << 20;  // glibc's largest M_MMAP_THRESHOLD on 64-bit
+  const size_t b = bytes < cap ? bytes : cap;
+  (void)mallopt(M_MMAP_THRESHOLD, static_cast<int>(b));
+  (void)mallopt(M_TRIM_THRESHOLD, static_cast<int>(b * 8));
+#else
+  (void)bytes;
+#endif
+}
+
 }  // namespace folio

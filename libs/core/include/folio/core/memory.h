@@ -12,6 +12,7 @@
 // at startup, before the process starts threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace folio {
@@ -36,5 +37,14 @@ uint64_t HeapInUseBytes();
 // REQUIRES: called before the process starts threads. A no-op with other
 // allocators.
 void LimitHeapArenas(int arenas);
+
+// Allocations up to `bytes` come from the heap instead of their own mmap, and
+// the heap keeps up to 8x that much free memory instead of trimming it, so a
+// buffer of that size freed by one request is reused by the next without
+// faulting its pages in again (each first touch of a page is a fault: 256 a
+// MiB, expensive under virtualization). The price is RSS up to the peak of
+// such buffers in flight. glibc caps `bytes` at 32 MiB. REQUIRES: called at
+// startup. A no-op with other allocators.
+void KeepLargeBuffersResident(size_t bytes);
 
 }  // namespace folio
