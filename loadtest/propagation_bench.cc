@@ -40,34 +40,18 @@
 #include <thread>
 #include <vector>
 
+#include "bench_notes.h"
 #include "cluster.h"
 #include "folio/core/json.h"
 
 using namespace folio;
 using Clock = std::chrono::steady_clock;
 
+using folio::bench::Body;
+using folio::bench::Note;
+using folio::bench::Url;
+
 namespace {
-
-std::string Note(int i, int rev) {
-  return "---\ntitle: Bench note " + std::to_string(i) + "\n---\n# Bench note " + std::to_string(i) +
-         "\n\nRevision " + std::to_string(rev) +
-         ".\n\nThis note links to [[bench/note_0]] and carries a little text so that it looks "
-         "like a real note.\n\n- first item\n- second item\n- third item\n\n```js\nconst x = " +
-         std::to_string(i) + ";\nconsole.log(x * 2);\n```\n\nA closing paragraph with a few more words.\n";
-}
-
-std::string Body(const std::vector<int>& ids, int rev) {
-  JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  for (int i : ids) {
-    w.BeginObject().Key("path").String("bench/note_" + std::to_string(i) + ".md").Key("content").String(Note(i, rev)).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
-// URL rule: "_" becomes "-" (bench/note_7.md -> /bench/note-7).
-std::string Url(int i) { return "/bench/note-" + std::to_string(i); }
 
 // A blocking HTTP/1.1 keep-alive connection to one edge: just enough to send
 // a GET and read a Content-Length answer (the edge always sends one).

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bench_notes.h"
 #include "cluster.h"
 #include "folio/core/json.h"
 #include "json_util.h"
@@ -29,26 +30,10 @@
 using namespace folio;
 using Clock = std::chrono::steady_clock;
 
+using folio::bench::Body;
+using folio::bench::Note;
+
 namespace {
-
-std::string Note(int i, int rev) {
-  std::string s = "---\ntitle: Bench note " + std::to_string(i) + "\n---\n# Bench note " + std::to_string(i) +
-                  "\n\nRevision " + std::to_string(rev) +
-                  ".\n\nThis note links to [[bench/note_0]] and carries a little text so that it looks "
-                  "like a real note.\n\n- first item\n- second item\n- third item\n\n```js\nconst x = " +
-                  std::to_string(i) + ";\nconsole.log(x * 2);\n```\n\nA closing paragraph with a few more words.\n";
-  return s;
-}
-
-std::string Body(const std::vector<int>& ids, int rev) {
-  JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  for (int i : ids) {
-    w.BeginObject().Key("path").String("bench/note_" + std::to_string(i) + ".md").Key("content").String(Note(i, rev)).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
 
 // User plus system CPU time of a process so far, in ms (/proc/PID/stat
 // fields 14 and 15).

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_notes.h"
 #include "cluster.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
@@ -29,16 +30,9 @@ using namespace folio;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-namespace {
+using folio::bench::Note;
 
-// push-bench's note shape.
-std::string Note(int i, int rev) {
-  return "---\ntitle: Bench note " + std::to_string(i) + "\n---\n# Bench note " + std::to_string(i) +
-         "\n\nRevision " + std::to_string(rev) +
-         ".\n\nThis note links to [[bench/note_0]] and carries a little text so that it looks "
-         "like a real note.\n\n- first item\n- second item\n- third item\n\n```js\nconst x = " +
-         std::to_string(i) + ";\nconsole.log(x * 2);\n```\n\nA closing paragraph with a few more words.\n";
-}
+namespace {
 
 void Write(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "test_util.h"
 #include "folio/core/gzip.h"
 
 using namespace folio;
@@ -20,18 +21,6 @@ using namespace folio::it;
 namespace fs = std::filesystem;
 
 namespace {
-
-void Write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
-
-std::string Read(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 bool Has(const std::string& out, const std::string& needle) { return out.find(needle) != std::string::npos; }
 
@@ -48,11 +37,11 @@ int Export(Cluster& c, const fs::path& dir, std::string* out, std::vector<std::s
 TEST_CASE("export: the site as the edge serves it, .gz twins included") {
   Cluster c;
   const fs::path vault = fs::path(c.dir()) / "vault";
-  Write(vault / "Home.md", "# Home\n\nSee [[Notes/Deep note]] and ![[pic.png]].\n\n#tag/one\n");
+  WriteFile(vault / "Home.md", "# Home\n\nSee [[Notes/Deep note]] and ![[pic.png]].\n\n#tag/one\n");
   std::string long_text = "# Deep note\n\n";
   for (int i = 0; i < 300; ++i) long_text += "Paragraph " + std::to_string(i) + " about gzip and nginx.\n\n";
-  Write(vault / "Notes/Deep note.md", long_text);
-  Write(vault / "pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + std::string(300, 'p'));
+  WriteFile(vault / "Notes/Deep note.md", long_text);
+  WriteFile(vault / "pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + std::string(300, 'p'));
   std::string out;
   REQUIRE(c.RunCli({"push", vault.string(), "--server", c.ingest_url(), "--token", kToken}, &out) == 0);
   REQUIRE(c.WaitForPage("/notes/deep-note", 200, "Paragraph 299").status == 200);
@@ -69,9 +58,9 @@ TEST_CASE("export: the site as the edge serves it, .gz twins included") {
   auto id = c.EdgeGet("/notes/deep-note");
   auto gz = c.EdgeGet("/notes/deep-note", {{"Accept-Encoding", "gzip"}});
   REQUIRE(gz.Header("Content-Encoding") == "gzip");
-  CHECK(Read(dir / "notes/deep-note.html") == id.body);
-  CHECK(Read(dir / "notes/deep-note.html.gz") == gz.body);
-  CHECK(Read(dir / "index.html") == c.EdgeGet("/").body);
+  CHECK(ReadFile(dir / "notes/deep-note.html") == id.body);
+  CHECK(ReadFile(dir / "notes/deep-note.html.gz") == gz.body);
+  CHECK(ReadFile(dir / "index.html") == c.EdgeGet("/").body);
   CHECK(fs::exists(dir / "home.html"));
   CHECK(fs::exists(dir / "_folio/404.html"));
 
@@ -86,25 +75,25 @@ TEST_CASE("export: the site as the edge serves it, .gz twins included") {
     if (!name.ends_with(".gz")) continue;
     ++twins;
     std::string inflated;
-    REQUIRE(GzipDecompress(Read(e.path()), &inflated).ok());
-    CHECK_MESSAGE(inflated == Read(name.substr(0, name.size() - 3)), name);
+    REQUIRE(GzipDecompress(ReadFile(e.path()), &inflated).ok());
+    CHECK_MESSAGE(inflated == ReadFile(name.substr(0, name.size() - 3)), name);
   }
   CHECK(twins >= 3);
   CHECK(css >= 1);  // the /_/ stylesheet
   // The attachment, under the URL the page links to.
   bool pic = false;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.path().filename() == "pic.png") pic = Read(e.path()).starts_with("\x89PNG");
+    if (e.path().filename() == "pic.png") pic = ReadFile(e.path()).starts_with("\x89PNG");
   }
   CHECK(pic);
 
   // A non-empty DIR is refused and left as it was; --force writes into it.
-  Write(dir / "notes/deep-note.html", "local edit");
+  WriteFile(dir / "notes/deep-note.html", "local edit");
   CHECK(Export(c, dir, &out) == 2);
   CHECK(Has(out, "is not empty"));
-  CHECK(Read(dir / "notes/deep-note.html") == "local edit");
+  CHECK(ReadFile(dir / "notes/deep-note.html") == "local edit");
   CHECK(Export(c, dir, &out, {"--force"}) == 0);
-  CHECK(Read(dir / "notes/deep-note.html") == id.body);
+  CHECK(ReadFile(dir / "notes/deep-note.html") == id.body);
   CHECK(fs::recursive_directory_iterator(dir) != fs::recursive_directory_iterator());
   size_t again = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir)) again += e.is_regular_file();
@@ -120,7 +109,7 @@ TEST_CASE("export: a wrong token, a file as DIR, no edge address: exit 2, nothin
   CHECK(Has(out, "token"));
   CHECK(!fs::exists(dir));
 
-  Write(dir, "a file");
+  WriteFile(dir, "a file");
   CHECK(Export(c, dir, &out) == 2);
   CHECK(Has(out, "not a directory"));
 

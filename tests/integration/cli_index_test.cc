@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cluster.h"
+#include "test_util.h"
 #include "folio/http/client.h"
 #include "json_util.h"
 
@@ -20,11 +21,6 @@ using namespace folio::it;
 namespace fs = std::filesystem;
 
 namespace {
-
-void Write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
 
 // An mtime far from "now", so the index's racy-mtime rule (a file changed
 // within a second of the walk is hashed again) does not blur the counts.
@@ -37,13 +33,6 @@ void Age(const fs::path& path, time_t mtime = 1'600'000'000) {
   for (const auto& e : fs::recursive_directory_iterator(path)) {
     if (e.is_regular_file()) REQUIRE(::utimensat(AT_FDCWD, e.path().c_str(), ts, 0) == 0);
   }
-}
-
-std::string ReadFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // The --json summary line of a push's output ("" if none).
@@ -83,8 +72,8 @@ TEST_CASE("CLI index: the second push hashes only the changed file; another copy
   Cluster c;
   testing::TempDir tmp;
   const fs::path a = fs::path(tmp.path()) / "a", b = fs::path(tmp.path()) / "b";
-  for (int i = 0; i < 5; ++i) Write(a / ("n" + std::to_string(i) + ".md"), "# Note " + std::to_string(i) + "\n");
-  Write(a / "Media" / "p.png", "not really a png");
+  for (int i = 0; i < 5; ++i) WriteFile(a / ("n" + std::to_string(i) + ".md"), "# Note " + std::to_string(i) + "\n");
+  WriteFile(a / "Media" / "p.png", "not really a png");
   Age(a);
 
   Pushed first = Push(c, a);
@@ -100,7 +89,7 @@ TEST_CASE("CLI index: the second push hashes only the changed file; another copy
   CHECK(index.find("server\t" + c.ingest_url() + "\n") != std::string::npos);
   CHECK(index.find("site\t" + site + "\n") != std::string::npos);
 
-  Write(a / "n1.md", "# Note 1, edited\n");
+  WriteFile(a / "n1.md", "# Note 1, edited\n");
   Age(a / "n1.md", 1'600'000'100);
   Pushed second = Push(c, a);
   INFO(second.out);
@@ -113,7 +102,7 @@ TEST_CASE("CLI index: the second push hashes only the changed file; another copy
   // Another client (a copy of the vault, no index) edits n2 and deletes n3.
   fs::copy(a, b, fs::copy_options::recursive);
   fs::remove_all(b / ".folio");
-  Write(b / "n2.md", "# Note 2, by b\n");
+  WriteFile(b / "n2.md", "# Note 2, by b\n");
   fs::remove(b / "n3.md");
   Pushed other = Push(c, b);
   INFO(other.out);
@@ -145,7 +134,7 @@ TEST_CASE("CLI index: --full and a corrupt index take the full path; a corrupt o
   Cluster c;
   testing::TempDir tmp;
   const fs::path a = fs::path(tmp.path()) / "a";
-  for (int i = 0; i < 3; ++i) Write(a / ("n" + std::to_string(i) + ".md"), "# Note " + std::to_string(i) + "\n");
+  for (int i = 0; i < 3; ++i) WriteFile(a / ("n" + std::to_string(i) + ".md"), "# Note " + std::to_string(i) + "\n");
   Age(a);
   REQUIRE(Push(c, a).rc == 0);
 
@@ -155,7 +144,7 @@ TEST_CASE("CLI index: --full and a corrupt index take the full path; a corrupt o
   CHECK(JsonInt(full.summary, "hashed") == 3);
   CHECK(JsonStr(full.summary, "manifest") == "full");
 
-  Write(a / ".folio" / "index", "folio-index 1\nserver\tgarbage");
+  WriteFile(a / ".folio" / "index", "folio-index 1\nserver\tgarbage");
   Pushed corrupt = Push(c, a);
   INFO(corrupt.out);
   CHECK(corrupt.rc == 0);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "test_util.h"
 #include "folio/core/json.h"
 #include "folio/http/client.h"
 #include "json_util.h"
@@ -25,11 +26,6 @@ using namespace folio::it;
 namespace fs = std::filesystem;
 
 namespace {
-
-void Write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
 
 // An mtime far from "now", so the index's racy-mtime rule does not blur the
 // "hashed" counts.
@@ -101,11 +97,11 @@ TEST_CASE("CLI --prefix: two folders under two prefixes coexist; a re-push delet
   const fs::path a = fs::path(tmp.path()) / "team-a", b = fs::path(tmp.path()) / "team-b";
   // A note outside both prefixes, pushed by someone else.
   REQUIRE(c.Push(PushBody({{"Home.md", "# Home\n\nSee [[Team A/Plan]].\n"}})).status == 200);
-  Write(a / "Plan.md", "# Plan A\n\nSee [[Team B/Plan]] and ![[chart.png]].\n");
-  Write(a / "Notes" / "Old.md", "# Old A\n");
-  Write(a / "chart.png", "not really a png");
-  Write(b / "Plan.md", "# Plan B\n");
-  Write(b / "Notes" / "Old.md", "# Old B\n");
+  WriteFile(a / "Plan.md", "# Plan A\n\nSee [[Team B/Plan]] and ![[chart.png]].\n");
+  WriteFile(a / "Notes" / "Old.md", "# Old A\n");
+  WriteFile(a / "chart.png", "not really a png");
+  WriteFile(b / "Plan.md", "# Plan B\n");
+  WriteFile(b / "Notes" / "Old.md", "# Old B\n");
   Age(a);
   Age(b);
 
@@ -160,7 +156,7 @@ TEST_CASE("CLI --prefix: a bad prefix is a clear usage error and changes nothing
   Cluster c;
   testing::TempDir tmp;
   const fs::path a = fs::path(tmp.path()) / "a";
-  Write(a / "x.md", "# X\n");
+  WriteFile(a / "x.md", "# X\n");
   REQUIRE(c.Push(PushBody({{"Keep.md", "# Keep\n"}})).status == 200);
   int64_t version = JsonInt(c.Manifest().body, "version");
   for (const char* bad : {"../up", "/abs", "a//b", "a/./b", ".hidden"}) {
@@ -183,7 +179,7 @@ TEST_CASE("CLI --prefix: the deletion guard counts only the prefix's notes") {
   for (int i = 0; i < 24; ++i) notes.push_back({"Small/n" + std::to_string(i) + ".md", "# s\n"});
   REQUIRE(c.Push(PushBody(notes)).status == 200);
   const fs::path small = fs::path(tmp.path()) / "small";
-  Write(small / "n0.md", "# s\n");
+  WriteFile(small / "n0.md", "# s\n");
   // 23 of Small's 24 notes would go: more than 20 and more than a quarter of
   // the prefix's notes (not of the site's 224).
   Pushed p = Push(c, small, {"--prefix", "Small"});
@@ -204,11 +200,11 @@ TEST_CASE("CLI output: the summary counts notes and attachments apart; a frontma
   Cluster c;
   testing::TempDir tmp;
   const fs::path v = fs::path(tmp.path()) / "v";
-  Write(v / "A.md", "# A\n\n![[pic.png]]\n");
-  Write(v / "B.md", "# B\n");
-  Write(v / "Broken.md", "---\ntitle: [unclosed\n---\n# Broken\n");
-  Write(v / "pic.png", "png one");
-  Write(v / "old.png", "png two");
+  WriteFile(v / "A.md", "# A\n\n![[pic.png]]\n");
+  WriteFile(v / "B.md", "# B\n");
+  WriteFile(v / "Broken.md", "---\ntitle: [unclosed\n---\n# Broken\n");
+  WriteFile(v / "pic.png", "png one");
+  WriteFile(v / "old.png", "png two");
   Pushed first = Push(c, v);
   INFO(first.out);
   REQUIRE(first.rc == 0);
@@ -220,7 +216,7 @@ TEST_CASE("CLI output: the summary counts notes and attachments apart; a frontma
 
   fs::remove(v / "B.md");
   fs::remove(v / "old.png");
-  Write(v / "pic.png", "png one, edited");
+  WriteFile(v / "pic.png", "png one, edited");
   Pushed second = Push(c, v);
   INFO(second.out);
   REQUIRE(second.rc == 0);

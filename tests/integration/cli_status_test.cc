@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "test_util.h"
 #include "json_util.h"
 
 using namespace folio;
@@ -20,11 +21,6 @@ using namespace folio::it;
 namespace fs = std::filesystem;
 
 namespace {
-
-void Write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
 
 struct Ran {
   int rc;
@@ -83,10 +79,10 @@ TEST_CASE("folio status: empty site, in sync after push, each kind of change, wa
   Cluster c({"--base-url", "https://notes.example.com"});
   testing::TempDir tmp;
   const fs::path v = fs::path(tmp.path()) / "vault";
-  Write(v / "Home.md", "# Home\n\nSee [[Folder/Plan]] and ![[pic.png]].\n");
-  Write(v / "Folder" / "Plan.md", "# Plan\n");
-  Write(v / "Old.md", "# Old\n\nSee [[Missing note]].\n");
-  Write(v / "pic.png", "not really a png");
+  WriteFile(v / "Home.md", "# Home\n\nSee [[Folder/Plan]] and ![[pic.png]].\n");
+  WriteFile(v / "Folder" / "Plan.md", "# Plan\n");
+  WriteFile(v / "Old.md", "# Old\n\nSee [[Missing note]].\n");
+  WriteFile(v / "pic.png", "not really a png");
 
   Ran s = Cli(c, "status", v);
   INFO(s.out);
@@ -110,11 +106,11 @@ TEST_CASE("folio status: empty site, in sync after push, each kind of change, wa
   CHECK(s.out.ends_with("in sync\n"));
 
   // Edit, add, delete, a changed attachment and one over the server's limit.
-  Write(v / "Folder" / "Plan.md", "# Plan v2\n");
-  Write(v / "New.md", "# New\n");
+  WriteFile(v / "Folder" / "Plan.md", "# Plan v2\n");
+  WriteFile(v / "New.md", "# New\n");
   fs::remove(v / "Old.md");
-  Write(v / "pic.png", "another picture");
-  Write(v / "huge.png", std::string(2 << 20, 'x'));  // over the default 1008 KiB
+  WriteFile(v / "pic.png", "another picture");
+  WriteFile(v / "huge.png", std::string(2 << 20, 'x'));  // over the default 1008 KiB
   s = Cli(c, "status", v);
   INFO(s.out);
   CHECK(s.rc == 1);
@@ -147,7 +143,7 @@ TEST_CASE("folio status: a wrong token, a server that is down and a bad DIR exit
   Cluster c;
   testing::TempDir tmp;
   const fs::path v = fs::path(tmp.path()) / "vault";
-  Write(v / "A.md", "# A\n");
+  WriteFile(v / "A.md", "# A\n");
   Ran s = Cli(c, "status", v, {}, "wrong-token");
   INFO(s.out);
   CHECK(s.rc == 2);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster.h"
+#include "test_util.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
 #include "json_util.h"
@@ -25,18 +26,6 @@ using namespace folio::it;
 namespace fs = std::filesystem;
 
 namespace {
-
-void Write(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream(file, std::ios::binary) << text;
-}
-
-std::string ReadFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The log's lines that start with `prefix`.
 std::vector<std::string> Lines(const fs::path& log, const std::string& prefix) {
@@ -85,9 +74,9 @@ std::unique_ptr<testing::Process> StartWatch(Cluster& c, const fs::path& vault, 
 TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachments; catches up after an outage") {
   Cluster c;
   fs::path vault = fs::path(c.dir()) / "vault", log = fs::path(c.dir()) / "watch.log";
-  Write(vault / "Alpha.md", "# Alpha\n\nfirst version\n");
-  Write(vault / "Folder/Beta.md", "# Beta\n");
-  Write(vault / "Keep.md", "# Keep\n\nLinks [[Alpha]].\n");
+  WriteFile(vault / "Alpha.md", "# Alpha\n\nfirst version\n");
+  WriteFile(vault / "Folder/Beta.md", "# Beta\n");
+  WriteFile(vault / "Keep.md", "# Keep\n\nLinks [[Alpha]].\n");
   auto watch = StartWatch(c, vault, log);
   REQUIRE(WaitForLines(log, "{\"event\":\"watching\"", 0));
   INFO(ReadFile(log));
@@ -95,15 +84,15 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   REQUIRE(c.WaitForPage("/alpha", 200, "first version").status == 200);
 
   // An edit.
-  Write(vault / "Alpha.md", "# Alpha\n\nsecond version\n");
+  WriteFile(vault / "Alpha.md", "# Alpha\n\nsecond version\n");
   CHECK(c.WaitForPage("/alpha", 200, "second version").status == 200);
 
   // A new note in a new folder: the new folder is watched too.
   fs::create_directories(vault / "New/Deep");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  Write(vault / "New/Deep/Gamma.md", "# Gamma\n");
+  WriteFile(vault / "New/Deep/Gamma.md", "# Gamma\n");
   CHECK(c.WaitForPage("/new/deep/gamma", 200).status == 200);
-  Write(vault / "New/Deep/Later.md", "# Later\n");  // the new folder's own watch sees it
+  WriteFile(vault / "New/Deep/Later.md", "# Later\n");  // the new folder's own watch sees it
   CHECK(c.WaitForPage("/new/deep/later", 200).status == 200);
 
   // A deletion, then a whole folder removed: the watcher keeps going.
@@ -126,7 +115,7 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   CHECK(JsonInt(rename_push, "deleted") == 1);
 
   // An attachment.
-  Write(vault / "pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "pixels");
+  WriteFile(vault / "pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "pixels");
   bool listed = false;
   for (int i = 0; i < 200 && !listed; ++i) {
     listed = c.Manifest().body.find("pic.png") != std::string::npos;
@@ -138,7 +127,7 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   // note (as editors do), 5 ms apart: one push.
   pushes = SettledPushes(log);
   for (int i = 1; i <= 10; ++i) {
-    Write(vault / "Keep.md.tmp", "# Keep\n\nLinks [[Folder/Omega]]. save " + std::to_string(i) + "\n");
+    WriteFile(vault / "Keep.md.tmp", "# Keep\n\nLinks [[Folder/Omega]]. save " + std::to_string(i) + "\n");
     fs::rename(vault / "Keep.md.tmp", vault / "Keep.md");
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -154,8 +143,8 @@ TEST_CASE("folio watch pushes edits, new folders, deletions, renames, attachment
   SettledPushes(log);
   c.StopIngest();
   size_t retries = Lines(log, "{\"event\":\"retry\"").size();
-  Write(vault / "Folder/Omega.md", "# Omega\n\nedited while the server was down\n");
-  Write(vault / "Offline.md", "# Offline\n");
+  WriteFile(vault / "Folder/Omega.md", "# Omega\n\nedited while the server was down\n");
+  WriteFile(vault / "Offline.md", "# Offline\n");
   REQUIRE(WaitForLines(log, "{\"event\":\"retry\"", retries));
   pushes = Lines(log, kPush).size();
   c.StartIngest();
@@ -178,7 +167,7 @@ TEST_CASE("folio watch stops with a clear error when the vault's folder is remov
   Cluster c;
   for (bool move : {false, true}) {
     fs::path vault = fs::path(c.dir()) / (move ? "moved" : "gone"), log = fs::path(c.dir()) / (move ? "m.log" : "g.log");
-    Write(vault / (move ? "Moved.md" : "Gone.md"), "# Note\n");
+    WriteFile(vault / (move ? "Moved.md" : "Gone.md"), "# Note\n");
     testing::Process watch(std::vector<std::string>{testing::BinPath("folio"), "watch", vault.string(), "--server",
                                                     c.ingest_url(), "--token", kToken},
                            std::vector<std::string>{}, log.string());
@@ -201,9 +190,9 @@ TEST_CASE("folio watch stops with a clear error when the vault's folder is remov
 TEST_CASE("folio watch: a folder moved, a note saved and removed within one burst, an attachment edited, settings") {
   Cluster c;
   fs::path vault = fs::path(c.dir()) / "vault", log = fs::path(c.dir()) / "watch.log";
-  Write(vault / "Docs/Guide.md", "# Guide\n\nSee ![[Docs/pic.png]].\n");
-  Write(vault / "Docs/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "one");
-  Write(vault / "Home.md", "# Home\n\nfirst line\nsecond line\n");
+  WriteFile(vault / "Docs/Guide.md", "# Guide\n\nSee ![[Docs/pic.png]].\n");
+  WriteFile(vault / "Docs/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "one");
+  WriteFile(vault / "Home.md", "# Home\n\nfirst line\nsecond line\n");
   auto watch = StartWatch(c, vault, log);
   REQUIRE(WaitForLines(log, "{\"event\":\"watching\"", 0));
   INFO(ReadFile(log));
@@ -213,12 +202,12 @@ TEST_CASE("folio watch: a folder moved, a note saved and removed within one burs
   fs::rename(vault / "Docs", vault / "Manual");
   CHECK(c.WaitForPage("/manual/guide", 200).status == 200);
   CHECK(c.WaitForPage("/docs/guide", 301).Header("Location") == "/manual/guide");
-  Write(vault / "Manual/Later.md", "# Later\n");
+  WriteFile(vault / "Manual/Later.md", "# Later\n");
   CHECK(c.WaitForPage("/manual/later", 200).status == 200);
 
   // A note created and removed before the burst ends: nothing to push, nothing deleted.
   size_t pushes = SettledPushes(log);
-  Write(vault / "Scratch.md", "# Scratch\n");
+  WriteFile(vault / "Scratch.md", "# Scratch\n");
   fs::remove(vault / "Scratch.md");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(Lines(log, kPush).size() == pushes);
@@ -226,14 +215,14 @@ TEST_CASE("folio watch: a folder moved, a note saved and removed within one burs
 
   // An attachment edited: sent again (its hash in the manifest changes).
   std::string before = c.Manifest().body;
-  Write(vault / "Manual/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "two");
+  WriteFile(vault / "Manual/pic.png", std::string("\x89PNG\r\n\x1a\n", 8) + "two");
   REQUIRE(WaitForLines(log, kPush, pushes));
   CHECK(JsonInt(Lines(log, kPush).back(), "modified") == 1);
   CHECK(c.Manifest().body != before);
 
   // Obsidian's "Strict line breaks" turned on in .obsidian/app.json: the setting is pushed.
   pushes = SettledPushes(log);
-  Write(vault / ".obsidian/app.json", "{\"strictLineBreaks\": true}");
+  WriteFile(vault / ".obsidian/app.json", "{\"strictLineBreaks\": true}");
   bool strict = false;
   for (int i = 0; i < 250 && !strict; ++i) {
     strict = c.Manifest().body.find("\"strict_line_breaks\":true") != std::string::npos;
@@ -247,7 +236,7 @@ TEST_CASE("folio watch stops, not retries, when the server refuses its token or 
   Cluster c;
   // A wrong token: the first push is refused; the watch ends with exit 1 at once.
   fs::path vault = fs::path(c.dir()) / "vault", log = fs::path(c.dir()) / "token.log";
-  Write(vault / "Note.md", "# Note\n");
+  WriteFile(vault / "Note.md", "# Note\n");
   testing::Process watch(std::vector<std::string>{testing::BinPath("folio"), "watch", vault.string(), "--server",
                                                   c.ingest_url(), "--token", "not-the-token"},
                          std::vector<std::string>{}, log.string());
@@ -267,7 +256,7 @@ TEST_CASE("folio watch stops, not retries, when the server refuses its token or 
   // The delete guard: most of the site's notes gone in one burst stops the
   // watch with push's message instead of deleting them or retrying forever.
   fs::path big = fs::path(c.dir()) / "big", glog = fs::path(c.dir()) / "guard.log";
-  for (int i = 0; i < 40; ++i) Write(big / ("n" + std::to_string(i) + ".md"), "# N" + std::to_string(i) + "\n");
+  for (int i = 0; i < 40; ++i) WriteFile(big / ("n" + std::to_string(i) + ".md"), "# N" + std::to_string(i) + "\n");
   testing::Process guarded(std::vector<std::string>{testing::BinPath("folio"), "watch", big.string(), "--server",
                                                     c.ingest_url(), "--token", kToken},
                            std::vector<std::string>{}, glog.string());

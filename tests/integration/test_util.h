@@ -1,6 +1,6 @@
 // Small helpers the integration and fault tests share: polling with a
-// deadline, deterministic random bytes, one series of a /metrics text, and a
-// raw HTTP exchange on a loopback port (for what a well-behaved client
+// deadline, deterministic random bytes, files of a test's vault, one series
+// of a /metrics text, and a raw HTTP exchange on a loopback port (for what a well-behaved client
 // cannot send). Test code only; use from the test's thread.
 #pragma once
 
@@ -12,7 +12,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -39,6 +42,20 @@ inline std::string RandomBytes(size_t n, uint64_t seed) {
     for (size_t j = 0; j < 8 && i + j < n; ++j) s[i + j] = static_cast<char>(v >> (8 * j));
   }
   return s;
+}
+
+// Writes text to file, creating its folders first.
+inline void WriteFile(const std::filesystem::path& file, const std::string& text) {
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+// A file's bytes; "" if it cannot be read.
+inline std::string ReadFile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 // The value of `series` ("name" or "name{labels}") in a Prometheus text, or -1.
