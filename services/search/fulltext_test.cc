@@ -248,6 +248,13 @@ TEST_CASE("limits and malformed input") {
   CHECK(QueryTerms(many).size() == kMaxQueryTerms);
   CHECK(f.fts->Search("a", many + " word", 10).ok());
   CHECK(f.Ids("a", "word", 1000000) == Ids{1});  // k is capped, not an error
+  // Nesting in the query is text, never FTS5 syntax to recurse on (issue 22).
+  for (std::string_view unit : {"(", "((a ", "\"(", "NEAR(", "^[", "[[", "{"}) {
+    std::string nested;
+    while (nested.size() + unit.size() <= kMaxQueryBytes) nested += unit;
+    auto r = f.fts->Search("a", nested, 10);
+    CHECK_MESSAGE(r.ok(), unit, ": ", r.status().ToString());
+  }
 }
 
 TEST_CASE("segmentation and match expressions") {

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target for a bounded time (tests/fuzz/README.md).
+# Runs every libFuzzer target for a bounded time (tests/fuzz/README.md),
+# with its dictionary from tests/fuzz/dict/ when it has one. The markdown
+# targets render on a thread with a small stack themselves.
 #
 #   tests/fuzz/run.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
@@ -54,8 +56,12 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${seconds}s over $(ls "$corpus" | wc -l) inputs"
   rc=0
   # -timeout: one input may take 10 s at most; `timeout` guards the whole run.
+  # A target's dictionary (tests/fuzz/dict/TARGET.dict), if it has one: the
+  # tokens that open and nest its syntax.
+  dict=()
+  [[ -f $src/tests/fuzz/dict/$t.dict ]] && dict=(-dict="$src/tests/fuzz/dict/$t.dict")
   timeout -k 10 $((seconds * 2 + 60)) "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" > "$work/$t.log" 2>&1 || rc=$?
+    "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" > "$work/$t.log" 2>&1 || rc=$?
   grep -E '^(#[0-9]+ *DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$work/$t.log" || true
   if [[ $rc -ne 0 ]]; then
     echo "fuzz: $t FAILED (exit $rc); last lines of its log:" >&2

@@ -153,9 +153,33 @@ void Renderer::RenderEmbedLink(SpanFrame& f, const std::string& shown) {
   out += "</a>";
 }
 
+std::optional<std::string> Renderer::EmbedNote(const SpanFrame& f) {
+  EmbedBudget& spent = *options_.embed_budget;
+  std::string why;
+  if (options_.depth + 1 >= kMaxRenderDepth) {
+    why = "embeds nested more than " + std::to_string(kMaxRenderDepth) + " levels deep";
+  } else if (spent.embeds >= kMaxPageEmbeds) {
+    why = "more than " + std::to_string(kMaxPageEmbeds) + " note embeds on one page";
+  } else if (spent.bytes >= kMaxPageEmbedBytes) {
+    why = "more than " + std::to_string(kMaxPageEmbedBytes >> 20) + " MiB of embedded notes on one page";
+  }
+  if (!why.empty()) {
+    std::string warning = "embed ![[" + f.target + "]] shown as a link: " + why;
+    if (spent.bound_hit.empty()) spent.bound_hit = warning;
+    result_->warnings.push_back(std::move(warning));
+    return std::nullopt;
+  }
+  ++spent.embeds;
+  RenderOptions nested = options_;
+  ++nested.depth;
+  std::optional<std::string> content = options_.resolver->EmbedNote(f.target, f.anchor, nested);
+  if (content) spent.bytes += content->size();
+  return content;
+}
+
 void Renderer::RenderNoteEmbed(SpanFrame& f, const std::string& alias, const std::string& shown) {
   std::optional<std::string> content;
-  if (options_.resolver != nullptr) content = options_.resolver->EmbedNote(f.target, f.anchor);
+  if (options_.resolver != nullptr) content = EmbedNote(f);
   BlockFrame* block = blocks_.empty() ? nullptr : &blocks_.back();
   bool in_p = block != nullptr && block->type == MD_BLOCK_P && span_depth_ == 0;
   bool in_cell = block != nullptr && span_depth_ == 0 &&

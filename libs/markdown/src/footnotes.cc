@@ -1,7 +1,5 @@
 // The footnote list at the end of a note. Definitions were taken out of the
 // body by Preprocess; references were numbered by TryFootnoteRef.
-#include <algorithm>
-
 #include "folio/core/text.h"
 #include "renderer.h"
 
@@ -27,16 +25,22 @@ void Renderer::AppendFootnotes() {
   for (size_t k = 0; k < footnote_order_.size(); ++k) {
     const FootnoteDef& def = footnotes_[footnote_order_[k]];
     RenderResult sub;
-    Renderer(note_path_, options_, &sub).Run(def.text);
+    if (options_.depth + 1 < kMaxRenderDepth) {
+      RenderOptions nested = options_;
+      ++nested.depth;
+      Renderer(note_path_, nested, &sub).Run(def.text);
+    } else {  // nested too deep (issue 22): the text as written
+      AppendHtmlEscaped(def.text, &sub.html);
+      sub.text = def.text;
+      sub.warnings.push_back("footnotes nested more than " + std::to_string(kMaxRenderDepth) +
+                             " levels deep: the innermost is shown as written");
+    }
     std::string n = HtmlEscape(options_.id_prefix) + std::to_string(k + 1);
     out += "<li id=\"fn-" + n + "\">" + Unwrap(std::move(sub.html)) + " <a href=\"#fnref-" + n +
            "\" class=\"footnote-backref\">\xE2\x86\xA9</a></li>\n";
     for (LinkRef& l : sub.links) result_->links.push_back(std::move(l));
     for (std::string& w : sub.warnings) result_->warnings.push_back(std::move(w));
-    for (std::string& t : sub.tags) {
-      auto same = [&](const std::string& x) { return EqualsIgnoreAsciiCase(x, t); };
-      if (std::none_of(result_->tags.begin(), result_->tags.end(), same)) result_->tags.push_back(std::move(t));
-    }
+    for (std::string& t : sub.tags) AddTag(std::move(t));
     result_->has_math |= sub.has_math;
     TextBreak('\n');
     text() += sub.text;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <unordered_set>
 
 #include "folio/core/text.h"
 #include "folio/core/utf8.h"
@@ -33,22 +34,69 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-void AddUnique(std::vector<std::string>* list, std::string v) {
-  if (v.empty()) return;
-  if (std::find(list->begin(), list->end(), v) == list->end()) list->push_back(std::move(v));
-}
+// A list field being read: its values in order, each once. The set keeps a
+// long list linear (a scan per value was quadratic, issue 22).
+struct UniqueList {
+  std::vector<std::string>* list;
+  std::unordered_set<std::string> seen;
+
+  explicit UniqueList(std::vector<std::string>* l) : list(l), seen(l->begin(), l->end()) {}
+  void Add(std::string v) {
+    if (!v.empty() && seen.insert(v).second) list->push_back(std::move(v));
+  }
+};
 
 // Splits a string on commas and whitespace.
-void AddSplit(std::string_view s, bool strip_hash, std::vector<std::string>* out) {
+void AddSplit(std::string_view s, bool strip_hash, UniqueList* out) {
   size_t i = 0;
   while (i < s.size()) {
     size_t e = s.find_first_of(", \t\r\n", i);
     if (e == std::string_view::npos) e = s.size();
     std::string_view word = s.substr(i, e - i);
     while (strip_hash && !word.empty() && word.front() == '#') word.remove_prefix(1);
-    AddUnique(out, std::string(word));
+    out->Add(std::string(word));
     i = e + 1;
   }
+}
+
+// Past these, yaml-cpp (whose parser recurses per level, up to 2,000) is not
+// asked at all: flow collections ("[", "{") nested deeper than
+// kMaxYamlFlowDepth, or a line whose content starts past column
+// kMaxYamlIndent once its indentation and block indicators ("- ", "? ",
+// ": ") are skipped. Real frontmatter nests a few levels (issue 22).
+constexpr int kMaxYamlFlowDepth = 64;
+constexpr size_t kMaxYamlIndent = 256;
+
+// The 1-based line of `yaml` that nests too deep, or 0. Quoted scalars and
+// comments are skipped, so brackets inside them do not count.
+int TooDeepLine(std::string_view yaml) {
+  int depth = 0, line = 1;
+  bool line_start = true;
+  for (size_t i = 0; i < yaml.size(); ++i) {
+    char c = yaml[i];
+    if (line_start) {
+      size_t j = i;
+      while (j < yaml.size() && std::string_view(" -?:").find(yaml[j]) != std::string_view::npos) ++j;
+      if (j - i > kMaxYamlIndent) return line;
+      line_start = false;
+    }
+    if (c == '\n') {
+      ++line;
+      line_start = true;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < yaml.size() && yaml[i] != c; ++i) {
+        if (c == '"' && yaml[i] == '\\') ++i;
+        if (i < yaml.size() && yaml[i] == '\n') ++line;
+      }
+    } else if (c == '#' && (i == 0 || yaml[i - 1] == ' ' || yaml[i - 1] == '\t' || yaml[i - 1] == '\n')) {
+      while (i + 1 < yaml.size() && yaml[i + 1] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxYamlFlowDepth) return line;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return 0;
 }
 
 // The scalar's text as valid UTF-8. yaml-cpp (0.7) decodes the escapes "\N"
@@ -69,12 +117,13 @@ std::string ScalarText(const YAML::Node& node) {
 
 // A list field: a YAML sequence of scalars, or one scalar. `split` splits the
 // scalar form (and each item) on commas/spaces, as for tags and cssclasses.
-void ReadList(const YAML::Node& node, bool split, bool strip_hash, std::vector<std::string>* out) {
+void ReadList(const YAML::Node& node, bool split, bool strip_hash, std::vector<std::string>* list) {
+  UniqueList out(list);
   auto add = [&](const std::string& v) {
     if (split) {
-      AddSplit(v, strip_hash, out);
+      AddSplit(v, strip_hash, &out);
     } else {
-      AddUnique(out, Trim(v));
+      out.Add(Trim(v));
     }
   };
   if (node.IsSequence()) {
@@ -146,6 +195,7 @@ bool IsSimpleValue(std::string_view v) {
 
 bool ParseSimple(std::string_view yaml, Frontmatter* fm) {
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  std::unordered_set<std::string_view> keys;
   size_t i = 0;
   while (i < yaml.size()) {
     size_t eol = yaml.find('\n', i);
@@ -158,9 +208,7 @@ bool ParseSimple(std::string_view yaml, Frontmatter* fm) {
     while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
     while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
     if (!IsSimpleValue(value)) return false;
-    for (const auto& [k, v] : pairs) {
-      if (k == line.substr(0, colon)) return false;  // a repeated key: yaml-cpp's business
-    }
+    if (!keys.insert(line.substr(0, colon)).second) return false;  // a repeated key: yaml-cpp's business
     pairs.emplace_back(line.substr(0, colon), value);
   }
   if (pairs.empty()) return false;
@@ -171,6 +219,12 @@ bool ParseSimple(std::string_view yaml, Frontmatter* fm) {
 // Parses the YAML text (which starts on document line `first_line`).
 void ParseYaml(const std::string& yaml, int first_line, Frontmatter* fm, bool allow_simple) {
   if (allow_simple && ParseSimple(yaml, fm)) return;
+  if (int line = TooDeepLine(yaml); line != 0) {
+    fm->error = "frontmatter line " + std::to_string(line + first_line - 1) + ": nested more than " +
+                std::to_string(kMaxYamlFlowDepth) + " brackets or " + std::to_string(kMaxYamlIndent) +
+                " columns deep; frontmatter is ignored";
+    return;
+  }
   try {
     YAML::Node root = YAML::Load(yaml);
     if (root.IsNull()) return;

@@ -28,14 +28,14 @@ bool IsTagByte(std::string_view s, size_t* i) {
   return true;
 }
 
-void AddTag(std::string tag, std::vector<std::string>* tags) {
-  for (const std::string& t : *tags) {
-    if (EqualsIgnoreAsciiCase(t, tag)) return;
-  }
-  tags->push_back(std::move(tag));
-}
-
 }  // namespace
+
+void Renderer::AddTag(std::string tag) {
+  if (tags_seen_.empty()) {  // the frontmatter's, on the first tag of the body
+    for (const std::string& t : result_->tags) tags_seen_.insert(AsciiLower(t));
+  }
+  if (tags_seen_.insert(AsciiLower(tag)).second) result_->tags.push_back(std::move(tag));
+}
 
 void Renderer::InlineText(std::string_view s) {
   size_t plain = 0;  // start of the text not written yet
@@ -73,6 +73,9 @@ size_t Renderer::TryMark(std::string_view s, size_t i) {
     return 2;
   }
   if (i + 2 < s.size() && IsSpace(s[i + 2])) return 0;  // "a == b" is not a highlight
+  // Each mark never closed is turned back into "==" in place, moving what
+  // follows it: capping how many are open keeps that linear (issue 22).
+  if (marks_.size() >= kMaxOpenMarks) return 0;
   marks_.push_back(OpenMark{html().size(), text().size(), span_depth_});
   html() += "<mark>";
   return 2;
@@ -111,7 +114,7 @@ size_t Renderer::TryTag(std::string_view s, size_t i) {
   if (in_heading_) heading_tags_.emplace_back(text().size(), text().size() + 1 + tag.size());
   text() += '#';
   text().append(tag);
-  AddTag(std::string(tag), &result_->tags);
+  AddTag(std::string(tag));
   return tag.size() + 1;
 }
 
@@ -119,11 +122,9 @@ size_t Renderer::TryFootnoteRef(std::string_view s, size_t i) {
   if (footnotes_.empty() || i + 3 >= s.size() || s[i + 1] != '^' || InsideLink()) return 0;
   size_t close = s.find(']', i + 2);
   if (close == std::string_view::npos) return 0;
-  std::string_view label = s.substr(i + 2, close - i - 2);
-  auto it = std::find_if(footnotes_.begin(), footnotes_.end(),
-                         [&](const FootnoteDef& d) { return d.label == label; });
-  if (it == footnotes_.end()) return 0;  // undefined: stays literal text
-  size_t d = static_cast<size_t>(it - footnotes_.begin());
+  auto it = footnote_index_.find(s.substr(i + 2, close - i - 2));
+  if (it == footnote_index_.end()) return 0;  // undefined: stays literal text
+  size_t d = it->second;
   if (footnote_number_[d] == 0) {
     footnote_order_.push_back(d);
     footnote_number_[d] = static_cast<int>(footnote_order_.size());

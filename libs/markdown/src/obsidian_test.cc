@@ -30,7 +30,7 @@ class VaultResolver : public LinkResolver {
     }
     return "/assets/h/" + std::string(t);
   }
-  std::optional<std::string> EmbedNote(std::string_view t, std::string_view a) override {
+  std::optional<std::string> EmbedNote(std::string_view t, std::string_view a, const RenderOptions&) override {
     if (t.substr(0, 4) == "Gone" || t == "Linked") return std::nullopt;
     return "<p>[" + std::string(t) + "|" + std::string(a) + "]</p>";
   }
@@ -285,10 +285,11 @@ class SmallVault : public LinkResolver {
     if (t == "red dot.png" || t == "Images/red dot.png") return "/assets/2/red%20dot.png";
     return std::nullopt;
   }
-  std::optional<std::string> EmbedNote(std::string_view t, std::string_view a) override {
+  std::optional<std::string> EmbedNote(std::string_view t, std::string_view a, const RenderOptions& nested) override {
     if (t != "Note") return std::nullopt;
     // The embedded note renders with its own footnote prefix, as ingest does.
-    RenderOptions opts;
+    RenderOptions opts = nested;
+    opts.resolver = nullptr;
     opts.id_prefix = "e1-";
     return RenderNote(a.empty() ? "embedded[^1]\n\n[^1]: inner\n" : "## " + std::string(a) + "\nsection\n",
                       "Note.md", opts)

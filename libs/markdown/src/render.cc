@@ -48,6 +48,7 @@ void Renderer::Run(std::string_view body) {
   Preprocessed pre = Preprocess(body);
   body_ = std::move(pre.body);
   footnotes_ = std::move(pre.footnotes);
+  for (size_t i = 0; i < footnotes_.size(); ++i) footnote_index_.emplace(footnotes_[i].label, i);
   footnote_number_.assign(footnotes_.size(), 0);
   footnote_refs_.assign(footnotes_.size(), 0);
   for (size_t i = 0; i + 2 < body_.size(); ++i) {
@@ -328,7 +329,10 @@ void Renderer::LeaveHeading(int level) {
   std::string visible = Trimmed(CollapseSpaces(untagged));
   std::string base = HeadingId(visible);
   std::string id = base;
-  for (int n = 1; heading_ids_.count(id) != 0; ++n) id = base + "-" + std::to_string(n);
+  // "x", "x-1", "x-2": each base remembers its next suffix, so a note of
+  // many equal headings stays linear (issue 22: 20,000 took 18 s).
+  int& next = heading_next_[base];
+  while (heading_ids_.count(id) != 0) id = base + "-" + std::to_string(++next);
   heading_ids_.insert(id);
   std::string tag = "h" + std::to_string(level);
   html() += "<" + tag + " id=\"";
@@ -483,7 +487,14 @@ RenderResult RenderNote(std::string_view source, std::string_view note_path,
   result.title = Trimmed(result.frontmatter.title);
   result.tags = result.frontmatter.tags;
   size_t offset = std::min(result.frontmatter.body_offset, source.size());
-  Renderer(note_path, options, &result).Run(source.substr(offset));
+  EmbedBudget budget;
+  RenderOptions own = options;
+  if (own.embed_budget == nullptr) own.embed_budget = &budget;
+  Renderer(note_path, own, &result).Run(source.substr(offset));
+  if (own.embed_budget == &budget && !budget.bound_hit.empty() &&
+      std::find(result.warnings.begin(), result.warnings.end(), budget.bound_hit) == result.warnings.end()) {
+    result.warnings.push_back(budget.bound_hit);
+  }
   if (result.title.empty()) {
     std::string_view name = note_path.substr(note_path.rfind('/') + 1);
     if (name.size() >= 3 && EqualsIgnoreAsciiCase(name.substr(name.size() - 3), ".md")) {

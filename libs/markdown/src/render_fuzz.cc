@@ -21,6 +21,7 @@
 #include "folio/core/text.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
+#include "folio/testing/small_stack.h"
 #include "html_check.h"
 
 namespace {
@@ -29,9 +30,13 @@ using folio::markdown::LinkResolver;
 
 // Resolves targets starting with a letter a-m (as notes), attachments with
 // a known or ".zip" extension, and embeds of "embedded..." notes. What it
-// returns is trusted HTML/URLs, so it returns only fixed, clean values.
+// returns is trusted HTML/URLs, so it returns only fixed, clean values,
+// except for embeds of "self...": the fuzz input itself, rendered again
+// with no cycle detection, so only the renderer's own bounds (depth and the
+// page's embed budget, render.h) end the recursion (issue 22).
 class Resolver final : public LinkResolver {
  public:
+  explicit Resolver(std::string_view source) : source_(source) {}
   std::optional<std::string> Resolve(std::string_view target) override {
     if (target.empty() || !((target[0] >= 'a' && target[0] <= 'm') || (target[0] >= 'A' && target[0] <= 'M'))) {
       return std::nullopt;
@@ -47,11 +52,20 @@ class Resolver final : public LinkResolver {
     }
     return std::nullopt;
   }
-  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor) override {
+  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor,
+                                       const folio::markdown::RenderOptions& nested) override {
+    if (folio::StartsWith(folio::AsciiLower(target), "self")) {
+      folio::markdown::RenderOptions opts = nested;
+      opts.resolver = this;
+      return folio::markdown::RenderNote(source_, "Folder/Fuzz note.md", opts).html;
+    }
     if (!folio::StartsWith(folio::AsciiLower(target), "embedded")) return std::nullopt;
     if (anchor == "cycle") return std::string("<p class=\"embed-cycle\">cycle</p>");
     return std::string("<p>embedded <em>note</em></p>");
   }
+
+ private:
+  std::string_view source_;
 };
 
 void Require(bool ok, const char* what, std::string_view detail = "") {
@@ -65,10 +79,13 @@ void Require(bool ok, const char* what, std::string_view detail = "") {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view source(reinterpret_cast<const char*>(data), size);
-  Resolver resolver;
+  Resolver resolver(source);
   folio::markdown::RenderOptions options;
   options.resolver = &resolver;
-  folio::markdown::RenderResult r = folio::markdown::RenderNote(source, "Folder/Fuzz note.md", options);
+  folio::markdown::RenderResult r;
+  // On a thread with a small stack, so unbounded recursion shows up at once
+  // rather than after thousands of levels (issue 22).
+  folio::testing::RunOnSmallStack([&] { r = folio::markdown::RenderNote(source, "Folder/Fuzz note.md", options); });
 
   std::string problem = folio::fuzz::CheckRenderedHtml(r.html);
   Require(problem.empty(), problem.c_str(), r.html);

@@ -13,6 +13,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "folio/markdown/render.h"
@@ -35,6 +37,10 @@ void AppendHref(std::string_view url, std::string_view anchor, std::string* out)
 // Removes "<p>", whitespace, "</p>\n" runs from (*html)[from..] (left behind
 // where a block embed split a paragraph).
 void DropEmptyParagraphs(std::string* html, size_t from);
+
+// At most this many "==" highlights are open (not yet closed) at a time;
+// a later "==" stays text.
+inline constexpr size_t kMaxOpenMarks = 32;
 
 class Renderer {
  public:
@@ -116,6 +122,8 @@ class Renderer {
   // Turns <mark>s opened at span depth >= `depth` and never closed back into "==".
   void RevertMarks(int depth);
   bool InsideLink() const;
+  // Adds a tag to the result unless it is there already (ASCII case aside).
+  void AddTag(std::string tag);
 
   // callout.cc
   void DetectCallout(BlockFrame& p, BlockFrame& quote);
@@ -133,6 +141,10 @@ class Renderer {
   void RenderEmbed(SpanFrame& f, const std::string& alias, const std::string& shown);
   void RenderMediaEmbed(SpanFrame& f, const std::string& alias, MediaKind kind);
   void RenderNoteEmbed(SpanFrame& f, const std::string& alias, const std::string& shown);
+  // The resolver's HTML for a note embed, within the page's bounds (render.h):
+  // nullopt past them (with a warning) or if the target is no note.
+  // REQUIRES: options_.resolver and options_.embed_budget are set.
+  std::optional<std::string> EmbedNote(const SpanFrame& f);
   // A link to the note (or attachment) instead of its content.
   void RenderEmbedLink(SpanFrame& f, const std::string& shown);
 
@@ -189,6 +201,9 @@ class Renderer {
   size_t embed_attr_pos_ = SIZE_MAX;  // after the tag name of the last embed
   size_t embed_end_ = SIZE_MAX;       // html().size() right after the last embed
   std::vector<FootnoteDef> footnotes_;
+  std::unordered_map<std::string_view, size_t> footnote_index_;  // label -> index in footnotes_
+  std::unordered_set<std::string> tags_seen_;  // result_->tags, lower-cased
+  std::unordered_map<std::string, int> heading_next_;  // id base -> next suffix to try
   std::vector<int> footnote_number_;  // per definition: 0 until first referenced
   std::vector<int> footnote_refs_;    // per definition: references so far
   std::vector<size_t> footnote_order_;  // definitions in order of first reference

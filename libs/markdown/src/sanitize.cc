@@ -224,10 +224,14 @@ size_t HtmlSanitizer::OnTag(std::string_view raw, size_t i, std::string* html, s
     return tag->end;
   }
   if (In(kBreakTags, tag->name)) TextBreak(text);
+  size_t written = html->size();
   AppendTag(*tag, html);
+  written = html->size() - written;
   if (In(kVoidTags, tag->name)) return tag->end;
   if (tag->self_closing) {
     *html += "</" + tag->name + ">";
+  } else if (open_.size() >= kMaxOpenElements) {
+    html->resize(html->size() - written);  // too deep (issue 22): the tag is dropped, its text kept
   } else {
     open_.push_back(tag->name);
   }

@@ -11,6 +11,11 @@
 
 namespace folio::markdown {
 
+// Elements a note may have open at once; deeper start tags are dropped (a
+// browser flattens far less deep trees, and closing tags search this stack:
+// unbounded, 100,000 of them took seconds, issue 22).
+inline constexpr size_t kMaxOpenElements = 256;
+
 class HtmlSanitizer {
  public:
   // Sanitises `raw` (whole tags; an unterminated tag at the end is shown as

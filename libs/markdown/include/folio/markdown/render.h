@@ -26,6 +26,8 @@
 
 namespace folio::markdown {
 
+struct RenderOptions;
+
 // Given a link target (e.g. "Folder/Note", "Other note.md", already
 // percent-decoded and without "#anchor"), returns the target's URL path
 // ("/folder/note") or nullopt when nothing matches.
@@ -41,10 +43,15 @@ class LinkResolver {
 
   // ![[target#anchor]] of a NOTE: the rendered HTML to place inside the
   // embed container (the whole note, the heading's section, or the block),
-  // or nullopt if the target is not a note. The resolver detects cycles
-  // (a note that would embed itself, directly or through others) and then
-  // returns an HTML notice instead. Default: nullopt.
-  virtual std::optional<std::string> EmbedNote(std::string_view /*target*/, std::string_view /*anchor*/) {
+  // or nullopt if the target is not a note. The part is rendered with
+  // `nested`: the host's options one level deeper (depth + 1) sharing the
+  // page's embed budget; the resolver replaces only `resolver` and
+  // `id_prefix` (so the bounds below hold however embeds nest). The
+  // resolver detects cycles (a note that would embed itself, directly or
+  // through others) and then returns an HTML notice instead.
+  // Default: nullopt.
+  virtual std::optional<std::string> EmbedNote(std::string_view /*target*/, std::string_view /*anchor*/,
+                                               const RenderOptions& /*nested*/) {
     return std::nullopt;
   }
 };
@@ -86,6 +93,26 @@ struct RenderResult {
 std::optional<std::string> ExtractSection(std::string_view source, std::string_view heading);
 std::optional<std::string> ExtractBlock(std::string_view source, std::string_view block_id);
 
+// Bounds on one page, however its note nests (issue 22: 5,000 nested
+// inline footnotes overflowed ingest's stack). An embedded note or a
+// footnote's text renders one level deeper than its host; at
+// kMaxRenderDepth an embed shows as a link and a footnote's text as
+// written. A page expands at most kMaxPageEmbeds note embeds holding at most
+// kMaxPageEmbedBytes of HTML in all (embeds of embeds included: fan-out
+// multiplies); later ones show as links. Each adds a warning.
+inline constexpr int kMaxRenderDepth = 16;
+inline constexpr size_t kMaxPageEmbeds = 1000;
+inline constexpr size_t kMaxPageEmbedBytes = size_t{16} << 20;
+
+// What one page has spent on note embeds so far.
+struct EmbedBudget {
+  size_t embeds = 0;  // EmbedNote calls
+  size_t bytes = 0;   // HTML they returned
+  // The first bound an embed hit, at any depth: the page's own render
+  // warns of it too (a nested render's warnings may be dropped).
+  std::string bound_hit;
+};
+
 struct RenderOptions {
   LinkResolver* resolver = nullptr;  // null: every internal link is dangling
   // Obsidian's "Strict line breaks" setting: false (Obsidian's default)
@@ -99,6 +126,12 @@ struct RenderOptions {
   // escaped, for callers that read only the metadata and text (ingest's
   // first pass): highlighting is the costliest part of a render.
   bool highlight_code = true;
+  // How many renders enclose this one: 0 for a page's note (the default);
+  // the renderer and EmbedNote's `nested` count the levels below it.
+  int depth = 0;
+  // The page's embed budget, shared by its nested renders; null (the
+  // default): RenderNote keeps one for this render and what it nests.
+  EmbedBudget* embed_budget = nullptr;
 };
 
 // `note_path` is the vault path (used for the fallback title and messages).
