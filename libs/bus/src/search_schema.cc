@@ -162,7 +162,7 @@ Status DecodeHit(const json::Decoder& d, element v, SearchHit* h) {
 
 // The code CodeName calls `name`, or nullopt.
 std::optional<Code> CodeNamed(std::string_view name) {
-  for (int i = static_cast<int>(Code::kOk); i <= static_cast<int>(Code::kInternal); ++i) {
+  for (int i = static_cast<int>(Code::kOk); i <= static_cast<int>(Code::kUnprocessable); ++i) {
     if (CodeName(static_cast<Code>(i)) == name) return static_cast<Code>(i);
   }
   return std::nullopt;

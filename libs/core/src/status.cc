@@ -16,6 +16,7 @@ std::string_view CodeName(Code code) {
     case Code::kNoSpace: return "no_space";
     case Code::kDataLoss: return "data_loss";
     case Code::kInternal: return "internal";
+    case Code::kUnprocessable: return "unprocessable";
   }
   return "unknown";
 }

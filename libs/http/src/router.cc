@@ -84,6 +84,7 @@ int HttpStatusFor(Code code) {
     case Code::kNoSpace: return 507;
     case Code::kDataLoss: return 500;
     case Code::kInternal: return 500;
+    case Code::kUnprocessable: return 422;
   }
   return 500;
 }

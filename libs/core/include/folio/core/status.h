@@ -27,6 +27,9 @@ enum class Code {
   kNoSpace,           // the disk is full; nothing was written; retry once space returns
   kDataLoss,          // stored data is damaged (a checksum failed); retrying will not help
   kInternal,          // a bug or an unexpected system error
+  kUnprocessable,     // well-formed, but this content cannot be processed as it is (a note
+                      // that crashed the service); retrying the same content will not help
+  // (the last code: loops over every code end here)
 };
 
 // The name of a code, e.g. "invalid_argument"; stable, used in JSON errors.

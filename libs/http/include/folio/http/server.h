@@ -66,9 +66,9 @@ struct Request {
 };
 
 // The HTTP status for a Status code: the one mapping every service uses
-// (400 invalid_argument, 401, 403, 404, 409, 413 too_large, 503
-// unavailable, 504 deadline_exceeded, 507 no_space, 500 internal and
-// data_loss; kOk, a caller bug, 500).
+// (400 invalid_argument, 401, 403, 404, 409, 413 too_large, 422
+// unprocessable, 503 unavailable, 504 deadline_exceeded, 507 no_space, 500
+// internal and data_loss; kOk, a caller bug, 500).
 // kDeadlineExceeded is always 504: in folio it means a dependency (NATS,
 // storage, search, the embedder) did not answer in time. A client that is too
 // slow sending its own request gets 408 from the server itself (the request
