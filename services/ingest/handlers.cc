@@ -232,6 +232,13 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
     return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
   }
   const bool keyed = !p->key.key.empty();
+  if (std::string path; ctx->crashed != nullptr) {
+    if (Status s = ctx->crashed->Check(p->site, p->request, &path); !s.ok()) {
+      m.rejected.Increment();
+      log::Warn("push refused: a note crashed ingest", {{"site", p->site}, {"path", path}});
+      return http::Response::Error(s, path);
+    }
+  }
   if (keyed) {
     auto found = writer->FindPush(p->key.key);
     if (!found.ok()) {

@@ -17,6 +17,7 @@
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "blob_upload.h"
+#include "crashed_notes.h"
 #include "push_request.h"
 #include "sites.h"
 #include "stage.h"
@@ -36,6 +37,7 @@ struct HandlerContext {
   StorageAccess storage;             // url "" = attachments go to SQLite
   BlobsInFlight* blobs_in_flight;    // shared with the blob collector
   StageLimits stage{};
+  const CrashedNotes* crashed = nullptr;  // writer loop: notes refused because they crashed ingest
 };
 
 // REQUIRES: ctx outlives the router.

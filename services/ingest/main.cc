@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "folio/core/config.h"
+#include "folio/core/crash_marks.h"
 #include "folio/core/files.h"
 #include "folio/core/log.h"
 #include "folio/core/memory.h"
@@ -38,6 +39,7 @@
 #include "bundled_mermaid.h"
 #include "bus_link.h"
 #include "config.h"
+#include "crashed_notes.h"
 #include "handlers.h"
 #include "site_command.h"
 #include "sites.h"
@@ -103,6 +105,13 @@ int main(int argc, char** argv) {
   if (!lock.ok()) return FailStartup(lock.status());
   auto token = LoadToken(config->token, data_dir);
   if (!token.ok()) return FailStartup(token.status());
+  // A note whose render crashed the last run is refused from now on; this
+  // run's renders are marked from here (crashed_notes.h, issue 22).
+  auto crashed_mark = CrashMarks::TakeCrashed(data_dir + "/crash_marks");
+  if (!crashed_mark.ok()) return FailStartup(crashed_mark.status());
+  auto crashed = ingest::CrashedNotes::Load(store->get(), *crashed_mark, ingest::IngestBuild());
+  if (!crashed.ok()) return FailStartup(crashed.status());
+  if (Status s = CrashMarks::Install(data_dir + "/crash_marks"); !s.ok()) return FailStartup(s);
 
   metrics::Registry registry;
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
@@ -131,8 +140,9 @@ int main(int argc, char** argv) {
   }, basics);
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
-  ingest::HandlerContext hctx{&loop,     &writer_loop,  &sites,          config->push_limits, &registry,
-                              &prepare_pool, config->site.storage, &blobs_in_flight, config->stage};
+  ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
+                              &registry,     &prepare_pool,        config->site.storage, &blobs_in_flight,
+                              config->stage, &*crashed};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;

@@ -7,6 +7,7 @@
 
 #include "folio/bus/note_schema.h"
 #include "folio/bus/page_schema.h"
+#include "folio/core/crash_marks.h"
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
@@ -14,6 +15,7 @@
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "blob_upload.h"
+#include "crashed_notes.h"
 #include "site_writer.h"
 #include "site_writer_internal.h"
 
@@ -86,6 +88,9 @@ std::vector<markdown::RenderResult> SiteWriter::ParseChanged(const PushRequest& 
   opts.highlight_code = false;  // only metadata and text are read; the render pass colours the page
   pool_->ParallelFor(plan.changed.size(), [&](size_t k) {
     const PushNote& note = req.notes[plan.changed[k]];
+    // Names the note if its render crashes us (crashed_notes.h).
+    ScopedCrashMark mark(NoteMark(options_.site, note.path, plan.sha[plan.changed[k]]));
+    MaybeCrashForTest(note.content);
     meta[k] = markdown::RenderNote(note.content, note.path, opts);
   });
   return meta;

@@ -6,12 +6,15 @@
 #include <set>
 
 #include "folio/bus/page_schema.h"
+#include "folio/core/crash_marks.h"
+#include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/core/utf8.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
+#include "crashed_notes.h"
 #include "site_writer.h"
 #include "site_writer_internal.h"
 
@@ -32,9 +35,9 @@ class VaultResolver : public markdown::LinkResolver {
  public:
   VaultResolver(const site::Vault& v, const Sources& sources, std::string_view from,
                 std::vector<std::string>* warnings, std::vector<std::string> stack = {},
-                std::string id_prefix = {}, markdown::RenderOptions options = {})
+                std::string id_prefix = {})
       : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)),
-        id_prefix_(std::move(id_prefix)), options_(options) {
+        id_prefix_(std::move(id_prefix)) {
     stack_.emplace_back(from);
   }
   std::optional<std::string> Resolve(std::string_view target) override {
@@ -49,14 +52,22 @@ class VaultResolver : public markdown::LinkResolver {
   std::optional<std::string> ResolveAttachment(std::string_view target) override {
     return vault_.AttachmentUrl(target, from_);
   }
-  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor) override {
+  std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor,
+                                       const markdown::RenderOptions& nested) override {
     auto r = vault_.Resolve(target, from_);
     if (!r) return std::nullopt;
     const site::NoteMeta* n = vault_.Find(r->path);
     if (!n || !n->published) return std::nullopt;
-    if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end() || stack_.size() > kMaxEmbedDepth) {
+    if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end()) {
       if (warnings_) warnings_->push_back("embed cycle: ![[" + std::string(target) + "]] would include itself");
       return std::string("<p class=\"embed-cycle\">Embed cycle: this note is already shown above.</p>");
+    }
+    if (stack_.size() > kMaxEmbedDepth) {
+      if (warnings_) {
+        warnings_->push_back("embed ![[" + std::string(target) + "]] is nested more than " +
+                             std::to_string(kMaxEmbedDepth) + " embeds deep: shown as a link");
+      }
+      return std::nullopt;
     }
     auto src = sources_.find(r->path);
     if (src == sources_.end()) return std::nullopt;
@@ -75,8 +86,8 @@ class VaultResolver : public markdown::LinkResolver {
     // Footnote ids of the embedded part: "fn-e1-1", "fn-e1e2-1" (nested), so
     // they never clash with the host's or another embed's.
     std::string prefix = id_prefix_ + "e" + std::to_string(++embeds_);
-    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_, prefix, options_);
-    markdown::RenderOptions opts = options_;
+    VaultResolver inner(vault_, sources_, r->path, nullptr, stack_, prefix);
+    markdown::RenderOptions opts = nested;
     opts.resolver = &inner;
     std::string id_prefix = prefix + "-";
     opts.id_prefix = id_prefix;
@@ -90,7 +101,6 @@ class VaultResolver : public markdown::LinkResolver {
   std::vector<std::string>* warnings_;  // null inside embeds: the embedded note reports its own
   std::vector<std::string> stack_;      // notes being embedded, outermost first
   std::string id_prefix_;               // this note's footnote prefix ("" at the top)
-  markdown::RenderOptions options_;     // the site's render settings (resolver unset)
   int embeds_ = 0;                      // note embeds rendered so far
 };
 
@@ -223,9 +233,13 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
     r.path = path;
     markdown::RenderOptions opts;
     opts.strict_line_breaks = strict_line_breaks_;
-    VaultResolver resolver(vault_, sources, path, &r.warnings, {}, {}, opts);
+    VaultResolver resolver(vault_, sources, path, &r.warnings);
     opts.resolver = &resolver;
-    markdown::RenderResult res = markdown::RenderNote(*sources.find(path)->second, path, opts);
+    const std::string& source = *sources.find(path)->second;
+    // Names the note if its render crashes us (crashed_notes.h).
+    ScopedCrashMark mark(NoteMark(options_.site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));
+    MaybeCrashForTest(source);
+    markdown::RenderResult res = markdown::RenderNote(source, path, opts);
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault_, path, res.links, &r.warnings);
     // res.warnings holds a frontmatter problem already: adding it again here

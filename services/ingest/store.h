@@ -166,6 +166,14 @@ inline constexpr const char* kAttachmentsSinceSql =
 inline constexpr const char* kDeletedSinceSql =
     "SELECT path FROM deleted WHERE site=? AND version>?";
 
+struct CrashedNoteRow {
+  std::string site;
+  std::string path;
+  std::string sha256;  // of the note's content
+  std::string build;   // the folio-ingest build it crashed
+  int64_t at_ms = 0;
+};
+
 class Store {
  public:
   // Opens (creating) <dir>/ingest.db. kUnavailable if the file can't be opened.
@@ -230,6 +238,14 @@ class Store {
   // Bytes of staged batch bodies, all sites together.
   Result<int64_t> StagedBytes();
 
+  // Notes that crashed folio-ingest while they rendered (store_crashed.cc,
+  // crashed_notes.h): one row per (site, content hash), with the build that
+  // crashed. Adds (or replaces) a row, in a transaction of its own.
+  Status AddCrashedNote(const CrashedNoteRow& row);
+  // Drops the rows of builds other than `build` (a new build may have fixed
+  // the crash), then returns the rest.
+  Result<std::vector<CrashedNoteRow>> CrashedNotes(const std::string& build);
+
   // Whether the database's disk was found full (see above).
   DiskFull& disk() { return disk_; }
 
@@ -275,6 +291,7 @@ class Store {
   Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();
   Status MigrateStages();  // store_stages.cc
+  Status MigrateCrashed();  // store_crashed.cc
   // REQUIRES: inside a transaction.
   Status DropStageRows(const std::string& site, const std::string& stage);
   // The delta columns, tables and indexes (store_delta.cc).

@@ -68,9 +68,10 @@ void Cluster::StartIngest() {
   }
 }
 
-void Cluster::StopIngest(int signum) {
-  if (ingest_) ingest_->Stop(signum);
+int Cluster::StopIngest(int signum) {
+  int status = ingest_ ? ingest_->Stop(signum) : -1;
   ingest_.reset();
+  return status;
 }
 
 void Cluster::StartEdge() {

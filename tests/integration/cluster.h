@@ -33,7 +33,9 @@ class Cluster {
   ~Cluster();
 
   void StartIngest();
-  void StopIngest(int signum = 15);
+  // Sends signum (if ingest still runs) and waits; the exit status as from
+  // waitpid (also when it had died already), -1 if it was not running.
+  int StopIngest(int signum = 15);
   void StartEdge();
   void StopEdge(int signum = 15);
   // A second folio-edge with the first one's arguments, its own port, and
