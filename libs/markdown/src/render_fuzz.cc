@@ -54,7 +54,10 @@ class Resolver final : public LinkResolver {
   }
   std::optional<std::string> EmbedNote(std::string_view target, std::string_view anchor,
                                        const folio::markdown::RenderOptions& nested) override {
-    if (folio::StartsWith(folio::AsciiLower(target), "self")) {
+    // At most 64 such renders an input: the depth bound gets exercised
+    // (a chain is 15 deep), without the page budget's 1,000 renders each
+    // time (limits_test covers that budget).
+    if (folio::StartsWith(folio::AsciiLower(target), "self") && ++self_renders_ <= 64) {
       folio::markdown::RenderOptions opts = nested;
       opts.resolver = this;
       return folio::markdown::RenderNote(source_, "Folder/Fuzz note.md", opts).html;
@@ -66,6 +69,7 @@ class Resolver final : public LinkResolver {
 
  private:
   std::string_view source_;
+  int self_renders_ = 0;
 };
 
 void Require(bool ok, const char* what, std::string_view detail = "") {
