@@ -52,6 +52,11 @@ size_t RequestParser::Execute(char* base, size_t from, size_t to) {
     yielded_ = false;
     http_parser_pause(&parser_, 0);
   }
+  // The head's bytes pass our own rules before http-parser acts on any.
+  if (!check_.done() && !check_.Scan(base, to)) {
+    Fail(400, "invalid_argument", std::string("malformed request: ") + check_.error());
+    return 0;
+  }
   base_ = base;
   size_t n = http_parser_execute(&parser_, &settings, base + from, to - from);
   base_ = nullptr;
@@ -175,6 +180,10 @@ int RequestParser::OnHeadersComplete(http_parser* p) {
   self->headers_complete_ = true;
   self->method_ = http_method_str(static_cast<http_method>(p->method));
   if (p->http_major != 1) return self->Fail(400, "invalid_argument", "unsupported HTTP version");
+  // RFC 9112 §3.2: a server MUST refuse an HTTP/1.1 request without Host.
+  if (p->http_minor >= 1 && !self->check_.has_host()) {
+    return self->Fail(400, "invalid_argument", "malformed request: HTTP/1.1 request without Host");
+  }
   bool chunked = (p->flags & F_CHUNKED) != 0;
   bool has_length = p->content_length != ULLONG_MAX;
   self->has_body_ = chunked || (has_length && p->content_length > 0);
@@ -262,6 +271,7 @@ void RequestParser::Fill(const char* base, Request* req) {
 
 void RequestParser::Reset() {
   http_parser_pause(&parser_, 0);
+  check_.Reset();
   url_ = {};
   path_ = {};
   query_ = {};

@@ -16,6 +16,9 @@
 // parser keeps no offset into it, so the owner may drop consumed body bytes
 // and move later ones down between calls (the header bytes must stay).
 // Chunked trailers are parsed and ignored.
+// Framing is strict (RFC 9112, issue 22): every head byte passes HeaderCheck
+// (header_check.h) before http-parser sees it, and an HTTP/1.1 request needs
+// one Host; a violation is a 400.
 // Limits come from ServerOptions and the BodyPolicy; a violation records the
 // status to send. Not thread-safe; one per connection.
 #pragma once
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "folio/http/server.h"
+#include "header_check.h"
 
 namespace folio::http {
 
@@ -130,6 +134,7 @@ class RequestParser {
   const ServerOptions* options_;
   BodyPolicy* policy_;
   http_parser parser_;
+  HeaderCheck check_;     // the head's framing rules, ahead of parser_
   char* base_ = nullptr;  // set only during Execute
   std::string_view method_;  // static string from http-parser
   Span url_;
