@@ -2,7 +2,8 @@
 // thing: a Server on a Loop thread on 127.0.0.1, raw TCP sockets. Every head
 // that breaks a framing rule gets 400 with a JSON message naming the rule,
 // and the connection closes after the answer: a request pipelined behind it
-// is never answered. The same heads arrive whole and one byte per read.
+// is never answered. The same heads arrive whole and one byte per read. So
+// do chunked bodies whose framing breaks the rules (RFC 9112 §7.1).
 #include <doctest/doctest.h>
 
 #include <sys/socket.h>
@@ -34,6 +35,7 @@ std::string Nul(const char* before, const char* after) { return before + std::st
 
 std::vector<BadHead> BadHeads() {
   const std::string post = "POST /echo HTTP/1.1\r\nHost: t\r\n";
+  const std::string chunked = post + "Transfer-Encoding: chunked\r\n\r\n";
   const char* ws = "whitespace in a header field name or before its colon";
   const char* both = "both Content-Length and Transfer-Encoding";
   const char* not_chunked = "Transfer-Encoding must have chunked as its final coding, and only there";
@@ -94,6 +96,27 @@ std::vector<BadHead> BadHeads() {
        "Content-Length is not a decimal number"},
       {"two Hosts", "GET /hello HTTP/1.1\r\nHost: t\r\nhost: u\r\n\r\n", "more than one Host"},
       {"HTTP/1.1 without Host", "GET /hello HTTP/1.1\r\nX-A: b\r\n\r\n", "HTTP/1.1 request without Host"},
+      {"Transfer-Encoding in HTTP/1.0",
+       "POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+       "Transfer-Encoding in HTTP/1.0"},
+      // Chunked bodies: the framing after the head (http-parser takes any
+      // byte after a size's CR, any two after chunk data).
+      {"chunk data not followed by CRLF", chunked + "2\r\n{}XX0\r\n\r\n", "chunk data not followed by CRLF"},
+      {"chunk data followed by a bare LF", chunked + "2\r\n{}\n0\r\n\r\n", "chunk data not followed by CRLF"},
+      {"chunk data followed by a bare CR", chunked + "2\r\n{}\rX0\r\n\r\n", bare_cr},
+      {"bare CR after a chunk size", chunked + "2\rX{}\r\n0\r\n\r\n", bare_cr},
+      {"bare LF after a chunk size", chunked + "2\n{}\r\n0\r\n\r\n", bare_lf},
+      {"LF in a chunk extension", chunked + "2;a\nb\r\n{}\r\n0\r\n\r\n", bare_lf},
+      {"control character in a chunk extension", chunked + "2;a\x01\r\n{}\r\n0\r\n\r\n",
+       "control character in a chunk extension"},
+      {"chunk size not hexadecimal", chunked + "0x2\r\n{}\r\n0\r\n\r\n", "chunk size is not a hexadecimal number"},
+      {"chunk size overflow", chunked + "fffffffffffffffff1\r\n{}\r\n0\r\n\r\n",
+       "chunk size is not a hexadecimal number"},
+      {"bare LF after the last chunk", chunked + "2\r\n{}\r\n0\n\r\n", bare_lf},
+      {"bare LF in a trailer", chunked + "2\r\n{}\r\n0\r\nX-T: y\n\r\n", bare_lf},
+      {"obs-fold in a trailer", chunked + "0\r\nX-T: y\r\n z\r\n\r\n",
+       "obsolete line folding (a header line starting with whitespace)"},
+      {"space before a trailer's colon", chunked + "0\r\nX-T : y\r\n\r\n", ws},
   };
 }
 
@@ -110,6 +133,10 @@ std::vector<GoodHead> GoodHeads() {
       {"HTAB inside a value", "GET /header HTTP/1.1\r\nHost: t\r\nX-A:\tv\tw\r\n\r\n", "v\tw"},
       {"obs-text in a value", "GET /header HTTP/1.1\r\nHost: t\r\nX-A: caf\xc3\xa9\r\n\r\n", "caf\xc3\xa9"},
       {"a chunked body", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+       "{}"},
+      {"chunks with extensions and trailers",
+       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+       "1;a=b\r\n{\r\n1 ; c=\"d e\"\r\n}\r\n0\r\nX-T: y\r\nX-U:\r\n\r\n",
        "{}"},
       {"an empty line before the request line", "\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n", "hello world"},
       {"an empty Host", "GET /hello HTTP/1.1\r\nHost:\r\n\r\n", "hello world"},
@@ -182,6 +209,18 @@ TEST_CASE("framing: each bad head gets 400 naming the rule, then the connection 
       CHECK(CountResponses(got) == 1);  // the pipelined request is not answered
     }
   }
+}
+
+TEST_CASE("framing: CONNECT is refused: http-parser reads no body after it (issue 22)") {
+  TestServer ts;
+  StartServer(ts);
+  RawConn c(ts.port());
+  c.Send("CONNECT t:443 HTTP/1.1\r\nHost: t\r\nContent-Length: 32\r\n\r\n" + kNext);  // kNext as its body
+  std::string got;
+  CHECK(ReadUntilClosed(c, &got));
+  CHECK(StatusOf(got) == 400);
+  CHECK(BodyOf(got) == R"({"error":{"code":"invalid_argument","message":"CONNECT is not supported"}})");
+  CHECK(CountResponses(got) == 1);
 }
 
 TEST_CASE("framing: valid heads (OWS, HTAB, obs-text, chunked, an empty line first) are served, keep-alive") {

@@ -52,21 +52,24 @@ bool ChunkedLast(std::string_view v) {
 
 }  // namespace
 
-bool HeaderCheck::Scan(const char* base, size_t to) {
+bool HeaderCheck::Scan(const char* base, size_t* at, size_t to) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(base);
   base_ = base;
-  while (pos_ < to && state_ != State::kDone) {
+  pos_ = *at;
+  bool ok = true;
+  while (ok && pos_ < to && state_ != State::kDone) {
     uint8_t plain = state_ == State::kValue         ? kValueChar
                     : state_ == State::kName        ? kTchar
                     : state_ == State::kRequestLine ? kLineChar
                                                     : 0;
     while (pos_ < to && (kClasses[bytes[pos_]] & plain) != 0) ++pos_;
     if (pos_ == to) break;
-    if (!Step(bytes[pos_])) return false;
-    ++pos_;
+    ok = Step(bytes[pos_]);
+    if (ok) ++pos_;
   }
+  *at = pos_;
   base_ = nullptr;
-  return true;
+  return ok;
 }
 
 bool HeaderCheck::Step(unsigned char c) {
@@ -163,6 +166,7 @@ bool HeaderCheck::ExpectLf(unsigned char c, State next) {
 }
 
 bool HeaderCheck::OnName() {
+  if (section_ == Section::kTrailers) return true;  // no offsets: body bytes move
   std::string_view name(base_ + name_, colon_ - name_);
   field_ = name.size() == 4 && EqualsIgnoreAsciiCase(name, "host")                ? Field::kHost
            : name.size() == 14 && EqualsIgnoreAsciiCase(name, "content-length")     ? Field::kContentLength
@@ -194,7 +198,6 @@ bool HeaderCheck::OnValue() {
 
 bool HeaderCheck::Fail(const char* why) {
   error_ = why;
-  base_ = nullptr;
   return false;
 }
 

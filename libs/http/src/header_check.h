@@ -1,5 +1,6 @@
 // HeaderCheck: folio's own strict framing rules for a request's head (the
-// request line and the header section up to the blank line), RFC 9112 §2-§6.
+// request line and the header section up to the blank line), RFC 9112 §2-§6,
+// and, in its trailer mode, for a chunked body's trailer section.
 // RequestParser feeds it every head byte just before http-parser sees it, so
 // a head that breaks a rule is refused before the library acts on it (decides
 // the body length, decodes chunks): http-parser's non-strict build accepts
@@ -18,10 +19,11 @@
 //     is not `chunked` (or that names `chunked` earlier, or an empty one);
 //   - Host twice.
 // Empty lines (CRLF) before the request line are skipped (RFC 9112 §2.2).
+// Trailers: the same line rules; their fields mean nothing to framing.
 //
 // Incremental: the head may arrive split anywhere; only a few bytes of state
 // are kept between calls, plus offsets into the head, which must stay at the
-// same place relative to `base` (the request's first byte) while it is read.
+// same place relative to `base` while it is read (trailers: no offsets).
 // Not thread-safe; one per connection.
 #pragma once
 
@@ -33,22 +35,27 @@ namespace folio::http {
 
 class HeaderCheck {
  public:
-  // Checks base[pos(), to) up to the end of the head. Returns false at the
-  // first broken rule (then error() says which); true otherwise, done() once
-  // the blank line ending the head was seen.
-  // REQUIRES: !done(); error() == nullptr; base[0, pos()) unchanged since the
-  // last call.
-  bool Scan(const char* base, size_t to);
+  enum class Section : uint8_t { kHead, kTrailers };
+  explicit HeaderCheck(Section section = Section::kHead)
+      : state_(section == Section::kHead ? State::kStart : State::kLineStart), section_(section) {}
+
+  // Checks base[*at, to) up to the end of the section, advancing *at past
+  // each byte checked. Returns false at the first broken rule (*at is then
+  // the byte's offset and error() says which); true otherwise, done() once
+  // the blank line ending the section was seen. base is the request's first
+  // byte (head: offsets into it are kept between calls).
+  // REQUIRES: !done(); error() == nullptr; *at <= to.
+  bool Scan(const char* base, size_t* at, size_t to);
 
   bool done() const { return state_ == State::kDone; }
-  // Bytes of the head checked so far (from base[0]).
-  size_t pos() const { return pos_; }
   // What broke the rules (a static string), or nullptr.
   const char* error() const { return error_; }
   // A Host field was seen (so far).
   bool has_host() const { return hosts_ > 0; }
-  // For the next request.
-  void Reset() { *this = HeaderCheck(); }
+  // The body is chunked (a valid Transfer-Encoding). REQUIRES: done().
+  bool chunked() const { return transfer_encodings_ > 0; }
+  // For the next request (or trailer section).
+  void Reset() { *this = HeaderCheck(section_); }
 
  private:
   enum class State : uint8_t {
@@ -83,11 +90,12 @@ class HeaderCheck {
 
   const char* base_ = nullptr;  // during Scan
   const char* error_ = nullptr;
-  size_t pos_ = 0;
+  size_t pos_ = 0;    // during Scan: the byte being checked
   size_t name_ = 0;   // offset of the current field name
   size_t colon_ = 0;  // offset of its colon
   uint64_t length_ = 0;  // Content-Length so far, checked per digit
-  State state_ = State::kStart;
+  State state_;
+  Section section_;
   Field field_ = Field::kOther;
   uint8_t content_lengths_ = 0;
   uint8_t transfer_encodings_ = 0;

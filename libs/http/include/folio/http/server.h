@@ -15,7 +15,10 @@
 // line without a colon, obs-fold (a line starting with SP or HTAB), two
 // Content-Lengths (even equal) or one that is not a decimal number, two
 // Transfer-Encodings, Transfer-Encoding with Content-Length or whose final
-// coding is not `chunked`, two Hosts, and an HTTP/1.1 request without Host.
+// coding is not `chunked`, two Hosts, and an HTTP/1.1 request without Host;
+// in a chunked body, a chunk size that is not hexadecimal, a chunk-size line
+// or chunk data not ended by CRLF, a control byte in a chunk extension, and
+// trailers breaking the header rules; Transfer-Encoding in HTTP/1.0; CONNECT.
 // Empty lines (CRLF) before a request line are skipped.
 // Error answers are JSON: {"error":{"code":"...","message":"..."}} and close
 // the connection when the request stream can no longer be trusted. A Server
