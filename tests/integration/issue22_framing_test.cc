@@ -1,13 +1,14 @@
 // Issue 22: strict HTTP/1.1 request framing on every service. A real
 // nats-server -js and real folio-ingest, folio-edge, folio-search and
 // folio-storage processes, each with a public and an admin port
-// (--admin-listen). On every port, every head that breaks a framing rule
-// (RFC 9112 §2-§6: whitespace before a colon, bare CR/LF, obs-fold, control
-// bytes, NUL, conflicting or repeated Content-Length / Transfer-Encoding,
-// two Hosts, no Host) gets 400 with the JSON message naming the rule, and the
-// connection closes: the request pipelined behind it is never answered. The
-// heads arrive whole and one byte per read. Valid heads (OWS, HTAB in a
-// value, chunked) are answered as usual, the request behind them too.
+// (--admin-listen). On every port, every request that breaks a framing rule
+// (RFC 9112: whitespace before a colon, bare CR/LF, obs-fold, control bytes,
+// NUL, conflicting or repeated Content-Length / Transfer-Encoding, two Hosts,
+// no Host, lax chunk framing, CONNECT) gets 400 with the JSON message naming
+// the rule, and the connection closes: the request pipelined behind it is
+// never answered. The requests arrive whole and one byte per read. Valid
+// heads (OWS, HTAB in a value, chunked) are answered as usual, the request
+// behind them too.
 #include <doctest/doctest.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -50,13 +51,14 @@ std::string Nul(std::string before, const char* after) { return before + std::st
 std::vector<Probe> BadProbes(const Target& t) {
   const std::string line = t.method + " " + t.path + " HTTP/1.1\r\n";
   const std::string start = line + "Host: x\r\n" + t.headers;
+  const std::string chunked = start + "Transfer-Encoding: chunked\r\n\r\n";
   const std::string ws = "whitespace in a header field name or before its colon";
   const std::string bare_cr = "bare CR (not followed by LF)", bare_lf = "bare LF (line ends must be CRLF)";
   const std::string fold = "obsolete line folding (a header line starting with whitespace)";
   const std::string both = "both Content-Length and Transfer-Encoding";
   const std::string not_chunked = "Transfer-Encoding must have chunked as its final coding, and only there";
   const std::string bad_length = "Content-Length is not a decimal number";
-  return {
+  std::vector<Probe> probes = {
       {"space before the colon (CL)", start + "Content-Length : 2\r\nConnection: close\r\n\r\n{}", ws},
       {"space before the colon (TE)", start + "Transfer-Encoding : chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", ws},
       {"tab before the colon", start + "Content-Length\t: 2\r\n\r\n{}", ws},
@@ -91,7 +93,16 @@ std::vector<Probe> BadProbes(const Target& t) {
       {"Content-Length overflow", start + "Content-Length: 18446744073709551617\r\n\r\n{}", bad_length},
       {"two Hosts", start + "Host: y\r\n\r\n", "more than one Host"},
       {"HTTP/1.1 without Host", line + t.headers + "\r\n", "HTTP/1.1 request without Host"},
+      {"bare CR after a chunk size", chunked + "0\rX\r\n", bare_cr},
+      {"LF in a chunk extension", chunked + "0;a\nb\r\n\r\n", bare_lf},
+      {"bare LF in a trailer", chunked + "0\r\nX-T: y\n\r\n", bare_lf},
   };
+  // Chunk data reaches a route that takes no body as a 413 first.
+  if (!t.body.empty()) {
+    probes.push_back(
+        {"chunk data not followed by CRLF", chunked + "2\r\n{}XX0\r\n\r\n", "chunk data not followed by CRLF"});
+  }
+  return probes;
 }
 
 std::string Hex(size_t n) {
@@ -161,6 +172,18 @@ void CheckTarget(const Target& t) {
       CHECK(got.find("\r\n\r\n{\"error\":{\"code\":\"invalid_argument\",\"message\":\"malformed request: " +
                      p.message + "\"}}") != std::string::npos);
       CHECK(CountAnswers(got) == 1);  // the request behind it is not answered
+      CHECK(closed);
+    }
+    {
+      const std::string probe = t.name + (bytewise ? ", one byte per read: " : ": ") + "CONNECT";
+      INFO(probe);
+      bool closed = false;
+      std::string got = Exchange(t.port, "CONNECT x:443 HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                             std::to_string(kNext.size()) + "\r\n\r\n" + kNext,
+                                 bytewise, &closed);
+      CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
+      CHECK(got.find("\"message\":\"CONNECT is not supported\"") != std::string::npos);
+      CHECK(CountAnswers(got) == 1);  // its Content-Length bytes are not a request
       CHECK(closed);
     }
     for (const Probe& p : GoodProbes(t)) {
