@@ -75,16 +75,19 @@ class HeaderCheck {
   };
   enum class Field : uint8_t { kOther, kContentLength, kTransferEncoding, kHost };
 
-  // One byte that is not a plain byte of the current state (SkipPlain).
+  // One byte that is not a plain byte of the current state (Scan skips those).
   bool Step(unsigned char c);
+  bool StepOther(unsigned char c);
   bool StepLineStart(unsigned char c);
   bool StepName(unsigned char c);
   bool StepLength(unsigned char c);
-  bool StepOther(unsigned char c, const char* what);  // an unexpected byte
+  // An unexpected byte: a bare LF, NUL, or else `what`.
+  bool Refuse(unsigned char c, const char* what);
   bool ExpectLf(unsigned char c, State next);
-  // At the colon: which field, counted against the framing rules.
+  // At the colon of a name as long as Host, Content-Length or
+  // Transfer-Encoding: which field, counted against the framing rules.
   bool OnName();
-  // At the CR ending a value: Transfer-Encoding's codings.
+  // At the CR ending a Transfer-Encoding value: its codings.
   bool OnValue();
   bool Fail(const char* why);
 
