@@ -70,6 +70,14 @@ std::vector<BadHead> BadHeads() {
        "control character in a header field value"},
       {"DEL in a value", "GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a\x7fz\r\n\r\n",
        "control character in a header field value"},
+      {"control character deep in a long value",
+       "GET /hello HTTP/1.1\r\nHost: t\r\nX-A: " + std::string(29, 'a') + "\x1f" + std::string(20, 'b') + "\r\n\r\n",
+       "control character in a header field value"},
+      {"DEL deep in a long value among obs-text",
+       "GET /hello HTTP/1.1\r\nHost: t\r\nX-A: " + std::string(21, '\xe9') + "\x7f" + std::string(20, 'b') + "\r\n\r\n",
+       "control character in a header field value"},
+      {"control character deep in the request line", "GET /hello?q=" + std::string(30, 'q') + "\x0b HTTP/1.1\r\nHost: t\r\n\r\n",
+       "control character in the request line"},
       {"tab in the request line", "GET\t/hello HTTP/1.1\r\nHost: t\r\n\r\n", "control character in the request line"},
       {"NUL in a value", Nul("GET /hello HTTP/1.1\r\nHost: t\r\nX-A: a", "b\r\n\r\n"), nul},
       {"NUL in a name", Nul("GET /hello HTTP/1.1\r\nHost: t\r\nX-", "A: b\r\n\r\n"), nul},
@@ -120,6 +128,19 @@ std::vector<BadHead> BadHeads() {
   };
 }
 
+// 0x20-0x7e and 0x80-0xff, with HTABs: every byte a value may hold.
+const std::string& Long() {
+  static const std::string v = [] {
+    std::string s = "x";
+    for (int c = 0x20; c < 0x100; ++c) {
+      if (c != 0x7f) s += static_cast<char>(c);
+      if (c % 37 == 0) s += '\t';
+    }
+    return s + "x";
+  }();
+  return v;
+}
+
 struct GoodHead {
   const char* name;
   std::string request;
@@ -132,6 +153,8 @@ std::vector<GoodHead> GoodHeads() {
       {"OWS around a Content-Length", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \t2 \r\n\r\n{}", "{}"},
       {"HTAB inside a value", "GET /header HTTP/1.1\r\nHost: t\r\nX-A:\tv\tw\r\n\r\n", "v\tw"},
       {"obs-text in a value", "GET /header HTTP/1.1\r\nHost: t\r\nX-A: caf\xc3\xa9\r\n\r\n", "caf\xc3\xa9"},
+      {"a long value of obs-text, HTAB and DEL's neighbours",
+       "GET /header HTTP/1.1\r\nHost: t\r\nX-A: " + Long() + "\r\n\r\n", Long().c_str()},
       {"a chunked body", "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: Chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
        "{}"},
       {"chunks with extensions and trailers",
