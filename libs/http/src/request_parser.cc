@@ -36,7 +36,7 @@ RequestParser::RequestParser(const ServerOptions* options, BodyPolicy* policy)
   parser_.data = this;
 }
 
-size_t RequestParser::Execute(char* base, size_t from, size_t to) {
+const http_parser_settings& RequestParser::Settings() {
   static const http_parser_settings settings = [] {
     http_parser_settings s;
     http_parser_settings_init(&s);
@@ -48,26 +48,65 @@ size_t RequestParser::Execute(char* base, size_t from, size_t to) {
     s.on_message_complete = OnMessageComplete;
     return s;
   }();
+  return settings;
+}
+
+size_t RequestParser::Execute(char* base, size_t from, size_t to) {
   if (yielded_) {
     yielded_ = false;
     http_parser_pause(&parser_, 0);
   }
+  // http-parser gets only the bytes our framing rules passed. The request
+  // fails at the first byte that breaks one, once http-parser took those
+  // before it (so a streamed body's earlier pieces are delivered first).
+  size_t stop = CheckFraming(base, from, to);
+  if (stop == from) {  // from < to: a rule broke at from
+    FailFraming();
+    return 0;
+  }
   base_ = base;
-  size_t n = http_parser_execute(&parser_, &settings, base + from, to - from);
+  size_t n = http_parser_execute(&parser_, &Settings(), base + from, stop - from);
   base_ = nullptr;
   consumed_ += n;
+  if (error_status_ == 0) CheckOutcome(from, n, stop < to && from + n == stop);
+  return n;
+}
+
+void RequestParser::CheckOutcome(size_t from, size_t n, bool at_broken_rule) {
   http_errno err = HTTP_PARSER_ERRNO(&parser_);
-  if (error_status_ != 0) return n;
   if (err == HPE_HEADER_OVERFLOW) {
     Fail(431, "too_large", "request headers too large");
   } else if (err != HPE_OK && err != HPE_PAUSED) {
     Fail(400, "invalid_argument", std::string("malformed request: ") + http_errno_description(err));
+  } else if (err == HPE_OK && at_broken_rule) {
+    FailFraming();  // paused: after the owner took the piece, on the next call
   } else if (!headers_complete_ && from + n > options_->max_header_bytes) {
     Fail(431, "too_large", "request headers too large");
   } else if (!message_complete_ && headers_complete_ && consumed_ > RawLimit(*options_, body_limit_)) {
     Fail(413, "too_large", "request body too large");
   }
-  return n;
+}
+
+// Both counters are raw bytes of this request, whatever the owner dropped
+// since (streamed body bytes): base[from] is raw byte consumed_. Once a rule
+// broke, the checks stop there for good.
+size_t RequestParser::CheckFraming(const char* base, size_t from, size_t to) {
+  size_t at = from + static_cast<size_t>(checked_ - consumed_);
+  if (FramingError() == nullptr) {
+    size_t begin = at;
+    bool ok = check_.done() || check_.Scan(base, &at, to);
+    if (ok && check_.done() && check_.chunked() && !chunks_.done()) chunks_.Scan(base, &at, to);
+    checked_ += at - begin;
+  }
+  return FramingError() != nullptr ? at : to;
+}
+
+const char* RequestParser::FramingError() const {
+  return check_.error() != nullptr ? check_.error() : chunks_.error();
+}
+
+void RequestParser::FailFraming() {
+  Fail(400, "invalid_argument", std::string("malformed request: ") + FramingError());
 }
 
 // "/a?b#c" -> path "/a", query "b"; absolute-form "http://h/p?q" -> "/p", "q";
@@ -175,6 +214,17 @@ int RequestParser::OnHeadersComplete(http_parser* p) {
   self->headers_complete_ = true;
   self->method_ = http_method_str(static_cast<http_method>(p->method));
   if (p->http_major != 1) return self->Fail(400, "invalid_argument", "unsupported HTTP version");
+  // RFC 9112 §3.2: a server MUST refuse an HTTP/1.1 request without Host.
+  if (p->http_minor >= 1 && !self->check_.has_host()) {
+    return self->Fail(400, "invalid_argument", "malformed request: HTTP/1.1 request without Host");
+  }
+  // §6.1: an HTTP/1.0 Transfer-Encoding is faulty framing.
+  if (p->http_minor == 0 && self->check_.chunked()) {
+    return self->Fail(400, "invalid_argument", "malformed request: Transfer-Encoding in HTTP/1.0");
+  }
+  // http-parser reads no body after CONNECT: its Content-Length bytes would
+  // be parsed as the next request. No folio service serves CONNECT.
+  if (p->method == HTTP_CONNECT) return self->Fail(400, "invalid_argument", "CONNECT is not supported");
   bool chunked = (p->flags & F_CHUNKED) != 0;
   bool has_length = p->content_length != ULLONG_MAX;
   self->has_body_ = chunked || (has_length && p->content_length > 0);
@@ -262,6 +312,8 @@ void RequestParser::Fill(const char* base, Request* req) {
 
 void RequestParser::Reset() {
   http_parser_pause(&parser_, 0);
+  check_.Reset();
+  chunks_.Reset();
   url_ = {};
   path_ = {};
   query_ = {};
@@ -278,6 +330,7 @@ void RequestParser::Reset() {
   body_limit_ = 0;
   body_bytes_ = 0;
   consumed_ = 0;
+  checked_ = 0;
   message_complete_ = false;
   keep_alive_ = false;
   expect_continue_ = false;

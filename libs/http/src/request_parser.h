@@ -16,6 +16,11 @@
 // parser keeps no offset into it, so the owner may drop consumed body bytes
 // and move later ones down between calls (the header bytes must stay).
 // Chunked trailers are parsed and ignored.
+// Framing is strict (RFC 9112, issue 22): every head byte passes HeaderCheck
+// (header_check.h) and every byte of a chunked body ChunkCheck
+// (chunk_check.h) before http-parser sees it; an HTTP/1.1 request needs one
+// Host, an HTTP/1.0 one has no Transfer-Encoding, CONNECT is refused (its
+// Content-Length would frame nothing); a violation is a 400.
 // Limits come from ServerOptions and the BodyPolicy; a violation records the
 // status to send. Not thread-safe; one per connection.
 #pragma once
@@ -29,6 +34,8 @@
 #include <vector>
 
 #include "folio/http/server.h"
+#include "chunk_check.h"
+#include "header_check.h"
 
 namespace folio::http {
 
@@ -120,6 +127,15 @@ class RequestParser {
   static int OnMessageComplete(http_parser* p);
 
   int Fail(int status, const char* code, std::string message);
+  static const http_parser_settings& Settings();
+  // Runs our framing rules over base[from, to) ahead of http-parser: returns
+  // `to`, or the offset of the first byte that breaks one.
+  size_t CheckFraming(const char* base, size_t from, size_t to);
+  const char* FramingError() const;  // the rule broken, or nullptr
+  void FailFraming();
+  // After http_parser_execute took n bytes from `from`: its errors, a broken
+  // rule it has reached, the size limits.
+  void CheckOutcome(size_t from, size_t n, bool at_broken_rule);
   // Extends `span` by a fragment at `at`; false if the header section is too big.
   bool Extend(Span* span, const char* at, size_t len);
   std::string_view View(const char* base, Span s) const { return {base + s.off, s.len}; }
@@ -130,6 +146,8 @@ class RequestParser {
   const ServerOptions* options_;
   BodyPolicy* policy_;
   http_parser parser_;
+  HeaderCheck check_;     // the head's framing rules, ahead of parser_
+  ChunkCheck chunks_;     // a chunked body's, likewise
   char* base_ = nullptr;  // set only during Execute
   std::string_view method_;  // static string from http-parser
   Span url_;
@@ -152,6 +170,7 @@ class RequestParser {
   uint64_t body_limit_ = 0;
   uint64_t body_bytes_ = 0;  // decoded body bytes so far
   uint64_t consumed_ = 0;    // raw bytes of this request consumed so far
+  uint64_t checked_ = 0;     // raw bytes of this request the checks saw (>= consumed_)
   int error_status_ = 0;
   const char* error_code_ = "";
   std::string error_message_;

@@ -523,6 +523,43 @@ TEST_CASE("stream upload: broken chunk framing mid-body is 400 and aborts the re
   });
 }
 
+// Issue 22: framing http-parser would take (any two bytes after chunk data,
+// any byte after a size's CR, an LF in an extension) is refused where it
+// breaks; the pieces before it are delivered first.
+TEST_CASE("stream upload: lax chunk framing is 400 where it breaks, after the pieces before it") {
+  struct Variant {
+    const char* name;
+    std::string tail;  // after a valid 5-byte chunk and 3 body bytes
+    const char* message;
+  };
+  const std::vector<Variant> variants = {
+      {"two bytes not CRLF after data", "XX0\r\n\r\n", "chunk data not followed by CRLF"},
+      {"bare CR after a size", "\r\n0\rX\r\n", "bare CR (not followed by LF)"},
+      {"LF in an extension", "\r\n0;a\nb\r\n\r\n", "bare LF (line ends must be CRLF)"},
+  };
+  for (const Variant& v : variants) {
+    INFO(std::string(v.name));
+    TestServer ts;
+    auto log = std::make_shared<ReaderLog>();
+    AddUpload(ts, "/blob", log);
+    ts.Start();
+    RawConn c(ts.port());
+    c.Send(PutChunkedHead("/blob") + "5\r\n" + Pattern(0, 5) + "\r\n3\r\n" + Pattern(5, 3) + v.tail);
+    std::string r = c.ReadToClose();
+    CHECK(StatusOf(r) == 400);
+    CHECK(BodyOf(r).find(std::string("malformed request: ") + v.message) != std::string::npos);
+    CHECK(Ready(log->done));
+    OnLoop(ts.loop, [&] {
+      CHECK(log->bytes == 8);
+      CHECK(log->in_order);
+      CHECK(log->aborts == 1);
+      CHECK(log->ends == 0);
+      CHECK(log->abort_status.code() == Code::kInvalidArgument);
+      return 0;
+    });
+  }
+}
+
 TEST_CASE("stream upload: a handler may pause its reader before returning it") {
   TestServer ts;
   auto log = std::make_shared<ReaderLog>();

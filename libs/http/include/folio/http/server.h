@@ -4,9 +4,22 @@
 // strictly in order; the server stops parsing while a request is in flight
 // and resumes once it is answered), HEAD (the server drops the body, keeps
 // Content-Length), request limits and timeouts with the proper status codes:
-//   400 malformed request, 404 no route (JSON), 405 method not allowed (with
-//   Allow), 408 header or body timeout, 413 body too large, 414 URL too long,
-//   431 headers too large or too many.
+//   400 malformed request (strict framing, below), 404 no route (JSON), 405
+//   method not allowed (with Allow), 408 header or body timeout, 413 body too
+//   large, 414 URL too long, 431 headers too large or too many.
+// Framing is strict (RFC 9112; issue 22), so that no proxy in front reads a
+// request's end elsewhere than we do: 400 and a closed connection for a line
+// end other than CRLF (a bare CR or LF), NUL or another control byte in the
+// request line or a field value (HTAB allowed in values), a field name that
+// is empty or not a token (whitespace before the colon included), a header
+// line without a colon, obs-fold (a line starting with SP or HTAB), two
+// Content-Lengths (even equal) or one that is not a decimal number, two
+// Transfer-Encodings, Transfer-Encoding with Content-Length or whose final
+// coding is not `chunked`, two Hosts, and an HTTP/1.1 request without Host;
+// in a chunked body, a chunk size that is not hexadecimal, a chunk-size line
+// or chunk data not ended by CRLF, a control byte in a chunk extension, and
+// trailers breaking the header rules; Transfer-Encoding in HTTP/1.0; CONNECT.
+// Empty lines (CRLF) before a request line are skipped.
 // Error answers are JSON: {"error":{"code":"...","message":"..."}} and close
 // the connection when the request stream can no longer be trusted. A Server
 // ignores SIGPIPE if at its default (else a client gone mid-write kills us).
