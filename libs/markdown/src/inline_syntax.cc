@@ -31,10 +31,18 @@ bool IsTagByte(std::string_view s, size_t* i) {
 }  // namespace
 
 void Renderer::AddTag(std::string tag) {
-  if (tags_seen_.empty()) {  // the frontmatter's, on the first tag of the body
-    for (const std::string& t : result_->tags) tags_seen_.insert(AsciiLower(t));
+  std::vector<std::string>& tags = result_->tags;
+  if (tags.size() < kFewItems) {  // most notes: a scan beats hashing
+    for (const std::string& t : tags) {
+      if (EqualsIgnoreAsciiCase(t, tag)) return;
+    }
+    tags.push_back(std::move(tag));
+    return;
   }
-  if (tags_seen_.insert(AsciiLower(tag)).second) result_->tags.push_back(std::move(tag));
+  if (tags_seen_.empty()) {
+    for (const std::string& t : tags) tags_seen_.insert(AsciiLower(t));
+  }
+  if (tags_seen_.insert(AsciiLower(tag)).second) tags.push_back(std::move(tag));
 }
 
 void Renderer::InlineText(std::string_view s) {
@@ -122,9 +130,16 @@ size_t Renderer::TryFootnoteRef(std::string_view s, size_t i) {
   if (footnotes_.empty() || i + 3 >= s.size() || s[i + 1] != '^' || InsideLink()) return 0;
   size_t close = s.find(']', i + 2);
   if (close == std::string_view::npos) return 0;
-  auto it = footnote_index_.find(s.substr(i + 2, close - i - 2));
-  if (it == footnote_index_.end()) return 0;  // undefined: stays literal text
-  size_t d = it->second;
+  std::string_view label = s.substr(i + 2, close - i - 2);
+  size_t d = footnotes_.size();
+  if (footnote_index_.empty()) {  // few definitions: a scan
+    for (size_t k = 0; k < footnotes_.size() && d == footnotes_.size(); ++k) {
+      if (footnotes_[k].label == label) d = k;
+    }
+  } else if (auto it = footnote_index_.find(label); it != footnote_index_.end()) {
+    d = it->second;
+  }
+  if (d == footnotes_.size()) return 0;  // undefined: stays literal text
   if (footnote_number_[d] == 0) {
     footnote_order_.push_back(d);
     footnote_number_[d] = static_cast<int>(footnote_order_.size());

@@ -84,20 +84,24 @@ class Pass {
   size_t FindMathClose(size_t from);
   size_t FindDisplayClose(size_t from);
   size_t FindClosingRun(size_t from, size_t n);
+  void IndexRuns();
+  size_t FindIndexedRun(size_t from, size_t n) const;
   size_t ScanInlineFootnote(size_t i);
   size_t MatchingBracket(size_t open);
   size_t VerbatimRun(size_t i);
 
   std::string_view src_;
   Preprocessed* pre_;
-  std::unordered_set<std::string_view> labels_;  // footnote labels defined so far (views into src_)
+  std::unordered_set<std::string> labels_;  // footnote labels, once there are 16
   NextOf eol_{"\n"}, wikilink_close_{"]]"}, paren_close_{")"}, angle_close_{">"};
   // FindMathClose / FindDisplayClose: the last question and answer, and
   // where that scan stopped (the close, or the newline before a blank line).
   size_t math_from_ = kNpos, math_at_ = kNpos, math_stop_ = kNpos;
   size_t display_from_ = kNpos, display_at_ = kNpos, display_stop_ = kNpos;
-  // FindClosingRun: the start of every backtick run by its length, and of
-  // every newline that a blank line follows; built at the first code span.
+  // FindClosingRun: bytes its scans read so far; past the note's size, the
+  // start of every backtick run by its length, and of every newline that a
+  // blank line follows.
+  size_t scanned_ = 0;
   bool runs_indexed_ = false;
   std::unordered_map<size_t, std::vector<size_t>> runs_;
   std::vector<size_t> blank_breaks_;
@@ -129,29 +133,71 @@ bool Pass::ParseFootnoteDef(std::string_view line) {
   size_t b = text.find_first_not_of(" \t");
   size_t e = text.find_last_not_of(" \t\r");
   text = b == kNpos ? std::string_view() : text.substr(b, e - b + 1);
-  if (!labels_.insert(label).second) return true;  // the first definition wins
+  // The first definition wins; a scan while they are few, then a set.
+  std::vector<FootnoteDef>& defs = pre_->footnotes;
+  if (defs.size() < 16) {
+    for (const FootnoteDef& d : defs) {
+      if (d.label == label) return true;
+    }
+  } else {
+    if (labels_.empty()) {
+      for (const FootnoteDef& d : defs) labels_.insert(d.label);
+    }
+    if (!labels_.insert(std::string(label)).second) return true;
+  }
   pre_->footnotes.push_back(FootnoteDef{std::string(label), std::string(text)});
   return true;
 }
 
 // Start of the backtick run of exactly `n` at or after `from`, stopping at a
 // blank line; kNpos if none. `from` follows a run (src_[from] is no backtick),
-// so the runs met from there are the note's own maximal runs.
+// so the runs met from there are the note's own maximal runs. Most code spans
+// close soon after they open: those are found by scanning ahead. Once the
+// scans have read more than the note's size, every run is indexed instead
+// (runs of many lengths, each unclosed, made the scans quadratic).
 size_t Pass::FindClosingRun(size_t from, size_t n) {
-  if (!runs_indexed_) {
-    runs_indexed_ = true;
-    for (size_t i = 0; i < src_.size();) {
-      if (src_[i] == '\n' && BlankLineAt(src_, i + 1)) blank_breaks_.push_back(i);
-      if (src_[i] != '`') {
-        ++i;
-        continue;
-      }
-      size_t k = i;
-      while (k < src_.size() && src_[k] == '`') ++k;
-      runs_[k - i].push_back(i);
-      i = k;
+  if (!runs_indexed_ && scanned_ > src_.size() + 4096) IndexRuns();
+  if (runs_indexed_) return FindIndexedRun(from, n);
+  size_t i = from;
+  while (i < src_.size()) {
+    ++scanned_;
+    if (src_[i] == '\n') {
+      size_t j = i + 1;
+      while (j < src_.size() && IsBlank(src_[j])) ++j;
+      if (j >= src_.size() || src_[j] == '\n') return kNpos;
+      scanned_ += j - i;
+      i = j;
+      continue;
     }
+    if (src_[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t k = i;
+    while (k < src_.size() && src_[k] == '`') ++k;
+    scanned_ += k - i;
+    if (k - i == n) return i;
+    i = k;
   }
+  return kNpos;
+}
+
+void Pass::IndexRuns() {
+  runs_indexed_ = true;
+  for (size_t i = 0; i < src_.size();) {
+    if (src_[i] == '\n' && BlankLineAt(src_, i + 1)) blank_breaks_.push_back(i);
+    if (src_[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t k = i;
+    while (k < src_.size() && src_[k] == '`') ++k;
+    runs_[k - i].push_back(i);
+    i = k;
+  }
+}
+
+size_t Pass::FindIndexedRun(size_t from, size_t n) const {
   auto it = runs_.find(n);
   if (it == runs_.end()) return kNpos;
   auto run = std::lower_bound(it->second.begin(), it->second.end(), from);

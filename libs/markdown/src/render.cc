@@ -48,7 +48,9 @@ void Renderer::Run(std::string_view body) {
   Preprocessed pre = Preprocess(body);
   body_ = std::move(pre.body);
   footnotes_ = std::move(pre.footnotes);
-  for (size_t i = 0; i < footnotes_.size(); ++i) footnote_index_.emplace(footnotes_[i].label, i);
+  if (footnotes_.size() >= kFewItems) {
+    for (size_t i = 0; i < footnotes_.size(); ++i) footnote_index_.emplace(footnotes_[i].label, i);
+  }
   footnote_number_.assign(footnotes_.size(), 0);
   footnote_refs_.assign(footnotes_.size(), 0);
   for (size_t i = 0; i + 2 < body_.size(); ++i) {

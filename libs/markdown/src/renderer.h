@@ -38,6 +38,10 @@ void AppendHref(std::string_view url, std::string_view anchor, std::string* out)
 // where a block embed split a paragraph).
 void DropEmptyParagraphs(std::string* html, size_t from);
 
+// Tags or footnotes a note has up to this many are looked up by a scan;
+// more, by hash (a scan each made thousands of them quadratic, issue 22).
+inline constexpr size_t kFewItems = 16;
+
 // At most this many "==" highlights are open (not yet closed) at a time;
 // a later "==" stays text.
 inline constexpr size_t kMaxOpenMarks = 32;
@@ -201,8 +205,8 @@ class Renderer {
   size_t embed_attr_pos_ = SIZE_MAX;  // after the tag name of the last embed
   size_t embed_end_ = SIZE_MAX;       // html().size() right after the last embed
   std::vector<FootnoteDef> footnotes_;
-  std::unordered_map<std::string_view, size_t> footnote_index_;  // label -> index in footnotes_
-  std::unordered_set<std::string> tags_seen_;  // result_->tags, lower-cased
+  std::unordered_map<std::string_view, size_t> footnote_index_;  // label -> index; kFewItems or more only
+  std::unordered_set<std::string> tags_seen_;  // result_->tags lower-cased, once they are kFewItems
   std::unordered_map<std::string, int> heading_next_;  // id base -> next suffix to try
   std::vector<int> footnote_number_;  // per definition: 0 until first referenced
   std::vector<int> footnote_refs_;    // per definition: references so far
