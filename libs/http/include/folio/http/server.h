@@ -15,10 +15,22 @@
 // every Responder run on that loop's thread. To serve from N threads, make N
 // Loops each with a Server listening on the same port with reuse_port=true.
 //
+// Checks before the body: a route may carry a HeaderCheck (below), which
+// decides from the headers alone, before a byte of the body is read, whether
+// the request goes on; a refused request is answered and its connection
+// closed without reading the body. Past a route's body limit the answer is
+// 413 before the check; past the process's BodyBudget (body_budget.h) 503
+// with Retry-After, after the check, also before the body.
+//
 // Memory: request views (Request) point into the connection's input buffer
-// and stay valid until the response is sent. A PreparedResponse is written
-// straight from the caller's bytes; `keep` pins them until written. Large
-// bodies stream (stream.h): Router::HandleStreaming, Responder::SendStream.
+// and stay valid while the request's Responder is alive and unanswered, on
+// any thread the handler hands them to: while a request is in flight the
+// connection reads nothing into that buffer, and the buffer goes with the
+// connection's last reference (a Responder holds one), not with the socket,
+// so a client that leaves mid-handler does not pull the bytes away. From the
+// first Send*() on they may be gone. A PreparedResponse is written straight
+// from the caller's bytes; `keep` pins them until written. Large bodies
+// stream (stream.h): Router::HandleStreaming, Responder::SendStream.
 #pragma once
 
 #include <array>
@@ -33,11 +45,18 @@
 #include <vector>
 
 #include "folio/core/status.h"
+#include "folio/http/body_budget.h"
+#include "folio/http/header_check.h"
 #include "folio/http/loop.h"
 #include "folio/http/observer.h"
 #include "folio/http/stream.h"
 
 namespace folio::http {
+
+// Readable bytes that follow a buffered request body in memory (their values
+// are unspecified): a parser that reads past the end of its input (simdjson
+// needs 64) may parse req.body in place instead of copying it.
+inline constexpr size_t kBodyPadding = 64;
 
 struct Header {
   std::string_view name;
@@ -49,7 +68,7 @@ struct Request {
   std::string_view target;   // as sent: "/a%20b?x=1"
   std::string_view path;     // target up to '?', still percent-encoded
   std::string_view query;    // after '?', without it; "" if none
-  std::string_view body;     // complete body; empty for streaming routes
+  std::string_view body;     // complete body, then kBodyPadding readable bytes; empty for streaming routes
   std::span<const Header> headers;
   bool keep_alive = true;
   bool is_head = false;      // HEAD: handlers answer as for GET
@@ -167,6 +186,12 @@ class Router {
   // Paths that start with `prefix`; the longest prefix wins.
   void HandlePrefix(std::string_view method, std::string prefix, Handler h,
                     std::string_view route_class = kOtherRouteClass);
+  // The same behind a HeaderCheck: `check` vets each request's headers
+  // before its body is read and `h` runs (see HeaderCheck).
+  void Handle(std::string_view method, std::string path, HeaderCheck check, Handler h,
+              std::string_view route_class = kOtherRouteClass);
+  void HandlePrefix(std::string_view method, std::string prefix, HeaderCheck check, Handler h,
+                    std::string_view route_class = kOtherRouteClass);
   // Anything unmatched (else 404 JSON). Called for every method; 405s and
   // 404s of unmatched paths count under its route class too.
   void Fallback(Handler h, std::string_view route_class = kOtherRouteClass);
@@ -179,6 +204,14 @@ class Router {
   void HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
                              uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
                              std::string_view route_class = kOtherRouteClass);
+  // Streaming routes behind a HeaderCheck: the handler runs only once the
+  // check admitted the request (and its body fitted the BodyBudget).
+  void HandleStreaming(std::string_view method, std::string path, HeaderCheck check, StreamingHandler h,
+                       uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                       std::string_view route_class = kOtherRouteClass);
+  void HandleStreamingPrefix(std::string_view method, std::string prefix, HeaderCheck check,
+                             StreamingHandler h, uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                             std::string_view route_class = kOtherRouteClass);
   // Every Server serving this Router reports each answered request to
   // `observer` (nullptr: none, the default). REQUIRES: observer outlives
   // the Servers; called before serving.
@@ -187,6 +220,7 @@ class Router {
 
   // Runs the handler for a complete request; GET routes answer HEAD too. A
   // streaming route's reader gets req.body as one OnData, then OnEnd/OnAbort.
+  // Runs no HeaderCheck: a Server runs a route's check before.
   void Dispatch(const Request& req, Responder r) const;
 
  private:
@@ -199,6 +233,7 @@ class Router {
     StreamingHandler streaming;  // streaming route, with its body limit:
     uint64_t max_body_bytes;
     std::string route_class;
+    HeaderCheck check;           // null: none
   };
   std::vector<Route> routes_;
   Handler fallback_;
@@ -212,6 +247,16 @@ struct ServerOptions {
   size_t max_url_bytes = 8 * 1024;         // request target; past it 414
   size_t max_body_bytes = 1024 * 1024;     // past it 413 (Content-Length first); not streaming;
                                            // 0 = no body: refused before it is read
+  // Bound on the body bytes this Server's requests hold at once, shared with
+  // every Server given the same budget (body_budget.h); past it 503 with
+  // Retry-After before the body is read. nullptr (default) = no bound: for
+  // a Server that takes no bodies (max_body_bytes 0, no streaming routes).
+  // REQUIRES: outlives the Server and its Responders and HeaderGates.
+  BodyBudget* body_budget = nullptr;
+  // What a streamed request body holds against body_budget, however long it
+  // is (its Content-Length when smaller): the server's window (64 KiB) plus
+  // what the route's reader buffers at most (default 64 KiB: the window only).
+  uint64_t stream_body_budget_bytes = 64 * 1024;
   uint64_t max_requests_per_connection = 0;  // 0 = unlimited; then Connection: close
   uint64_t header_timeout_ms = 10'000;     // first byte to end of headers; 408
   uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408. Streaming:
