@@ -104,7 +104,12 @@ int main(int argc, char** argv) {
   auto token = LoadToken(config->token, data_dir);
   if (!token.ok()) return FailStartup(token.status());
 
+  // Request bodies held at once by every connection (issue 22). Declared
+  // first: connections give their reservations back when the last
+  // Responder goes, which may be in a task the loops or pools drop at exit.
+  http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
+  metrics::ExportBodyBudget(&registry, &body_budget);
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
   ingest::UseBundledMermaid(config->mermaid_file, &config->site, &blobs_in_flight, &bundled_mermaid);
@@ -137,6 +142,7 @@ int main(int argc, char** argv) {
 
   http::ServerOptions sopts;
   sopts.max_body_bytes = config->max_body;
+  sopts.body_budget = &body_budget;
   http::Server server(&loop, &router, sopts);
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
