@@ -73,7 +73,11 @@ int main(int argc, char** argv) {
                                  {"corrupt_records", std::to_string(st.corrupt_records)}});
   }
 
+  // Upload bodies held at once (issue 22). Declared before everything that
+  // may hold a connection (the I/O pool's tasks hold Responders).
+  http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
+  metrics::ExportBodyBudget(&registry, &body_budget);
   auto& g_blobs = registry.NewGauge("folio_storage_blobs", "Live blobs and objects");
   auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
   auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");
@@ -123,6 +127,8 @@ int main(int argc, char** argv) {
   // Only the PUT routes take a body, and they stream it behind the token
   // check: any other body is refused (413) before a byte of it is read.
   sopts.max_body_bytes = 0;
+  sopts.body_budget = &body_budget;
+  sopts.stream_body_budget_bytes = storage::UploadHoldBytes(ctx.options);
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);
