@@ -41,6 +41,7 @@
 #include "handlers.h"
 #include "site_command.h"
 #include "sites.h"
+#include "storage_probe.h"
 #include "store.h"
 #include "writer_chores.h"
 
@@ -130,10 +131,20 @@ int main(int argc, char** argv) {
 
   http::Router router;
   DiskFull& disk = (*store)->disk();
+  // /readyz: not ready (503) for what fails every push: a full disk, NATS
+  // away. Ready but degraded (200, with the reason) while --storage is
+  // missing: only pushes with attachments need it (storage_probe.h says why).
+  ingest::StorageProbe storage_probe(config->site.storage.url);
+  storage_probe.Start();
+  if (!config->site.storage.url.empty()) {
+    registry.AddScrapedGauge("folio_ingest_storage_up",
+                             "1 while --storage answers its /readyz 200; 0: pushes with attachments fail",
+                             [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
+  }
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return link.connected() ? "" : "not connected to NATS at " + link.url();
-  }, basics);
+  }, basics, [&storage_probe] { return storage_probe.Degraded(); });
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,     &writer_loop,  &sites,          config->push_limits, &registry,
