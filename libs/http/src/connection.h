@@ -170,6 +170,7 @@ class Connection final : private BodyPolicy {
 
   // header_check.cc
   void RunCheck();
+  void AnswerUnrouted();  // a request with a body no route takes
   // body_budget.cc
   bool ReserveBody();        // false: refused (503/413 answered)
   bool TakeBudget(uint64_t bytes);  // false: 503 (or 413) answered
@@ -210,6 +211,7 @@ class Connection final : private BodyPolicy {
   bool answer_pending_ = false;
   bool server_answers_ = false;  // RespondError runs OnAbort, then answers
   bool check_pending_ = false;   // the route's HeaderCheck has yet to run
+  bool unrouted_body_ = false;   // a body no route (nor a Fallback) takes: answered unread
   bool in_check_ = false;        // RunCheck is running it: a verdict now is finished there
 
   // Body budget (null: none). Kept apart from server_, which Close clears:

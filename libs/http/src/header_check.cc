@@ -1,5 +1,6 @@
 // Header checks (header_check.h): a route's HeaderCheck runs once the
-// request's headers are complete. The parser holds there (PlanBody's
+// request's headers are complete; so does the answer to a request with a
+// body that no route takes (AnswerUnrouted). The parser holds there (PlanBody's
 // `hold`), so no body byte has been parsed; while the check waits the
 // connection is in kChecking: reading stopped, no timer. Admitted, the
 // request goes on where OnHeadersDone left it; refused, it is answered like
@@ -25,6 +26,22 @@ void Connection::RunCheck() {
   in_check_ = false;
   // Undecided: nothing is read until it is (TCP pushes back on the client).
   if (phase_ == Phase::kChecking) StopReading();
+  Unref();
+}
+
+// A body no route takes (and no Fallback) would only be read to be thrown
+// away: the 404 or 405 goes out before it is, and the connection closes.
+void Connection::AnswerUnrouted() {
+  BeginRequest();
+  keep_alive_ = false;
+  phase_ = Phase::kInFlight;
+  uv_timer_stop(&timer_);
+  StopReading();
+  Request req;
+  parser_.Fill(buf_.data + buf_.start, &req);
+  req.peer = peer_;
+  Ref();  // the Responder may drop the last other reference
+  server_->router->Dispatch(req, Responder(this));
   Unref();
 }
 
@@ -80,5 +97,10 @@ void HeaderGate::Refuse(Response answer) {
 }
 
 bool HeaderGate::connection_open() const { return conn_ != nullptr && conn_->open(); }
+
+void RefuseBodies(const Request& req, HeaderGate gate) {
+  if (!req.has_body) return gate.Admit();
+  gate.Refuse(Response::Error(Status::TooLarge("this endpoint takes no request body")));
+}
 
 }  // namespace folio::http

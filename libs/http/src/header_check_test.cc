@@ -230,3 +230,35 @@ TEST_CASE("header check: Content-Length over the limit is 413 before the check r
   CHECK(c.PeerClosed());
   CHECK(s.checked == 0);
 }
+
+TEST_CASE("header check: RefuseBodies, and a body no route takes is answered 404/405 unread") {
+  TestServer ts;
+  ts.router.Handle("GET", "/probe", RefuseBodies, [](const Request&, Responder r) { r.Send(Response::Text(200, "ok")); });
+  ServerOptions o;
+  o.max_body_bytes = 16u << 20;
+  ts.Start(o);
+  RawConn c(ts.port());
+  c.Send("GET /probe HTTP/1.1\r\nHost: t\r\n\r\n");
+  CHECK(BodyOf(c.ReadResponse()) == "ok");
+  c.Send("GET /probe HTTP/1.1\r\nHost: t\r\nContent-Length: 8000000\r\n\r\n");  // the body never leaves
+  std::string r = c.ReadResponse();
+  CHECK(StatusOf(r) == 413);
+  CHECK(BodyOf(r).find("takes no request body") != std::string::npos);
+  CHECK(c.PeerClosed());
+
+  RawConn unknown(ts.port());
+  unknown.Send("POST /nope HTTP/1.1\r\nHost: t\r\nContent-Length: 8000000\r\n\r\n");
+  CHECK(StatusOf(unknown.ReadResponse()) == 404);
+  CHECK(unknown.PeerClosed());
+  RawConn method(ts.port());
+  method.Send("POST /probe HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n");
+  std::string m = method.ReadResponse();
+  CHECK(StatusOf(m) == 405);
+  CHECK(HeaderOf(m, "Allow") == "GET, HEAD");
+  CHECK(method.PeerClosed());
+  RawConn bodiless(ts.port());  // without a body the connection is kept as before
+  bodiless.Send("DELETE /nope HTTP/1.1\r\nHost: t\r\n\r\n");
+  CHECK(StatusOf(bodiless.ReadResponse()) == 404);
+  bodiless.Send("GET /probe HTTP/1.1\r\nHost: t\r\n\r\n");
+  CHECK(BodyOf(bodiless.ReadResponse()) == "ok");
+}

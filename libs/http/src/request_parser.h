@@ -95,7 +95,7 @@ class RequestParser {
   // The request path (percent-encoded, without query). REQUIRES: headers_complete().
   std::string_view Path(const char* base) const;
   // Points req's views into base (method, target, path, query, headers, body,
-  // keep_alive, is_head; not peer). Header views live in this parser. The
+  // keep_alive, is_head, has_body; not peer). Header views live in this parser. The
   // body is what is buffered so far: empty when streaming.
   // REQUIRES: headers_complete().
   void Fill(const char* base, Request* req);

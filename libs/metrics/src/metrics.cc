@@ -85,7 +85,10 @@ std::string Ask(const std::function<std::string()>& check) { return check ? chec
 }  // namespace
 
 void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready, DegradedCheck degraded) {
-  router->Handle("GET", "/metrics", [registry, ready, degraded](const http::Request&, http::Responder r) {
+  // No body is read here (http::RefuseBodies: 413 unread): on a service's
+  // public port these routes take no token, so they must not hold one.
+  router->Handle("GET", "/metrics", http::RefuseBodies, [registry, ready, degraded](const http::Request&,
+                                                                                   http::Responder r) {
     http::Response resp;
     resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     resp.headers.emplace_back("Cache-Control", "no-store");
@@ -95,10 +98,10 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
               !Ask(degraded).empty())});
     r.Send(std::move(resp));
   }, kOpsClass);
-  router->Handle("GET", "/livez", [](const http::Request&, http::Responder r) {
+  router->Handle("GET", "/livez", http::RefuseBodies, [](const http::Request&, http::Responder r) {
     r.Send(http::Response::Json(200, "{\"status\":\"live\"}"));
   }, kOpsClass);
-  router->Handle("GET", "/readyz", [ready, degraded](const http::Request&, http::Responder r) {
+  router->Handle("GET", "/readyz", http::RefuseBodies, [ready, degraded](const http::Request&, http::Responder r) {
     if (std::string why = Ask(ready); !why.empty()) {
       r.Send(http::Response::Json(503, JsonError("unavailable", why)));
       return;

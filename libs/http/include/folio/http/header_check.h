@@ -59,4 +59,9 @@ class HeaderGate {
 // request again, with its body.
 using HeaderCheck = std::function<void(const Request&, HeaderGate)>;
 
+// The check of a route that takes no body (probes, scrapes): a request with
+// one (req.has_body) is refused with 413 before a byte of it is read, so
+// such a route cannot be made to hold a body; others are admitted.
+void RefuseBodies(const Request& req, HeaderGate gate);
+
 }  // namespace folio::http

@@ -20,7 +20,9 @@
 // the request goes on; a refused request is answered and its connection
 // closed without reading the body. Past a route's body limit the answer is
 // 413 before the check; past the process's BodyBudget (body_budget.h) 503
-// with Retry-After, after the check, also before the body.
+// with Retry-After, after the check, also before the body. A request with a
+// body that no route takes (and no Fallback) gets its 404 or 405 before the
+// body is read, and its connection closes.
 //
 // Memory: request views (Request) point into the connection's input buffer
 // and stay valid while the request's Responder is alive and unanswered, on
@@ -72,6 +74,7 @@ struct Request {
   std::span<const Header> headers;
   bool keep_alive = true;
   bool is_head = false;      // HEAD: handlers answer as for GET
+  bool has_body = false;     // chunked, or Content-Length > 0 (known from the headers)
   std::string_view peer;     // "127.0.0.1"
 
   // First header with this name (ASCII case-insensitive), or "" if absent.

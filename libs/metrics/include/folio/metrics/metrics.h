@@ -96,7 +96,8 @@ using ReadinessCheck = std::function<std::string()>;
 // should know.
 using DegradedCheck = std::function<std::string()>;
 
-// Mounts GET /metrics, /livez, /readyz on router (route class "ops").
+// Mounts GET /metrics, /livez, /readyz on router (route class "ops"); a
+// request to them with a body gets 413 before it is read (http::RefuseBodies).
 // /readyz: 503 {"error":{"code":"unavailable","message":<why>}} while `ready`
 // gives a reason; else 200 {"status":"ready"}, or, while `degraded` gives a
 // reason, 200 {"status":"ready","degraded":<reason>}. /metrics also reports
