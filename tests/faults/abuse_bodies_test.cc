@@ -8,7 +8,9 @@
 //  - 16 unauthenticated 80 MiB pushes (no token, or a token no site knows,
 //    which waits for a reload of the sites table first): every one gets 401
 //    with the JSON body before it has sent its body, and ingest's RSS stays
-//    within 20 MiB of where it started, at its peak and after.
+//    within 20 MiB of where it started, at its peak and after. So do 80 MiB
+//    bodies sent to the probes (413), unknown paths (404/405) and the
+//    manifest (401).
 //  - 16 authenticated 80 MiB pushes against --max-inflight-body-bytes
 //    200MiB: at most two are admitted at once (the budget's peak), the rest
 //    get 503 with Retry-After before their body, and RSS grows less than the
@@ -94,6 +96,21 @@ TEST_CASE("issue 22: 16 unauthenticated 80 MiB pushes get 401 before their body;
   CHECK(rss.peak() < rss.start() + (20u << 20));
   CHECK(after < rss.start() + (20u << 20));
   CHECK(c.Manifest().body.find("A.md") != std::string::npos);  // still serving
+
+  // Nor can routes that need no token, or none at all, be made to hold one.
+  const std::pair<std::string, int> others[] = {
+      {"GET /livez", 413}, {"GET /metrics", 413}, {"POST /nope", 404}, {"PUT /api/v1/push", 405},
+      {"GET /api/v1/manifest", 401}};
+  for (const auto& [request, status] : others) {
+    CAPTURE(request);
+    std::barrier alone(1);
+    UploadOutcome o = RawUpload(PortOf(c.ingest_url()),
+                                request + " HTTP/1.1\r\nHost: ingest\r\nContent-Length: " + std::to_string(kBody) +
+                                    "\r\n\r\n", kBody, &alone);
+    CHECK(o.status == status);
+    CHECK(o.answered_early());
+    CHECK(o.body.find("{\"error\":") == 0);
+  }
 }
 
 TEST_CASE("issue 22: 16 authenticated 80 MiB pushes against --max-inflight-body-bytes 200MiB: the rest get 503") {
