@@ -4,7 +4,10 @@
 // its body, the handler never runs and the connection closes; while a check
 // waits nothing is read and no request timer runs.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -113,6 +116,7 @@ TEST_CASE("header check: a later verdict; nothing is read and no timer runs mean
   ServerOptions o;
   o.header_timeout_ms = 100;
   o.body_timeout_ms = 100;
+  o.max_body_bytes = 64u << 20;
   CheckedServer s([&](const Request& req, HeaderGate gate) {
     seen_token = std::string(req.BearerToken());
     waiting = std::make_shared<HeaderGate>(std::move(gate));
@@ -146,6 +150,25 @@ TEST_CASE("header check: a later verdict; nothing is read and no timer runs mean
     CHECK(StatusOf(c.ReadResponse()) == 100);
     c.Send("xyz");
     CHECK(BodyOf(c.ReadResponse()) == "3");
+  }
+  SUBCASE("nothing is read while it waits: the client's sends stall at the socket buffers") {
+    RawConn c(s.ts.port());
+    const size_t body = 32u << 20;
+    c.Send(Upload(body, "later"));
+    fcntl(c.fd, F_SETFL, fcntl(c.fd, F_GETFL) | O_NONBLOCK);
+    const std::string chunk(256 * 1024, 'b');
+    size_t accepted = 0;
+    for (auto until = std::chrono::steady_clock::now() + 300ms; std::chrono::steady_clock::now() < until;) {
+      ssize_t n = send(c.fd, chunk.data(), std::min(chunk.size(), body - accepted), MSG_NOSIGNAL);
+      if (n > 0) accepted += static_cast<size_t>(n);
+      else std::this_thread::sleep_for(1ms);
+    }
+    MESSAGE("body bytes the kernel took while the check waited: " << accepted);
+    CHECK(accepted < body / 2);  // socket buffers only: the server read none of it
+    fcntl(c.fd, F_SETFL, fcntl(c.fd, F_GETFL) & ~O_NONBLOCK);
+    decide(false);
+    CHECK(StatusOf(c.ReadResponse()) == 401);
+    CHECK(s.handled == 0);
   }
   SUBCASE("refused: the final status instead of 100 Continue, then closed") {
     RawConn c(s.ts.port());
