@@ -462,8 +462,8 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
   // Every route of the API needs a site's token, checked from the headers
   // before a body is read (site_check.h).
   auto reload = std::make_shared<ReloadGate>(ctx->http_loop, ctx->writer_loop, ctx->sites);
-  http::HeaderCheck push_check = SiteTokenCheck(reload, ctx->sites, &counters->rejected);
-  http::HeaderCheck read_check = SiteTokenCheck(reload, ctx->sites, nullptr);
+  http::AdmissionCheck push_check = SiteTokenCheck(reload, ctx->sites, &counters->rejected);
+  http::AdmissionCheck read_check = SiteTokenCheck(reload, ctx->sites, nullptr);
 
   router->Handle("POST", "/api/v1/push", push_check, [ctx, counters](const http::Request& req, http::Responder r) {
     Result<std::string> key = IdempotencyKey(req);

@@ -46,20 +46,20 @@ void ReloadGate::OnReloaded(std::vector<std::function<void()>>* batch) {
 
 namespace {
 
-void Refuse(http::HeaderGate gate, metrics::Counter* rejected) {
+void Refuse(http::AdmissionGate gate, metrics::Counter* rejected) {
   if (rejected != nullptr) rejected->Increment();
   gate.Refuse(UnauthenticatedResponse());
 }
 
 }  // namespace
 
-http::HeaderCheck SiteTokenCheck(std::shared_ptr<ReloadGate> gate, Sites* sites, metrics::Counter* rejected) {
-  return [gate = std::move(gate), sites, rejected](const http::Request& req, http::HeaderGate verdict) {
+http::AdmissionCheck SiteTokenCheck(std::shared_ptr<ReloadGate> gate, Sites* sites, metrics::Counter* rejected) {
+  return [gate = std::move(gate), sites, rejected](const http::Request& req, http::AdmissionGate verdict) {
     std::string_view token = req.BearerToken();
     if (!sites->Authenticate(token).empty()) return verdict.Admit();
     if (token.empty() || !gate->Admits()) return Refuse(std::move(verdict), rejected);
     // The gate is move-only and the retry a std::function: share it.
-    auto held = std::make_shared<http::HeaderGate>(std::move(verdict));
+    auto held = std::make_shared<http::AdmissionGate>(std::move(verdict));
     gate->Wait([sites, rejected, held, token = std::string(token)] {
       if (sites->Authenticate(token).empty()) return Refuse(std::move(*held), rejected);
       held->Admit();

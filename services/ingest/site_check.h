@@ -1,7 +1,7 @@
 // Who may call ingest's API, decided from the headers alone (issue 22): the
 // bearer token must select a site (Sites::Authenticate) before a byte of the
 // request's body is read, so an unknown caller's upload is never buffered.
-// SiteTokenCheck is the http::HeaderCheck of every authenticated route.
+// SiteTokenCheck is the http::AdmissionCheck of every authenticated route.
 //
 // A token no site knows waits, with its connection reading nothing, for one
 // reload of the sites table on the writer loop (ReloadGate: at most one
@@ -68,6 +68,6 @@ class ReloadGate {
 // of the sites table; refuses any other with UnauthenticatedResponse(),
 // counting it on `rejected` (may be null). REQUIRES: gate and sites outlive
 // the routes that use the check.
-http::HeaderCheck SiteTokenCheck(std::shared_ptr<ReloadGate> gate, Sites* sites, metrics::Counter* rejected);
+http::AdmissionCheck SiteTokenCheck(std::shared_ptr<ReloadGate> gate, Sites* sites, metrics::Counter* rejected);
 
 }  // namespace folio::ingest

@@ -480,11 +480,11 @@ http::Handler Guard(ApiContext* ctx, Access need, http::Handler h) {
   };
 }
 
-// The check of an upload (http/header_check.h): the write token, from the
+// The check of an upload (http/admission.h): the write token, from the
 // headers, before a byte of the body is read or counted against the body
 // budget; a refusal closes the connection without reading the body.
-http::HeaderCheck UploadCheck(ApiContext* ctx) {
-  return [ctx](const http::Request& req, http::HeaderGate gate) {
+http::AdmissionCheck UploadCheck(ApiContext* ctx) {
+  return [ctx](const http::Request& req, http::AdmissionGate gate) {
     if (Status s = Authorize(ctx->tokens, req, Access::kWrite); !s.ok()) return gate.Refuse(Denied(s));
     gate.Admit();
   };

@@ -5,7 +5,7 @@
 // (what edges do). No or an unknown token: 401 with "WWW-Authenticate:
 // Bearer"; the read token anywhere else: 403. An upload (the PUT routes,
 // the only ones that take a body, streamed) is checked by its route's
-// http::HeaderCheck before its body is read or counted against the body
+// http::AdmissionCheck before its body is read or counted against the body
 // budget: a refusal stores nothing and closes the connection unread. Any
 // other request with a body is refused with 413 before the body is read,
 // token or not (main serves with ServerOptions::max_body_bytes = 0).

@@ -1,5 +1,5 @@
 // The body budget (body_budget.h): BodyBudget's atomics, and what a
-// Connection reserves from it. A request reserves after its HeaderCheck and
+// Connection reserves from it. A request reserves after its AdmissionCheck and
 // before its body is read (OnHeadersDone: the parser holds after the headers
 // whenever a budget is set and the request has a body); a chunked buffered
 // body reserves more after each read, by what it occupies in the buffer.

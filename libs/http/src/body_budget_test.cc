@@ -3,7 +3,7 @@
 // budget 413; reservations come back when the answer is written, when the
 // client leaves mid-body, and only once a handler holding the request
 // answers; a chunked body reserves as it grows; two Servers on two loops
-// share one budget; a refused HeaderCheck reserves nothing; a buffered body
+// share one budget; a refused AdmissionCheck reserves nothing; a buffered body
 // is followed by kBodyPadding readable bytes.
 #include <doctest/doctest.h>
 #include <poll.h>
@@ -161,7 +161,7 @@ TEST_CASE("body budget: two Servers on two loops share one; a refused check rese
   BodyBudget budget(kLimit);
   TestServer a, b;
   for (TestServer* t : {&a, &b}) {
-    t->router.Handle("POST", "/echo", [](const Request& req, HeaderGate gate) {
+    t->router.Handle("POST", "/echo", [](const Request& req, AdmissionGate gate) {
       if (req.BearerToken() == "good") gate.Admit();
       else gate.Refuse(Response::Error(Status::Unauthenticated("no")));
     }, [](const Request& req, Responder r) { r.Send(Response::Text(200, std::to_string(req.body.size()))); });

@@ -242,16 +242,16 @@ void Connection::ProcessInput() {
 // route is read the buffered way (the parser streams only a body): its
 // handler runs once the request is complete, so refusing it keeps the
 // connection. The parser holds after the headers when the route has a
-// HeaderCheck, the body must fit the budget, or no route takes the body, so
+// AdmissionCheck, the body must fit the budget, or no route takes the body, so
 // that no body byte is parsed before that is settled (OnHeadersDone); the
 // edge's GETs need none of it and still parse in one Execute.
 BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
   route_ = RouterInternal::Find(*server_->router, parser.method(), parser.Path(base));
   route_class_ = route_ != nullptr ? std::string_view(route_->route_class)
                                    : RouterInternal::UnroutedClass(*server_->router);
-  check_pending_ = route_ != nullptr && route_->check != nullptr;
+  admission_pending_ = route_ != nullptr && route_->admission != nullptr;
   unrouted_body_ = route_ == nullptr && parser.has_body() && !RouterInternal::HasFallback(*server_->router);
-  bool hold = check_pending_ || unrouted_body_ || (budget_ != nullptr && parser.has_body());
+  bool hold = admission_pending_ || unrouted_body_ || (budget_ != nullptr && parser.has_body());
   if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes, hold};
   return {false, server_->options.max_body_bytes, hold};
 }
@@ -261,8 +261,8 @@ void Connection::OnHeadersDone() {
     AnswerUnrouted();  // 404 or 405, the body unread
     return;
   }
-  if (check_pending_) {
-    RunCheck();
+  if (admission_pending_) {
+    RunAdmission();
     if (phase_ != Phase::kHeaders) return;  // waiting for the verdict, or refused
   }
   if (!parser_.has_body()) return;  // held for its check only: parsing completes it
@@ -364,7 +364,7 @@ void Connection::OnTimeout(uv_timer_t* t) {
     case Phase::kStreamBody:
       c->RespondError(408, Status(Code::kDeadlineExceeded, "request body not received in time"));
       break;
-    case Phase::kChecking:  // no timer runs: waiting on the server is not the client's fault
+    case Phase::kAdmission:  // no timer runs: waiting on the server is not the client's fault
     case Phase::kInFlight:
       break;
     case Phase::kWriting:

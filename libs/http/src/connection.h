@@ -8,9 +8,9 @@
 // the socket (its Send*() then does nothing).
 //
 // Phases: kIdle (waiting for a request's first byte; idle timer) -> kHeaders
-// (header timer; the request is routed when they are complete) -> kChecking
-// (only for a route with a HeaderCheck: reading stopped, no timer, until the
-// gate decides; header_check.cc) -> kBody (buffered body; body timer) or
+// (header timer; the request is routed when they are complete) -> kAdmission
+// (only for a route with an AdmissionCheck: reading stopped, no timer, until the
+// gate decides; admission.cc) -> kBody (buffered body; body timer) or
 // kStreamBody (body handed to a BodyReader; body timer per piece, stopped
 // while paused) -> kInFlight (reading stopped, no timer) -> kWriting (write
 // timer = idle timeout, re-armed per streamed chunk) -> kIdle again, or
@@ -106,9 +106,9 @@ class Connection final : private BodyPolicy {
   void AnswerDropped();  // a Responder went unanswered: 500, unless we answer
   void SetRouteClass(std::string_view c) { route_class_ = c; }
 
-  // HeaderGate's side (header_check.cc); no-ops unless a check is waiting.
-  void AdmitChecked();
-  void RefuseChecked(Response&& answer);
+  // AdmissionGate's side (admission.cc); no-ops unless a check is waiting.
+  void OnAdmitted();
+  void OnRefused(Response&& answer);
 
   // BodyReader's and BodySource's side (no-ops unless that one is attached).
   void PauseBody();
@@ -125,7 +125,7 @@ class Connection final : private BodyPolicy {
   Connection* next = nullptr;
 
  private:
-  enum class Phase { kIdle, kHeaders, kChecking, kBody, kStreamBody, kInFlight, kWriting, kLinger };
+  enum class Phase { kIdle, kHeaders, kAdmission, kBody, kStreamBody, kInFlight, kWriting, kLinger };
   struct StreamChunk;
 
   explicit Connection(Server::Impl* server);
@@ -168,8 +168,8 @@ class Connection final : private BodyPolicy {
   void ReportRequest();  // the answer is written whole: tell the observer
   void Linger();
 
-  // header_check.cc
-  void RunCheck();
+  // admission.cc
+  void RunAdmission();
   void AnswerUnrouted();  // a request with a body no route takes
   // body_budget.cc
   bool ReserveBody();        // false: refused (503/413 answered)
@@ -210,9 +210,9 @@ class Connection final : private BodyPolicy {
   bool http10_ = false;
   bool answer_pending_ = false;
   bool server_answers_ = false;  // RespondError runs OnAbort, then answers
-  bool check_pending_ = false;   // the route's HeaderCheck has yet to run
+  bool admission_pending_ = false;   // the route's AdmissionCheck has yet to run
   bool unrouted_body_ = false;   // a body no route (nor a Fallback) takes: answered unread
-  bool in_check_ = false;        // RunCheck is running it: a verdict now is finished there
+  bool in_admission_ = false;        // RunAdmission is running it: a verdict now is finished there
 
   // Body budget (null: none). Kept apart from server_, which Close clears:
   // the reservation is given back when the buffer goes.

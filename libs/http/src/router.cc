@@ -7,7 +7,7 @@
 // the answer is 405 with Allow listing every method those routes accept.
 // Streaming routes (HandleStreaming*) match by the same rules; the Server
 // finds the route once the headers are in, to know how to read the body and
-// whether a HeaderCheck vets the request first.
+// whether an AdmissionCheck vets the request first.
 #include <string>
 #include <utility>
 
@@ -119,16 +119,16 @@ void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h
   HandlePrefix(method, std::move(prefix), nullptr, std::move(h), route_class);
 }
 
-void Router::Handle(std::string_view method, std::string path, HeaderCheck check, Handler h,
+void Router::Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
                     std::string_view route_class) {
   routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0, std::string(route_class),
-                     std::move(check)});
+                     std::move(admission)});
 }
 
-void Router::HandlePrefix(std::string_view method, std::string prefix, HeaderCheck check, Handler h,
+void Router::HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
                           std::string_view route_class) {
   routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0, std::string(route_class),
-                     std::move(check)});
+                     std::move(admission)});
 }
 
 void Router::HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
@@ -141,16 +141,16 @@ void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, 
   HandleStreamingPrefix(method, std::move(prefix), nullptr, std::move(h), max_body_bytes, route_class);
 }
 
-void Router::HandleStreaming(std::string_view method, std::string path, HeaderCheck check, StreamingHandler h,
+void Router::HandleStreaming(std::string_view method, std::string path, AdmissionCheck admission, StreamingHandler h,
                              uint64_t max_body_bytes, std::string_view route_class) {
   routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes,
-                     std::string(route_class), std::move(check)});
+                     std::string(route_class), std::move(admission)});
 }
 
-void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, HeaderCheck check,
+void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, AdmissionCheck admission,
                                    StreamingHandler h, uint64_t max_body_bytes, std::string_view route_class) {
   routes_.push_back({std::string(method), std::move(prefix), true, nullptr, std::move(h), max_body_bytes,
-                     std::string(route_class), std::move(check)});
+                     std::string(route_class), std::move(admission)});
 }
 
 void Router::Fallback(Handler h, std::string_view route_class) {

@@ -5,7 +5,7 @@
 // in ServerOptions::body_budget).
 //
 // What a request reserves, once its headers are complete, after its route's
-// HeaderCheck admitted it (server.h) and before a byte of its body is read:
+// AdmissionCheck admitted it (server.h) and before a byte of its body is read:
 //   - a buffered body with Content-Length: that length plus kBodyPadding;
 //   - a buffered chunked body: the bytes it occupies in the connection's
 //     buffer so far, then more after each read, as it grows;
@@ -24,7 +24,7 @@
 // its Responder is alive and unanswered, server.h).
 //
 // Ownership: owned by the caller (a service's main); it must outlive every
-// Server given it and every Responder and HeaderGate of theirs.
+// Server given it and every Responder and AdmissionGate of theirs.
 // Threading: every method may be called from any thread (atomics only).
 #pragma once
 

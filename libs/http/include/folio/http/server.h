@@ -15,7 +15,7 @@
 // every Responder run on that loop's thread. To serve from N threads, make N
 // Loops each with a Server listening on the same port with reuse_port=true.
 //
-// Checks before the body: a route may carry a HeaderCheck (below), which
+// Checks before the body: a route may carry an AdmissionCheck (below), which
 // decides from the headers alone, before a byte of the body is read, whether
 // the request goes on; a refused request is answered and its connection
 // closed without reading the body. Past a route's body limit the answer is
@@ -48,7 +48,7 @@
 
 #include "folio/core/status.h"
 #include "folio/http/body_budget.h"
-#include "folio/http/header_check.h"
+#include "folio/http/admission.h"
 #include "folio/http/loop.h"
 #include "folio/http/observer.h"
 #include "folio/http/stream.h"
@@ -189,11 +189,11 @@ class Router {
   // Paths that start with `prefix`; the longest prefix wins.
   void HandlePrefix(std::string_view method, std::string prefix, Handler h,
                     std::string_view route_class = kOtherRouteClass);
-  // The same behind a HeaderCheck: `check` vets each request's headers
-  // before its body is read and `h` runs (see HeaderCheck).
-  void Handle(std::string_view method, std::string path, HeaderCheck check, Handler h,
+  // The same behind an AdmissionCheck: `admission` vets each request's headers
+  // before its body is read and `h` runs (see AdmissionCheck).
+  void Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
               std::string_view route_class = kOtherRouteClass);
-  void HandlePrefix(std::string_view method, std::string prefix, HeaderCheck check, Handler h,
+  void HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
                     std::string_view route_class = kOtherRouteClass);
   // Anything unmatched (else 404 JSON). Called for every method; 405s and
   // 404s of unmatched paths count under its route class too.
@@ -207,12 +207,12 @@ class Router {
   void HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
                              uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
                              std::string_view route_class = kOtherRouteClass);
-  // Streaming routes behind a HeaderCheck: the handler runs only once the
+  // Streaming routes behind an AdmissionCheck: the handler runs only once the
   // check admitted the request (and its body fitted the BodyBudget).
-  void HandleStreaming(std::string_view method, std::string path, HeaderCheck check, StreamingHandler h,
+  void HandleStreaming(std::string_view method, std::string path, AdmissionCheck admission, StreamingHandler h,
                        uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
                        std::string_view route_class = kOtherRouteClass);
-  void HandleStreamingPrefix(std::string_view method, std::string prefix, HeaderCheck check,
+  void HandleStreamingPrefix(std::string_view method, std::string prefix, AdmissionCheck admission,
                              StreamingHandler h, uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
                              std::string_view route_class = kOtherRouteClass);
   // Every Server serving this Router reports each answered request to
@@ -223,7 +223,7 @@ class Router {
 
   // Runs the handler for a complete request; GET routes answer HEAD too. A
   // streaming route's reader gets req.body as one OnData, then OnEnd/OnAbort.
-  // Runs no HeaderCheck: a Server runs a route's check before.
+  // Runs no AdmissionCheck: a Server runs a route's check before.
   void Dispatch(const Request& req, Responder r) const;
 
  private:
@@ -236,7 +236,7 @@ class Router {
     StreamingHandler streaming;  // streaming route, with its body limit:
     uint64_t max_body_bytes;
     std::string route_class;
-    HeaderCheck check;           // null: none
+    AdmissionCheck admission;    // null: none
   };
   std::vector<Route> routes_;
   Handler fallback_;
@@ -254,7 +254,7 @@ struct ServerOptions {
   // every Server given the same budget (body_budget.h); past it 503 with
   // Retry-After before the body is read. nullptr (default) = no bound: for
   // a Server that takes no bodies (max_body_bytes 0, no streaming routes).
-  // REQUIRES: outlives the Server and its Responders and HeaderGates.
+  // REQUIRES: outlives the Server and its Responders and AdmissionGates.
   BodyBudget* body_budget = nullptr;
   // What a streamed request body holds against body_budget, however long it
   // is (its Content-Length when smaller): the server's window (64 KiB) plus

@@ -1,8 +1,8 @@
-// Header checks (header_check.h): a route's HeaderCheck runs once the
+// Admission checks (admission.h): a route's AdmissionCheck runs once the
 // request's headers are complete; so does the answer to a request with a
 // body that no route takes (AnswerUnrouted). The parser holds there (PlanBody's
 // `hold`), so no body byte has been parsed; while the check waits the
-// connection is in kChecking: reading stopped, no timer. Admitted, the
+// connection is in kAdmission: reading stopped, no timer. Admitted, the
 // request goes on where OnHeadersDone left it; refused, it is answered like
 // a request answered before its body (no keep-alive: the body is never
 // read), which ends in Linger.
@@ -13,19 +13,19 @@
 
 namespace folio::http {
 
-void Connection::RunCheck() {
-  check_pending_ = false;
-  phase_ = Phase::kChecking;
+void Connection::RunAdmission() {
+  admission_pending_ = false;
+  phase_ = Phase::kAdmission;
   uv_timer_stop(&timer_);
   Request req;
   parser_.Fill(buf_.data + buf_.start, &req);
   req.peer = peer_;
-  in_check_ = true;
+  in_admission_ = true;
   Ref();  // the gate may drop the last other reference
-  route_->check(req, HeaderGate(this));
-  in_check_ = false;
+  route_->admission(req, AdmissionGate(this));
+  in_admission_ = false;
   // Undecided: nothing is read until it is (TCP pushes back on the client).
-  if (phase_ == Phase::kChecking) StopReading();
+  if (phase_ == Phase::kAdmission) StopReading();
   Unref();
 }
 
@@ -45,17 +45,17 @@ void Connection::AnswerUnrouted() {
   Unref();
 }
 
-void Connection::AdmitChecked() {
-  if (closed_ || phase_ != Phase::kChecking) return;
+void Connection::OnAdmitted() {
+  if (closed_ || phase_ != Phase::kAdmission) return;
   phase_ = Phase::kHeaders;
-  if (in_check_) return;  // decided inside the check: OnHeadersDone goes on
+  if (in_admission_) return;  // decided inside the check: OnHeadersDone goes on
   StartReading();
   OnHeadersDone();
   ProcessInput();  // the body already buffered, or the rest of a body-less request
 }
 
-void Connection::RefuseChecked(Response&& answer) {
-  if (closed_ || phase_ != Phase::kChecking) return;
+void Connection::OnRefused(Response&& answer) {
+  if (closed_ || phase_ != Phase::kAdmission) return;
   BeginRequest();
   keep_alive_ = false;  // the body, if any, stays unread: the stream is out of step
   phase_ = Phase::kInFlight;
@@ -63,42 +63,42 @@ void Connection::RefuseChecked(Response&& answer) {
   Send(std::move(answer));
 }
 
-HeaderGate::HeaderGate(Connection* c) : conn_(c) {
+AdmissionGate::AdmissionGate(Connection* c) : conn_(c) {
   if (conn_ != nullptr) conn_->Ref();
 }
 
-HeaderGate::HeaderGate(HeaderGate&& o) noexcept : conn_(std::exchange(o.conn_, nullptr)) {}
+AdmissionGate::AdmissionGate(AdmissionGate&& o) noexcept : conn_(std::exchange(o.conn_, nullptr)) {}
 
-HeaderGate& HeaderGate::operator=(HeaderGate&& o) noexcept {
+AdmissionGate& AdmissionGate::operator=(AdmissionGate&& o) noexcept {
   if (this != &o) {
-    HeaderGate dropped(std::move(*this));  // refuses, if it was undecided
+    AdmissionGate dropped(std::move(*this));  // refuses, if it was undecided
     conn_ = std::exchange(o.conn_, nullptr);
   }
   return *this;
 }
 
-HeaderGate::~HeaderGate() {
+AdmissionGate::~AdmissionGate() {
   if (conn_ == nullptr) return;
-  Refuse(Response::Json(500, JsonError("internal", "the request's header check did not decide")));
+  Refuse(Response::Json(500, JsonError("internal", "the request's admission check did not decide")));
 }
 
-void HeaderGate::Admit() {
+void AdmissionGate::Admit() {
   Connection* c = std::exchange(conn_, nullptr);
   if (c == nullptr) return;
-  c->AdmitChecked();
+  c->OnAdmitted();
   c->Unref();
 }
 
-void HeaderGate::Refuse(Response answer) {
+void AdmissionGate::Refuse(Response answer) {
   Connection* c = std::exchange(conn_, nullptr);
   if (c == nullptr) return;
-  c->RefuseChecked(std::move(answer));
+  c->OnRefused(std::move(answer));
   c->Unref();
 }
 
-bool HeaderGate::connection_open() const { return conn_ != nullptr && conn_->open(); }
+bool AdmissionGate::connection_open() const { return conn_ != nullptr && conn_->open(); }
 
-void RefuseBodies(const Request& req, HeaderGate gate) {
+void RefuseBodies(const Request& req, AdmissionGate gate) {
   if (!req.has_body) return gate.Admit();
   gate.Refuse(Response::Error(Status::TooLarge("this endpoint takes no request body")));
 }

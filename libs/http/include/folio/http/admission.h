@@ -1,10 +1,10 @@
-// Checks before the body: a HeaderCheck decides from a request's headers
+// Admission before the body: an AdmissionCheck decides from a request's headers
 // alone whether it goes on, before a byte of its body is read (e.g.
-// authentication: an unknown caller's upload is never buffered), through a
-// HeaderGate it may keep and decide later. Routes get one with the
+// authentication: an unknown caller's upload is never buffered), through
+// an AdmissionGate it may keep and decide later. Routes get one with the
 // Router::Handle* overloads that take it (server.h).
 //
-// Ownership: a HeaderGate is move-only and holds its connection (not the
+// Ownership: an AdmissionGate is move-only and holds its connection (not the
 // socket) until it decides or is dropped. Threading: the check runs on the
 // Server's loop thread and the gate is used there only; work on other
 // threads comes back with Loop::Post.
@@ -18,18 +18,18 @@ class Connection;
 struct Request;
 struct Response;
 
-// The verdict on one request's headers (see HeaderCheck). Move-only; loop
+// The verdict on one request's headers (see AdmissionCheck). Move-only; loop
 // thread only. Exactly one Admit() or Refuse() per request; a gate dropped
 // undecided refuses with 500. Once the client has gone (or the server closed
 // the connection) both do nothing; connection_open() tells.
-class HeaderGate {
+class AdmissionGate {
  public:
-  HeaderGate() = default;
-  explicit HeaderGate(Connection* c);
-  HeaderGate(HeaderGate&& o) noexcept;
-  HeaderGate& operator=(HeaderGate&& o) noexcept;
-  HeaderGate(const HeaderGate&) = delete;
-  ~HeaderGate();
+  AdmissionGate() = default;
+  explicit AdmissionGate(Connection* c);
+  AdmissionGate(AdmissionGate&& o) noexcept;
+  AdmissionGate& operator=(AdmissionGate&& o) noexcept;
+  AdmissionGate(const AdmissionGate&) = delete;
+  ~AdmissionGate();
 
   // The request goes on as if its route had no check: its body is reserved
   // against the BodyBudget and read, then the handler runs.
@@ -57,11 +57,11 @@ class HeaderGate {
 // no request timer runs, and the request holds no body memory. `req`'s views
 // (body empty) are valid until the gate decides; the handler then gets the
 // request again, with its body.
-using HeaderCheck = std::function<void(const Request&, HeaderGate)>;
+using AdmissionCheck = std::function<void(const Request&, AdmissionGate)>;
 
 // The check of a route that takes no body (probes, scrapes): a request with
 // one (req.has_body) is refused with 413 before a byte of it is read, so
 // such a route cannot be made to hold a body; others are admitted.
-void RefuseBodies(const Request& req, HeaderGate gate);
+void RefuseBodies(const Request& req, AdmissionGate gate);
 
 }  // namespace folio::http

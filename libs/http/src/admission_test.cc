@@ -1,4 +1,4 @@
-// HeaderCheck (header_check.h) against a real Server: checks that admit or
+// AdmissionCheck (admission.h) against a real Server: checks that admit or
 // refuse at once or later, on buffered and streaming routes, with and
 // without a body. A refusal is answered before the client sends a byte of
 // its body, the handler never runs and the connection closes; while a check
@@ -33,7 +33,7 @@ Response Unauthorized() {
 }
 
 // "Bearer good" passes; anything else is 401.
-void CheckToken(const Request& req, HeaderGate gate) {
+void CheckToken(const Request& req, AdmissionGate gate) {
   if (req.BearerToken() == "good") {
     gate.Admit();
   } else {
@@ -48,8 +48,8 @@ struct CheckedServer {
   std::atomic<int> handled{0};
   std::atomic<int> checked{0};
 
-  explicit CheckedServer(HeaderCheck check, ServerOptions o = {}) {
-    ts.router.Handle("POST", "/up", [this, check](const Request& req, HeaderGate gate) {
+  explicit CheckedServer(AdmissionCheck check, ServerOptions o = {}) {
+    ts.router.Handle("POST", "/up", [this, check](const Request& req, AdmissionGate gate) {
       ++checked;
       CHECK(req.body.empty());
       check(req, std::move(gate));
@@ -73,7 +73,7 @@ std::string Upload(size_t length, const std::string& token, const std::string& e
 
 }  // namespace
 
-TEST_CASE("header check: a refusal is answered before the body is sent, and the connection closes") {
+TEST_CASE("admission: a refusal is answered before the body is sent, and the connection closes") {
   ServerOptions o;
   o.max_body_bytes = 16u << 20;
   CheckedServer s(CheckToken, o);
@@ -89,7 +89,7 @@ TEST_CASE("header check: a refusal is answered before the body is sent, and the 
   CHECK(s.handled == 0);
 }
 
-TEST_CASE("header check: admitted at once, the body is read and the handler runs; keep-alive holds") {
+TEST_CASE("admission: admitted at once, the body is read and the handler runs; keep-alive holds") {
   CheckedServer s(CheckToken);
   RawConn c(s.ts.port());
   for (int i = 0; i < 2; ++i) {
@@ -110,16 +110,16 @@ TEST_CASE("header check: admitted at once, the body is read and the handler runs
   CHECK(s.handled == 3);
 }
 
-TEST_CASE("header check: a later verdict; nothing is read and no timer runs meanwhile") {
-  std::shared_ptr<HeaderGate> waiting;
+TEST_CASE("admission: a later verdict; nothing is read and no timer runs meanwhile") {
+  std::shared_ptr<AdmissionGate> waiting;
   std::string seen_token;
   ServerOptions o;
   o.header_timeout_ms = 100;
   o.body_timeout_ms = 100;
   o.max_body_bytes = 64u << 20;
-  CheckedServer s([&](const Request& req, HeaderGate gate) {
+  CheckedServer s([&](const Request& req, AdmissionGate gate) {
     seen_token = std::string(req.BearerToken());
-    waiting = std::make_shared<HeaderGate>(std::move(gate));
+    waiting = std::make_shared<AdmissionGate>(std::move(gate));
   }, o);
   auto decide = [&](bool admit) {
     // Longer than both timeouts: waiting on the server is not the client's fault.
@@ -181,11 +181,11 @@ TEST_CASE("header check: a later verdict; nothing is read and no timer runs mean
   }
 }
 
-TEST_CASE("header check: a client that leaves while its check waits; a gate dropped undecided is 500") {
-  std::shared_ptr<HeaderGate> waiting;
+TEST_CASE("admission: a client that leaves while its check waits; a gate dropped undecided is 500") {
+  std::shared_ptr<AdmissionGate> waiting;
   bool drop = false;
-  CheckedServer s([&](const Request&, HeaderGate gate) {
-    if (!drop) waiting = std::make_shared<HeaderGate>(std::move(gate));
+  CheckedServer s([&](const Request&, AdmissionGate gate) {
+    if (!drop) waiting = std::make_shared<AdmissionGate>(std::move(gate));
   });
   auto held = [&] { return OnLoop(s.ts.loop, [&] { return waiting != nullptr; }); };
   {
@@ -210,7 +210,7 @@ TEST_CASE("header check: a client that leaves while its check waits; a gate drop
   CHECK(s.handled == 0);  // the body never came; the dropped one never ran
 }
 
-TEST_CASE("header check: a streaming route's reader exists only once the check admitted") {
+TEST_CASE("admission: a streaming route's reader exists only once the check admitted") {
   TestServer ts;
   std::atomic<int> readers{0};
   struct Count final : BodyReader {
@@ -243,7 +243,7 @@ TEST_CASE("header check: a streaming route's reader exists only once the check a
   CHECK(readers == 1);
 }
 
-TEST_CASE("header check: Content-Length over the limit is 413 before the check runs") {
+TEST_CASE("admission: Content-Length over the limit is 413 before the check runs") {
   ServerOptions o;
   o.max_body_bytes = 100;
   CheckedServer s(CheckToken, o);
@@ -254,7 +254,7 @@ TEST_CASE("header check: Content-Length over the limit is 413 before the check r
   CHECK(s.checked == 0);
 }
 
-TEST_CASE("header check: RefuseBodies, and a body no route takes is answered 404/405 unread") {
+TEST_CASE("admission: RefuseBodies, and a body no route takes is answered 404/405 unread") {
   TestServer ts;
   ts.router.Handle("GET", "/probe", RefuseBodies, [](const Request&, Responder r) { r.Send(Response::Text(200, "ok")); });
   ServerOptions o;
