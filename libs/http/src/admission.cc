@@ -98,9 +98,4 @@ void AdmissionGate::Refuse(Response answer) {
 
 bool AdmissionGate::connection_open() const { return conn_ != nullptr && conn_->open(); }
 
-void RefuseBodies(const Request& req, AdmissionGate gate) {
-  if (!req.has_body) return gate.Admit();
-  gate.Refuse(Response::Error(Status::TooLarge("this endpoint takes no request body")));
-}
-
 }  // namespace folio::http

@@ -253,7 +253,9 @@ BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
   unrouted_body_ = route_ == nullptr && parser.has_body() && !RouterInternal::HasFallback(*server_->router);
   bool hold = admission_pending_ || unrouted_body_ || (budget_ != nullptr && parser.has_body());
   if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes, hold};
-  return {false, server_->options.max_body_bytes, hold};
+  uint64_t limit = server_->options.max_body_bytes;
+  if (route_ != nullptr && route_->max_body_bytes < limit) limit = route_->max_body_bytes;  // a route's own
+  return {false, limit, hold};
 }
 
 void Connection::OnHeadersDone() {

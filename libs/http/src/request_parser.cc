@@ -258,7 +258,6 @@ void RequestParser::Fill(const char* base, Request* req) {
   req->body = View(base, body_);
   req->keep_alive = keep_alive_;
   req->is_head = is_head();
-  req->has_body = has_body_;
 }
 
 void RequestParser::Reset() {

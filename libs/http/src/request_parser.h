@@ -8,8 +8,9 @@
 // request there) says how to read the body. Execute() stops after one
 // complete request and, when the body streams, also once the headers are
 // complete and after each body piece; when the plan says `hold`, also once
-// the headers are complete (the owner decides before a body byte is parsed). A buffered request thus parses in one
-// call, as it did before bodies could stream.
+// the headers are complete (the owner decides before a body byte is parsed).
+// A buffered request thus parses in one call, as it did before bodies could
+// stream.
 //
 // A buffered body is compacted in place: each decoded chunk is moved down
 // over the (already consumed) chunk framing, so the body is one contiguous
@@ -95,7 +96,7 @@ class RequestParser {
   // The request path (percent-encoded, without query). REQUIRES: headers_complete().
   std::string_view Path(const char* base) const;
   // Points req's views into base (method, target, path, query, headers, body,
-  // keep_alive, is_head, has_body; not peer). Header views live in this parser. The
+  // keep_alive, is_head; not peer). Header views live in this parser. The
   // body is what is buffered so far: empty when streaming.
   // REQUIRES: headers_complete().
   void Fill(const char* base, Request* req);

@@ -111,24 +111,26 @@ std::string Request::QueryParam(std::string_view key) const {
   return {};
 }
 
-void Router::Handle(std::string_view method, std::string path, Handler h, std::string_view route_class) {
-  Handle(method, std::move(path), nullptr, std::move(h), route_class);
+void Router::Handle(std::string_view method, std::string path, Handler h, std::string_view route_class,
+                    uint64_t max_body_bytes) {
+  Handle(method, std::move(path), nullptr, std::move(h), route_class, max_body_bytes);
 }
 
-void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h, std::string_view route_class) {
-  HandlePrefix(method, std::move(prefix), nullptr, std::move(h), route_class);
+void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h, std::string_view route_class,
+                          uint64_t max_body_bytes) {
+  HandlePrefix(method, std::move(prefix), nullptr, std::move(h), route_class, max_body_bytes);
 }
 
 void Router::Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
-                    std::string_view route_class) {
-  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0, std::string(route_class),
-                     std::move(admission)});
+                    std::string_view route_class, uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, max_body_bytes,
+                     std::string(route_class), std::move(admission)});
 }
 
 void Router::HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
-                          std::string_view route_class) {
-  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0, std::string(route_class),
-                     std::move(admission)});
+                          std::string_view route_class, uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, max_body_bytes,
+                     std::string(route_class), std::move(admission)});
 }
 
 void Router::HandleStreaming(std::string_view method, std::string path, StreamingHandler h,

@@ -85,10 +85,9 @@ std::string Ask(const std::function<std::string()>& check) { return check ? chec
 }  // namespace
 
 void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready, DegradedCheck degraded) {
-  // No body is read here (http::RefuseBodies: 413 unread): on a service's
-  // public port these routes take no token, so they must not hold one.
-  router->Handle("GET", "/metrics", http::RefuseBodies, [registry, ready, degraded](const http::Request&,
-                                                                                   http::Responder r) {
+  // These take no body (413: before it is read when Content-Length says so):
+  // on a service's public port they need no token, so they must hold none.
+  router->Handle("GET", "/metrics", [registry, ready, degraded](const http::Request&, http::Responder r) {
     http::Response resp;
     resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     resp.headers.emplace_back("Cache-Control", "no-store");
@@ -97,11 +96,11 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
          Flag("folio_degraded", "1 while /readyz answers 200 with \"degraded\": ready, short of a dependency",
               !Ask(degraded).empty())});
     r.Send(std::move(resp));
-  }, kOpsClass);
-  router->Handle("GET", "/livez", http::RefuseBodies, [](const http::Request&, http::Responder r) {
+  }, kOpsClass, /*max_body_bytes=*/0);
+  router->Handle("GET", "/livez", [](const http::Request&, http::Responder r) {
     r.Send(http::Response::Json(200, "{\"status\":\"live\"}"));
-  }, kOpsClass);
-  router->Handle("GET", "/readyz", http::RefuseBodies, [ready, degraded](const http::Request&, http::Responder r) {
+  }, kOpsClass, /*max_body_bytes=*/0);
+  router->Handle("GET", "/readyz", [ready, degraded](const http::Request&, http::Responder r) {
     if (std::string why = Ask(ready); !why.empty()) {
       r.Send(http::Response::Json(503, JsonError("unavailable", why)));
       return;
@@ -111,7 +110,7 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
     if (std::string short_of = Ask(degraded); !short_of.empty()) w.Key("degraded").String(short_of);
     w.EndObject();
     r.Send(http::Response::Json(200, w.Take()));
-  }, kOpsClass);
+  }, kOpsClass, /*max_body_bytes=*/0);
 }
 
 OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics,

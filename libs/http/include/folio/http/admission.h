@@ -59,9 +59,4 @@ class AdmissionGate {
 // request again, with its body.
 using AdmissionCheck = std::function<void(const Request&, AdmissionGate)>;
 
-// The check of a route that takes no body (probes, scrapes): a request with
-// one (req.has_body) is refused with 413 before a byte of it is read, so
-// such a route cannot be made to hold a body; others are admitted.
-void RefuseBodies(const Request& req, AdmissionGate gate);
-
 }  // namespace folio::http

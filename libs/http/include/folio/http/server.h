@@ -74,7 +74,6 @@ struct Request {
   std::span<const Header> headers;
   bool keep_alive = true;
   bool is_head = false;      // HEAD: handlers answer as for GET
-  bool has_body = false;     // chunked, or Content-Length > 0 (known from the headers)
   std::string_view peer;     // "127.0.0.1"
 
   // First header with this name (ASCII case-insensitive), or "" if absent.
@@ -178,23 +177,32 @@ class Responder {
 
 using Handler = std::function<void(const Request&, Responder)>;
 
+// The body limit of a buffered route that names none: the Server's
+// ServerOptions::max_body_bytes.
+inline constexpr uint64_t kServerMaxBodyBytes = UINT64_MAX;
+
 // Maps method + path to handlers. Configure before serving; then read-only.
 // route_class names the route for request metrics (observer.h): a small
 // fixed set per service ("page", "push", "blob", "ops", ...).
 class Router {
  public:
-  // Exact path match ("/api/v1/push").
+  // Exact path match ("/api/v1/push"). max_body_bytes: this route's body
+  // limit, at most the Server's (the default); 0 = it takes no body (a
+  // probe's): Content-Length > 0 gets 413 before the body is read, chunk data
+  // 413 as it arrives.
   void Handle(std::string_view method, std::string path, Handler h,
-              std::string_view route_class = kOtherRouteClass);
+              std::string_view route_class = kOtherRouteClass, uint64_t max_body_bytes = kServerMaxBodyBytes);
   // Paths that start with `prefix`; the longest prefix wins.
   void HandlePrefix(std::string_view method, std::string prefix, Handler h,
-                    std::string_view route_class = kOtherRouteClass);
+                    std::string_view route_class = kOtherRouteClass,
+                    uint64_t max_body_bytes = kServerMaxBodyBytes);
   // The same behind an AdmissionCheck: `admission` vets each request's headers
   // before its body is read and `h` runs (see AdmissionCheck).
   void Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
-              std::string_view route_class = kOtherRouteClass);
+              std::string_view route_class = kOtherRouteClass, uint64_t max_body_bytes = kServerMaxBodyBytes);
   void HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
-                    std::string_view route_class = kOtherRouteClass);
+                    std::string_view route_class = kOtherRouteClass,
+                    uint64_t max_body_bytes = kServerMaxBodyBytes);
   // Anything unmatched (else 404 JSON). Called for every method; 405s and
   // 404s of unmatched paths count under its route class too.
   void Fallback(Handler h, std::string_view route_class = kOtherRouteClass);
@@ -233,8 +241,8 @@ class Router {
     std::string path;
     bool prefix;
     Handler handler;             // buffered route, or
-    StreamingHandler streaming;  // streaming route, with its body limit:
-    uint64_t max_body_bytes;
+    StreamingHandler streaming;  // streaming route
+    uint64_t max_body_bytes;     // kServerMaxBodyBytes: the Server's
     std::string route_class;
     AdmissionCheck admission;    // null: none
   };

@@ -96,8 +96,9 @@ using ReadinessCheck = std::function<std::string()>;
 // should know.
 using DegradedCheck = std::function<std::string()>;
 
-// Mounts GET /metrics, /livez, /readyz on router (route class "ops"); a
-// request to them with a body gets 413 before it is read (http::RefuseBodies).
+// Mounts GET /metrics, /livez, /readyz on router (route class "ops"); they
+// take no body (a route body limit of 0: 413, before the body is read when
+// Content-Length announces it).
 // /readyz: 503 {"error":{"code":"unavailable","message":<why>}} while `ready`
 // gives a reason; else 200 {"status":"ready"}, or, while `degraded` gives a
 // reason, 200 {"status":"ready","degraded":<reason>}. /metrics also reports
