@@ -134,11 +134,12 @@ int main(int argc, char** argv) {
   // /readyz: not ready (503) for what fails every push: a full disk, NATS
   // away. Ready but degraded (200, with the reason) while --storage is
   // missing: only pushes with attachments need it (storage_probe.h says why).
-  ingest::StorageProbe storage_probe(config->site.storage.url);
+  ingest::StorageProbe storage_probe(config->site.storage);
   storage_probe.Start();
   if (!config->site.storage.url.empty()) {
     registry.AddScrapedGauge("folio_ingest_storage_up",
-                             "1 while --storage answers its /readyz 200; 0: pushes with attachments fail",
+                             "1 while --storage answers (a listing, with ingest's token); 0: pushes with attachments"
+                             " fail",
                              [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
   }
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {

@@ -14,8 +14,9 @@ constexpr int64_t kTimeoutMs = 1000;
 
 }  // namespace
 
-StorageProbe::StorageProbe(std::string url)
-    : url_(std::move(url)),
+StorageProbe::StorageProbe(StorageAccess storage)
+    : url_(std::move(storage.url)),
+      token_(std::move(storage.token)),
       up_(url_.empty()),
       reason_(url_.empty() ? "" : "storage at " + url_ + " not checked yet") {}
 
@@ -53,11 +54,16 @@ void StorageProbe::Run() {
 std::string StorageProbe::Probe() const {
   http::ClientRequest req;
   req.method = "GET";
-  req.url = url_ + "/readyz";
+  req.url = url_ + "/blobs?limit=1";
+  req.headers.emplace_back("Authorization", "Bearer " + token_);
   req.timeout_ms = kTimeoutMs;
   Result<http::ClientResponse> r = http::Fetch(req);
-  if (!r.ok()) return "storage at " + url_ + " unreachable (" + r.status().message() + ")";
-  if (r->status != 200) return "storage at " + url_ + " is not ready (its /readyz answers " + std::to_string(r->status) + ")";
+  const std::string at = "storage at " + url_;
+  if (!r.ok()) return at + " unreachable (" + r.status().message() + ")";
+  if (r->status == 401 || r->status == 403) {
+    return at + " refuses ingest's --storage-token (HTTP " + std::to_string(r->status) + ")";
+  }
+  if (r->status != 200) return at + " is failing (HTTP " + std::to_string(r->status) + " to a listing)";
   return "";
 }
 

@@ -13,9 +13,12 @@
 // the log says when it changes. Pushes with attachments fail with 503 (the
 // CLI retries them) until storage answers.
 //
-// How: storage's own /readyz (open, no token) every 2 s with a 1 s timeout,
-// on a thread of its own (the HTTP client blocks). Storage that answers 503
-// (disk full, a failed write) counts as missing too: it refuses uploads.
+// How: a one-item listing (GET /blobs?limit=1 with ingest's write token)
+// every 2 s with a 1 s timeout, on a thread of its own (the HTTP client
+// blocks). Not storage's /readyz: with --admin-listen that is not on the
+// port ingest talks to. So "missing" is: unreachable, refusing ingest's
+// token, or failing (5xx); a full disk is not seen here (uploads then get
+// 507, which names it).
 //
 // Ownership: owns its thread, stopped and joined by the destructor.
 // Threading: Degraded() and up() from any thread.
@@ -27,12 +30,14 @@
 #include <string>
 #include <thread>
 
+#include "storage_client.h"
+
 namespace folio::ingest {
 
 class StorageProbe {
  public:
-  // url: storage's base URL; "" = no storage (never degraded, no thread).
-  explicit StorageProbe(std::string url);
+  // storage.url "" = no storage (never degraded, no thread).
+  explicit StorageProbe(StorageAccess storage);
   ~StorageProbe();
   StorageProbe(const StorageProbe&) = delete;
   StorageProbe& operator=(const StorageProbe&) = delete;
@@ -52,6 +57,7 @@ class StorageProbe {
   void Record(std::string why);
 
   const std::string url_;
+  const std::string token_;
   std::atomic<bool> up_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
