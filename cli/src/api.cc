@@ -43,7 +43,11 @@ Result<http::ClientResponse> Call(const ServerOptions& server, std::string metho
       return resp;
     }
     const int64_t elapsed_ms = (MonotonicUs() - start_us) / 1000;
-    const int64_t wait_ms = BackoffMs(attempt, std::uniform_real_distribution<double>(0, 1)(rng));
+    // A server that says when to come back (Retry-After, e.g. ingest's 503
+    // while its request-body budget is full) is not asked sooner.
+    const int64_t asked_ms = resp.ok() ? RetryAfterMs(resp->Header("Retry-After"), NowUnixMs() / 1000) : 0;
+    const int64_t wait_ms =
+        std::max(BackoffMs(attempt, std::uniform_real_distribution<double>(0, 1)(rng)), asked_ms);
     if (!IsRetryable(resp.ok() ? Status::Ok() : resp.status(), resp.ok() ? resp->status : 0)) return st;
     if (elapsed_ms + wait_ms > server.retry_for_ms) {
       if (attempt == 1) return st;

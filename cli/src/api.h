@@ -3,9 +3,10 @@
 // ("cannot reach http://...: ...", "the server rejected the token ...").
 //
 // Retries: while the server cannot be reached, times out or answers 500,
-// 502, 503 or 504 (e.g. ingest restarting), a call is sent again with
-// exponential backoff (0.25 s doubling to 4 s, with jitter) until it gets
-// another answer or retry_for_ms has passed since its first attempt; each
+// 502, 503 or 504 (e.g. ingest restarting, or busy: its request-body budget
+// full), a call is sent again with exponential backoff (0.25 s doubling to
+// 4 s, with jitter; longer if the answer's Retry-After asks for more) until
+// it gets another answer or retry_for_ms has passed since its first attempt; each
 // retry prints one "folio: ...; retrying in ..." line on stderr. A push is
 // safe to retry: each SendPush carries one random Idempotency-Key on all
 // its attempts, and the server applies a key at most once (a retry of a

@@ -361,6 +361,20 @@ TEST_CASE("wire: HTTP errors become one-line messages") {
   CHECK(ErrorForResponse("http://h", kPushPath, 503, "").code() == Code::kUnavailable);
 }
 
+TEST_CASE("wire: Retry-After in seconds or as an HTTP-date (issue 22)") {
+  CHECK(RetryAfterMs("1", 0) == 1000);
+  CHECK(RetryAfterMs(" 120 ", 0) == 120000);
+  CHECK(RetryAfterMs("", 0) == 0);
+  CHECK(RetryAfterMs("-3", 0) == 0);
+  CHECK(RetryAfterMs("soon", 0) == 0);
+  CHECK(RetryAfterMs("1.5", 0) == 0);
+  CHECK(RetryAfterMs("999999999", 0) == 24 * 3600 * 1000);
+  // Sun, 06 Nov 1994 08:49:37 GMT is 784111777.
+  CHECK(RetryAfterMs("Sun, 06 Nov 1994 08:49:37 GMT", 784111777 - 5) == 5000);
+  CHECK(RetryAfterMs("Sun, 06 Nov 1994 08:49:37 GMT", 784111777 + 5) == 0);  // in the past
+  CHECK(RetryAfterMs("Sun, 06 Nov 1994 08:49:37 CET", 0) == 0);
+}
+
 TEST_CASE("report: summary line and sizes") {
   PushTotals t;
   t.sent = 12;

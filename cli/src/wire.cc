@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <charconv>
+#include <ctime>
+
 #include "folio/core/json.h"
 
 namespace folio::cli {
@@ -240,6 +244,23 @@ std::string ErrorMessage(std::string_view body) {
   } catch (const simdjson::simdjson_error&) {
     return "";
   }
+}
+
+int64_t RetryAfterMs(std::string_view value, int64_t now_unix_s) {
+  constexpr int64_t kMaxSeconds = 24 * 3600;
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  int64_t seconds = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    // An HTTP-date (IMF-fixdate, the form servers send).
+    std::tm tm{};
+    std::string text(value);
+    const char* parsed = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (parsed == nullptr || *parsed != '\0') return 0;
+    seconds = static_cast<int64_t>(timegm(&tm)) - now_unix_s;
+  }
+  return std::clamp<int64_t>(seconds, 0, kMaxSeconds) * 1000;
 }
 
 Status ErrorForResponse(std::string_view server, std::string_view what, int http_status,

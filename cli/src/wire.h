@@ -121,6 +121,11 @@ std::string BuildPushBody(std::span<const OutgoingNote> notes,
 Status ErrorForResponse(std::string_view server, std::string_view what, int http_status,
                         std::string_view body);
 
+// The wait an answer asks for in its Retry-After header (RFC 9110 10.2.3:
+// delay-seconds, or an HTTP-date read against now_unix_s), in ms: 0 when
+// the header is absent, malformed or in the past; at most a day.
+int64_t RetryAfterMs(std::string_view value, int64_t now_unix_s);
+
 // The "message" of an {"error":{...}} body, or "" if the body is not one.
 std::string ErrorMessage(std::string_view body);
 

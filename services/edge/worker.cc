@@ -19,7 +19,9 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
   // Pages, listings and attachments (Serve narrows those to "asset").
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
   http::ServerOptions opts;
-  opts.max_body_bytes = 0;  // readers send no bodies
+  // Readers send no bodies: one is refused (413) before a byte of it is
+  // read, so the edge needs no body budget and its GETs never hold (issue 22).
+  opts.max_body_bytes = 0;
   server_ = std::make_unique<http::Server>(&loop_, &router_, opts);
   scratch_.reserve(1024);
 }

@@ -19,6 +19,10 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
   flags->Add("title", "", "site add: title shown on the site's pages (default: the site name)");
   flags->Add("max-body", "64MiB", "largest push body");
+  flags->Add("max-inflight-body-bytes", "",
+             "request bodies all connections may hold at once; past it a request gets 503 with Retry-After before"
+             " its body is read (default: 4 × the largest push body, 256MiB; 344MiB with --storage); at least that"
+             " largest body");
   flags->Add("max-note", "4MiB", "largest single note");
   flags->Add("max-notes", "20000", "most notes (plus deletions) per push");
   flags->Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
@@ -120,6 +124,26 @@ Status ReadLimits(const Flags& flags, bool has_storage, IngestConfig* c) {
   return Status::Ok();
 }
 
+// After ReadLimits: the bound on bodies in flight, which must admit the
+// largest body one push may have.
+Status ReadBodyBudget(const Flags& flags, IngestConfig* c) {
+  const uint64_t largest = c->max_body;
+  if (flags.Get("max-inflight-body-bytes").empty()) {
+    c->max_inflight_body_bytes = 4 * largest;
+    return Status::Ok();
+  }
+  auto bytes = flags.GetBytes("max-inflight-body-bytes");
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes < 0 || static_cast<uint64_t>(*bytes) < largest) {
+    return Status::Invalid("--max-inflight-body-bytes (" + std::to_string(*bytes) +
+                           ") is less than the largest push body (" + std::to_string(largest) +
+                           " bytes: --max-body, grown to fit one base64 attachment), which could then never be"
+                           " admitted; raise it, or lower --max-body / --max-attachment");
+  }
+  c->max_inflight_body_bytes = static_cast<uint64_t>(*bytes);
+  return Status::Ok();
+}
+
 Status ReadSchedules(const Flags& flags, bool has_storage, IngestConfig* c) {
   auto every = flags.GetDurationMs("backup-every");
   auto keep = flags.GetInt("backup-keep");
@@ -155,6 +179,7 @@ Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& b
   if (Status s = ReadSiteOptions(flags, &c.site, &c.mermaid_file); !s.ok()) return s;
   const bool has_storage = !c.site.storage.url.empty();
   if (Status s = ReadLimits(flags, has_storage, &c); !s.ok()) return s;
+  if (Status s = ReadBodyBudget(flags, &c); !s.ok()) return s;
   if (Status s = ReadSchedules(flags, has_storage, &c); !s.ok()) return s;
   return c;
 }

@@ -33,6 +33,11 @@ struct IngestConfig {
   // --storage, else 1008KiB).
   PushLimits push_limits;
   size_t max_body = 64u << 20;  // --max-body (64MiB), grown to fit one base64 attachment
+  // --max-inflight-body-bytes (default 4 × max_body: 256MiB, 344MiB with
+  // --storage): request bodies all connections hold at once; past it 503
+  // with Retry-After before a body is read (http/body_budget.h).
+  // At least max_body, or the largest push could never be admitted.
+  uint64_t max_inflight_body_bytes = 4 * (uint64_t{64} << 20);
   size_t render_threads = 0;    // --render-threads (0 = CPUs available to the process)
   int64_t backup_every_ms = 0;  // --backup-every (0 = off); needs --storage
   int backup_keep = 7;          // --backup-keep: 1..10000
@@ -49,7 +54,8 @@ void AddIngestFlags(Flags* flags);
 // The checked configuration of parsed `flags` for serving. kInvalidArgument
 // naming the flag for a value out of range or malformed (also a bad
 // --mermaid-url/--mermaid-integrity pair, --storage without its token,
-// --backup-every without --storage).
+// --backup-every without --storage, --max-inflight-body-bytes below the
+// largest push body).
 Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& basics);
 
 }  // namespace folio::ingest

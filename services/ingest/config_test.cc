@@ -86,6 +86,21 @@ TEST_CASE("config: bad mermaid flags are refused with the flag's name") {
   CHECK(Read({"--recent-pages", "3"})->site.recent_pages == 3);
 }
 
+TEST_CASE("config: --max-inflight-body-bytes defaults to 4 × the largest body and must admit it (issue 22)") {
+  CHECK(Read({})->max_inflight_body_bytes == 4 * (uint64_t{64} << 20));
+  auto storage = Read({"--storage", "http://127.0.0.1:1", "--storage-token", "t"});
+  REQUIRE(storage.ok());
+  CHECK(storage->max_inflight_body_bytes == 4 * storage->max_body);
+  CHECK(storage->max_body > (uint64_t{85} << 20));  // a 64 MiB attachment in base64
+  CHECK(Read({"--max-inflight-body-bytes", "1GiB"})->max_inflight_body_bytes == uint64_t{1} << 30);
+  CHECK(Read({"--max-body", "8MiB", "--max-inflight-body-bytes", "8MiB"}).ok());
+  auto small = Read({"--max-inflight-body-bytes", "32MiB"});
+  REQUIRE(!small.ok());
+  CHECK(small.status().message().find("--max-inflight-body-bytes") != std::string::npos);
+  CHECK(small.status().message().find("--max-body") != std::string::npos);
+  CHECK(!Read({"--max-inflight-body-bytes", "lots"}).ok());
+}
+
 TEST_CASE("bundled mermaid: its URL and the reader's bounds") {
   CHECK(BundledMermaidUrl("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") ==
         "/assets/0123456789abcdef/mermaid.min.js");

@@ -10,113 +10,30 @@
 #include "folio/core/memory.h"
 #include "folio/core/time.h"
 #include "blob_upload.h"
+#include "site_check.h"
 #include "site_writer.h"
 #include "stage.h"
 
 namespace folio::ingest {
 namespace {
 
-constexpr std::string_view kUnauthenticated = "missing or wrong bearer token (Authorization: Bearer TOKEN)";
-// Requests whose token no site knows wait for the next reload of the sites
-// table; bound what they hold meanwhile (bodies are copied).
-constexpr uint64_t kReloadIntervalMs = 1000;
-constexpr size_t kMaxWaiters = 256;
 // A push that rendered this many pages is a burst worth trimming the heap after.
 constexpr size_t kReleaseHeapAfterPages = 1000;
-constexpr size_t kMaxWaitingBytes = 64u << 20;
 
-// HTTP loop only. Holds requests whose token matched no site until a reload
-// of the sites table that started after they arrived has finished, then
-// retries them: at most one reload per kReloadIntervalMs, shared by all.
-class ReloadGate {
- public:
-  explicit ReloadGate(HandlerContext* ctx) : ctx_(ctx) {}
-  bool Admits(size_t bytes) const {
-    return waiting_.size() + in_flight_ < kMaxWaiters && waiting_bytes_ + bytes <= kMaxWaitingBytes;
+// Push bodies are parsed where the connection holds them (no copy): the
+// server leaves kBodyPadding readable bytes after a body for simdjson.
+static_assert(http::kBodyPadding >= kPushBodyPadding);
+
+// HTTP loop, in a handler behind SiteTokenCheck: the site of the request's
+// token. The check found one but cannot hand it on, so it is looked up
+// again; "" (after answering 401) if the site was removed since.
+std::string SiteOf(HandlerContext* ctx, const http::Request& req, http::Responder& r, metrics::Counter* rejected) {
+  std::string site = ctx->sites->Authenticate(req.BearerToken());
+  if (site.empty()) {
+    if (rejected != nullptr) rejected->Increment();
+    r.Send(UnauthenticatedResponse());
   }
-  // REQUIRES: Admits(bytes). Runs `retry` on the HTTP loop after the reload.
-  void Wait(size_t bytes, std::function<void()> retry) {
-    waiting_bytes_ += bytes;
-    waiting_.push_back({bytes, std::move(retry)});
-    if (!busy_) Schedule();
-  }
-
- private:
-  struct Waiter {
-    size_t bytes;
-    std::function<void()> retry;
-  };
-
-  void Schedule() {
-    busy_ = true;
-    uint64_t now = ctx_->http_loop->NowMs();
-    uint64_t next = last_reload_ms_ + kReloadIntervalMs;
-    ctx_->http_loop->After(reloaded_ && now < next ? next - now : 0, [this] { OnTimer(); });
-  }
-
-  void OnTimer() {
-    reloaded_ = true;
-    last_reload_ms_ = ctx_->http_loop->NowMs();
-    auto batch = std::make_shared<std::vector<Waiter>>(std::move(waiting_));
-    waiting_.clear();
-    in_flight_ = batch->size();
-    ctx_->writer_loop->Post([this, batch] {
-      if (Status s = ctx_->sites->Reload(); !s.ok()) log::Warn("sites reload failed", {{"error", s.message()}});
-      ctx_->http_loop->Post([this, batch] { OnReloaded(batch.get()); });
-    });
-  }
-
-  void OnReloaded(std::vector<Waiter>* batch) {
-    in_flight_ = 0;
-    for (Waiter& w : *batch) {
-      waiting_bytes_ -= w.bytes;
-      w.retry();
-    }
-    busy_ = false;
-    if (!waiting_.empty()) Schedule();
-  }
-
-  HandlerContext* ctx_;
-  std::vector<Waiter> waiting_;
-  size_t in_flight_ = 0;       // waiters of the reload now running
-  size_t waiting_bytes_ = 0;   // held by waiting_ and the in-flight batch
-  bool busy_ = false;          // a reload is scheduled or running
-  bool reloaded_ = false;
-  uint64_t last_reload_ms_ = 0;
-};
-
-// Gets the site and (if wanted) a copy of the request body, which outlives
-// the connection's buffer.
-using RunForSite =
-    std::function<void(const std::string& site, std::shared_ptr<std::string> body, http::Responder r)>;
-
-// HTTP loop. Calls run() for the site the request's token selects; an
-// unknown token waits for one reload of the sites table, then gets 401.
-void WithSite(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate, const http::Request& req,
-              bool copy_body, http::Responder r, RunForSite run, metrics::Counter* rejected) {
-  std::string_view token = req.BearerToken();
-  std::string site = ctx->sites->Authenticate(token);
-  auto copy = [&] { return copy_body ? std::make_shared<std::string>(req.body) : nullptr; };
-  if (!site.empty()) {
-    run(site, copy(), std::move(r));
-    return;
-  }
-  size_t hold = copy_body ? req.body.size() : 0;
-  if (token.empty() || !gate->Admits(hold)) {
-    if (rejected) rejected->Increment();
-    r.SendError(401, "unauthenticated", kUnauthenticated);
-    return;
-  }
-  auto responder = std::make_shared<http::Responder>(std::move(r));
-  gate->Wait(hold, [ctx, token = std::string(token), body = copy(), responder, run = std::move(run), rejected] {
-    std::string site = ctx->sites->Authenticate(token);
-    if (site.empty()) {
-      if (rejected) rejected->Increment();
-      responder->SendError(401, "unauthenticated", kUnauthenticated);
-      return;
-    }
-    run(site, body, std::move(*responder));
-  });
+  return site;
 }
 
 // Sends `resp` from the HTTP loop (any thread).
@@ -291,23 +208,23 @@ void UploadAndRun(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::sha
 
 // Prepare pool. Parses the body, puts the attachments into storage, then
 // hands the push to the writer loop; answers errors itself.
-void PreparePush(HandlerContext* ctx, std::string site, std::string key, std::shared_ptr<std::string> body,
+// `body` is the request's, valid until `responder` answers (server.h).
+void PreparePush(HandlerContext* ctx, std::string site, std::string key, std::string_view body,
                  std::shared_ptr<http::Responder> responder, std::shared_ptr<PushCounters> m) {
   auto p = std::make_shared<PreparedPush>();
   p->started_us = MonotonicUs();
   p->site = std::move(site);
   p->key.key = std::move(key);
   p->key.encode_reply = &PushReplyRecord;
-  if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex(*body);
+  if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex(body);
   PushError err;
-  if (!ParsePushRequest(*body, ctx->limits, &p->request, &err)) {
+  if (!ParsePushRequest(body, ctx->limits, &p->request, &err, /*padded=*/true)) {
     m->rejected.Increment();
     log::Info("push rejected", {{"site", p->site}, {"error", err.status.message()}});
     Answer(ctx, responder, http::Response::Error(err.status, err.path));
     return;
   }
-  body.reset();  // the parsed request holds what is needed
-  UploadAndRun(ctx, p, std::move(responder), std::move(m));
+  UploadAndRun(ctx, p, std::move(responder), std::move(m));  // the parsed request holds what is needed
 }
 
 // Prepare pool. Puts the attachments of `p` into storage, then hands it to
@@ -364,7 +281,7 @@ std::string StagedReply(const std::string& stage, int64_t batch, size_t received
 struct StagedBatch {
   std::string site, stage;
   int64_t batch = 0;
-  std::shared_ptr<std::string> body;
+  std::string_view body;  // the request's, valid until it is answered
 };
 
 // Prepare pool. Validates a staged batch as a push (the same errors), then
@@ -375,7 +292,7 @@ void StageBatch(HandlerContext* ctx, StagedBatch b, std::shared_ptr<http::Respon
   {
     PushRequest parsed;
     PushError err;
-    if (!ParsePushRequest(*b.body, ctx->limits, &parsed, &err)) {
+    if (!ParsePushRequest(b.body, ctx->limits, &parsed, &err, /*padded=*/true)) {
       m->rejected.Increment();
       log::Info("staged batch rejected", {{"site", b.site}, {"stage", b.stage}, {"error", err.status.message()}});
       Answer(ctx, responder, http::Response::Error(err.status, err.path));
@@ -387,7 +304,7 @@ void StageBatch(HandlerContext* ctx, StagedBatch b, std::shared_ptr<http::Respon
   OnWriter(ctx, responder, [ctx, b = std::move(b), received, m] {
     if (!ctx->sites->writer(b.site)) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
     DropStaleStages(ctx);
-    auto info = ctx->sites->store()->PutStageBatch(b.site, b.stage, b.batch, *b.body, NowUnixMs(),
+    auto info = ctx->sites->store()->PutStageBatch(b.site, b.stage, b.batch, b.body, NowUnixMs(),
                                                    ctx->stage.max_bytes);
     if (!info.ok()) {
       (info.status().code() == Code::kTooLarge ? m->rejected : m->error).Increment();
@@ -454,7 +371,7 @@ void LoadStageForCommit(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, st
 // Prepare pool. Parses the commit's own body (may be empty), then loads the
 // stage on the writer loop.
 void CommitStage(HandlerContext* ctx, std::string site, std::string stage, std::string key,
-                 std::shared_ptr<std::string> body, std::shared_ptr<http::Responder> responder,
+                 std::string_view body, std::shared_ptr<http::Responder> responder,
                  std::shared_ptr<PushCounters> m) {
   auto p = std::make_shared<PreparedPush>();
   p->started_us = MonotonicUs();
@@ -463,24 +380,29 @@ void CommitStage(HandlerContext* ctx, std::string site, std::string stage, std::
   p->key.key = std::move(key);
   p->key.encode_reply = &PushReplyRecord;
   // The key covers the stage too: the same key on another stage is refused.
-  if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex("stage " + p->stage + "\n" + *body);
+  if (!p->key.key.empty()) {
+    Sha256Stream h;  // of "stage <ID>\n<body>", without copying the body
+    h.Update("stage ");
+    h.Update(p->stage);
+    h.Update("\n");
+    h.Update(body);
+    p->key.body_sha256 = h.FinishHex();
+  }
   auto own = std::make_shared<PushRequest>();
-  if (body->find_first_not_of(" \t\r\n") != std::string::npos) {
+  if (body.find_first_not_of(" \t\r\n") != std::string_view::npos) {
     PushError err;
-    if (!ParsePushRequest(*body, ctx->limits, own.get(), &err)) {
+    if (!ParsePushRequest(body, ctx->limits, own.get(), &err, /*padded=*/true)) {
       m->rejected.Increment();
       Answer(ctx, responder, http::Response::Error(err.status, err.path));
       return;
     }
   }
-  body.reset();
   ctx->writer_loop->Post([ctx, p, own, responder, m] { LoadStageForCommit(ctx, p, own, responder, m); });
 }
 
-// HTTP loop. POST /api/v1/push?stage=ID&batch=N.
-void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& gate,
-                       const std::shared_ptr<PushCounters>& counters, const http::Request& req, std::string stage,
-                       http::Responder r) {
+// HTTP loop. POST /api/v1/push?stage=ID&batch=N of `site`.
+void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<PushCounters>& counters, const http::Request& req,
+                       std::string site, std::string stage, http::Responder r) {
   Result<int64_t> batch = ParseStageBatch(req.QueryParam("batch"));
   Status bad = batch.ok() ? CheckStageId(stage) : batch.status();
   if (!bad.ok()) {
@@ -488,15 +410,11 @@ void HandleStagedBatch(HandlerContext* ctx, const std::shared_ptr<ReloadGate>& g
     r.SendError(bad);
     return;
   }
-  auto run = [ctx, counters, stage = std::move(stage), n = *batch](const std::string& site,
-                                                                   std::shared_ptr<std::string> body,
-                                                                   http::Responder r) {
-    auto responder = std::make_shared<http::Responder>(std::move(r));
-    ctx->prepare_pool->Submit([ctx, counters, b = StagedBatch{site, stage, n, std::move(body)}, responder]() mutable {
-      StageBatch(ctx, std::move(b), responder, counters);
-    });
-  };
-  WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
+  auto responder = std::make_shared<http::Responder>(std::move(r));
+  StagedBatch b{std::move(site), std::move(stage), *batch, req.body};
+  ctx->prepare_pool->Submit([ctx, counters, b = std::move(b), responder]() mutable {
+    StageBatch(ctx, std::move(b), responder, counters);
+  });
 }
 
 // HTTP loop. The manifest's ?since=VERSION: -1 when absent (the full
@@ -548,29 +466,32 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       ctx->registry->NewGauge("folio_ingest_heap_bytes",
                               "Heap bytes in use (malloc) after the last hand-back; the rest of the resident set is"
                               " code, stacks and freed heap")});
-  auto gate = std::make_shared<ReloadGate>(ctx);
+  // Every route of the API needs a site's token, checked from the headers
+  // before a body is read (site_check.h).
+  auto reload = std::make_shared<ReloadGate>(ctx->http_loop, ctx->writer_loop, ctx->sites);
+  http::AdmissionCheck push_check = SiteTokenCheck(reload, ctx->sites, &counters->rejected);
+  http::AdmissionCheck read_check = SiteTokenCheck(reload, ctx->sites, nullptr);
 
-  router->Handle("POST", "/api/v1/push", [ctx, gate, counters](const http::Request& req, http::Responder r) {
+  router->Handle("POST", "/api/v1/push", push_check, [ctx, counters](const http::Request& req, http::Responder r) {
     Result<std::string> key = IdempotencyKey(req);
     if (!key.ok()) {
       counters->rejected.Increment();
       r.SendError(key.status());
       return;
     }
+    std::string site = SiteOf(ctx, req, r, &counters->rejected);
+    if (site.empty()) return;
     if (std::string stage = req.QueryParam("stage"); !stage.empty()) {
-      return HandleStagedBatch(ctx, gate, counters, req, std::move(stage), std::move(r));
+      return HandleStagedBatch(ctx, counters, req, std::move(site), std::move(stage), std::move(r));
     }
-    auto run = [ctx, counters, key = *key](const std::string& site, std::shared_ptr<std::string> body,
-                                           http::Responder r) {
-      auto responder = std::make_shared<http::Responder>(std::move(r));
-      ctx->prepare_pool->Submit([ctx, counters, key, site, body, responder]() mutable {
-        PreparePush(ctx, site, key, std::move(body), responder, counters);
-      });
-    };
-    WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
+    auto responder = std::make_shared<http::Responder>(std::move(r));
+    ctx->prepare_pool->Submit([ctx, counters, key = *key, site, body = req.body, responder] {
+      PreparePush(ctx, site, key, body, responder, counters);
+    });
   }, "push");
 
-  router->Handle("POST", "/api/v1/push/commit", [ctx, gate, counters](const http::Request& req, http::Responder r) {
+  router->Handle("POST", "/api/v1/push/commit", push_check, [ctx, counters](const http::Request& req,
+                                                                             http::Responder r) {
     Result<std::string> key = IdempotencyKey(req);
     std::string stage = req.QueryParam("stage");
     Status bad = key.ok() ? CheckStageId(stage) : key.status();
@@ -579,60 +500,54 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
       r.SendError(bad);
       return;
     }
-    auto run = [ctx, counters, key = *key, stage](const std::string& site, std::shared_ptr<std::string> body,
-                                                  http::Responder r) {
-      auto responder = std::make_shared<http::Responder>(std::move(r));
-      ctx->prepare_pool->Submit([ctx, counters, key, stage, site, body, responder]() mutable {
-        CommitStage(ctx, site, stage, key, std::move(body), responder, counters);
-      });
-    };
-    WithSite(ctx, gate, req, /*copy_body=*/true, std::move(r), std::move(run), &counters->rejected);
+    std::string site = SiteOf(ctx, req, r, &counters->rejected);
+    if (site.empty()) return;
+    auto responder = std::make_shared<http::Responder>(std::move(r));
+    ctx->prepare_pool->Submit([ctx, counters, key = *key, stage, site, body = req.body, responder] {
+      CommitStage(ctx, site, stage, key, body, responder, counters);
+    });
   }, "push_commit");
 
-  router->Handle("GET", "/api/v1/manifest", [ctx, gate](const http::Request& req, http::Responder r) {
+  router->Handle("GET", "/api/v1/manifest", read_check, [ctx](const http::Request& req, http::Responder r) {
     Result<int64_t> since = ParseSince(req);
     if (!since.ok()) {
       r.SendError(since.status());
       return;
     }
-    auto run = [ctx, since = *since](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
-      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, since] {
-        SiteWriter* writer = ctx->sites->writer(site);
-        if (!writer) {
-          return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
-        }
-        if (since < 0) {
-          Result<std::string> epoch = writer->Epoch();
-          if (!epoch.ok()) return http::Response::Error(epoch.status());
-          return http::Response::Json(200, writer->ManifestJson(ctx->limits, *epoch));
-        }
-        Result<std::string> delta = writer->ManifestDeltaJson(ctx->limits, since);
-        if (!delta.ok()) return http::Response::Error(delta.status());
-        return http::Response::Json(200, std::move(delta).value());
-      });
-    };
-    WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
+    std::string site = SiteOf(ctx, req, r, nullptr);
+    if (site.empty()) return;
+    OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, since = *since] {
+      SiteWriter* writer = ctx->sites->writer(site);
+      if (!writer) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
+      if (since < 0) {
+        Result<std::string> epoch = writer->Epoch();
+        if (!epoch.ok()) return http::Response::Error(epoch.status());
+        return http::Response::Json(200, writer->ManifestJson(ctx->limits, *epoch));
+      }
+      Result<std::string> delta = writer->ManifestDeltaJson(ctx->limits, since);
+      if (!delta.ok()) return http::Response::Error(delta.status());
+      return http::Response::Json(200, std::move(delta).value());
+    });
   }, "manifest");
 
   // Every URL the site publishes, in bounded pages, for `folio export`:
   // {"urls":["/",...],"next":"URL"}; "next" is "" on the last page, else
   // the value of ?after= for the next one.
-  router->Handle("GET", "/api/v1/export", [ctx, gate](const http::Request& req, http::Responder r) {
+  router->Handle("GET", "/api/v1/export", read_check, [ctx](const http::Request& req, http::Responder r) {
     std::string after = req.QueryParam("after");
     if (after.size() > kMaxExportAfter) {
       r.SendError(Status::Invalid("after must be a URL path of at most 4096 bytes"));
       return;
     }
-    auto run = [ctx, after](const std::string& site, std::shared_ptr<std::string>, http::Responder r) {
-      OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, after] {
-        SiteWriter* writer = ctx->sites->writer(site);
-        if (!writer) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
-        Result<std::vector<std::string>> urls = writer->PageUrls(after, kExportPageUrls);
-        if (!urls.ok()) return http::Response::Error(urls.status());
-        return http::Response::Json(200, ExportJson(*urls, kExportPageUrls));
-      });
-    };
-    WithSite(ctx, gate, req, /*copy_body=*/false, std::move(r), std::move(run), nullptr);
+    std::string site = SiteOf(ctx, req, r, nullptr);
+    if (site.empty()) return;
+    OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, after] {
+      SiteWriter* writer = ctx->sites->writer(site);
+      if (!writer) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
+      Result<std::vector<std::string>> urls = writer->PageUrls(after, kExportPageUrls);
+      if (!urls.ok()) return http::Response::Error(urls.status());
+      return http::Response::Json(200, ExportJson(*urls, kExportPageUrls));
+    });
   }, "export");
 }
 

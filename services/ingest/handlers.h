@@ -1,14 +1,15 @@
 // HTTP API of folio-ingest: POST /api/v1/push (also ?stage=ID&batch=N, a
 // staged batch: stage.h), POST /api/v1/push/commit?stage=ID and
 // GET /api/v1/manifest.
-// Handlers run on the HTTP loop; they authenticate (the bearer token selects
-// one site: Sites::Authenticate) and copy the body. A push is then parsed
-// and its attachments uploaded on the prepare pool, and applied by that
+// Every route checks the bearer token from the headers, before a byte of
+// the body is read (site_check.h: the token selects one site; a token no
+// site knows waits for one reload of the sites table, then gets 401).
+// Handlers run on the HTTP loop and copy no body: a push is parsed in place
+// and its attachments uploaded on the prepare pool, then applied by that
 // site's writer on the writer loop; the answer goes back through the HTTP
-// loop. The reply JSON is written here, from the writer's PushSummary.
-// A token no site knows triggers one reload of the sites table (at most one
-// per second, shared by every request waiting for it) before the 401, so a
-// site added by `folio-ingest site add` works at once.
+// loop, and the body stays the connection's until then (request views live
+// while the Responder is unanswered, http/server.h). The reply JSON is
+// written here, from the writer's PushSummary.
 #pragma once
 
 #include <string>

@@ -43,6 +43,7 @@
 #include "handlers.h"
 #include "site_command.h"
 #include "sites.h"
+#include "storage_probe.h"
 #include "store.h"
 #include "writer_chores.h"
 
@@ -113,7 +114,12 @@ int main(int argc, char** argv) {
   if (!crashed.ok()) return FailStartup(crashed.status());
   if (Status s = CrashMarks::Install(data_dir + "/crash_marks"); !s.ok()) return FailStartup(s);
 
+  // Request bodies held at once by every connection (issue 22). Declared
+  // first: connections give their reservations back when the last
+  // Responder goes, which may be in a task the loops or pools drop at exit.
+  http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
+  metrics::ExportBodyBudget(&registry, &body_budget);
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
   ingest::UseBundledMermaid(config->mermaid_file, &config->site, &blobs_in_flight, &bundled_mermaid);
@@ -134,10 +140,21 @@ int main(int argc, char** argv) {
 
   http::Router router;
   DiskFull& disk = (*store)->disk();
+  // /readyz: not ready (503) for what fails every push: a full disk, NATS
+  // away. Ready but degraded (200, with the reason) while --storage is
+  // missing: only pushes with attachments need it (storage_probe.h says why).
+  ingest::StorageProbe storage_probe(config->site.storage);
+  storage_probe.Start();
+  if (!config->site.storage.url.empty()) {
+    registry.AddScrapedGauge("folio_ingest_storage_up",
+                             "1 while --storage answers (a listing, with ingest's token); 0: pushes with attachments"
+                             " fail",
+                             [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
+  }
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return link.connected() ? "" : "not connected to NATS at " + link.url();
-  }, basics);
+  }, basics, [&storage_probe] { return storage_probe.Degraded(); });
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
@@ -147,6 +164,7 @@ int main(int argc, char** argv) {
 
   http::ServerOptions sopts;
   sopts.max_body_bytes = config->max_body;
+  sopts.body_budget = &body_budget;
   http::Server server(&loop, &router, sopts);
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();

@@ -188,11 +188,17 @@ bool ParseSettings(simdjson::dom::element settings_el, PushParse* st) {
 // The DOM API is used (not On Demand) because Debian's simdjson picks its
 // SIMD kernel at run time only for the DOM parser; On Demand compiled
 // without -march would use the slow fallback kernel.
-bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err) {
+static_assert(kPushBodyPadding >= simdjson::SIMDJSON_PADDING);
+
+bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err,
+                      bool padded) {
   using namespace simdjson;
   dom::parser parser;
   dom::element doc;
-  if (auto e = parser.parse(body.data(), body.size()).get(doc)) return Fail(err, Status::Invalid(JsonProblem(e)));
+  // Unpadded, simdjson copies the body (issue 22: a second copy of each push).
+  if (auto e = parser.parse(body.data(), body.size(), /*realloc_if_needed=*/!padded).get(doc)) {
+    return Fail(err, Status::Invalid(JsonProblem(e)));
+  }
   dom::object root;
   if (doc.get_object().get(root)) return Fail(err, Status::Invalid("body must be a JSON object"));
   PushParse st{limits, out, err, {}, 0};

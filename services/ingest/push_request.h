@@ -56,6 +56,13 @@ struct PushError {
 // "delete":[paths of notes or attachments], "settings":{"strict_line_breaks":bool}}.
 // An unknown key in "settings", or a value that is not a bool, is refused.
 // Parses `body` into *out. On failure returns false and fills *err.
-bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err);
+// `padded`: at least kPushBodyPadding readable bytes follow `body` in memory
+// (as they do a body the HTTP server buffered), so it is parsed in place;
+// otherwise the JSON parser copies it first.
+bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err,
+                      bool padded = false);
+
+// What ParsePushRequest's JSON parser may read past the end of a padded body.
+inline constexpr size_t kPushBodyPadding = 64;
 
 }  // namespace folio::ingest

@@ -26,8 +26,11 @@ std::unique_ptr<BlobGc> ScheduleBlobGc(const IngestConfig& config, Store* store,
 
 void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, BusLink* link,
                          metrics::Registry* registry, int64_t stage_ttl_ms) {
-  auto& g_disk_full = registry->NewGauge("folio_ingest_disk_full",
-                                         "1 while the database's disk is full: pushes fail (507) until space returns");
+  // Read at each scrape from the state /readyz reads: the two never disagree.
+  DiskFull* disk = &store->disk();
+  registry->AddScrapedGauge("folio_ingest_disk_full",
+                            "1 while the database's disk is full: pushes fail (507) until space returns",
+                            [disk] { return disk->full() ? 1.0 : 0.0; });
   // The outbox's age, measured after each round's publish: how long the
   // oldest committed message has waited for NATS (0 when all went out).
   auto& g_outbox_oldest = registry->NewGauge(
@@ -50,9 +53,9 @@ void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, Bu
     }
     if (auto bytes = store->StagedBytes(); bytes.ok()) g_staged.Set(static_cast<double>(*bytes));
   };
-  writer_loop->Post([writer_loop, store, sites, link, &g_disk_full, measure_outbox, sweep_stages] {
-    writer_loop->Every(1000, [store, sites, link, &g_disk_full, measure_outbox, sweep_stages] {
-      g_disk_full.Set(store->disk().Recheck() ? 1 : 0);
+  writer_loop->Post([writer_loop, store, sites, link, measure_outbox, sweep_stages] {
+    writer_loop->Every(1000, [store, sites, link, measure_outbox, sweep_stages] {
+      store->disk().Recheck();
       sites->ReloadIfChanged();  // `folio-ingest site add|remove` ran meanwhile
       link->Round();
       measure_outbox();

@@ -101,7 +101,11 @@ int main(int argc, char** argv) {
   ops.MountPublic(&router);
   search::MountQueryApi(&router, {engine->get(), &indexer, &m, &query_pool, &loop});
 
-  http::Server server(&loop, &router, {});
+  http::ServerOptions sopts;
+  // Its API is GETs only: a request body is refused (413) before a byte of
+  // it is read, so search needs no body budget (issue 22).
+  sopts.max_body_bytes = 0;
+  http::Server server(&loop, &router, sopts);
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {

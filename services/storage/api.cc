@@ -480,15 +480,13 @@ http::Handler Guard(ApiContext* ctx, Access need, http::Handler h) {
   };
 }
 
-// The same for an upload: refused before a reader exists, so no byte of
-// the body is stored.
-http::StreamingHandler GuardUpload(ApiContext* ctx, http::StreamingHandler h) {
-  return [ctx, h = std::move(h)](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
-    if (Status s = Authorize(ctx->tokens, req, Access::kWrite); !s.ok()) {
-      SendDenied(resp, s);
-      return nullptr;
-    }
-    return h(req, std::move(resp));
+// The check of an upload (http/admission.h): the write token, from the
+// headers, before a byte of the body is read or counted against the body
+// budget; a refusal closes the connection without reading the body.
+http::AdmissionCheck UploadCheck(ApiContext* ctx) {
+  return [ctx](const http::Request& req, http::AdmissionGate gate) {
+    if (Status s = Authorize(ctx->tokens, req, Access::kWrite); !s.ok()) return gate.Refuse(Denied(s));
+    gate.Admit();
   };
 }
 
@@ -529,8 +527,8 @@ std::string NotReadyReason(const ApiContext& ctx) {
 void MountApi(http::Router* router, ApiContext* ctx) {
   M(ctx);
   router->HandleStreamingPrefix(
-      "PUT", std::string(kBlobPrefix),
-      GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+      "PUT", std::string(kBlobPrefix), UploadCheck(ctx),
+      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string_view hex = req.path.substr(kBlobPrefix.size());
         if (!IsHex64(hex)) {
           resp.SendError(Status::Invalid("expected /blobs/sha256/<64 lower-case hex digits>"));
@@ -538,11 +536,11 @@ void MountApi(http::Router* router, ApiContext* ctx) {
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kBlobKeyPrefix) + std::string(hex),
                            std::string(hex), 0);
-      }),
+      },
       ctx->options.max_blob_bytes, "blob");
   router->HandleStreamingPrefix(
-      "PUT", std::string(kObjectPrefix),
-      GuardUpload(ctx, [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
+      "PUT", std::string(kObjectPrefix), UploadCheck(ctx),
+      [ctx](const http::Request& req, http::Responder resp) -> std::shared_ptr<http::BodyReader> {
         std::string name;
         if (Status s = ObjectName(req.path.substr(kObjectPrefix.size()), &name); !s.ok()) {
           resp.SendError(s);
@@ -557,7 +555,7 @@ void MountApi(http::Router* router, ApiContext* ctx) {
           }
         }
         return StartUpload(ctx, req, std::move(resp), std::string(kObjectKeyPrefix) + name, "", keep);
-      }),
+      },
       ctx->options.max_blob_bytes, "object");
   // Buffered routes, each behind the token check for what it needs.
   // Route classes for request metrics: "blob" and "object" (one named

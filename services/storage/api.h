@@ -4,10 +4,12 @@
 // all of them, or the read token for GET and HEAD of /blobs/sha256/<hex>
 // (what edges do). No or an unknown token: 401 with "WWW-Authenticate:
 // Bearer"; the read token anywhere else: 403. An upload (the PUT routes,
-// the only ones that take a body, streamed) is checked before its body is
-// read (nothing is stored). Any other request with a body is refused with
-// 413 before the body is read, token or not (main serves with
-// ServerOptions::max_body_bytes = 0). /livez, /readyz and /metrics are open.
+// the only ones that take a body, streamed) is checked by its route's
+// http::AdmissionCheck before its body is read or counted against the body
+// budget: a refusal stores nothing and closes the connection unread. Any
+// other request with a body is refused with 413 before the body is read,
+// token or not (main serves with ServerOptions::max_body_bytes = 0).
+// /livez, /readyz and /metrics are open.
 //
 //   PUT    /blobs/sha256/<hex>   body streamed in; its SHA-256 must equal <hex>
 //                                (else 400, nothing kept); Content-Type kept.
@@ -42,7 +44,7 @@
 // Threading: handlers run on the loop thread; journal calls that touch the
 // disk (Append of full blocks, Commit's fdatasync, ReadAt, Delete) run on
 // the I/O pool and post back. Upload bodies are paused while a block is
-// being written, so an upload holds at most about one block in memory.
+// being written, so an upload holds at most UploadHoldBytes in memory.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,11 @@ struct ApiContext {
   DiskFull* disk = nullptr;
   TokenHashes tokens;  // who may call (auth.h); REQUIRES: both set
 };
+
+// What one upload holds of its body at most, whatever its length: the
+// chunk being appended on the I/O pool, the next one filling, and the
+// server's window plus one read (ServerOptions::stream_body_budget_bytes).
+inline uint64_t UploadHoldBytes(const ApiOptions& o) { return 2 * uint64_t{o.write_chunk_bytes} + (128u << 10); }
 
 // Mounts the routes (and a fallback that answers 401 before 404) on
 // router. ctx must outlive the router's use.

@@ -24,10 +24,12 @@ Status Authorize(const TokenHashes& tokens, const http::Request& req, Access nee
       "the read token may only GET or HEAD /blobs/sha256/<hex>; this request needs storage's write token");
 }
 
-void SendDenied(http::Responder& resp, const Status& why) {
+http::Response Denied(const Status& why) {
   http::Response r = http::Response::Error(why);
   if (why.code() == Code::kUnauthenticated) r.headers.emplace_back("WWW-Authenticate", "Bearer");
-  resp.Send(std::move(r));
+  return r;
 }
+
+void SendDenied(http::Responder& resp, const Status& why) { resp.Send(Denied(why)); }
 
 }  // namespace folio::storage

@@ -34,8 +34,10 @@ struct TokenHashes {
 // kPermissionDenied if it is the read token and `need` is kWrite.
 Status Authorize(const TokenHashes& tokens, const http::Request& req, Access need);
 
-// Answers a failed Authorize: 401 with "WWW-Authenticate: Bearer" or 403,
-// each with the JSON error body. REQUIRES: !why.ok().
+// The answer to a failed Authorize: 401 with "WWW-Authenticate: Bearer" or
+// 403, each with the JSON error body. REQUIRES: !why.ok().
+http::Response Denied(const Status& why);
+// Sends Denied(why). REQUIRES: !why.ok().
 void SendDenied(http::Responder& resp, const Status& why);
 
 }  // namespace folio::storage

@@ -21,6 +21,12 @@ struct StorageConfig {
   // --segment-size (64MiB) and --max-blob (1GiB: largest blob or object).
   journal::Options journal;
   size_t io_threads = 8;         // --io-threads: 1..256
+  // --max-inflight-body-bytes (128MiB): upload bodies held at once; an
+  // upload holds UploadHoldBytes (about 2 MiB) of its body however long it
+  // is, a smaller one its length: ~60 large uploads, or thousands of 4 KiB
+  // ones. Past it 503 with Retry-After before the body is read. At least
+  // UploadHoldBytes, or no large upload could ever be admitted.
+  uint64_t max_inflight_body_bytes = uint64_t{128} << 20;
   // --data, and --write-token / --read-token (or their -file flags and
   // environment); "" = generated on the first start (tokens.h).
   TokenConfig tokens;
@@ -30,7 +36,8 @@ struct StorageConfig {
 void AddStorageFlags(Flags* flags);
 
 // The checked configuration of parsed `flags`. kInvalidArgument naming the
-// flag for a value out of range or malformed; a token file's read error.
+// flag for a value out of range or malformed (--max-inflight-body-bytes
+// below what one upload holds); a token file's read error.
 Result<StorageConfig> ReadStorageConfig(const Flags& flags, const ServiceBasics& basics);
 
 }  // namespace folio::storage

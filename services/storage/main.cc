@@ -73,7 +73,11 @@ int main(int argc, char** argv) {
                                  {"corrupt_records", std::to_string(st.corrupt_records)}});
   }
 
+  // Upload bodies held at once (issue 22). Declared before everything that
+  // may hold a connection (the I/O pool's tasks hold Responders).
+  http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
+  metrics::ExportBodyBudget(&registry, &body_budget);
   auto& g_blobs = registry.NewGauge("folio_storage_blobs", "Live blobs and objects");
   auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
   auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");
@@ -83,13 +87,17 @@ int main(int argc, char** argv) {
                                           "Seconds the group commits spent in fdatasync since start");
   auto& g_wa = registry.NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start");
   auto& g_corrupt = registry.NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start");
-  auto& g_full = registry.NewGauge("folio_storage_disk_full",
-                                   "1 while the disk is full: writes are refused (507) until space returns");
-  auto& g_failed = registry.NewGauge("folio_storage_write_failed",
-                                     "1 once a write or fsync failed: writes are refused until a restart");
   // The journal's disk: marked full by a write that failed for lack of
   // space, cleared by the next successful write or once space returns.
+  // Its gauges read the same state /readyz reads (NotReadyReason), at each
+  // scrape: they never disagree with it (they lagged up to a second).
   DiskFull disk(data_dir, "data");
+  registry.AddScrapedGauge("folio_storage_disk_full",
+                           "1 while the disk is full: writes are refused (507) until space returns",
+                           [&disk] { return disk.full() ? 1.0 : 0.0; });
+  registry.AddScrapedGauge("folio_storage_write_failed",
+                           "1 once a write or fsync failed: writes are refused until a restart",
+                           [j = journal->get()] { return j->WriteError().ok() ? 0.0 : 1.0; });
   auto refresh = [&] {
     journal::Stats st = (*journal)->stats();
     g_blobs.Set(static_cast<double>(st.live_blobs));
@@ -100,8 +108,6 @@ int main(int argc, char** argv) {
     g_commit_sync.Set(static_cast<double>(st.batch_sync_us) / 1e6);
     g_wa.Set(st.write_amplification());
     g_corrupt.Set(static_cast<double>(st.corrupt_records));
-    g_full.Set(disk.full() ? 1 : 0);
-    g_failed.Set((*journal)->WriteError().ok() ? 0 : 1);
   };
   refresh();
 
@@ -123,6 +129,8 @@ int main(int argc, char** argv) {
   // Only the PUT routes take a body, and they stream it behind the token
   // check: any other body is refused (413) before a byte of it is read.
   sopts.max_body_bytes = 0;
+  sopts.body_budget = &body_budget;
+  sopts.stream_body_budget_bytes = storage::UploadHoldBytes(ctx.options);
   sopts.stream_pull_bytes = 256 * 1024;
   sopts.stream_watermark_bytes = 1024 * 1024;
   http::Server server(&loop, &router, sopts);

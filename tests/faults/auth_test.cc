@@ -12,7 +12,8 @@
 //   ingest   push and manifest need a site's token; a site's token reaches
 //            that site only
 //   search   its HTTP API is public by design (it answers without a token)
-//            and knows only published notes; it has no write endpoint
+//            and knows only published notes; it has no write endpoint and
+//            refuses any request body (413) before reading it
 //   edge     public pages; no write endpoint at all (405), whatever token
 #include <doctest/doctest.h>
 
@@ -248,8 +249,10 @@ TEST_CASE("auth matrix: every endpoint of storage, ingest, search and edge") {
       rows.push_back({"search", q, "GET", "/api/v1/search?site=default&mode=text&q=okapisecret", who, 200});
     }
     for (const char* m : {"POST", "PUT", "DELETE"}) {
-      rows.push_back({"search", q, m, "/api/v1/search", site_token, 405, "{}"});
-      rows.push_back({"search", q, m, "/api/v1/related", site_token, 405, "{}"});
+      rows.push_back({"search", q, m, "/api/v1/search", site_token, 405});
+      rows.push_back({"search", q, m, "/api/v1/related", site_token, 405});
+      // Search reads no request body at all: one is refused before any handler (issue 22).
+      rows.push_back({"search", q, m, "/api/v1/search", site_token, 413, "{}"});
     }
     for (const char* probe : {"/livez", "/readyz", "/metrics"}) rows.push_back({"search", q, "GET", probe, none, 200});
     RunTable(rows, false);

@@ -9,7 +9,9 @@
 //    once), and every note is served by the edge;
 //  - the same key and body twice: the same reply (the second says
 //    "replayed"), one version; the same key with another body: 422 naming
-//    the problem, nothing applied; a malformed key: 400.
+//    the problem, nothing applied; a malformed key: 400;
+//  - a push that finds ingest busy (its request-body budget full: 503 with
+//    Retry-After, issue 22) waits what Retry-After asks, then goes through.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "../integration/cluster.h"
+#include "../integration/test_util.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
 
@@ -159,4 +162,40 @@ TEST_CASE("push: the same Idempotency-Key twice is applied once; with another bo
   // Without a key a push is applied as before.
   CHECK(PushWithKey(c, PushBody({{"k.md", "# K\n\nfourth\n"}}), "").status == 200);
   CHECK(ServerVersion(c) == version + 1);
+}
+
+TEST_CASE("faults: a CLI push that finds ingest's body budget full waits Retry-After, then goes through (issue 22)") {
+  Cluster c({"--max-body", "4MiB", "--max-inflight-body-bytes", "4MiB"}, /*start_services=*/false);
+  c.StartIngest();
+  INFO(c.Logs());
+  const std::string url = c.ingest_url();
+  auto metric = [&](const char* series) {
+    auto r = http::Get(url + "/metrics");
+    return r.ok() ? Metric(r->body, series) : -1;
+  };
+  // Another client holds the whole budget: a push's headers and one byte.
+  const uint64_t held = (4u << 20) - 64;  // plus the 64 bytes of padding: all 4 MiB
+  int holder = Connect(std::stoi(url.substr(url.rfind(':') + 1)));
+  REQUIRE(holder >= 0);
+  const std::string head = std::string("POST /api/v1/push HTTP/1.1\r\nHost: i\r\nAuthorization: Bearer ") + kToken +
+                           "\r\nContent-Length: " + std::to_string(held) + "\r\n\r\n{";
+  REQUIRE(send(holder, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+  REQUIRE(Eventually([&] { return metric("folio_http_body_bytes_in_flight") == 4u << 20; }));
+
+  const std::string vault = c.dir() + "/vault";
+  std::filesystem::create_directories(vault);
+  std::ofstream(vault + "/busy.md") << "# Busy\n\nit got through\n";
+  std::string out;
+  int code = -1;
+  std::thread pusher([&] { code = c.RunCli({"push", vault, "--server", url, "--token", kToken, "--retry-for", "60s"}, &out); });
+  REQUIRE(Eventually([&] { return metric("folio_http_body_budget_refusals_total") >= 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  close(holder);  // the budget comes back
+  pusher.join();
+  INFO(out);
+  CHECK(code == 0);
+  // The first retry waits the 1 s the 503 asked, not the backoff's 0.25 s.
+  CHECK(out.find("retrying in 1.0 s") != std::string::npos);
+  CHECK(out.find("in flight") != std::string::npos);  // the 503's message, as the CLI prints it
+  CHECK(c.Manifest().body.find("busy.md") != std::string::npos);
 }

@@ -94,6 +94,7 @@ class Cluster {
   std::string storage_url() const { return "http://127.0.0.1:" + std::to_string(storage_port_); }
   std::string storage_write_token() const { return kStorageWriteToken; }  // ingest's --storage-token
   std::string storage_read_token() const { return kStorageReadToken; }    // edges' --storage-token
+  pid_t storage_pid() const { return storage_ ? storage_->pid() : -1; }
   // {"--storage", storage_url(), "--storage-token", <the write / read token>}
   // for AddIngestArgs / AddEdgeArgs.
   std::vector<std::string> IngestStorageArgs() const;

@@ -47,16 +47,26 @@ void InputBuffer::Reserve(size_t min_free) {
   cap = want;
 }
 
-void InputBuffer::ShrinkIfEmpty() {
-  if (start != end || cap <= kKeepBuffer) return;
-  free(data);
-  data = nullptr;
-  cap = 0;
-  Clear();
+void InputBuffer::Trim() {
+  if (cap <= kKeepBuffer) return;
+  if (start == end) {
+    free(data);
+    data = nullptr;
+    cap = 0;
+    Clear();
+    return;
+  }
+  if (end - start > kKeepBuffer / 2) return;  // still in use: the next request's bytes
+  Reserve(0);  // to the front, so that the bytes left fit the smaller buffer
+  char* smaller = static_cast<char*>(realloc(data, kKeepBuffer));
+  if (smaller == nullptr) abort();
+  data = smaller;
+  cap = kKeepBuffer;
 }
 
 Connection::Connection(Server::Impl* server)
-    : server_(server), loop_(server->loop_impl), parser_(&server->options, this) {}
+    : server_(server), loop_(server->loop_impl), parser_(&server->options, this),
+      budget_(server->options.body_budget) {}
 
 Connection* Connection::Create(Server::Impl* server) {
   auto* c = new Connection(server);
@@ -178,6 +188,7 @@ void Connection::OnRead(uv_stream_t* s, ssize_t nread, const uv_buf_t*) {
   }
   if (nread == 0 || c->phase_ == Phase::kLinger) return;
   c->buf_.end += static_cast<size_t>(nread);
+  if (c->phase_ == Phase::kBody && !c->CoverGrowingBody()) return;  // over the budget: answered
   if (c->phase_ == Phase::kIdle) {
     c->phase_ = Phase::kHeaders;
     c->BeginTiming();
@@ -230,24 +241,43 @@ void Connection::ProcessInput() {
 // request still parses in one Execute. A body-less request on a streaming
 // route is read the buffered way (the parser streams only a body): its
 // handler runs once the request is complete, so refusing it keeps the
-// connection.
+// connection. The parser holds after the headers when the route has a
+// AdmissionCheck, the body must fit the budget, or no route takes the body, so
+// that no body byte is parsed before that is settled (OnHeadersDone); the
+// edge's GETs need none of it and still parse in one Execute.
 BodyPlan Connection::PlanBody(const RequestParser& parser, const char* base) {
   route_ = RouterInternal::Find(*server_->router, parser.method(), parser.Path(base));
   route_class_ = route_ != nullptr ? std::string_view(route_->route_class)
                                    : RouterInternal::UnroutedClass(*server_->router);
-  if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes};
-  return {false, server_->options.max_body_bytes};
+  admission_pending_ = route_ != nullptr && route_->admission != nullptr;
+  unrouted_body_ = route_ == nullptr && parser.has_body() && !RouterInternal::HasFallback(*server_->router);
+  bool hold = admission_pending_ || unrouted_body_ || (budget_ != nullptr && parser.has_body());
+  if (route_ != nullptr && route_->streaming) return {true, route_->max_body_bytes, hold};
+  uint64_t limit = server_->options.max_body_bytes;
+  if (route_ != nullptr && route_->max_body_bytes < limit) limit = route_->max_body_bytes;  // a route's own
+  return {false, limit, hold};
 }
 
 void Connection::OnHeadersDone() {
+  if (unrouted_body_) {
+    AnswerUnrouted();  // 404 or 405, the body unread
+    return;
+  }
+  if (admission_pending_) {
+    RunAdmission();
+    if (phase_ != Phase::kHeaders) return;  // waiting for the verdict, or refused
+  }
+  if (!parser_.has_body()) return;  // held for its check only: parsing completes it
+  if (!ReserveBody()) return;       // over the budget: answered
   if (parser_.streaming()) {
     StartStreaming();
     return;
   }
   phase_ = Phase::kBody;
   ArmTimer(server_->options.body_timeout_ms);
-  // Size the buffer for the announced body once (offsets survive the move).
-  buf_.Reserve(static_cast<size_t>(parser_.body_remaining()));
+  // Size the buffer for the announced body once (offsets survive the move),
+  // with the padding the handler may read past it (kBodyPadding).
+  buf_.Reserve(static_cast<size_t>(parser_.body_remaining()) + kBodyPadding);
   if (parser_.TakeExpectContinue()) WriteContinue();
 }
 
@@ -268,6 +298,10 @@ void Connection::Dispatch() {
   phase_ = Phase::kInFlight;
   uv_timer_stop(&timer_);
   BeginRequest();
+  // kBodyPadding after the body (a chunked one, or one that came with the
+  // headers, may end where the buffer does). Compacting moves nothing the
+  // parser holds: its offsets count from buf_.start.
+  if (parser_.has_body() && buf_.cap - buf_.end < kBodyPadding) buf_.Reserve(kBodyPadding);
   Request req;
   parser_.Fill(buf_.data + buf_.start, &req);
   req.peer = peer_;
@@ -289,7 +323,9 @@ void Connection::Dispatch() {
   Unref();
 }
 
-void Connection::RespondError(int status, const Status& why) {
+void Connection::RespondError(int status, const Status& why) { RespondError(Response::Error(status, why), why); }
+
+void Connection::RespondError(Response answer, const Status& why) {
   bool streaming = phase_ == Phase::kStreamBody;
   phase_ = Phase::kInFlight;
   uv_timer_stop(&timer_);
@@ -305,7 +341,7 @@ void Connection::RespondError(int status, const Status& why) {
   }
   is_head_ = false;
   answer_pending_ = true;
-  Send(Response::Error(status, why));
+  Send(std::move(answer));
 }
 
 void Connection::WriteContinue() {
@@ -330,6 +366,7 @@ void Connection::OnTimeout(uv_timer_t* t) {
     case Phase::kStreamBody:
       c->RespondError(408, Status(Code::kDeadlineExceeded, "request body not received in time"));
       break;
+    case Phase::kAdmission:  // no timer runs: waiting on the server is not the client's fault
     case Phase::kInFlight:
       break;
     case Phase::kWriting:
@@ -361,6 +398,7 @@ void Connection::FinishRequest() {
   keep_.reset();
   resp_body_ = std::string();
   route_ = nullptr;
+  ReleaseBody();
   // While shutting down, an answer that promised keep-alive (written before
   // Shutdown) still lets the client send one more request within the grace
   // (issue 9: SIGTERM must not drop a request the client already sent).
@@ -369,10 +407,8 @@ void Connection::FinishRequest() {
     return;
   }
   buf_.start = buf_.parsed;
-  if (buf_.start == buf_.end) {
-    buf_.Clear();
-    buf_.ShrinkIfEmpty();
-  }
+  if (buf_.start == buf_.end) buf_.Clear();
+  buf_.Trim();
   parser_.Reset();
   StartReading();
   if (buf_.parsed < buf_.end) {  // a pipelined request is already here
@@ -391,6 +427,7 @@ void Connection::FinishRequest() {
 void Connection::Linger() {
   phase_ = Phase::kLinger;
   buf_.Clear();
+  buf_.Trim();  // input is discarded from here on: a large body's buffer goes now
   shutdown_req_.data = this;
   if (uv_shutdown(&shutdown_req_, stream(), OnShutdown) != 0) {
     Close();

@@ -8,12 +8,19 @@
 // the socket (its Send*() then does nothing).
 //
 // Phases: kIdle (waiting for a request's first byte; idle timer) -> kHeaders
-// (header timer; the request is routed when they are complete) -> kBody
-// (buffered body; body timer) or kStreamBody (body handed to a BodyReader;
-// body timer per piece, stopped while paused) -> kInFlight (reading stopped,
-// no timer) -> kWriting (write timer = idle timeout, re-armed per streamed
-// chunk) -> kIdle again, or kLinger (write side shut, input discarded until
-// EOF or a short timer) -> closed.
+// (header timer; the request is routed when they are complete) -> kAdmission
+// (only for a route with an AdmissionCheck: reading stopped, no timer, until the
+// gate decides; admission.cc) -> kBody (buffered body; body timer) or
+// kStreamBody (body handed to a BodyReader; body timer per piece, stopped
+// while paused) -> kInFlight (reading stopped, no timer) -> kWriting (write
+// timer = idle timeout, re-armed per streamed chunk) -> kIdle again, or
+// kLinger (write side shut, input discarded until EOF or a short timer) ->
+// closed.
+//
+// Body budget (body_budget.cc): a request with a body reserves from the
+// Server's BodyBudget before its body is read, grows a chunked buffered
+// body's reservation as it arrives, and gives it back when the answer is
+// written whole or when the Connection is deleted (its buffer goes then).
 //
 // Server shutdown (OnServerShutdown): every answer from then on says
 // Connection: close. An idle connection gets shutdown_idle_grace_ms on its
@@ -73,8 +80,9 @@ struct InputBuffer {
   void Reserve(size_t min_free);
   // Forgets everything (kLinger discards input).
   void Clear() { start = parsed = end = 0; }
-  // Frees a big, empty buffer (one large body must not pin memory forever).
-  void ShrinkIfEmpty();
+  // Frees a big buffer once empty, or shrinks it when little is left in it
+  // (one large body must not pin memory for the rest of the connection).
+  void Trim();
 };
 
 class Connection final : private BodyPolicy {
@@ -98,6 +106,10 @@ class Connection final : private BodyPolicy {
   void AnswerDropped();  // a Responder went unanswered: 500, unless we answer
   void SetRouteClass(std::string_view c) { route_class_ = c; }
 
+  // AdmissionGate's side (admission.cc); no-ops unless a check is waiting.
+  void OnAdmitted();
+  void OnRefused(Response&& answer);
+
   // BodyReader's and BodySource's side (no-ops unless that one is attached).
   void PauseBody();
   void ResumeBody();
@@ -113,11 +125,11 @@ class Connection final : private BodyPolicy {
   Connection* next = nullptr;
 
  private:
-  enum class Phase { kIdle, kHeaders, kBody, kStreamBody, kInFlight, kWriting, kLinger };
+  enum class Phase { kIdle, kHeaders, kAdmission, kBody, kStreamBody, kInFlight, kWriting, kLinger };
   struct StreamChunk;
 
   explicit Connection(Server::Impl* server);
-  ~Connection() = default;
+  ~Connection() { ReleaseBody(); }
   // A linked Connection with both handles initialised, not yet connected.
   static Connection* Create(Server::Impl* server);
   // The socket is connected: read the first request (or close if over the limit).
@@ -140,10 +152,11 @@ class Connection final : private BodyPolicy {
   bool Parsing() const;  // headers, or a body not paused
   void ProcessInput();
   BodyPlan PlanBody(const RequestParser& parser, const char* base) override;
-  void OnHeadersDone();  // routed: read the body buffered or streaming
+  void OnHeadersDone();  // routed: check, reserve, read the body buffered or streaming
   void BeginRequest();   // a handler gets it: count it, settle keep-alive
   void Dispatch();
   void RespondError(int status, const Status& why);  // ends a reader first
+  void RespondError(Response answer, const Status& why);
   void WriteContinue();
   bool BeginAnswer();  // claims the answer; false if answered or closed
   void AnswerBeforeBody();
@@ -155,6 +168,14 @@ class Connection final : private BodyPolicy {
   void ReportRequest();  // the answer is written whole: tell the observer
   void Linger();
 
+  // admission.cc
+  void RunAdmission();
+  void AnswerUnrouted();  // a request with a body no route takes
+  // body_budget.cc
+  bool ReserveBody();        // false: refused (503/413 answered)
+  bool TakeBudget(uint64_t bytes);  // false: 503 (or 413) answered
+  bool CoverGrowingBody();   // after a read of a chunked buffered body
+  void ReleaseBody();
   // request_stream.cc
   void StartStreaming();
   void DeliverPiece(std::string_view piece);
@@ -189,6 +210,15 @@ class Connection final : private BodyPolicy {
   bool http10_ = false;
   bool answer_pending_ = false;
   bool server_answers_ = false;  // RespondError runs OnAbort, then answers
+  bool admission_pending_ = false;   // the route's AdmissionCheck has yet to run
+  bool unrouted_body_ = false;   // a body no route (nor a Fallback) takes: answered unread
+  bool in_admission_ = false;        // RunAdmission is running it: a verdict now is finished there
+
+  // Body budget (null: none). Kept apart from server_, which Close clears:
+  // the reservation is given back when the buffer goes.
+  BodyBudget* budget_;
+  uint64_t body_reserved_ = 0;
+  bool body_grows_ = false;      // a chunked buffered body: reserve as it arrives
 
   // Streaming request body.
   std::shared_ptr<BodyReader> reader_;  // attached reader

@@ -139,8 +139,8 @@ int RequestParser::PlanBody() {
   streaming_ = plan.streaming && has_body_;
   body_limit_ = plan.max_body_bytes;
   if (has_body_ && body_remaining() > body_limit_) return Fail(413, "too_large", "request body too large");
-  if (streaming_) {
-    // Stop, so the owner starts the stream outside the parser's callbacks.
+  if (streaming_ || plan.hold) {
+    // Stop, so the owner starts the stream (or decides) outside the parser's callbacks.
     yielded_ = true;
     http_parser_pause(&parser_, 1);
   }

@@ -7,8 +7,10 @@
 // Once the headers are complete, the BodyPolicy (the owner, who routes the
 // request there) says how to read the body. Execute() stops after one
 // complete request and, when the body streams, also once the headers are
-// complete and after each body piece. A buffered request thus parses in one
-// call, as it did before bodies could stream.
+// complete and after each body piece; when the plan says `hold`, also once
+// the headers are complete (the owner decides before a body byte is parsed).
+// A buffered request thus parses in one call, as it did before bodies could
+// stream.
 //
 // A buffered body is compacted in place: each decoded chunk is moved down
 // over the (already consumed) chunk framing, so the body is one contiguous
@@ -44,6 +46,7 @@ class RequestParser;
 struct BodyPlan {
   bool streaming = false;       // else buffered
   uint64_t max_body_bytes = 0;  // past it 413
+  bool hold = false;            // stop once the headers are complete, body or not
 };
 
 // Decides, once a request's headers are complete, how its body is read.

@@ -6,7 +6,8 @@
 // registration wins a tie. If some route's path matched but none its method,
 // the answer is 405 with Allow listing every method those routes accept.
 // Streaming routes (HandleStreaming*) match by the same rules; the Server
-// finds the route once the headers are in, to know how to read the body.
+// finds the route once the headers are in, to know how to read the body and
+// whether an AdmissionCheck vets the request first.
 #include <string>
 #include <utility>
 
@@ -111,24 +112,48 @@ std::string Request::QueryParam(std::string_view key) const {
   return {};
 }
 
-void Router::Handle(std::string_view method, std::string path, Handler h, std::string_view route_class) {
-  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, 0, std::string(route_class)});
+void Router::Handle(std::string_view method, std::string path, Handler h, std::string_view route_class,
+                    uint64_t max_body_bytes) {
+  Handle(method, std::move(path), nullptr, std::move(h), route_class, max_body_bytes);
 }
 
-void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h, std::string_view route_class) {
-  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, 0, std::string(route_class)});
+void Router::HandlePrefix(std::string_view method, std::string prefix, Handler h, std::string_view route_class,
+                          uint64_t max_body_bytes) {
+  HandlePrefix(method, std::move(prefix), nullptr, std::move(h), route_class, max_body_bytes);
+}
+
+void Router::Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
+                    std::string_view route_class, uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(path), false, std::move(h), nullptr, max_body_bytes,
+                     std::string(route_class), std::move(admission)});
+}
+
+void Router::HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
+                          std::string_view route_class, uint64_t max_body_bytes) {
+  routes_.push_back({std::string(method), std::move(prefix), true, std::move(h), nullptr, max_body_bytes,
+                     std::string(route_class), std::move(admission)});
 }
 
 void Router::HandleStreaming(std::string_view method, std::string path, StreamingHandler h,
                              uint64_t max_body_bytes, std::string_view route_class) {
-  routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes,
-                     std::string(route_class)});
+  HandleStreaming(method, std::move(path), nullptr, std::move(h), max_body_bytes, route_class);
 }
 
 void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
                                    uint64_t max_body_bytes, std::string_view route_class) {
+  HandleStreamingPrefix(method, std::move(prefix), nullptr, std::move(h), max_body_bytes, route_class);
+}
+
+void Router::HandleStreaming(std::string_view method, std::string path, AdmissionCheck admission, StreamingHandler h,
+                             uint64_t max_body_bytes, std::string_view route_class) {
+  routes_.push_back({std::string(method), std::move(path), false, nullptr, std::move(h), max_body_bytes,
+                     std::string(route_class), std::move(admission)});
+}
+
+void Router::HandleStreamingPrefix(std::string_view method, std::string prefix, AdmissionCheck admission,
+                                   StreamingHandler h, uint64_t max_body_bytes, std::string_view route_class) {
   routes_.push_back({std::string(method), std::move(prefix), true, nullptr, std::move(h), max_body_bytes,
-                     std::string(route_class)});
+                     std::string(route_class), std::move(admission)});
 }
 
 void Router::Fallback(Handler h, std::string_view route_class) {

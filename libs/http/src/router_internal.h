@@ -19,6 +19,7 @@ class RouterInternal {
   // The route class of a request no route matches: the Fallback's, else
   // kOtherRouteClass.
   static std::string_view UnroutedClass(const Router& router);
+  static bool HasFallback(const Router& router) { return router.fallback_ != nullptr; }
   // Runs a streaming route's handler for a request whose body is complete
   // (Router::Dispatch's rule: req.body as one OnData, then OnEnd).
   static void RunWithBody(const Route& route, const Request& req, Responder r);

@@ -32,41 +32,94 @@ Histogram& Registry::NewHistogram(const std::string& name, const std::string& he
   return prometheus::BuildHistogram().Name(name).Help(help).Register(*registry_).Add(labels, buckets);
 }
 
+void Registry::AddScrapedGauge(const std::string& name, const std::string& help, std::function<double()> read) {
+  scraped_.push_back({name, help, prometheus::MetricType::Gauge, std::move(read)});
+}
+
+void Registry::AddScrapedCounter(const std::string& name, const std::string& help, std::function<double()> read) {
+  scraped_.push_back({name, help, prometheus::MetricType::Counter, std::move(read)});
+}
+
 std::string Registry::Serialize(std::vector<prometheus::MetricFamily> extra) const {
   prometheus::TextSerializer s;
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
   for (auto& f : process_.Collect()) families.push_back(std::move(f));
+  for (const Scraped& m : scraped_) {
+    prometheus::ClientMetric sample;
+    if (m.type == prometheus::MetricType::Counter) {
+      sample.counter.value = m.read();
+    } else {
+      sample.gauge.value = m.read();
+    }
+    families.push_back({m.name, m.help, m.type, {sample}});
+  }
   for (auto& f : extra) families.push_back(std::move(f));
   return s.Serialize(families);
 }
 
-void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready) {
-  router->Handle("GET", "/metrics", [registry, ready](const http::Request&, http::Responder r) {
-    prometheus::ClientMetric m;
-    m.gauge.value = !ready || ready().empty() ? 1 : 0;
-    prometheus::MetricFamily ready_family{"folio_ready", "1 when /readyz answers 200 (ready to serve), else 0",
-                                          prometheus::MetricType::Gauge, {m}};
+void ExportBodyBudget(Registry* registry, const http::BodyBudget* budget) {
+  registry->AddScrapedGauge("folio_http_body_bytes_in_flight",
+                            "Request body bytes held now (reserved from the budget: --max-inflight-body-bytes)",
+                            [budget] { return static_cast<double>(budget->in_flight()); });
+  registry->AddScrapedGauge("folio_http_body_bytes_in_flight_peak", "The most request body bytes held at once since start",
+                            [budget] { return static_cast<double>(budget->peak()); });
+  registry->AddScrapedGauge("folio_http_body_budget_bytes",
+                            "Bound on the request body bytes held at once (--max-inflight-body-bytes)",
+                            [budget] { return static_cast<double>(budget->limit()); });
+  registry->AddScrapedCounter("folio_http_body_budget_refusals_total",
+                              "Requests refused before their body was read because it did not fit the budget (503,"
+                              " or 413 when larger than the whole budget)",
+                              [budget] { return static_cast<double>(budget->refusals()); });
+}
+
+namespace {
+
+prometheus::MetricFamily Flag(const char* name, const char* help, bool on) {
+  prometheus::ClientMetric m;
+  m.gauge.value = on ? 1 : 0;
+  return {name, help, prometheus::MetricType::Gauge, {m}};
+}
+
+std::string Ask(const std::function<std::string()>& check) { return check ? check() : std::string(); }
+
+}  // namespace
+
+void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready, DegradedCheck degraded) {
+  // These take no body (413: before it is read when Content-Length says so):
+  // on a service's public port they need no token, so they must hold none.
+  router->Handle("GET", "/metrics", [registry, ready, degraded](const http::Request&, http::Responder r) {
     http::Response resp;
     resp.headers.emplace_back("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     resp.headers.emplace_back("Cache-Control", "no-store");
-    resp.body = registry->Serialize({std::move(ready_family)});
+    resp.body = registry->Serialize(
+        {Flag("folio_ready", "1 when /readyz answers 200 (ready to serve), else 0", Ask(ready).empty()),
+         Flag("folio_degraded", "1 while /readyz answers 200 with \"degraded\": ready, short of a dependency",
+              !Ask(degraded).empty())});
     r.Send(std::move(resp));
-  }, kOpsClass);
+  }, kOpsClass, /*max_body_bytes=*/0);
   router->Handle("GET", "/livez", [](const http::Request&, http::Responder r) {
     r.Send(http::Response::Json(200, "{\"status\":\"live\"}"));
-  }, kOpsClass);
-  router->Handle("GET", "/readyz", [ready](const http::Request&, http::Responder r) {
-    std::string why = ready ? ready() : std::string();
-    if (why.empty()) {
-      r.Send(http::Response::Json(200, "{\"status\":\"ready\"}"));
-    } else {
+  }, kOpsClass, /*max_body_bytes=*/0);
+  router->Handle("GET", "/readyz", [ready, degraded](const http::Request&, http::Responder r) {
+    if (std::string why = Ask(ready); !why.empty()) {
       r.Send(http::Response::Json(503, JsonError("unavailable", why)));
+      return;
     }
-  }, kOpsClass);
+    JsonWriter w;
+    w.BeginObject().Key("status").String("ready");
+    if (std::string short_of = Ask(degraded); !short_of.empty()) w.Key("degraded").String(short_of);
+    w.EndObject();
+    r.Send(http::Response::Json(200, w.Take()));
+  }, kOpsClass, /*max_body_bytes=*/0);
 }
 
-OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics)
-    : loop_(loop), registry_(registry), admin_host_(basics.admin_host), admin_port_(basics.admin_port) {
+OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics,
+                           DegradedCheck degraded)
+    : loop_(loop),
+      registry_(registry),
+      degraded_(std::move(degraded)),
+      admin_host_(basics.admin_host),
+      admin_port_(basics.admin_port) {
   // Draining wins over the service's own check: a load balancer must stop
   // sending before the listener goes (issue 10).
   ready_ = [draining = draining_, inner = std::move(ready)]() -> std::string {
@@ -74,7 +127,7 @@ OpsEndpoints::OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck 
     return inner ? inner() : std::string();
   };
   if (!basics.has_admin()) return;
-  MountOpsEndpoints(&admin_router_, registry_, ready_);
+  MountOpsEndpoints(&admin_router_, registry_, ready_, degraded_);
   admin_router_.Observe(registry_->request_observer());
   http::ServerOptions o;
   o.max_body_bytes = 0;  // probes and scrapes send no bodies
@@ -89,7 +142,7 @@ OpsEndpoints::~OpsEndpoints() = default;
 
 void OpsEndpoints::MountPublic(http::Router* router) const {
   router->Observe(registry_->request_observer());
-  if (!separate()) MountOpsEndpoints(router, registry_, ready_);
+  if (!separate()) MountOpsEndpoints(router, registry_, ready_, degraded_);
 }
 
 Status OpsEndpoints::Listen() {

@@ -205,3 +205,55 @@ TEST_CASE("request metrics: observing the keep-alive prepared path allocates not
   CHECK(zero >= 4);
   CHECK(Sample(registry.Serialize(), "folio_http_request_duration_seconds_count{code=\"200\",route=\"page\"}") >= 7);
 }
+
+TEST_CASE("scraped metrics: read from their source at each scrape; the body budget's four") {
+  metrics::Registry registry;
+  std::atomic<int> full{0};
+  registry.AddScrapedGauge("test_disk_full", "1 while full", [&] { return static_cast<double>(full.load()); });
+  http::BodyBudget budget(1000);
+  metrics::ExportBodyBudget(&registry, &budget);
+  std::string text = registry.Serialize();
+  CHECK(text.find("# TYPE test_disk_full gauge") != std::string::npos);
+  CHECK(Sample(text, "test_disk_full") == 0);
+  CHECK(Sample(text, "folio_http_body_budget_bytes") == 1000);
+  CHECK(Sample(text, "folio_http_body_bytes_in_flight") == 0);
+  full = 1;
+  REQUIRE(budget.TryReserve(600));
+  CHECK(!budget.TryReserve(600));
+  budget.Release(600);
+  text = registry.Serialize();  // no refresh in between: the values of this instant
+  CHECK(Sample(text, "test_disk_full") == 1);
+  CHECK(Sample(text, "folio_http_body_bytes_in_flight") == 0);
+  CHECK(Sample(text, "folio_http_body_bytes_in_flight_peak") == 600);
+  CHECK(text.find("# TYPE folio_http_body_budget_refusals_total counter") != std::string::npos);
+  CHECK(Sample(text, "folio_http_body_budget_refusals_total") == 1);
+}
+
+TEST_CASE("OpsEndpoints: degraded is ready (200) with the reason, and folio_degraded 1") {
+  metrics::Registry registry;
+  http::Loop loop;
+  http::Router router;
+  std::atomic<bool> ready{true};
+  std::atomic<bool> short_of{false};
+  metrics::OpsEndpoints ops(&loop, &registry, [&] { return ready ? std::string() : "loading"; }, ServiceBasics{},
+                            [&] { return short_of ? std::string("storage unreachable: pushes with attachments fail") : ""; });
+  ops.MountPublic(&router);
+  http::Server server(&loop, &router);
+  REQUIRE(server.Listen("127.0.0.1", 0).ok());
+  std::thread thread([&] { loop.Run(); });
+  std::string base = "http://127.0.0.1:" + std::to_string(server.port());
+  CHECK(http::Get(base + "/readyz")->body == "{\"status\":\"ready\"}");
+  CHECK(Sample(http::Get(base + "/metrics")->body, "folio_degraded") == 0);
+  short_of = true;
+  auto degraded = http::Get(base + "/readyz");
+  CHECK(degraded->status == 200);
+  CHECK(degraded->body ==
+        "{\"status\":\"ready\",\"degraded\":\"storage unreachable: pushes with attachments fail\"}");
+  std::string text = http::Get(base + "/metrics")->body;
+  CHECK(Sample(text, "folio_degraded") == 1);
+  CHECK(Sample(text, "folio_ready") == 1);
+  ready = false;  // not ready wins
+  CHECK(http::Get(base + "/readyz")->status == 503);
+  loop.Stop();
+  thread.join();
+}

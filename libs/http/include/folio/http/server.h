@@ -28,10 +28,24 @@
 // every Responder run on that loop's thread. To serve from N threads, make N
 // Loops each with a Server listening on the same port with reuse_port=true.
 //
+// Checks before the body: a route may carry an AdmissionCheck (below), which
+// decides from the headers alone, before a byte of the body is read, whether
+// the request goes on; a refused request is answered and its connection
+// closed without reading the body. Past a route's body limit the answer is
+// 413 before the check; past the process's BodyBudget (body_budget.h) 503
+// with Retry-After, after the check, also before the body. A request with a
+// body that no route takes (and no Fallback) gets its 404 or 405 before the
+// body is read, and its connection closes.
+//
 // Memory: request views (Request) point into the connection's input buffer
-// and stay valid until the response is sent. A PreparedResponse is written
-// straight from the caller's bytes; `keep` pins them until written. Large
-// bodies stream (stream.h): Router::HandleStreaming, Responder::SendStream.
+// and stay valid while the request's Responder is alive and unanswered, on
+// any thread the handler hands them to: while a request is in flight the
+// connection reads nothing into that buffer, and the buffer goes with the
+// connection's last reference (a Responder holds one), not with the socket,
+// so a client that leaves mid-handler does not pull the bytes away. From the
+// first Send*() on they may be gone. A PreparedResponse is written straight
+// from the caller's bytes; `keep` pins them until written. Large bodies
+// stream (stream.h): Router::HandleStreaming, Responder::SendStream.
 #pragma once
 
 #include <array>
@@ -46,11 +60,18 @@
 #include <vector>
 
 #include "folio/core/status.h"
+#include "folio/http/body_budget.h"
+#include "folio/http/admission.h"
 #include "folio/http/loop.h"
 #include "folio/http/observer.h"
 #include "folio/http/stream.h"
 
 namespace folio::http {
+
+// Readable bytes that follow a buffered request body in memory (their values
+// are unspecified): a parser that reads past the end of its input (simdjson
+// needs 64) may parse req.body in place instead of copying it.
+inline constexpr size_t kBodyPadding = 64;
 
 struct Header {
   std::string_view name;
@@ -62,7 +83,7 @@ struct Request {
   std::string_view target;   // as sent: "/a%20b?x=1"
   std::string_view path;     // target up to '?', still percent-encoded
   std::string_view query;    // after '?', without it; "" if none
-  std::string_view body;     // complete body; empty for streaming routes
+  std::string_view body;     // complete body, then kBodyPadding readable bytes; empty for streaming routes
   std::span<const Header> headers;
   bool keep_alive = true;
   bool is_head = false;      // HEAD: handlers answer as for GET
@@ -169,17 +190,32 @@ class Responder {
 
 using Handler = std::function<void(const Request&, Responder)>;
 
+// The body limit of a buffered route that names none: the Server's
+// ServerOptions::max_body_bytes.
+inline constexpr uint64_t kServerMaxBodyBytes = UINT64_MAX;
+
 // Maps method + path to handlers. Configure before serving; then read-only.
 // route_class names the route for request metrics (observer.h): a small
 // fixed set per service ("page", "push", "blob", "ops", ...).
 class Router {
  public:
-  // Exact path match ("/api/v1/push").
+  // Exact path match ("/api/v1/push"). max_body_bytes: this route's body
+  // limit, at most the Server's (the default); 0 = it takes no body (a
+  // probe's): Content-Length > 0 gets 413 before the body is read, chunk data
+  // 413 as it arrives.
   void Handle(std::string_view method, std::string path, Handler h,
-              std::string_view route_class = kOtherRouteClass);
+              std::string_view route_class = kOtherRouteClass, uint64_t max_body_bytes = kServerMaxBodyBytes);
   // Paths that start with `prefix`; the longest prefix wins.
   void HandlePrefix(std::string_view method, std::string prefix, Handler h,
-                    std::string_view route_class = kOtherRouteClass);
+                    std::string_view route_class = kOtherRouteClass,
+                    uint64_t max_body_bytes = kServerMaxBodyBytes);
+  // The same behind an AdmissionCheck: `admission` vets each request's headers
+  // before its body is read and `h` runs (see AdmissionCheck).
+  void Handle(std::string_view method, std::string path, AdmissionCheck admission, Handler h,
+              std::string_view route_class = kOtherRouteClass, uint64_t max_body_bytes = kServerMaxBodyBytes);
+  void HandlePrefix(std::string_view method, std::string prefix, AdmissionCheck admission, Handler h,
+                    std::string_view route_class = kOtherRouteClass,
+                    uint64_t max_body_bytes = kServerMaxBodyBytes);
   // Anything unmatched (else 404 JSON). Called for every method; 405s and
   // 404s of unmatched paths count under its route class too.
   void Fallback(Handler h, std::string_view route_class = kOtherRouteClass);
@@ -192,6 +228,14 @@ class Router {
   void HandleStreamingPrefix(std::string_view method, std::string prefix, StreamingHandler h,
                              uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
                              std::string_view route_class = kOtherRouteClass);
+  // Streaming routes behind an AdmissionCheck: the handler runs only once the
+  // check admitted the request (and its body fitted the BodyBudget).
+  void HandleStreaming(std::string_view method, std::string path, AdmissionCheck admission, StreamingHandler h,
+                       uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                       std::string_view route_class = kOtherRouteClass);
+  void HandleStreamingPrefix(std::string_view method, std::string prefix, AdmissionCheck admission,
+                             StreamingHandler h, uint64_t max_body_bytes = kDefaultMaxStreamBodyBytes,
+                             std::string_view route_class = kOtherRouteClass);
   // Every Server serving this Router reports each answered request to
   // `observer` (nullptr: none, the default). REQUIRES: observer outlives
   // the Servers; called before serving.
@@ -200,6 +244,7 @@ class Router {
 
   // Runs the handler for a complete request; GET routes answer HEAD too. A
   // streaming route's reader gets req.body as one OnData, then OnEnd/OnAbort.
+  // Runs no AdmissionCheck: a Server runs a route's check before.
   void Dispatch(const Request& req, Responder r) const;
 
  private:
@@ -209,9 +254,10 @@ class Router {
     std::string path;
     bool prefix;
     Handler handler;             // buffered route, or
-    StreamingHandler streaming;  // streaming route, with its body limit:
-    uint64_t max_body_bytes;
+    StreamingHandler streaming;  // streaming route
+    uint64_t max_body_bytes;     // kServerMaxBodyBytes: the Server's
     std::string route_class;
+    AdmissionCheck admission;    // null: none
   };
   std::vector<Route> routes_;
   Handler fallback_;
@@ -225,6 +271,16 @@ struct ServerOptions {
   size_t max_url_bytes = 8 * 1024;         // request target; past it 414
   size_t max_body_bytes = 1024 * 1024;     // past it 413 (Content-Length first); not streaming;
                                            // 0 = no body: refused before it is read
+  // Bound on the body bytes this Server's requests hold at once, shared with
+  // every Server given the same budget (body_budget.h); past it 503 with
+  // Retry-After before the body is read. nullptr (default) = no bound: for
+  // a Server that takes no bodies (max_body_bytes 0, no streaming routes).
+  // REQUIRES: outlives the Server and its Responders and AdmissionGates.
+  BodyBudget* body_budget = nullptr;
+  // What a streamed request body holds against body_budget, however long it
+  // is (its Content-Length when smaller): the server's window (64 KiB) plus
+  // what the route's reader buffers at most (default 64 KiB: the window only).
+  uint64_t stream_body_budget_bytes = 64 * 1024;
   uint64_t max_requests_per_connection = 0;  // 0 = unlimited; then Connection: close
   uint64_t header_timeout_ms = 10'000;     // first byte to end of headers; 408
   uint64_t body_timeout_ms = 60'000;       // end of headers to end of body; 408. Streaming:

@@ -6,7 +6,9 @@
 //
 // Every Registry also exports the process_* metrics (process.h) and
 // folio_http_request_duration_seconds{route,code} (requests.h) of the
-// routers OpsEndpoints serves.
+// routers OpsEndpoints serves. Scraped metrics (AddScraped*) are read from
+// their source at each scrape, so they agree with anything else that reads
+// that source at the same moment (a /readyz answer, say).
 //
 // Ownership: Registry is owned by main and outlives the Router it is
 // mounted on. Threading: counters/gauges/histograms are lock-free atomics,
@@ -24,6 +26,7 @@
 #include <prometheus/registry.h>
 
 #include "folio/core/service.h"
+#include "folio/http/body_budget.h"
 #include "folio/core/status.h"
 #include "folio/http/server.h"
 #include "folio/metrics/process.h"
@@ -53,23 +56,57 @@ class Registry {
   Histogram& NewHistogram(const std::string& name, const std::string& help,
                           const std::vector<double>& buckets, const Labels& labels = {});
 
-  // The registry, then the process metrics, then `extra` (families computed
-  // by the caller at scrape time), in Prometheus text exposition format.
+  // A gauge / counter without labels whose value `read` gives at each
+  // scrape, instead of being Set by a periodic refresh that lags its source.
+  // `read` runs on the thread that serves /metrics, maybe on several at
+  // once: thread-safe, quick, no I/O (read an atomic). Call before serving.
+  void AddScrapedGauge(const std::string& name, const std::string& help, std::function<double()> read);
+  void AddScrapedCounter(const std::string& name, const std::string& help, std::function<double()> read);
+
+  // The registry, then the process metrics, the scraped ones, then `extra`
+  // (families computed by the caller at scrape time), in Prometheus text
+  // exposition format.
   std::string Serialize(std::vector<prometheus::MetricFamily> extra = {}) const;
 
  private:
+  struct Scraped {
+    std::string name, help;
+    prometheus::MetricType type;
+    std::function<double()> read;
+  };
   std::shared_ptr<prometheus::Registry> registry_;
+  std::vector<Scraped> scraped_;  // written before serving, then read-only
   std::unique_ptr<RequestMetrics> requests_;
   ProcessCollector process_;
 };
 
+// The request-body budget of a service (http/body_budget.h), read at each
+// scrape: folio_http_body_bytes_in_flight, folio_http_body_bytes_in_flight_peak
+// and folio_http_body_budget_bytes (gauges: now, the highest so far, the
+// limit), folio_http_body_budget_refusals_total (counter: requests answered
+// 503 or 413 for it). REQUIRES: budget outlives the registry's scrapes.
+void ExportBodyBudget(Registry* registry, const http::BodyBudget* budget);
+
 // Readiness: empty string = ready; otherwise the reason it is not.
 using ReadinessCheck = std::function<std::string()>;
+// Ready, but short of something: empty string = nothing missing; otherwise
+// what is missing and what still works ("storage unreachable: pushes with
+// attachments fail; ..."). For a dependency only part of the service's work
+// needs: a load balancer should keep sending (the rest works), an operator
+// should know.
+using DegradedCheck = std::function<std::string()>;
 
-// Mounts GET /metrics, /livez, /readyz on router (route class "ops").
-// /metrics also reports folio_ready (gauge: 1 when `ready` says ready, else
-// 0), computed at scrape time, so alerts see readiness, not only `up`.
-void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready);
+// Mounts GET /metrics, /livez, /readyz on router (route class "ops"); they
+// take no body (a route body limit of 0: 413, before the body is read when
+// Content-Length announces it).
+// /readyz: 503 {"error":{"code":"unavailable","message":<why>}} while `ready`
+// gives a reason; else 200 {"status":"ready"}, or, while `degraded` gives a
+// reason, 200 {"status":"ready","degraded":<reason>}. /metrics also reports
+// folio_ready (1 when /readyz answers 200) and folio_degraded (1 while
+// `degraded` gives a reason), computed at scrape time, so alerts see
+// readiness, not only `up`. `degraded` may be null (never degraded).
+void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck ready,
+                       DegradedCheck degraded = nullptr);
 
 // Where a service answers /metrics, /livez and /readyz: by default on its
 // public router(s) (one box: probes and scrapes on the one port); with
@@ -78,10 +115,12 @@ void MountOpsEndpoints(http::Router* router, Registry* registry, ReadinessCheck 
 // no /metrics (there it is a path like any unknown one).
 // Threading: construct, MountPublic and Listen before the loop runs (or on
 // its thread); Drain on the loop thread. `ready` runs on whichever loop
-// thread serves /readyz. REQUIRES: registry and loop outlive this object.
+// thread serves /readyz (and `degraded` likewise; null: never degraded).
+// REQUIRES: registry and loop outlive this object.
 class OpsEndpoints {
  public:
-  OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics);
+  OpsEndpoints(http::Loop* loop, Registry* registry, ReadinessCheck ready, const ServiceBasics& basics,
+               DegradedCheck degraded = nullptr);
   ~OpsEndpoints();
   OpsEndpoints(const OpsEndpoints&) = delete;
   OpsEndpoints& operator=(const OpsEndpoints&) = delete;
@@ -119,6 +158,7 @@ class OpsEndpoints {
   Registry* registry_;
   std::shared_ptr<std::atomic<bool>> draining_ = std::make_shared<std::atomic<bool>>(false);
   ReadinessCheck ready_;  // the service's check, behind draining_
+  DegradedCheck degraded_;
   bool draining_started_ = false;     // loop thread only
   std::function<void()> drain_done_;  // loop thread only
   std::string admin_host_;
