@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
   // Responder goes, which may be in a task the loops or pools drop at exit.
   http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
+  registry.NewGauge("folio_ingest_crashed_notes",
+                    "Notes whose render crashed this build of ingest; pushes of their text get 422 until they change")
+      .Set(static_cast<double>(crashed->size()));
   metrics::ExportBodyBudget(&registry, &body_budget);
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
