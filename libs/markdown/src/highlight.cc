@@ -219,14 +219,26 @@ class ThreadHighlighter {
 
 }  // namespace
 
+// Whether `code` is small enough to highlight (highlight.h).
+bool Highlightable(std::string_view lang, std::string_view code) {
+  if (code.size() > kMaxHighlightBytes || lang.size() > 32) return false;
+  for (size_t at = 0; at < code.size();) {
+    size_t eol = code.find('\n', at);
+    if (eol == std::string_view::npos) eol = code.size();
+    if (eol - at > kMaxHighlightLineBytes) return false;
+    at = eol + 1;
+  }
+  return true;
+}
+
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code) {
-  if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
+  if (!Highlightable(lang, code)) return std::nullopt;
   thread_local ThreadHighlighter highlighter(/*fast=*/true);
   return highlighter.Highlight(lang, code);
 }
 
 std::optional<std::string> HighlightCodeWithRules(std::string_view lang, std::string_view code, bool fast_rules) {
-  if (code.size() > kMaxHighlightBytes || lang.size() > 32) return std::nullopt;
+  if (!Highlightable(lang, code)) return std::nullopt;
   thread_local ThreadHighlighter fast(/*fast=*/true), plain(/*fast=*/false);
   return (fast_rules ? fast : plain).Highlight(lang, code);
 }

@@ -28,7 +28,8 @@ namespace folio::markdown {
 
 // The highlighted HTML of `code` (the content of <code>, newlines kept), or
 // nullopt when the language is unknown, the definitions are not installed,
-// or the code is larger than kMaxHighlightBytes (then it stays plain).
+// or the code is larger than kMaxHighlightBytes or has a line longer than
+// kMaxHighlightLineBytes (then it stays plain).
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code);
 
 // For tests and highlight-bench: HighlightCode with
@@ -38,5 +39,13 @@ std::optional<std::string> HighlightCodeWithRules(std::string_view lang, std::st
 
 // Fences above this size are not highlighted (bounded work per note).
 inline constexpr size_t kMaxHighlightBytes = 256 * 1024;
+// Nor are fences with a line longer than this (minified code, or a line
+// built to be slow): Source-highlight copies the text before each rule's
+// next match for every token, quadratic in a line's length (issue 22: one
+// 200 KB line of LaTeX braces took 1.7 s, 75 s under ASan).
+inline constexpr size_t kMaxHighlightLineBytes = 1000;
+// A note's fences are highlighted until they add up to this; later ones stay
+// plain (a highlighted line costs up to ~0.4 ms when built to be slow).
+inline constexpr size_t kMaxNoteHighlightBytes = 1024 * 1024;
 
 }  // namespace folio::markdown

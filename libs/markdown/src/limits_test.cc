@@ -123,6 +123,8 @@ std::vector<Case> HostileNotes() {
       {"a highlighted fence of nested lists (Lisp)", "```lisp\n" + Rep("(", n) + Rep(")", n) + "\n```"},
       {"a highlighted fence of nested strings (Lua)", "```lua\n" + Rep("[[ ", n) + "\n```"},
       {"a highlighted fence of nested groups (LaTeX)", "```latex\n" + Rep("{", n) + Rep("}", n) + "\n```"},
+      {"highlighted fences of long lines of nested groups (LaTeX)",
+       Rep("```latex\n" + Lines(250, [](size_t) { return Rep("{", 499) + Rep("}", 499); }) + "```\n\n", 8)},
       {"wide table", "|" + Rep("a|", n / 10) + "\n|" + Rep("-|", n / 10) + "\n|" + Rep("b|", n / 10)},
       {"frontmatter flow nesting", "---\na: " + Rep("[", n) + Rep("]", n) + "\n---\nx"},
       {"frontmatter map nesting", "---\na: " + Rep("{b: ", n) + "1" + Rep("}", n) + "\n---\nx"},
@@ -225,6 +227,20 @@ TEST_CASE("limits: the sanitiser keeps at most kMaxOpenElements elements open") 
   CHECK(Count(r.html, "<div>") <= kMaxOpenElements + 1);
   CHECK(Count(r.html, "<div>") == Count(r.html, "</div>"));
   CHECK(r.text.find('x') != std::string::npos);
+}
+
+TEST_CASE("limits: fences are highlighted up to a line length and a share per note") {
+  std::string fence = "```cpp\nint x = 1;\n```\n\n";
+  RenderResult ok = RenderSmall(fence);
+  CHECK(ok.html.find("hl-type") != std::string::npos);
+  RenderResult long_line = RenderSmall("```cpp\nint x = 1; // " + std::string(1000, 'c') + "\n```\n");
+  CHECK(long_line.html.find("hl-") == std::string::npos);
+  // 1 MiB of fences (five of 220 KB), then plain: the last stays uncoloured.
+  std::string big = "```cpp\n" + Lines(20000, [](size_t) { return "int a = 1;"; }) + "```\n\n";
+  RenderResult share = RenderSmall(Rep(big, 5) + fence);
+  std::string_view tail = std::string_view(share.html).substr(share.html.rfind("<pre>"));
+  CHECK(tail.find("hl-") == std::string_view::npos);
+  CHECK(share.html.find("hl-type") < 100);
 }
 
 TEST_CASE("limits: equal headings get unique ids in linear time") {

@@ -273,9 +273,11 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
     case MD_BLOCK_CODE:
       if (options_.highlight_code && !f.mermaid && !f.code_lang.empty() && f.code_start <= out.size() && f.text_start <= text().size()) {
         // Coloured at render time; the escaped plain code stays if the
-        // language is unknown.
-        if (auto hl = HighlightCode(f.code_lang, std::string_view(text()).substr(f.text_start))) {
-          out.replace(f.code_start, std::string::npos, *hl);
+        // language is unknown, or once the note has had its share.
+        std::string_view code = std::string_view(text()).substr(f.text_start);
+        highlighted_bytes_ += code.size();
+        if (highlighted_bytes_ <= kMaxNoteHighlightBytes) {
+          if (auto hl = HighlightCode(f.code_lang, code)) out.replace(f.code_start, std::string::npos, *hl);
         }
       }
       out += f.mermaid ? "</pre>\n" : "</code></pre>\n";

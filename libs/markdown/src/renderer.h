@@ -199,6 +199,7 @@ class Renderer {
   std::string first_h1_;
   std::vector<BlockFrame> blocks_;
   std::vector<OpenMark> marks_;
+  size_t highlighted_bytes_ = 0;      // code of fences in a known language so far (kMaxNoteHighlightBytes)
   int span_depth_ = 0;
   bool in_math_ = false;              // inside a math span: text goes to math_tex_
   std::string math_tex_;
