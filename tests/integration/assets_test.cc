@@ -47,17 +47,6 @@ std::string AssetUrl(const std::string& body, const std::string& name) {
   return "";
 }
 
-// {"attachments":[{"path":path,"data":base64(bytes)}]} plus one note embedding it.
-std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes) {
-  JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  w.BeginObject().Key("path").String(note).Key("content").String("# Pic\n\n![[" + path + "]]\n").EndObject();
-  w.EndArray().Key("attachments").BeginArray();
-  w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
 // Runs a binary to its exit (it must refuse to start); its output in *out.
 int RunToExit(const std::vector<std::string>& argv, std::string* out) {
   std::string cmd;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "folio/core/gzip.h"
+#include "folio/core/hash.h"
 #include "folio/core/json.h"
 
 namespace folio::it {
@@ -166,14 +167,7 @@ void Cluster::AddEdgeArgs(std::vector<std::string> args) {
 }
 
 http::ClientResponse Cluster::Push(const std::string& body, const std::string& token) {
-  http::ClientRequest req;
-  req.method = "POST";
-  req.url = ingest_url() + "/api/v1/push";
-  req.body = body;
-  req.headers.emplace_back("Content-Type", "application/json");
-  if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
-  auto r = http::Fetch(req);
-  return r.ok() ? *r : http::ClientResponse{};
+  return IngestPost(*this, "/api/v1/push", body, "", token);
 }
 
 http::ClientResponse Cluster::Manifest(const std::string& token) {
@@ -273,6 +267,38 @@ std::string PushBody(const std::vector<std::pair<std::string, std::string>>& not
   for (const auto& d : deletes) w.String(d);
   w.EndArray().EndObject();
   return w.Take();
+}
+
+std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes) {
+  JsonWriter w;
+  w.BeginObject().Key("notes").BeginArray();
+  w.BeginObject().Key("path").String(note).Key("content").String("# Pic\n\n![[" + path + "]]\n").EndObject();
+  w.EndArray().Key("attachments").BeginArray();
+  w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+http::ClientResponse IngestPost(const Cluster& c, const std::string& path, const std::string& body,
+                                const std::string& key, const std::string& token) {
+  http::ClientRequest req;
+  req.method = "POST";
+  req.url = c.ingest_url() + path;
+  req.body = body;
+  req.headers.emplace_back("Content-Type", "application/json");
+  if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+  if (!key.empty()) req.headers.emplace_back("Idempotency-Key", key);
+  auto r = http::Fetch(req);
+  return r.ok() ? *r : http::ClientResponse{};
+}
+
+http::ClientResponse Stage(const Cluster& c, const std::string& stage, int batch, const std::string& body) {
+  return IngestPost(c, "/api/v1/push?stage=" + stage + "&batch=" + std::to_string(batch), body);
+}
+
+http::ClientResponse CommitStage(const Cluster& c, const std::string& stage, const std::string& key,
+                                 const std::string& body) {
+  return IngestPost(c, "/api/v1/push/commit?stage=" + stage, body, key);
 }
 
 }  // namespace folio::it

@@ -128,5 +128,17 @@ class Cluster {
 // {"notes":[{"path":p,"content":c}...],"delete":[...]}
 std::string PushBody(const std::vector<std::pair<std::string, std::string>>& notes,
                      const std::vector<std::string>& deletes = {});
+// {"notes":[one note embedding `path`],"attachments":[{"path":path,"data":base64(bytes)}]}.
+std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes);
+
+// POST ingest's `path` (e.g. "/api/v1/push?stage=s&batch=1") with the JSON
+// body, the token unless empty, and an Idempotency-Key unless empty. A
+// response with status 0 if there was none (ingest died, say).
+http::ClientResponse IngestPost(const Cluster& c, const std::string& path, const std::string& body,
+                                const std::string& key = "", const std::string& token = kToken);
+// A staged batch (POST /api/v1/push?stage=STAGE&batch=N) and its commit.
+http::ClientResponse Stage(const Cluster& c, const std::string& stage, int batch, const std::string& body);
+http::ClientResponse CommitStage(const Cluster& c, const std::string& stage, const std::string& key = "",
+                                 const std::string& body = "");
 
 }  // namespace folio::it

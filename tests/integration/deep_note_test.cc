@@ -31,27 +31,6 @@ std::string Rep(std::string_view s, size_t n) {
   return out;
 }
 
-http::ClientResponse Post(const Cluster& c, const std::string& path, const std::string& body,
-                          const std::string& key = "") {
-  http::ClientRequest req;
-  req.method = "POST";
-  req.url = c.ingest_url() + path;
-  req.body = body;
-  req.headers.emplace_back("Content-Type", "application/json");
-  req.headers.emplace_back("Authorization", std::string("Bearer ") + kToken);
-  if (!key.empty()) req.headers.emplace_back("Idempotency-Key", key);
-  auto r = http::Fetch(req);
-  return r.ok() ? *r : http::ClientResponse{};
-}
-
-http::ClientResponse Stage(const Cluster& c, const std::string& stage, const std::string& body) {
-  return Post(c, "/api/v1/push?stage=" + stage + "&batch=1", body);
-}
-
-http::ClientResponse Commit(const Cluster& c, const std::string& stage, const std::string& key) {
-  return Post(c, "/api/v1/push/commit?stage=" + stage, "", key);
-}
-
 bool IngestReady(const Cluster& c) {
   auto r = http::Fetch({"GET", c.ingest_url() + "/readyz", {}, ""});
   return r.ok() && r->status == 200;
@@ -62,8 +41,8 @@ bool IngestReady(const Cluster& c) {
 TEST_CASE("issue 22: the attack run's note and other deep ones publish with a warning; ingest stays up") {
   Cluster c;
   const std::string poison = Rep("^[", 5000) + "x" + Rep("]", 5000) + "\n";  // the issue's deep.md
-  REQUIRE(Stage(c, "deep1", PushBody({{"deep.md", poison}})).status == 200);
-  auto commit = Commit(c, "deep1", "k-deep-1");
+  REQUIRE(Stage(c, "deep1", 1, PushBody({{"deep.md", poison}})).status == 200);
+  auto commit = CommitStage(c, "deep1", "k-deep-1");
   INFO(c.Logs());
   REQUIRE(commit.status == 200);
   CHECK(commit.body.find("footnotes nested more than 16 levels deep") != std::string::npos);
@@ -117,8 +96,8 @@ TEST_CASE("issue 22: a note that crashes ingest does so once; the retry gets 422
   unsetenv("FOLIO_INGEST_FAULT_CRASH_ON");
   REQUIRE(c.Push(PushBody({{"Keep.md", "# Keep\n"}})).status == 200);
   const std::string bad = "# Bad\n\nCRASH-INGEST-HERE\n";
-  REQUIRE(Stage(c, "poison1", PushBody({{"ok.md", "# Fine\n"}, {"sub/bad.md", bad}})).status == 200);
-  auto crashed = Commit(c, "poison1", "k-poison-1");
+  REQUIRE(Stage(c, "poison1", 1, PushBody({{"ok.md", "# Fine\n"}, {"sub/bad.md", bad}})).status == 200);
+  auto crashed = CommitStage(c, "poison1", "k-poison-1");
   INFO(c.Logs());
   CHECK(crashed.status != 200);  // no answer: the process died
   int status = c.StopIngest();   // already dead: how it died
@@ -133,7 +112,7 @@ TEST_CASE("issue 22: a note that crashes ingest does so once; the retry gets 422
   setenv("FOLIO_INGEST_FAULT_CRASH_ON", "CRASH-INGEST-HERE", 1);
   c.StartIngest();
   unsetenv("FOLIO_INGEST_FAULT_CRASH_ON");
-  auto retry = Commit(c, "poison1", "k-poison-1");
+  auto retry = CommitStage(c, "poison1", "k-poison-1");
   CHECK(retry.status == 422);
   CHECK(JsonErrorCode(retry.body) == "unprocessable");
   CHECK(JsonErrorField(retry.body, "path") == "sub/bad.md");

@@ -19,16 +19,6 @@ using namespace folio::it;
 
 namespace {
 
-std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes) {
-  JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  w.BeginObject().Key("path").String(note).Key("content").String("# Pic\n\n![[" + path + "]]\n").EndObject();
-  w.EndArray().Key("attachments").BeginArray();
-  w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
 http::ClientResponse Get(const std::string& url) {
   auto r = http::Get(url);
   return r.ok() ? *r : http::ClientResponse{};

@@ -123,34 +123,6 @@ std::vector<Probe> GoodProbes(const Target& t) {
   };
 }
 
-// Sends raw (whole, or one byte per write) and reads until the server closes
-// the connection or 10 s pass; *closed says which.
-std::string Exchange(int port, const std::string& raw, bool bytewise, bool* closed) {
-  if (!bytewise) return it::Exchange(port, raw, closed);
-  int fd = Connect(port);
-  REQUIRE(fd >= 0);
-  for (char c : raw) {
-    if (send(fd, &c, 1, MSG_NOSIGNAL) != 1) break;  // the server may close at the bad byte
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  std::string got;
-  char buf[8192];
-  *closed = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
-      *closed = true;
-      break;
-    }
-    got.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return got;
-}
-
 int StatusOf(const std::string& answer) { return answer.size() > 12 ? std::stoi(answer.substr(9, 3)) : 0; }
 
 // Each answer has one Date line (a message may itself say "HTTP/1.1").
@@ -166,7 +138,7 @@ void CheckTarget(const Target& t) {
       const std::string probe = t.name + (bytewise ? ", one byte per read: " : ": ") + p.name;
       INFO(probe);
       bool closed = false;
-      std::string got = Exchange(t.port, p.request + kNext, bytewise, &closed);
+      std::string got = Exchange(t.port, p.request + kNext, &closed, bytewise);
       INFO("answer: " << got.substr(0, 400));
       CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
       CHECK(got.find("\r\n\r\n{\"error\":{\"code\":\"invalid_argument\",\"message\":\"malformed request: " +
@@ -180,7 +152,7 @@ void CheckTarget(const Target& t) {
       bool closed = false;
       std::string got = Exchange(t.port, "CONNECT x:443 HTTP/1.1\r\nHost: x\r\nContent-Length: " +
                                              std::to_string(kNext.size()) + "\r\n\r\n" + kNext,
-                                 bytewise, &closed);
+                                 &closed, bytewise);
       CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
       CHECK(got.find("\"message\":\"CONNECT is not supported\"") != std::string::npos);
       CHECK(CountAnswers(got) == 1);  // its Content-Length bytes are not a request
@@ -190,7 +162,7 @@ void CheckTarget(const Target& t) {
       const std::string probe = t.name + (bytewise ? ", one byte per read: " : ": ") + p.name;
       INFO(probe);
       bool closed = false;
-      std::string got = Exchange(t.port, p.request + kNext, bytewise, &closed);
+      std::string got = Exchange(t.port, p.request + kNext, &closed, bytewise);
       INFO("answer: " << got.substr(0, 400));
       CHECK(StatusOf(got) >= 200);
       CHECK(StatusOf(got) < 300);

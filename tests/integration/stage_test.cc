@@ -37,28 +37,6 @@ std::vector<std::pair<std::string, std::string>> Notes(int from, int to) {
   return out;
 }
 
-http::ClientResponse Post(const Cluster& c, const std::string& path, const std::string& body,
-                          const std::string& key = "") {
-  http::ClientRequest req;
-  req.method = "POST";
-  req.url = c.ingest_url() + path;
-  req.body = body;
-  req.headers.emplace_back("Content-Type", "application/json");
-  req.headers.emplace_back("Authorization", std::string("Bearer ") + kToken);
-  if (!key.empty()) req.headers.emplace_back("Idempotency-Key", key);
-  auto r = http::Fetch(req);
-  return r.ok() ? *r : http::ClientResponse{};
-}
-
-http::ClientResponse Stage(const Cluster& c, const std::string& stage, int batch, const std::string& body) {
-  return Post(c, "/api/v1/push?stage=" + stage + "&batch=" + std::to_string(batch), body);
-}
-
-http::ClientResponse CommitStage(const Cluster& c, const std::string& stage, const std::string& key = "",
-                                 const std::string& body = "") {
-  return Post(c, "/api/v1/push/commit?stage=" + stage, body, key);
-}
-
 // Every URL ingest holds a page for (the pages table), sorted.
 std::vector<std::string> PageUrls(const Cluster& c) {
   auto db = sqlite::Db::Open(c.ingest_data_dir() + "/ingest.db");
@@ -170,7 +148,7 @@ TEST_CASE("staged batches: malformed and over-limit ones get 4xx JSON and change
            {"/api/v1/push/commit?stage=", "", 400, ""},
            {"/api/v1/push/commit?stage=s1", "{bad", 400, ""},
        }) {
-    auto r = Post(c, b.path, b.body);
+    auto r = IngestPost(c, b.path, b.body);
     INFO(b.path << " " << b.body << " -> " << r.body);
     CHECK(r.status == b.status);
     CHECK(!JsonErrorCode(r.body).empty());

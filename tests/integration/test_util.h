@@ -81,11 +81,18 @@ inline int Connect(int port) {
 
 // Sends `raw` on a new connection and reads until the server closes it (or
 // 10 s pass). Returns everything the server sent; *closed says whether it
-// closed the connection.
-inline std::string Exchange(int port, const std::string& raw, bool* closed) {
+// closed the connection. bytewise: one byte per write, 200 us apart (the
+// server may close at a bad byte; the rest is then not sent).
+inline std::string Exchange(int port, const std::string& raw, bool* closed, bool bytewise = false) {
   int fd = Connect(port);
   REQUIRE(fd >= 0);
-  REQUIRE(send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size()));
+  if (!bytewise) {
+    REQUIRE(send(fd, raw.data(), raw.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(raw.size()));
+  }
+  for (size_t i = 0; bytewise && i < raw.size(); ++i) {
+    if (send(fd, &raw[i], 1, MSG_NOSIGNAL) != 1) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
   std::string got;
   char buf[8192];
   *closed = false;
