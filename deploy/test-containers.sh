@@ -43,7 +43,7 @@ declare -A IMAGES=(
   [folio-storage]=folio/storage [folio-cli]=folio/cli [nats]=folio/nats [prometheus]=folio/prometheus
 )
 # Compose services started (all but grafana: see above).
-SERVICES=(secrets nats storage ingest edge-1 edge-2 search prometheus publish)
+SERVICES=(secrets nats storage storage-2 ingest edge-1 edge-2 search search-2 prometheus publish)
 
 timings=()
 phase_start=$SECONDS
@@ -157,6 +157,7 @@ export FOLIO_INGEST_PORT=$(pick_port 18080) FOLIO_EDGE1_PORT=$(pick_port 18081)
 export FOLIO_EDGE2_PORT=$(pick_port 18084) FOLIO_SEARCH_PORT=$(pick_port 18082)
 export FOLIO_STORAGE_PORT=$(pick_port 18083) FOLIO_NATS_MONITOR_PORT=$(pick_port 18222)
 export FOLIO_PROMETHEUS_PORT=$(pick_port 19090) FOLIO_GRAFANA_PORT=$(pick_port 13000)
+export FOLIO_STORAGE2_PORT=$(pick_port 18085) FOLIO_SEARCH2_PORT=$(pick_port 18086)
 export FOLIO_VAULT=$ROOT/examples/vault
 compose() { podman-compose --no-ansi -p "$PROJECT" -f "$ROOT/docker-compose.yml" "$@"; }
 LOGS=$STATE/logs
@@ -198,11 +199,12 @@ until_ok() {
 }
 body_has() { curl -fsS --max-time 5 "$1" | grep -qF "$2"; }  # URL TEXT: 200 and TEXT in the body
 for svc in ingest:$FOLIO_INGEST_PORT edge-1:$FOLIO_EDGE1_PORT edge-2:$FOLIO_EDGE2_PORT \
-           search:$FOLIO_SEARCH_PORT storage:$FOLIO_STORAGE_PORT; do
+           search:$FOLIO_SEARCH_PORT storage:$FOLIO_STORAGE_PORT search-2:$FOLIO_SEARCH2_PORT \
+           storage-2:$FOLIO_STORAGE2_PORT; do
   until_ok 120 "${svc%%:*} ready" curl -fsS --max-time 5 "http://127.0.0.1:${svc#*:}/readyz"
 done
 # Each image's HEALTHCHECK (podman runs it on demand here: its timers need systemd).
-for s in ingest edge-1 edge-2 search storage nats prometheus; do
+for s in ingest edge-1 edge-2 search search-2 storage storage-2 nats prometheus; do
   podman healthcheck run "${PROJECT}_${s}_1" >/dev/null || fail "$s: HEALTHCHECK is not healthy"
 done
 echo "ok: healthchecks healthy"
@@ -233,9 +235,36 @@ targets_up() {  # every folio job has a target, and every target is up
   for job in ingest edge search storage; do
     grep -qF "\"job\":\"$job\"" <<<"$json" || return 1
   done
-  # 6 folio targets (two edges) plus prometheus itself, none down or unknown.
-  [[ $(grep -o '"health":"up"' <<<"$json" | wc -l) -ge 6 ]] || return 1
+  # 8 folio targets (two edges, two search and two storage replicas) plus
+  # prometheus itself, none down or unknown.
+  [[ $(grep -o '"health":"up"' <<<"$json" | wc -l) -ge 9 ]] || return 1
   ! grep -qE '"health":"(down|unknown)"' <<<"$json"
 }
 until_ok 120 "prometheus: every folio target up" targets_up
+
+phase failover
+# An attachment pushed through ingest (to the first storage replica, and
+# through it to JetStream), then that replica stopped: both edges still
+# serve the attachment's bytes (from storage-2), and with one search
+# replica stopped the edges' search still answers.
+api_token=$(token_of api)
+attachment=$(head -c 3000 /dev/urandom | base64 -w0)
+attachment_sha=$(base64 -d <<<"$attachment" | sha256sum | cut -c1-64)
+curl -fsS --max-time 30 -H "Authorization: Bearer $api_token" -H 'Content-Type: application/json' \
+  --data "{\"notes\":[{\"path\":\"Failover.md\",\"content\":\"# Failover\\n\\n![[failover.png]]\\n\"}],\"attachments\":[{\"path\":\"failover.png\",\"data\":\"$attachment\"}]}" \
+  "http://127.0.0.1:$FOLIO_INGEST_PORT/api/v1/push" >/dev/null || fail "push with an attachment"
+asset="/assets/${attachment_sha:0:16}/failover.png"
+until_ok 60 "edge serves the note with the attachment" body_has "http://127.0.0.1:$FOLIO_EDGE1_PORT/failover" "$asset"
+compose stop -t 5 storage >/dev/null 2>&1 || fail "stopping storage"
+asset_ok() { [[ $(curl -fsS --max-time 10 "http://127.0.0.1:$1$asset" | sha256sum | cut -c1-64) == "$attachment_sha" ]]; }
+for port in "$FOLIO_EDGE1_PORT" "$FOLIO_EDGE2_PORT"; do
+  asset_ok "$port" || fail "edge :$port did not serve the attachment with storage stopped"
+done
+echo "ok: storage stopped, both edges serve the attachment from storage-2"
+compose stop -t 5 search >/dev/null 2>&1 || fail "stopping search"
+for port in "$FOLIO_EDGE1_PORT" "$FOLIO_EDGE2_PORT"; do
+  body_has "http://127.0.0.1:$port/_/search?q=getting+started&mode=text" "/getting-started" \
+    || fail "edge :$port: search did not answer with one search replica stopped"
+done
+echo "ok: search stopped, both edges' search answers from search-2"
 echo "test-containers: PASS"

@@ -4,10 +4,12 @@
 #   api-token            ingest's API token (FOLIO_TOKEN): `folio push --token`
 #   storage-write-token  folio-storage's write token; ingest's --storage-token
 #   storage-read-token   folio-storage's read token; the edges' --storage-token
+#   backup-key           the key that signs ingest's backups (--backup-key-file),
+#                        so an ingest on a new disk can verify and restore them
 # Usage: deploy/k8s/make-secrets.sh [NAMESPACE]   (default: folio)
 # Give your own values (e.g. the tokens of an existing installation) in the
 # environment: FOLIO_API_TOKEN, FOLIO_STORAGE_WRITE_TOKEN,
-# FOLIO_STORAGE_READ_TOKEN. An existing Secret is left alone (delete it first
+# FOLIO_STORAGE_READ_TOKEN, FOLIO_BACKUP_KEY. An existing Secret is left alone (delete it first
 # to replace it, then restart ingest, storage and the edges).
 # The tokens go to kubectl as files in a private temporary directory, never
 # on a command line. Read the API token back with
@@ -15,7 +17,7 @@
 set -euo pipefail
 NS=${1:-folio}
 SECRET=folio-tokens
-KEYS=(api-token storage-write-token storage-read-token)
+KEYS=(api-token storage-write-token storage-read-token backup-key)
 
 if kubectl get namespace "$NS" >/dev/null 2>&1; then :; else
   kubectl create namespace "$NS"
@@ -28,7 +30,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 chmod 700 "$dir"
 random_token() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
-given=("${FOLIO_API_TOKEN:-}" "${FOLIO_STORAGE_WRITE_TOKEN:-}" "${FOLIO_STORAGE_READ_TOKEN:-}")
+given=("${FOLIO_API_TOKEN:-}" "${FOLIO_STORAGE_WRITE_TOKEN:-}" "${FOLIO_STORAGE_READ_TOKEN:-}" "${FOLIO_BACKUP_KEY:-}")
 args=()
 for i in "${!KEYS[@]}"; do
   value=${given[$i]:-$(random_token)}
