@@ -35,7 +35,9 @@
 namespace folio::edge {
 
 struct AssetOptions {
-  std::string storage_url;             // "http://127.0.0.1:8083"; required
+  // "http://127.0.0.1:8083", or replicas separated by ',' (fail-over:
+  // storage_client.h); required.
+  std::string storage_url;
   std::string storage_token;           // storage's read token (its <data>/read-token); required
   size_t cache_bytes = 256u << 20;     // LRU budget of asset bodies (default 256 MiB)
   size_t threads = 4;                  // fetching threads (default 4)

@@ -158,6 +158,14 @@ class SiteWriter {
   // a content change is not listed. Fails with kInvalidArgument if since >
   // the site's version; store errors as Status. REQUIRES: since >= 0.
   Result<std::string> ManifestDeltaJson(const PushLimits& limits, int64_t since) const;
+  // Every attachment of the site as (path, sha256), sorted by path, for
+  // the manifest's check that storage holds their bytes (blob_census.h).
+  std::vector<std::pair<std::string, std::string>> AttachmentHashes() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(vault_.attachments().size());
+    for (const auto& [path, meta] : vault_.attachments()) out.emplace_back(path, meta.sha256);
+    return out;
+  }
   // Store::Epoch of this site. Store errors as Status.
   Result<std::string> Epoch() const { return store_->Epoch(options_.site); }
   // GET /api/v1/export (handlers.cc): Store::PageUrls of this site.
