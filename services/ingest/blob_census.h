@@ -32,7 +32,7 @@
 namespace folio::ingest {
 
 struct BlobCensusOptions {
-  int64_t max_age_ms = 10'000;  // how long a listing is trusted (default 10 s)
+  int64_t max_age_ms = 5'000;   // how long a listing is trusted (default 5 s)
   size_t max_heads = 256;       // HEADs confirming the listing per call (default 256)
   int64_t timeout_ms = 10'000;  // per storage request (default 10 s)
 };
