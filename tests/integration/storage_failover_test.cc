@@ -187,3 +187,36 @@ TEST_CASE("issue 23: the edge and ingest on two storage replicas: killing the fi
     return ready.ok() && ready->status == 200 && ready->body.find("degraded") == std::string::npos;
   }, 10000));
 }
+
+TEST_CASE("issue 23: backup and restore take the list; a malformed list is refused naming --storage") {
+  Storage st;
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"kept.md", "# Kept\n\nbacked up through the second replica"}})).status == 200);
+  const std::vector<std::string> storage{"--storage", ClosedUrl() + "," + st.url(), "--storage-token", kWrite};
+  std::string out, err;
+  std::vector<std::string> backup{"backup"};
+  backup.insert(backup.end(), storage.begin(), storage.end());
+  int rc = c.RunIngest(backup, &out, &err);
+  INFO("stderr: " << err);
+  REQUIRE(rc == 0);
+  CHECK(out.rfind("backups/ingest/", 0) == 0);
+
+  c.StopIngest();
+  std::vector<std::string> restore{"restore"};
+  restore.insert(restore.end(), storage.begin(), storage.end());
+  CHECK(c.RunIngest(restore, &out, &err) == 0);
+  c.StartIngest();
+  CHECK(c.Manifest().body.find("kept.md") != std::string::npos);
+
+  // A malformed entry: ingest's commands and the edge refuse to start, naming the flag and the entry.
+  backup = {"backup", "--storage", st.url() + ",,http://b:1", "--storage-token", kWrite};
+  CHECK(c.RunIngest(backup, &out, &err) != 0);
+  CHECK(err.find("--storage: entry 2 (\"\") is empty") != std::string::npos);
+  rc = testing::RunShell("'" + testing::BinPath("folio-edge") + "' --listen 127.0.0.1:0 --nats " + c.nats().url() +
+                             " --storage '" + st.url() + ",storage-1:8083' --storage-token x",
+                         &out);
+  CHECK(rc == 1);
+  CHECK(out.find("--storage: entry 2 (") != std::string::npos);  // the log quotes the entry's quotes
+  CHECK(out.find("storage-1:8083") != std::string::npos);
+  CHECK(out.find("does not start with http://") != std::string::npos);
+}
