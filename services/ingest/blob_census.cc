@@ -22,10 +22,10 @@ void BlobCensus::Check(std::vector<std::string> sha256, Done done) {
   pool_.Submit([this, sha256 = std::move(sha256), done = std::move(done)] { done(Missing(sha256)); });
 }
 
-Status BlobCensus::RefreshIfOld() {
+Status BlobCensus::Refresh(bool force) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (listed_at_ms_ >= 0 && SteadyMs() - listed_at_ms_ < options_.max_age_ms) return Status::Ok();
+    if (!force && listed_at_ms_ >= 0 && SteadyMs() - listed_at_ms_ < options_.max_age_ms) return Status::Ok();
   }
   const int64_t started = SteadyMs();
   auto all = client_.ListAllBlobs(options_.timeout_ms);
@@ -37,23 +37,31 @@ Status BlobCensus::RefreshIfOld() {
   return Status::Ok();
 }
 
+std::vector<size_t> BlobCensus::Unlisted(const std::vector<std::string>& sha256, int64_t* listed_at_ms) {
+  std::vector<size_t> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < sha256.size(); ++i) {
+    if (!held_.count(sha256[i])) out.push_back(i);
+  }
+  *listed_at_ms = listed_at_ms_;
+  return out;
+}
+
 Result<std::vector<size_t>> BlobCensus::Missing(const std::vector<std::string>& sha256) {
+  // The hashes were read before this call, and a blob is in storage before
+  // its attachment is committed: a listing begun after now misses nothing.
+  const int64_t asked = SteadyMs();
   if (sha256.empty()) return std::vector<size_t>{};
-  if (Status s = RefreshIfOld(); !s.ok()) return s;
-  std::vector<size_t> unlisted;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < sha256.size(); ++i) {
-      if (!held_.count(sha256[i])) unlisted.push_back(i);
-    }
+  if (Status s = Refresh(/*force=*/false); !s.ok()) return s;
+  int64_t listed_at = 0;
+  std::vector<size_t> unlisted = Unlisted(sha256, &listed_at);
+  if (unlisted.empty() || listed_at >= asked) return unlisted;
+  if (unlisted.size() > options_.max_heads) {  // many lost (storage wiped?): one new listing beats many HEADs
+    if (Status s = Refresh(/*force=*/true); !s.ok()) return s;
+    return Unlisted(sha256, &listed_at);
   }
   std::vector<size_t> missing;
-  size_t heads = 0;
   for (size_t i : unlisted) {
-    if (heads++ >= options_.max_heads) {
-      missing.push_back(i);  // so many lost: storage was wiped; the listing is right
-      continue;
-    }
     // Uploaded after the listing? Then it is there; only a 404 is a loss.
     auto r = client_.HeadBlob(sha256[i], options_.timeout_ms);
     if (r.ok() && r->status == 200) {

@@ -4,10 +4,12 @@
 // `folio status` "in sync" while the edge answered 404 for it).
 //
 // How: one listing of every blob (GET /blobs, all pages, through
-// libs/storage_client's fail-over) kept for max_age_ms; a hash the listing
-// lacks is confirmed with a HEAD (up to max_heads per call; past that the
-// listing's word is taken), so a blob uploaded after the listing was made
-// is never reported missing. A blob deleted less than max_age_ms ago may
+// libs/storage_client's fail-over) kept for max_age_ms. A hash the listing
+// lacks is confirmed with a HEAD (a blob uploaded after the listing was
+// made is never reported missing); past max_heads such hashes a new
+// listing is made instead, and believed: a blob is in storage before its
+// attachment is committed, so a listing begun after the manifest was read
+// holds every blob the manifest names that storage has. A blob deleted less than max_age_ms ago may
 // still count as present; the next listing finds it. At 10,000 blobs a
 // listing is 10 requests (tests/integration/lost_attachments_test.cc
 // measures it).
@@ -33,7 +35,7 @@ namespace folio::ingest {
 
 struct BlobCensusOptions {
   int64_t max_age_ms = 5'000;   // how long a listing is trusted (default 5 s)
-  size_t max_heads = 256;       // HEADs confirming the listing per call (default 256)
+  size_t max_heads = 16;        // HEADs confirming the listing per call; past it, a new listing (default 16)
   int64_t timeout_ms = 10'000;  // per storage request (default 10 s)
 };
 
@@ -56,7 +58,10 @@ class BlobCensus {
   Result<std::vector<size_t>> Missing(const std::vector<std::string>& sha256);
 
  private:
-  Status RefreshIfOld();
+  // A new listing if the last is older than max_age_ms (or `force`).
+  Status Refresh(bool force);
+  // Indexes of the hashes the listing lacks, and when that listing began.
+  std::vector<size_t> Unlisted(const std::vector<std::string>& sha256, int64_t* listed_at_ms);
 
   const storage_client::Client client_;
   const BlobCensusOptions options_;

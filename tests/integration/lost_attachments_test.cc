@@ -117,4 +117,20 @@ TEST_CASE("issue 23: the storage check of the manifest stays cheap at 10,000 att
                               << warm << " ms with the cached one");
   CHECK(cold < 3'000);
   CHECK(warm < 1'500);
+
+  // Storage wiped: every one of them is missing; one new listing says so, not 10,000 HEADs.
+  c.StopStorage(9);
+  std::filesystem::remove_all(c.dir() + "/storage");
+  c.StartStorage();
+  // Seen once the listing made before the wipe is older than its 5 s.
+  CHECK(Eventually([&] { return c.Manifest().body.find(R"("missing_attachments":[")") != std::string::npos; }));
+  auto t0 = std::chrono::steady_clock::now();
+  auto m = c.Manifest();
+  const double lost_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(m.status == 200);
+  const size_t at = m.body.find(R"("missing_attachments":[")");
+  REQUIRE(at != std::string::npos);
+  CHECK(m.body.find("a/f9999.png", at) != std::string::npos);
+  MESSAGE("the same manifest with all " << kFiles << " blobs lost: " << lost_ms << " ms");
+  CHECK(lost_ms < 3'000);
 }
