@@ -145,6 +145,8 @@ class SiteWriter {
   // per note "warnings":[...] (the note's warnings as committed: dangling or
   // ambiguous links etc.; the key is left out when it has none) and, when
   // not empty, "epoch":EPOCH (Store::Epoch).
+  // (With storage, handlers.cc adds "missing_attachments" to this and to
+  // the delta: blob_census.h.)
   std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
   // version `since`, read through the store's (site, version) indexes:
