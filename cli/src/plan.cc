@@ -11,7 +11,8 @@ namespace folio::cli {
 namespace {
 
 FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote,
-                      std::string_view scope) {
+                      std::string_view scope, const std::vector<std::string>& lost_paths = {}) {
+  const std::unordered_set<std::string_view> lost(lost_paths.begin(), lost_paths.end());
   std::unordered_map<std::string_view, std::string_view> remote_hash;
   remote_hash.reserve(remote.size());
   for (const RemoteFile& f : remote) {
@@ -25,6 +26,9 @@ FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<Rem
       ++out.new_count;
     } else if (!EqualsIgnoreAsciiCase(it->second, f.sha256)) {
       ++out.changed_count;
+    } else if (!lost.empty() && lost.contains(f.path)) {
+      ++out.changed_count;  // the server lists this hash but cannot serve its bytes: send them again
+      ++out.lost_count;
     } else {
       ++out.unchanged;
       continue;
@@ -40,7 +44,7 @@ FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<Rem
 PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope) {
   PushPlan plan;
   plan.notes = DiffFiles(local.notes, remote.notes, scope);
-  plan.attachments = DiffFiles(local.attachments, remote.attachments, scope);
+  plan.attachments = DiffFiles(local.attachments, remote.attachments, scope, remote.missing_attachments);
 
   std::unordered_set<std::string_view> present;
   present.reserve(local.notes.size() + local.attachments.size() + local.skipped.size());

@@ -47,6 +47,11 @@ struct Manifest {
   std::vector<std::string> deleted;   // paths of notes and attachments
   int64_t note_count = -1;            // what the server holds in all; -1: not said
   int64_t attachment_count = -1;
+  // "missing_attachments" (full manifests and deltas alike): paths of the
+  // attachments listed here (or in the index's view) whose bytes the
+  // server's storage cannot serve; Diff sends them again (issue 23). Empty
+  // from servers without storage or that do not say.
+  std::vector<std::string> missing_attachments;
 };
 
 // The sending half of a diff, for one kind of file.
@@ -54,7 +59,8 @@ struct FileChanges {
   std::vector<LocalFile> to_send;  // new or changed, sorted by path
   std::vector<bool> is_new;        // parallel to to_send: absent on the server
   size_t new_count = 0;            // of to_send: absent on the server
-  size_t changed_count = 0;        // of to_send: different hash on the server
+  size_t changed_count = 0;        // of to_send: different hash on the server, or lost (below)
+  size_t lost_count = 0;           // of changed_count: same hash, but the server lost the bytes
   size_t unchanged = 0;            // same hash on both sides: not sent
 };
 
@@ -69,7 +75,9 @@ struct PushPlan {
 // attachments. A path counts as present locally if it is a note, an
 // attachment or a skipped file (a file left out for a bad encoding or its
 // size is not deleted from the server). Comparison is byte-exact on paths and
-// case-insensitive on hex hashes. Server files outside `scope` (a path
+// case-insensitive on hex hashes; an attachment in remote's
+// missing_attachments is sent even when its hash matches (its bytes were
+// lost). Server files outside `scope` (a path
 // prefix such as "Team A/", prefix.h; "" = every path) are left alone:
 // never compared, never deleted.
 // REQUIRES: every local path lies in `scope`.

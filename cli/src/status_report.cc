@@ -1,6 +1,7 @@
 #include "status_report.h"
 
 #include <algorithm>
+#include <set>
 
 #include "folio/core/json.h"
 #include "folio/core/text.h"
@@ -9,9 +10,12 @@
 namespace folio::cli {
 namespace {
 
-void Split(const FileChanges& changes, StatusChanges* out) {
+void Split(const FileChanges& changes, const std::vector<std::string>& lost_paths, StatusChanges* out) {
+  const std::set<std::string_view> lost(lost_paths.begin(), lost_paths.end());
   for (size_t i = 0; i < changes.to_send.size(); ++i) {
-    (changes.is_new[i] ? out->add : out->change).push_back(changes.to_send[i].path);
+    const std::string& path = changes.to_send[i].path;
+    (changes.is_new[i] ? out->add : out->change).push_back(path);
+    if (!changes.is_new[i] && lost.contains(path)) out->lost.push_back(path);
   }
   out->unchanged = changes.unchanged;
 }
@@ -31,7 +35,9 @@ void Capped(const List& list, size_t max, Fn line, std::string* out) {
 void Kind(const char* name, const StatusChanges& c, size_t max, std::string* out) {
   *out += std::string(name) + ": " + std::to_string(c.add.size()) + " to add, " + std::to_string(c.change.size()) +
           " to change, " + std::to_string(c.remove.size()) + " to delete, " + std::to_string(c.unchanged) +
-          " unchanged\n";
+          " unchanged" +
+          (c.lost.empty() ? "" : " (" + std::to_string(c.lost.size()) + " lost by the server's storage: re-sent)") +
+          "\n";
   // One cap per kind, in the order add, change, delete.
   std::vector<std::string> lines;
   for (const auto& p : c.add) lines.push_back("+ " + p);
@@ -54,6 +60,10 @@ void JsonKind(JsonWriter* w, std::string_view key, const StatusChanges& c, size_
   w->Key("add_count").Int(static_cast<int64_t>(c.add.size()));
   w->Key("change_count").Int(static_cast<int64_t>(c.change.size()));
   w->Key("delete_count").Int(static_cast<int64_t>(c.remove.size()));
+  if (!c.lost.empty()) {
+    JsonPaths(w, "lost", c.lost, max);
+    w->Key("lost_count").Int(static_cast<int64_t>(c.lost.size()));
+  }
   w->Key("unchanged").Int(static_cast<int64_t>(c.unchanged)).EndObject();
 }
 
@@ -73,8 +83,8 @@ StatusReport MakeStatusReport(const PushPlan& plan, const Manifest& manifest, co
   r.site = manifest.site;
   r.site_url = manifest.site_url;
   r.version = manifest.version;
-  Split(plan.notes, &r.notes);
-  Split(plan.attachments, &r.attachments);
+  Split(plan.notes, {}, &r.notes);
+  Split(plan.attachments, manifest.missing_attachments, &r.attachments);
   // The server's rule: a deleted path not ending in ".md" is an attachment.
   for (const std::string& p : plan.to_delete) {
     (EndsWith(AsciiLower(p), ".md") ? r.notes : r.attachments).remove.push_back(p);

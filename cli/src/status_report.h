@@ -20,7 +20,8 @@ namespace folio::cli {
 // The paths of one kind (notes or attachments) that a push would change.
 struct StatusChanges {
   std::vector<std::string> add;     // local only, sorted
-  std::vector<std::string> change;  // different hash on the server, sorted
+  std::vector<std::string> change;  // different hash on the server, or lost (below), sorted
+  std::vector<std::string> lost;    // of change: the server's storage lost the bytes, sorted
   std::vector<std::string> remove;  // on the server (in scope) only, sorted
   size_t unchanged = 0;
 
@@ -56,7 +57,8 @@ StatusReport MakeStatusReport(const PushPlan& plan, const Manifest& manifest, co
 
 // Several lines, each ending in '\n': the server line ("server URL: site S,
 // version N, https://site"), one count line per kind ("notes: 2 to add, 1 to
-// change, 0 to delete, 40 unchanged") followed by at most `max_paths` "  + P",
+// change, 0 to delete, 40 unchanged", plus "(1 lost by the server's storage:
+// re-sent)" for attachments whose bytes the server lost) followed by at most `max_paths` "  + P",
 // "  ~ P", "  - P" lines of that kind and "  ... and N more", the warnings
 // ("  P: W", capped alike), the oversized and left-out files, and last
 // "in sync" or "not in sync: N notes and M attachments differ; `folio push`

@@ -131,3 +131,37 @@ TEST_CASE("manifest: site_url and per-note warnings are parsed; both optional") 
   REQUIRE(old.ok());
   CHECK(old->site_url.empty());
 }
+
+TEST_CASE("status: an attachment the server lists but lost is not in sync, and push sends it (issue 23)") {
+  Vault v;
+  v.notes = {Local("A.md", "aa")};
+  v.attachments = {Local("kept.png", "kk"), Local("lost.png", "ll")};
+  Manifest m;
+  m.notes = {Remote("A.md", "aa")};
+  m.attachments = {Remote("kept.png", "kk"), Remote("lost.png", "ll")};
+  CHECK(MakeStatusReport(Diff(v, m), m, v, "", std::nullopt).in_sync());
+
+  auto parsed = ParseManifest(R"({"version":3,"notes":[{"path":"A.md","sha256":"aa","url":"/a"}],)"
+                              R"("attachments":[{"path":"kept.png","sha256":"kk","url":"/k"},)"
+                              R"({"path":"lost.png","sha256":"ll","url":"/l"}],"missing_attachments":["lost.png"]})");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->missing_attachments == std::vector<std::string>{"lost.png"});
+  PushPlan plan = Diff(v, *parsed);
+  REQUIRE(plan.attachments.to_send.size() == 1);
+  CHECK(plan.attachments.to_send[0].path == "lost.png");
+  CHECK(!plan.attachments.is_new[0]);
+  CHECK(plan.attachments.lost_count == 1);
+  CHECK(plan.attachments.unchanged == 1);
+  CHECK(plan.to_delete.empty());
+  StatusReport r = MakeStatusReport(plan, *parsed, v, "", std::nullopt);
+  CHECK(!r.in_sync());
+  CHECK(r.attachments.lost == std::vector<std::string>{"lost.png"});
+  CHECK(StatusText(r).find("1 lost by the server's storage: re-sent") != std::string::npos);
+  CHECK(StatusJson(r).find(R"("lost":["lost.png"])") != std::string::npos);
+
+  // Deleted locally: still deleted on the server, not re-sent.
+  v.attachments = {Local("kept.png", "kk")};
+  plan = Diff(v, *parsed);
+  CHECK(plan.attachments.to_send.empty());
+  CHECK(plan.to_delete == std::vector<std::string>{"lost.png"});
+}

@@ -35,6 +35,7 @@ Manifest ApplyDelta(const Index& index, const Manifest& delta) {
   m.max_note_bytes = delta.max_note_bytes;
   m.max_attachment_bytes = delta.max_attachment_bytes;
   m.strict_line_breaks = delta.strict_line_breaks;
+  m.missing_attachments = delta.missing_attachments;  // of every attachment, not only those in the delta
   std::unordered_map<std::string_view, const RemoteFile*> written;
   written.reserve(delta.notes.size() + delta.attachments.size());
   for (const auto* files : {&delta.notes, &delta.attachments}) {

@@ -92,6 +92,8 @@ Result<Manifest> ParseManifest(std::string_view json) {
         m.too_old = f.value().get_bool();
       } else if (key == "deleted") {
         m.deleted = ParseStrings(f.value());
+      } else if (key == "missing_attachments") {
+        m.missing_attachments = ParseStrings(f.value());
       } else if (key == "note_count") {
         m.note_count = f.value().get_int64();
       } else if (key == "attachment_count") {

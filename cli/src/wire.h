@@ -10,6 +10,9 @@
 //   GET  /api/v1/manifest?since=V -> the same fields for what was written after V,
 //                              plus "since":V, "deleted":["path"], "note_count",
 //                              "attachment_count"; or {"version","since","too_old":true}
+//                              Both, from servers with storage: "missing_attachments":
+//                              ["path"], attachments (of the whole site) whose bytes
+//                              storage cannot serve; the CLI sends them again (issue 23)
 //   POST /api/v1/push      (header Idempotency-Key: 32 random hex digits)
 //                          {"notes":[{"path","content"}],
 //                           "attachments":[{"path","data" (standard base64)}],

@@ -11,6 +11,9 @@
 // response from storage by ranged reads (ReadRange), so a video seeked
 // through by many readers costs the edge ~1 MiB per response, not the file.
 // Concurrent misses for one hash share one fetch. Failures are never cached.
+// With several storage replicas (--storage url1,url2) every request fails
+// over inside the client (storage_client.h): a replica going away costs a
+// reader one retried request here, never an error page.
 //
 // Ownership: main owns it and destroys it after the loops stop (its pool's
 // Done callbacks post to them). Threading: every method is thread-safe.
@@ -35,7 +38,9 @@
 namespace folio::edge {
 
 struct AssetOptions {
-  std::string storage_url;             // "http://127.0.0.1:8083"; required
+  // "http://127.0.0.1:8083", or replicas separated by ',' (fail-over:
+  // storage_client.h); required.
+  std::string storage_url;
   std::string storage_token;           // storage's read token (its <data>/read-token); required
   size_t cache_bytes = 256u << 20;     // LRU budget of asset bodies (default 256 MiB)
   size_t threads = 4;                  // fetching threads (default 4)

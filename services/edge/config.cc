@@ -15,7 +15,9 @@ void AddEdgeFlags(Flags* flags) {
   flags->Add("search-threads", "8", "threads making search requests to the search service");
   flags->Add("search-max-in-flight", "64", "searches in flight at once; more are answered 503");
   flags->Add("search-timeout-ms", "2000", "how long a search may take before the reader gets 503");
-  flags->Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): /assets/ misses are fetched from it; \"\" = off");
+  flags->Add("storage", "",
+             "folio-storage URL (http://127.0.0.1:8083), or replicas separated by ',' (tried in turn when one"
+             " fails): /assets/ misses are fetched from it; \"\" = off");
   AddSecretFlags(flags, "storage-token",
                  "folio-storage's read token (it writes it to <its data>/read-token on its first start); required"
                  " with --storage");
@@ -43,8 +45,9 @@ Status ReadSearchOptions(const Flags& flags, SearchOptions* out) {
 Status ReadAssetOptions(const Flags& flags, AssetOptions* out) {
   auto cache = flags.GetBytes("asset-cache");
   if (!cache.ok()) return cache.status();
-  out->storage_url = flags.Get("storage");
-  while (!out->storage_url.empty() && out->storage_url.back() == '/') out->storage_url.pop_back();
+  auto urls = storage_client::NormalizeUrlList(flags.Get("storage"), "--storage");
+  if (!urls.ok()) return urls.status();
+  out->storage_url = std::move(urls).value();
   auto token = SecretFromFlags(flags, "storage-token");
   if (!token.ok()) return token.status();
   if (token->empty()) {

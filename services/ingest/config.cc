@@ -43,7 +43,8 @@ void AddIngestFlags(Flags* flags) {
              "Subresource Integrity of --mermaid-url (sha384-...; default: that of the pinned CDN build)");
   flags->Add("mermaid-file", "",
              "the bundled mermaid.min.js --mermaid-url auto serves (default: mermaid.min.js next to this binary)");
-  flags->Add("storage", "", "folio-storage URL (http://127.0.0.1:8083): attachments go there; \"\" = SQLite and the bus");
+  flags->Add("storage", "", "folio-storage URL (http://127.0.0.1:8083) or replicas separated by ',' (tried in turn):"
+             " attachments go there; \"\" = SQLite and the bus");
   AddSecretFlags(flags, "storage-token",
                  "folio-storage's write token (it writes it to <its data>/write-token on its first start); required"
                  " with --storage");

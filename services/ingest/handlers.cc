@@ -345,7 +345,9 @@ void MergeStage(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::share
 void LoadStageForCommit(HandlerContext* ctx, std::shared_ptr<PreparedPush> p, std::shared_ptr<PushRequest> own,
                         std::shared_ptr<http::Responder> responder, std::shared_ptr<PushCounters> m) {
   SiteWriter* writer = ctx->sites->writer(p->site);
-  if (!writer) return Answer(ctx, responder, http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated))));
+  if (!writer) {
+    return Answer(ctx, responder, http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated))));
+  }
   if (!p->key.key.empty()) {
     auto found = writer->FindPush(p->key.key);
     if (!found.ok()) return Answer(ctx, responder, http::Response::Error(Status::Internal("push key lookup failed")));
@@ -450,9 +452,48 @@ Result<int64_t> ParseSince(const http::Request& req) {
   return static_cast<int64_t>(std::stoll(v));
 }
 
+// Writer loop. The manifest (full, or the delta since `since`); with
+// storage, the census then adds "missing_attachments": the paths of the
+// site's attachments whose blobs storage cannot serve, so the CLI sends
+// them again instead of counting them unchanged (issue 23). A census that
+// cannot list storage leaves the key out (the manifest still answers).
+void AnswerManifest(HandlerContext* ctx, std::shared_ptr<http::Responder> responder, const std::string& site,
+                    int64_t since) {
+  SiteWriter* writer = ctx->sites->writer(site);
+  if (!writer) {
+    return Answer(ctx, responder, http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated))));
+  }
+  Result<std::string> json = since < 0 ? writer->Epoch() : writer->ManifestDeltaJson(ctx->limits, since);
+  if (!json.ok()) return Answer(ctx, responder, http::Response::Error(json.status()));
+  if (since < 0) json = writer->ManifestJson(ctx->limits, *json);  // json held the epoch
+  std::vector<std::pair<std::string, std::string>> attachments;
+  if (ctx->census) attachments = writer->AttachmentHashes();
+  if (attachments.empty()) return Answer(ctx, responder, http::Response::Json(200, std::move(json).value()));
+  std::vector<std::string> hashes;
+  hashes.reserve(attachments.size());
+  for (const auto& a : attachments) hashes.push_back(a.second);
+  auto on_checked = [ctx, responder, json = std::move(json).value(),
+                     attachments = std::move(attachments)](Result<std::vector<size_t>> missing) mutable {
+    if (!missing.ok()) {
+      log::Warn("manifest: could not check storage for the attachments' blobs",
+                {{"error", missing.status().message()}});
+    } else if (!json.empty() && json.back() == '}') {
+      JsonWriter w;
+      w.BeginArray();
+      for (size_t i : *missing) w.String(attachments[i].first);
+      w.EndArray();
+      json.pop_back();
+      json += ",\"missing_attachments\":" + w.Take() + "}";
+    }
+    Answer(ctx, responder, http::Response::Json(200, std::move(json)));
+  };
+  ctx->census->Check(std::move(hashes), std::move(on_checked));
+}
+
 }  // namespace
 
 void MountApi(http::Router* router, HandlerContext* ctx) {
+  if (!ctx->storage.url.empty() && !ctx->census) ctx->census = std::make_shared<BlobCensus>(ctx->storage);
   auto counters = std::make_shared<PushCounters>(PushCounters{
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "ok"}}),
       ctx->registry->NewCounter("folio_ingest_pushes_total", "Push requests", {{"result", "rejected"}}),
@@ -516,18 +557,8 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
     }
     std::string site = SiteOf(ctx, req, r, nullptr);
     if (site.empty()) return;
-    OnWriter(ctx, std::make_shared<http::Responder>(std::move(r)), [ctx, site, since = *since] {
-      SiteWriter* writer = ctx->sites->writer(site);
-      if (!writer) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
-      if (since < 0) {
-        Result<std::string> epoch = writer->Epoch();
-        if (!epoch.ok()) return http::Response::Error(epoch.status());
-        return http::Response::Json(200, writer->ManifestJson(ctx->limits, *epoch));
-      }
-      Result<std::string> delta = writer->ManifestDeltaJson(ctx->limits, since);
-      if (!delta.ok()) return http::Response::Error(delta.status());
-      return http::Response::Json(200, std::move(delta).value());
-    });
+    auto responder = std::make_shared<http::Responder>(std::move(r));
+    ctx->writer_loop->Post([ctx, responder, site, since = *since] { AnswerManifest(ctx, responder, site, since); });
   }, "manifest");
 
   // Every URL the site publishes, in bounded pages, for `folio export`:

@@ -17,6 +17,7 @@
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "blob_census.h"
 #include "blob_upload.h"
 #include "crashed_notes.h"
 #include "push_request.h"
@@ -39,6 +40,9 @@ struct HandlerContext {
   BlobsInFlight* blobs_in_flight;    // shared with the blob collector
   StageLimits stage{};
   const CrashedNotes* crashed = nullptr;  // writer loop: notes refused because they crashed ingest
+  // With storage: which attachments' blobs storage lacks, for the manifest
+  // (issue 23). Made by MountApi when storage.url is set; null otherwise.
+  std::shared_ptr<BlobCensus> census = nullptr;
 };
 
 // REQUIRES: ctx outlives the router.

@@ -145,6 +145,8 @@ class SiteWriter {
   // per note "warnings":[...] (the note's warnings as committed: dangling or
   // ambiguous links etc.; the key is left out when it has none) and, when
   // not empty, "epoch":EPOCH (Store::Epoch).
+  // (With storage, handlers.cc adds "missing_attachments" to this and to
+  // the delta: blob_census.h.)
   std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
   // version `since`, read through the store's (site, version) indexes:
@@ -158,6 +160,14 @@ class SiteWriter {
   // a content change is not listed. Fails with kInvalidArgument if since >
   // the site's version; store errors as Status. REQUIRES: since >= 0.
   Result<std::string> ManifestDeltaJson(const PushLimits& limits, int64_t since) const;
+  // Every attachment of the site as (path, sha256), sorted by path, for
+  // the manifest's check that storage holds their bytes (blob_census.h).
+  std::vector<std::pair<std::string, std::string>> AttachmentHashes() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    out.reserve(vault_.attachments().size());
+    for (const auto& [path, meta] : vault_.attachments()) out.emplace_back(path, meta.sha256);
+    return out;
+  }
   // Store::Epoch of this site. Store errors as Status.
   Result<std::string> Epoch() const { return store_->Epoch(options_.site); }
   // GET /api/v1/export (handlers.cc): Store::PageUrls of this site.

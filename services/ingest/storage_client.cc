@@ -6,8 +6,9 @@ namespace folio::ingest {
 
 Result<StorageAccess> StorageAccessFromFlags(const Flags& flags) {
   StorageAccess s;
-  s.url = flags.Get("storage");
-  while (!s.url.empty() && s.url.back() == '/') s.url.pop_back();
+  auto urls = storage_client::NormalizeUrlList(flags.Get("storage"), "--storage");
+  if (!urls.ok()) return urls.status();
+  s.url = std::move(urls).value();
   auto token = SecretFromFlags(flags, "storage-token");
   if (!token.ok()) return token.status();
   s.token = *token;

@@ -15,7 +15,9 @@ namespace folio::ingest {
 using StorageAccess = storage_client::Access;
 
 // The flags "storage", "storage-token" and "storage-token-file" (declare
-// the last two with AddSecretFlags). kInvalidArgument if --storage is set
+// the last two with AddSecretFlags). --storage is one URL or replicas
+// separated by ',' (storage_client.h fails over between them).
+// kInvalidArgument if an entry of --storage is not a URL, if --storage is set
 // without a token (the message names the flag and where storage keeps its
 // generated write token), or if the token flags are malformed.
 Result<StorageAccess> StorageAccessFromFlags(const Flags& flags);

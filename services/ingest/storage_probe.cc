@@ -52,12 +52,8 @@ void StorageProbe::Run() {
 }
 
 std::string StorageProbe::Probe() const {
-  http::ClientRequest req;
-  req.method = "GET";
-  req.url = url_ + "/blobs?limit=1";
-  req.headers.emplace_back("Authorization", "Bearer " + token_);
-  req.timeout_ms = kTimeoutMs;
-  Result<http::ClientResponse> r = http::Fetch(req);
+  // Every replica of a list in turn (issue 23): degraded only when none answers.
+  Result<http::ClientResponse> r = StorageClientFor({url_, token_}).Get("/blobs?limit=1", kTimeoutMs);
   const std::string at = "storage at " + url_;
   if (!r.ok()) return at + " unreachable (" + r.status().message() + ")";
   if (r->status == 401 || r->status == 403) {

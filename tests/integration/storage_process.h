@@ -47,8 +47,10 @@ class Storage {
     REQUIRE(testing::WaitForHttp(url() + "/readyz", 200, 10000));
   }
   void Kill() { proc_->Kill(); }
+  pid_t pid() const { return proc_ ? proc_->pid() : -1; }
   void Stop() { proc_->Stop(15); }  // a clean stop writes a checkpoint
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
   std::string data() const { return dir_.path() + "/journal"; }
   std::string Log() const {
     std::ifstream in(dir_.path() + "/storage.log");

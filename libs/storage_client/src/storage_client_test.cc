@@ -92,3 +92,33 @@ TEST_CASE("storage client: what a failed request becomes") {
   CHECK(edge.Error("", answer(500, R"({"error":{"code":"internal"}})")).code() == Code::kInternal);
   CHECK(edge.Error("", answer(400, "")).code() == Code::kInternal);
 }
+
+TEST_CASE("storage client: a --storage list is parsed once, a bad entry named with the flag (issue 23)") {
+  auto one = ParseUrlList("http://127.0.0.1:8083/", "--storage");
+  REQUIRE(one.ok());
+  CHECK(*one == std::vector<std::string>{"http://127.0.0.1:8083"});
+  auto two = ParseUrlList(" http://a:1 , https://b/ ", "--storage");
+  REQUIRE(two.ok());
+  CHECK(*two == std::vector<std::string>{"http://a:1", "https://b"});
+  CHECK(ParseUrlList("", "--storage")->empty());
+  for (const char* bad : {"http://a:1,", "http://a:1,,http://b", "a:1", "http://:1", "http://a:x", "http://a b"}) {
+    auto r = ParseUrlList(bad, "--storage");
+    REQUIRE(!r.ok());
+    CHECK(r.status().code() == Code::kInvalidArgument);
+    CHECK(r.status().message().find("--storage: entry ") == 0);
+  }
+  CHECK(ParseUrlList("http://a:1,ftp://b", "--storage").status().message().find("entry 2 (\"ftp://b\")") !=
+        std::string::npos);
+  CHECK(*NormalizeUrlList("http://a:1/, http://b:2", "--storage") == "http://a:1,http://b:2");
+}
+
+TEST_CASE("storage client: a list of closed ports fails over, then says how many it tried") {
+  Client c({"http://127.0.0.1:1,http://127.0.0.1:2", "tok"}, TokenRole::kRead, FaultPolicy::kClassify);
+  CHECK(c.replicas().size() == 2);
+  CHECK(c.access().url == "http://127.0.0.1:1,http://127.0.0.1:2");
+  auto r = c.HeadBlob(kA, 2000);
+  REQUIRE(!r.ok());
+  CHECK(r.status().code() == Code::kUnavailable);
+  CHECK(r.status().message().find("tried 2 of 2 storage replicas") != std::string::npos);
+  CHECK(c.Error("", r).code() == Code::kUnavailable);
+}
