@@ -63,7 +63,8 @@ class Bus {
 
   // Creates (or accepts existing) KV bucket "pages" (history 1), stream
   // "notes" (subjects "notes.>", file storage, 2-minute duplicate window) and
-  // stream "related" (subjects "related.>", file storage, limits retention),
+  // stream "related" (subjects "related.>", file storage, limits retention,
+  // 2-minute duplicate window: search replicas' copies of a list collapse),
   // each with options.replicas replicas. One that exists with fewer
   // replicas is scaled up to options.replicas (a stream update: NATS copies
   // the data to the new replicas); one with more is left as it is, with a
