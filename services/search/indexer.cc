@@ -94,15 +94,18 @@ Status Indexer::Subscribe(bus::Bus* b) {
 }
 
 void Indexer::JoinIfCaughtUp() {
-  auto pending = consumer_->Pending();
-  if (!pending.ok()) {
-    set_state("NATS consumer: " + pending.status().message());
+  auto backlog = consumer_->GetBacklog();
+  if (!backlog.ok()) {
+    set_state("NATS consumer: " + backlog.status().message());
     return;
   }
-  m_->pending.Set(static_cast<double>(*pending));
-  if (*pending > 0) {
+  m_->pending.Set(static_cast<double>(backlog->pending));
+  // Unacked messages count too: a batch that failed to index (nak'ed), or
+  // one a crashed run of this replica fetched and may not have applied.
+  if (backlog->pending > 0 || backlog->ack_pending > 0) {
     std::lock_guard lock(mu_);
-    catching_up_ = "catching up with the notes stream: " + std::to_string(*pending) + " note events to index";
+    catching_up_ = "catching up with the notes stream: " + std::to_string(backlog->pending) +
+                   " note events to index, " + std::to_string(backlog->ack_pending) + " to apply or retry";
     return;
   }
   std::vector<std::unique_ptr<bus::Responder>> responders;

@@ -9,8 +9,10 @@
 //
 // Replicas (issue 23). Each replica keeps its own index from its own
 // consumer. It joins the "folio-search" queue group (starts its responders)
-// only once caught up: when its consumer reports no undelivered note events
-// (pending 0) after the events it fetched are applied. Until then
+// only once caught up: when its consumer reports every note event delivered
+// and acked (pending 0 and ack-pending 0, checked before each fetch; a batch
+// is acked once applied). Messages a crashed run left unacked come back
+// after ack_wait (60 s) and hold the join until then. Until then
 // NotReadyReason() says "catching up ..." (so /readyz is 503) and it answers
 // no NATS query; once joined it stays joined. A replica that writes faster
 // than it indexes may stay behind; it then keeps catching up.
@@ -127,7 +129,7 @@ class Indexer {
   // ConnectRetrying's setup: the notes consumer on `b`.
   Status Subscribe(bus::Bus* b);
   // Joins the queue group (starts the responders) if the consumer has no
-  // pending note events; else records how many there are.
+  // undelivered or unacked note events; else records how many there are.
   void JoinIfCaughtUp();
   std::string OnSearch(std::string_view data);
   std::string OnRelated(std::string_view data);

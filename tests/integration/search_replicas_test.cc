@@ -3,6 +3,8 @@
 // --replica-id (its own durable notes consumer) and its own --data.
 //  - One note change: both replicas compute and publish the same related
 //    lists, JetStream keeps one copy (Nats-Msg-Id), ingest applies it once.
+//  - A replica that has not indexed the stream answers no query: the edge
+//    gets no responders (503) rather than an incomplete answer.
 //  - A steady query loop through the edge survives SIGKILL of one replica
 //    with no failed search (the edge retries once within its deadline); the
 //    replica restarted on its data catches up on what it missed, then joins
@@ -46,11 +48,13 @@ Notes Vault() {
 // One folio-search replica: its own port, --data and --replica-id.
 class Replica {
  public:
-  Replica(Cluster* c, std::string id) : c_(c), id_(std::move(id)) {}
+  Replica(Cluster* c, std::string id, std::vector<std::string> extra = {})
+      : c_(c), id_(std::move(id)), extra_(std::move(extra)) {}
   void Start() {
     std::vector<std::string> argv{testing::BinPath("folio-search"), "--listen", "127.0.0.1:" + std::to_string(port_),
                                   "--nats", c_->nats().url(), "--data", c_->dir() + "/search-" + id_,
                                   "--replica-id", id_};
+    argv.insert(argv.end(), extra_.begin(), extra_.end());
     proc_ = std::make_unique<testing::Process>(argv, std::vector<std::string>{}, log());
     if (!testing::WaitForHttp(url() + "/livez", 200, 10000)) FAIL("replica " << id_ << " did not start\n" << Log());
   }
@@ -74,6 +78,7 @@ class Replica {
  private:
   Cluster* c_;
   std::string id_;
+  std::vector<std::string> extra_;
   int port_ = testing::FreePort();
   std::unique_ptr<testing::Process> proc_;
 };
@@ -217,4 +222,40 @@ TEST_CASE("search replicas: SIGKILL of one under query load fails no search; res
     return b.Metric("folio_search_queries_total{kind=\"search\"}") > 0;
   });
   CHECK_MESSAGE(rejoined, b.Log());
+}
+
+TEST_CASE("search replicas: a replica that has not caught up answers no query and says why in /readyz") {
+  Cluster c;
+  REQUIRE(c.Push(PushBody(Vault())).status == 200);
+  // Its embeddings endpoint is down: it cannot index what is in the stream.
+  Replica stuck(&c, "stuck", {"--embed-url", "http://127.0.0.1:" + std::to_string(testing::FreePort()) +
+                                                 "/v1/embeddings"});
+  stuck.Start();
+  CHECK(Eventually([&] { return stuck.Metric("folio_search_embed_failures_total") >= 1; }));
+  auto ready = http::Get(stuck.url() + "/readyz");
+  REQUIRE(ready.ok());
+  CHECK(ready->status == 503);
+  CHECK(stuck.Metric("folio_search_serving") == 0);
+  auto r = c.EdgeGet("/_/search?q=sqlite");
+  CHECK(r.status == 503);  // no responders: not an empty result from a half-built index
+  CHECK(stuck.Metric("folio_search_queries_total{kind=\"search\"}") == 0);
+
+  // A healthy replica catches up and answers; the stuck one still does not.
+  Replica a(&c, "a");
+  a.Start();
+  WaitServing(c, {&a}, static_cast<double>(Vault().size()));
+  for (int i = 0; i < 10; ++i) {
+    r = c.EdgeGet("/_/search?q=sqlite");
+    CHECK(r.status == 200);
+    CHECK(r.body.find("db/sqlite") != std::string::npos);
+  }
+  // It went back to the top of its loop (where it would join) since.
+  CHECK(Eventually([&] { return stuck.Metric("folio_search_embed_failures_total") >= 2; }, 30000));
+  INFO(stuck.Log());
+  CHECK(stuck.Metric("folio_search_serving") == 0);
+  CHECK(stuck.Metric("folio_search_queries_total{kind=\"search\"}") == 0);
+  ready = http::Get(stuck.url() + "/readyz");
+  REQUIRE(ready.ok());
+  CHECK(ready->status == 503);
+  CHECK(ready->body.find("indexing failed (notes wait in the stream)") != std::string::npos);
 }

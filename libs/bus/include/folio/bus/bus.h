@@ -177,6 +177,15 @@ class PullConsumer {
   // Messages of the stream not yet delivered to this consumer (the backlog),
   // as the server reports it. For metrics and tests.
   Result<uint64_t> Pending();
+  // Pending() and, in the same consumer-info request, the messages delivered
+  // but not yet acked (in a fetched batch, nak'ed for later, or left by a
+  // process that died: redelivered after ack_wait). Both 0: every message so
+  // far was acked. kNotFound / kUnavailable as Pending().
+  struct Backlog {
+    uint64_t pending = 0;      // not yet delivered
+    uint64_t ack_pending = 0;  // delivered, not acked
+  };
+  Result<Backlog> GetBacklog();
 
   struct Impl;
 
