@@ -25,7 +25,9 @@
 // Nats-Msg-Id RelatedMsgId(update, batch's first and last stream sequence):
 // replicas that apply the same batch compute the same lists, hence the same
 // id, and the related stream (2-minute duplicate window) keeps one copy, so
-// ingest applies and re-renders once. Lists republished after a failure go
+// ingest applies and re-renders once. Replicas that cut a burst into
+// different batches publish different ids, and both copies are kept (ingest
+// treats an equal list as a no-op). Lists republished after a failure go
 // without an id (a duplicate costs ingest a no-op; a wrongly dropped list
 // would leave a stale page).
 //
