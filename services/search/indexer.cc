@@ -44,8 +44,9 @@ void Indexer::Run() {
       continue;
     }
     auto msgs = consumer_->Fetch(batch_, 1000);
+    if (msgs.ok()) set_nats_error("");
     if (!msgs.ok()) {
-      set_state("NATS consumer: " + msgs.status().message());
+      set_nats_error("NATS consumer: " + msgs.status().message());
       Sleep(500);
       continue;
     }
@@ -68,8 +69,15 @@ void Indexer::Stop() {
 
 std::string Indexer::NotReadyReason() {
   std::lock_guard lock(mu_);
-  if (!state_.empty() || serving_) return state_;
-  return catching_up_;
+  if (!state_.empty()) return state_;
+  if (!nats_error_.empty()) return nats_error_;
+  return serving_ ? std::string() : catching_up_;
+}
+
+void Indexer::set_nats_error(std::string s) {
+  std::lock_guard lock(mu_);
+  if (s != nats_error_ && !s.empty()) log::Warn("search not ready", {{"reason", s}});
+  nats_error_ = std::move(s);
 }
 
 void Indexer::set_state(std::string s) {
@@ -96,9 +104,10 @@ Status Indexer::Subscribe(bus::Bus* b) {
 void Indexer::JoinIfCaughtUp() {
   auto backlog = consumer_->GetBacklog();
   if (!backlog.ok()) {
-    set_state("NATS consumer: " + backlog.status().message());
+    set_nats_error("NATS consumer: " + backlog.status().message());
     return;
   }
+  set_nats_error("");
   m_->pending.Set(static_cast<double>(backlog->pending));
   // Unacked messages count too: a batch that failed to index (nak'ed), or
   // one a crashed run of this replica fetched and may not have applied.
@@ -116,7 +125,7 @@ void Indexer::JoinIfCaughtUp() {
                                     [this](std::string_view, std::string_view data) { return OnRelated(data); });
     if (!rs.ok() || !rr.ok()) {
       const Status& s = rs.ok() ? rr.status() : rs.status();
-      set_state("cannot subscribe to search requests: " + s.message());
+      set_nats_error("cannot subscribe to search requests: " + s.message());
       return;
     }
     responders.push_back(std::move(*rs));

@@ -127,6 +127,9 @@ class Indexer {
 
  private:
   void set_state(std::string s);
+  // A failed NATS call of the loop ("" once one succeeds), apart from the
+  // indexing state, so that an idle fetch cannot hide an indexing failure.
+  void set_nats_error(std::string s);
   void Sleep(int64_t ms);
   // ConnectRetrying's setup: the notes consumer on `b`.
   Status Subscribe(bus::Bus* b);
@@ -157,6 +160,7 @@ class Indexer {
   std::mutex mu_;
   std::condition_variable cv_;
   std::string state_ = "starting";  // GUARDED_BY(mu_)
+  std::string nats_error_;          // GUARDED_BY(mu_)
   std::string catching_up_ = "catching up with the notes stream";  // GUARDED_BY(mu_); until serving_
 };
 
