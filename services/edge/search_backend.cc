@@ -1,5 +1,6 @@
 #include "search_backend.h"
 
+#include <algorithm>
 #include <iterator>
 #include <type_traits>
 #include <utility>
@@ -28,6 +29,8 @@ SearchBackend::SearchBackend(SearchOptions options, metrics::Registry* registry)
       latency_(&registry->NewHistogram("folio_edge_search_seconds",
                                        "Reader searches: time from acceptance to the search service's reply",
                                        {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5})),
+      retries_(&registry->NewCounter("folio_edge_search_retries_total",
+                                     "Reader searches sent a second time (first request unanswered or no responders)")),
       in_flight_gauge_(&registry->NewGauge("folio_edge_searches_in_flight", "Reader searches in flight")),
       pool_(options.threads == 0 ? 1 : options.threads) {
   static_assert(std::size(kOutcomeNames) == std::extent_v<decltype(outcomes_)>);
@@ -66,12 +69,23 @@ bool SearchBackend::Start(bus::SearchQuery query, Done done) {
 
 Result<bus::SearchReply> SearchBackend::Call(const bus::SearchQuery& q,
                                              std::chrono::steady_clock::time_point accepted) {
-  auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - accepted);
-  int64_t left = options_.timeout_ms - waited.count();
-  if (left <= 0) return Status(Code::kDeadlineExceeded, "search queued past its deadline");
+  auto deadline = accepted + std::chrono::milliseconds(options_.timeout_ms);
+  auto left_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  };
+  if (left_ms() <= 0) return Status(Code::kDeadlineExceeded, "search queued past its deadline");
   bus::Bus* b = bus_.load(std::memory_order_acquire);
   if (b == nullptr) return Status::Unavailable("not connected to NATS yet");
-  auto data = b->Request(bus::kSearchQuerySubject, bus::EncodeSearchQuery(q), left);
+  const std::string request = bus::EncodeSearchQuery(q);
+  int64_t first = options_.attempt_timeout_ms > 0 ? options_.attempt_timeout_ms : options_.timeout_ms / 2;
+  auto data = b->Request(bus::kSearchQuerySubject, request, std::max<int64_t>(1, std::min(first, left_ms())));
+  if (!data.ok() && (data.status().code() == Code::kDeadlineExceeded || data.status().code() == Code::kUnavailable) &&
+      left_ms() > 0) {
+    // The replica it went to may have died with it (or none was subscribed
+    // for a moment): once more, within the deadline.
+    retries_->Increment();
+    data = b->Request(bus::kSearchQuerySubject, request, left_ms());
+  }
   if (!data.ok()) return data.status();
   bus::SearchReply reply;
   if (Status s = bus::DecodeSearchReply(*data, &reply); !s.ok()) {

@@ -5,6 +5,13 @@
 // how many searches are in flight, applies one deadline from acceptance to
 // reply (time queued counts), and keeps the search metrics.
 //
+// Retry (issue 23): search runs as replicas in a queue group, and a request
+// NATS handed to a replica that then died is never answered. So a request
+// gets attempt_timeout_ms at first; on no reply in that time, or no
+// responders, it is sent once more (NATS picks a replica again) with what is
+// left of timeout_ms. Never more than two requests per search, and never past
+// its deadline. A reply carrying an error is not retried.
+//
 // Ownership: main owns it; it borrows the Bus (SetBus) and the Registry,
 // which must outlive it. Threading: every method is thread-safe. The
 // destructor runs what is queued and joins the pool, so whatever the Done
@@ -29,6 +36,9 @@ struct SearchOptions {
   size_t threads = 8;          // pool threads making bus requests (default 8)
   size_t max_in_flight = 64;   // searches accepted and not yet answered; past it Start fails: 503 (default 64)
   int64_t timeout_ms = 2'000;  // from acceptance to the reply, queueing included (default 2000)
+  // The first request's own timeout; the retry gets the rest of timeout_ms
+  // (default 0 = timeout_ms / 2).
+  int64_t attempt_timeout_ms = 0;
 };
 
 // What became of one reader's search; the label of folio_edge_searches_total.
@@ -45,7 +55,7 @@ enum class SearchOutcome {
 class SearchBackend {
  public:
   // Called once per accepted search, on a pool thread. On failure: kUnavailable
-  // (no bus yet, or no responders), kDeadlineExceeded (timeout), kInternal
+  // (no bus yet, or no responders twice), kDeadlineExceeded (timeout), kInternal
   // (a reply that does not decode). A reply carrying an error is OK here.
   using Done = std::function<void(Result<bus::SearchReply>)>;
 
@@ -77,6 +87,7 @@ class SearchBackend {
   std::atomic<size_t> in_flight_{0};
   metrics::Counter* outcomes_[7];  // by SearchOutcome
   metrics::Histogram* latency_;    // seconds from acceptance to reply, every request made
+  metrics::Counter* retries_;      // second requests sent (folio_edge_search_retries_total)
   metrics::Gauge* in_flight_gauge_;
   ThreadPool pool_;  // last: joined first, while everything above still exists
 };

@@ -1,5 +1,8 @@
 #include "config.h"
 
+#include <unistd.h>
+
+#include <climits>
 #include <cstdlib>
 
 #include "folio/bus/related_schema.h"
@@ -22,7 +25,43 @@ void AddSearchFlags(Flags* flags) {
   flags->Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
   flags->Add("batch", "256", "note-event messages per indexing batch (each up to 64 events)");
   flags->Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
+  flags->Add("replica-id", "",
+             "this replica's name: its notes consumer is search-<id>; distinct per replica sharing a NATS"
+             " (default: the hostname)");
 }
+
+namespace {
+
+bool IsIdChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+constexpr size_t kMaxReplicaId = 64;
+
+// The hostname with characters a consumer name may not hold as '-'.
+std::string DefaultReplicaId() {
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return "default";
+  std::string id(host);
+  for (char& c : id) {
+    if (!IsIdChar(c)) c = '-';
+  }
+  if (id.size() > kMaxReplicaId) id.resize(kMaxReplicaId);
+  return id;
+}
+
+Result<std::string> ReadReplicaId(const std::string& flag) {
+  if (flag.empty()) return DefaultReplicaId();
+  if (flag.size() > kMaxReplicaId) return Status::Invalid("--replica-id must be at most 64 characters");
+  for (char c : flag) {
+    if (!IsIdChar(c)) return Status::Invalid("--replica-id may hold only [-_a-zA-Z0-9], not \"" + flag + "\"");
+  }
+  return flag;
+}
+
+}  // namespace
+
+std::string SearchDurable(std::string_view replica_id) { return "search-" + std::string(replica_id); }
 
 Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& basics) {
   auto dim = flags.GetInt("embed-dim");
@@ -46,7 +85,10 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
   if (min_vec.empty() || end == nullptr || *end != '\0' || !(min_vector_score >= 0 && min_vector_score <= 1)) {
     return Status::Invalid("--min-vector-score must be a number in 0..1, not \"" + min_vec + "\"");
   }
+  auto replica_id = ReadReplicaId(flags.Get("replica-id"));
+  if (!replica_id.ok()) return replica_id.status();
   SearchConfig c;
+  c.replica_id = std::move(*replica_id);
   c.basics = basics;
   c.engine.hybrid_min_vector_score = static_cast<float>(min_vector_score);
   c.engine.data_dir = flags.Get("data");

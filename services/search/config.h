@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "engine.h"
 #include "folio/core/config.h"
@@ -27,7 +28,17 @@ struct SearchConfig {
   vector::HttpEmbedderOptions embed;
   int batch = 256;             // --batch: note-event messages per indexing batch, 1..4096
   size_t query_threads = 0;    // --query-threads (default 0 = CPUs available)
+  // --replica-id (default "": the hostname, each character outside
+  // [-_a-zA-Z0-9] as '-'). Names this replica's durable consumer of the
+  // notes stream, "search-<replica-id>": replicas sharing one NATS need
+  // distinct ids (each keeps its own index on its own --data), and a replica
+  // restarted with the same id resumes where it stopped. 1..64 characters of
+  // [-_a-zA-Z0-9].
+  std::string replica_id;
 };
+
+// The durable consumer name of a replica: "search-" + replica_id.
+std::string SearchDurable(std::string_view replica_id);
 
 // Declares the common flags (AddServiceFlags) and folio-search's own.
 void AddSearchFlags(Flags* flags);

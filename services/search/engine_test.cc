@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <map>
 #include <string>
@@ -304,4 +305,29 @@ TEST_CASE("config: --min-vector-score reaches the engine; a value outside 0..1 i
   const char* argv[] = {"folio-search"};
   REQUIRE(defaults.Parse(1, argv).ok());
   CHECK(search::ReadSearchConfig(defaults, ServiceBasics{})->engine.hybrid_min_vector_score == doctest::Approx(0.2));
+}
+
+TEST_CASE("config: --replica-id names the notes consumer; the default is the hostname made a valid name") {
+  auto read = [](std::vector<const char*> args) {
+    Flags flags("folio-search", "test");
+    search::AddSearchFlags(&flags);
+    args.insert(args.begin(), "folio-search");
+    REQUIRE(flags.Parse(static_cast<int>(args.size()), args.data()).ok());
+    return search::ReadSearchConfig(flags, ServiceBasics{});
+  };
+  auto a = read({"--replica-id", "search_a-1"});
+  REQUIRE(a.ok());
+  CHECK(a->replica_id == "search_a-1");
+  CHECK(search::SearchDurable(a->replica_id) == "search-search_a-1");
+  for (const char* bad : {"a.b", "a b", "a*", "x/y"}) {
+    CAPTURE(std::string(bad));
+    auto r = read({"--replica-id", bad});
+    REQUIRE(!r.ok());
+    CHECK(r.status().message().find("--replica-id") != std::string::npos);
+  }
+  CHECK(!read({"--replica-id", std::string(65, 'a').c_str()}).ok());
+  auto d = read({});
+  REQUIRE(d.ok());
+  REQUIRE(!d->replica_id.empty());
+  for (char ch : d->replica_id) CHECK((std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'));
 }

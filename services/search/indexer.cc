@@ -1,9 +1,11 @@
 #include "indexer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "folio/bus/connect.h"
+#include "folio/core/hash.h"
 #include "folio/core/log.h"
 
 namespace folio::search {
@@ -13,6 +15,12 @@ bus::SearchReply ErrorReply(Code code, std::string message) {
   r.error = std::move(message);
   r.code = code;
   return r;
+}
+
+std::string RelatedMsgId(uint64_t first_seq, uint64_t last_seq, std::string_view encoded_update) {
+  char hash[17];
+  snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(Fnv1a64(encoded_update)));
+  return "related-" + std::to_string(first_seq) + "-" + std::to_string(last_seq) + "-" + hash;
 }
 
 void Indexer::Run() {
@@ -30,13 +38,15 @@ void Indexer::Run() {
     set_state("");
   }
   while (bus_ && !stop_) {
-    if (!PublishPending()) {
+    if (!serving_) JoinIfCaughtUp();
+    if (serving_ && !PublishPending()) {
       Sleep(1000);
       continue;
     }
     auto msgs = consumer_->Fetch(batch_, 1000);
+    if (msgs.ok()) set_nats_error("");
     if (!msgs.ok()) {
-      set_state("NATS consumer: " + msgs.status().message());
+      set_nats_error("NATS consumer: " + msgs.status().message());
       Sleep(500);
       continue;
     }
@@ -59,7 +69,15 @@ void Indexer::Stop() {
 
 std::string Indexer::NotReadyReason() {
   std::lock_guard lock(mu_);
-  return state_;
+  if (!state_.empty()) return state_;
+  if (!nats_error_.empty()) return nats_error_;
+  return serving_ ? std::string() : catching_up_;
+}
+
+void Indexer::set_nats_error(std::string s) {
+  std::lock_guard lock(mu_);
+  if (s != nats_error_ && !s.empty()) log::Warn("search not ready", {{"reason", s}});
+  nats_error_ = std::move(s);
 }
 
 void Indexer::set_state(std::string s) {
@@ -76,25 +94,47 @@ void Indexer::Sleep(int64_t ms) {
 Status Indexer::Subscribe(bus::Bus* b) {
   bus::ConsumerOptions co;
   co.stream = std::string(bus::kNotesStream);
-  co.durable = "search";
+  co.durable = durable_;
   auto c = bus::PullConsumer::Start(b, co);
   if (!c.ok()) return Status(c.status().code(), "cannot start the notes consumer: " + c.status().message());
+  consumer_ = std::move(*c);
+  return Status::Ok();
+}
+
+void Indexer::JoinIfCaughtUp() {
+  auto backlog = consumer_->GetBacklog();
+  if (!backlog.ok()) {
+    set_nats_error("NATS consumer: " + backlog.status().message());
+    return;
+  }
+  set_nats_error("");
+  m_->pending.Set(static_cast<double>(backlog->pending));
+  // Unacked messages count too: a batch that failed to index (nak'ed), or
+  // one a crashed run of this replica fetched and may not have applied.
+  if (backlog->pending > 0 || backlog->ack_pending > 0) {
+    std::lock_guard lock(mu_);
+    catching_up_ = "catching up with the notes stream: " + std::to_string(backlog->pending) +
+                   " note events to index, " + std::to_string(backlog->ack_pending) + " to apply or retry";
+    return;
+  }
   std::vector<std::unique_ptr<bus::Responder>> responders;
   for (int i = 0; i < 2; ++i) {
-    auto rs = bus::Responder::Start(b, bus::kSearchQuerySubject, "folio-search",
+    auto rs = bus::Responder::Start(bus_.get(), bus::kSearchQuerySubject, "folio-search",
                                     [this](std::string_view, std::string_view data) { return OnSearch(data); });
-    auto rr = bus::Responder::Start(b, bus::kSearchRelatedSubject, "folio-search",
+    auto rr = bus::Responder::Start(bus_.get(), bus::kSearchRelatedSubject, "folio-search",
                                     [this](std::string_view, std::string_view data) { return OnRelated(data); });
     if (!rs.ok() || !rr.ok()) {
       const Status& s = rs.ok() ? rr.status() : rs.status();
-      return Status(s.code(), "cannot subscribe to search requests: " + s.message());
+      set_nats_error("cannot subscribe to search requests: " + s.message());
+      return;
     }
     responders.push_back(std::move(*rs));
     responders.push_back(std::move(*rr));
   }
-  consumer_ = std::move(*c);
   responders_ = std::move(responders);
-  return Status::Ok();
+  serving_ = true;
+  m_->serving.Set(1);
+  log::Info("caught up with the notes stream; answering queries", {{"consumer", durable_}});
 }
 
 std::string Indexer::OnSearch(std::string_view data) {
@@ -129,12 +169,14 @@ void Indexer::Observe(std::chrono::steady_clock::time_point t0, const bus::Searc
   m_->query_seconds.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
-bool Indexer::Publish(const std::vector<bus::RelatedUpdate>& updates) {
+bool Indexer::Publish(const std::vector<bus::RelatedUpdate>& updates, uint64_t first_seq, uint64_t last_seq) {
   if (updates.empty()) return true;
   size_t lists = 0;
   for (const bus::RelatedUpdate& u : updates) {
     lists += u.lists.size();
-    if (Status s = bus_->PublishAsync(bus::RelatedSubject(u.site), bus::EncodeRelatedUpdate(u)); !s.ok()) {
+    std::string data = bus::EncodeRelatedUpdate(u);
+    std::string id = last_seq > 0 ? RelatedMsgId(first_seq, last_seq, data) : std::string();
+    if (Status s = bus_->PublishAsync(bus::RelatedSubject(u.site), data, id); !s.ok()) {
       log::Warn("related lists not published; will retry", {{"error", s.message()}});
       return false;
     }
@@ -148,6 +190,7 @@ bool Indexer::Publish(const std::vector<bus::RelatedUpdate>& updates) {
     return false;
   }
   m_->related_published.Increment(static_cast<double>(lists));
+  m_->related_messages.Increment(static_cast<double>(updates.size()));
   return true;
 }
 
@@ -187,7 +230,11 @@ void Indexer::Process(std::vector<bus::StreamMessage>& msgs) {
   retries_ = 0;
   m_->embedder_up.Set(1);
   set_state("");
-  if (!Publish(*updates)) pending_checked_ = false;  // retried by PublishPending
+  // While catching up the lists stay unpublished: PublishPending sends
+  // their latest state once this replica joins.
+  if (serving_ && !Publish(*updates, msgs.front().stream_seq, msgs.back().stream_seq)) {
+    pending_checked_ = false;  // retried by PublishPending
+  }
   for (const bus::StreamMessage& msg : msgs) (void)consumer_->Ack(msg);
   m_->events.Increment(static_cast<double>(stats.events));
   m_->embedded.Increment(static_cast<double>(stats.embedded_texts));

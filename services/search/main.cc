@@ -3,6 +3,8 @@
 // related list on the "related" stream for ingest, and answers queries over
 // NATS (search.query, search.related) and HTTP (/api/v1/search,
 // /api/v1/related: http_api.h). Wiring only; the work is in Engine and libs/.
+// Several replicas may run, each with its own --data and --replica-id; each
+// answers NATS queries once caught up with the stream (indexer.h).
 //
 // Threads: the main loop serves HTTP and hands queries to the query pool;
 // the indexer thread (indexer.h) owns the NATS consumer and runs every
@@ -90,7 +92,7 @@ int main(int argc, char** argv) {
 
   bus::BusMetrics bus_metrics(&registry);
   bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-search", &bus_metrics);
-  search::Indexer indexer(bus_opts, engine->get(), &m, config->batch);
+  search::Indexer indexer(bus_opts, engine->get(), &m, config->batch, search::SearchDurable(config->replica_id));
   std::thread indexer_thread([&] { indexer.Run(); });
 
   http::Loop loop;
@@ -114,7 +116,8 @@ int main(int argc, char** argv) {
     return FailStartup(ls);
   }
   log::Info("folio-search listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
-                                        {"data", eopts.data_dir}, {"embedder", (*embedder)->Describe()},
+                                        {"data", eopts.data_dir}, {"replica", config->replica_id},
+                                        {"embedder", (*embedder)->Describe()},
                                         {"notes", std::to_string((*engine)->notes())}});
   auto shutdown = [&] {
     log::Info("shutting down");

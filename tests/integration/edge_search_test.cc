@@ -4,7 +4,8 @@
 // Checks the search page and fragment the edge assembles from the reply
 // (escaping, <mark> snippets, site by Host), the query it forwards, bad
 // input (400), the search service failing or missing (503), timing out (504),
-// the in-flight bound (503), and that published pages carry the search box.
+// the in-flight bound (503), the one retry of an unanswered request (issue
+// 23), and that published pages carry the search box.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -102,6 +103,8 @@ class FakeSearch {
         last_ = q;
       }
       if (q.q == "slow") std::this_thread::sleep_for(1200ms);
+      // The first one is swallowed (answered after the edge gave up on it).
+      if (q.q == "slow-once" && !slept_once_.exchange(true)) std::this_thread::sleep_for(1300ms);
       if (q.q == "broken") {
         reply.error = "The index is being rebuilt <soon>";
         reply.code = Code::kUnavailable;
@@ -120,6 +123,7 @@ class FakeSearch {
   bus::SearchQuery last_;  // GUARDED_BY(mu_)
   std::atomic<int> calls_{0};
   std::atomic<bool> busy_{false};
+  std::atomic<bool> slept_once_{false};
   std::unique_ptr<bus::Responder> responder_;
 };
 
@@ -321,4 +325,41 @@ TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and 
   CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"unavailable\"} 2"));
   CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"ok\"} 2"));
   CHECK(Has(metrics, "folio_edge_search_seconds_count 7"));
+}
+
+TEST_CASE("edge search: an unanswered request is sent once more within the deadline, never twice (issue 23)") {
+  testing::NatsServer nats;
+  auto b = Connect(nats);
+  FakeSearch search(b.get());
+  Edge edge(nats, {"--search-timeout-ms", "2000"});
+  INFO(edge.Log());
+
+  // The first request goes unanswered for 1.3 s (a replica that died with
+  // it, as far as the edge can tell); after 1 s (half the deadline) the edge
+  // sends it again and the reader gets the answer.
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = edge.Get("/_/search?q=slow-once");
+  auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.status == 200);
+  CHECK(Has(r.body, "Second"));
+  CHECK(took >= 1000ms);
+  CHECK(took < 1900ms);
+  search.WaitIdle();
+  CHECK(search.calls() == 2);
+
+  // Neither request answered in time: 504 at the deadline, after exactly two.
+  t0 = std::chrono::steady_clock::now();
+  r = edge.Get("/_/search?q=slow");
+  took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.status == 504);
+  CHECK(took >= 1900ms);
+  CHECK(took < 2600ms);
+  std::this_thread::sleep_for(1000ms);
+  search.WaitIdle();
+  CHECK(search.calls() == 4);
+
+  auto metrics = edge.Get("/metrics").body;
+  CHECK(Has(metrics, "folio_edge_search_retries_total 2"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"ok\"} 1"));
+  CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"timeout\"} 1"));
 }

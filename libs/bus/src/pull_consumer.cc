@@ -237,6 +237,12 @@ Status PullConsumer::Nak(const StreamMessage& m, int64_t delay_ms) {
 }
 
 Result<uint64_t> PullConsumer::Pending() {
+  auto b = GetBacklog();
+  if (!b.ok()) return b.status();
+  return b->pending;
+}
+
+Result<PullConsumer::Backlog> PullConsumer::GetBacklog() {
   jsConsumerInfo* ci = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
   // Not natsSubscription_GetConsumerInfo: NATS.c 3.4.1 knows the consumer's
@@ -245,9 +251,11 @@ Result<uint64_t> PullConsumer::Pending() {
                                     impl_->options.durable.c_str(), nullptr, &jerr);
   if (s == NATS_NOT_FOUND) return Status::NotFound(impl_->what + " does not exist");
   if (s != NATS_OK) return Unreachable(s, "info of " + impl_->what);
-  uint64_t n = ci->NumPending;
+  Backlog b;
+  b.pending = ci->NumPending;
+  b.ack_pending = ci->NumAckPending > 0 ? static_cast<uint64_t>(ci->NumAckPending) : 0;
   jsConsumerInfo_Destroy(ci);
-  return n;
+  return b;
 }
 
 }  // namespace folio::bus

@@ -287,4 +287,26 @@ TEST_CASE("pull consumer: filter subjects, conflicts, missing streams, bad optio
   }
 }
 
+
+TEST_CASE("pull consumer: GetBacklog counts undelivered and delivered-but-unacked messages (issue 23)") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  PublishNotes(bus.get(), 1, 6);
+  auto c = Consume(bus.get(), "backlog", 60'000);
+  auto backlog = [&] {
+    Result<PullConsumer::Backlog> b = c->GetBacklog();
+    REQUIRE_MESSAGE(b.ok(), b.status().ToString());
+    return std::to_string(b->pending) + "/" + std::to_string(b->ack_pending);
+  };
+  CHECK(Eventually([&] { return backlog() == "5/0"; }));
+  std::vector<StreamMessage> got = FetchN(c.get(), 5);
+  REQUIRE(got.size() == 5);
+  CHECK(Eventually([&] { return backlog() == "0/5"; }));  // delivered: no longer "pending"
+  for (size_t i = 0; i < 3; ++i) CHECK(c->Ack(got[i]).ok());
+  CHECK(c->Nak(got[3], 30'000).ok());                      // nak'ed for later: still unacked
+  CHECK(Eventually([&] { return backlog() == "0/2"; }));
+  CHECK(c->Ack(got[4]).ok());
+  CHECK(Eventually([&] { return backlog() == "0/1"; }));
+}
+
 }  // namespace folio::bus

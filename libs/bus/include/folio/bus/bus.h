@@ -63,7 +63,8 @@ class Bus {
 
   // Creates (or accepts existing) KV bucket "pages" (history 1), stream
   // "notes" (subjects "notes.>", file storage, 2-minute duplicate window) and
-  // stream "related" (subjects "related.>", file storage, limits retention),
+  // stream "related" (subjects "related.>", file storage, limits retention,
+  // 2-minute duplicate window: search replicas' copies of a list collapse),
   // each with options.replicas replicas. One that exists with fewer
   // replicas is scaled up to options.replicas (a stream update: NATS copies
   // the data to the new replicas); one with more is left as it is, with a
@@ -176,6 +177,15 @@ class PullConsumer {
   // Messages of the stream not yet delivered to this consumer (the backlog),
   // as the server reports it. For metrics and tests.
   Result<uint64_t> Pending();
+  // Pending() and, in the same consumer-info request, the messages delivered
+  // but not yet acked (in a fetched batch, nak'ed for later, or left by a
+  // process that died: redelivered after ack_wait). Both 0: every message so
+  // far was acked. kNotFound / kUnavailable as Pending().
+  struct Backlog {
+    uint64_t pending = 0;      // not yet delivered
+    uint64_t ack_pending = 0;  // delivered, not acked
+  };
+  Result<Backlog> GetBacklog();
 
   struct Impl;
 

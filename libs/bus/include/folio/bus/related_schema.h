@@ -1,8 +1,11 @@
 // The related-notes contract: stream "related", subject RelatedSubject(site)
 // = "related.<site>", data EncodeRelatedUpdate(RelatedUpdate) (JSON, schema
 // 1). Search publishes the related notes it computes; ingest consumes them
-// (durable pull consumer) and re-renders the pages that show them. Pure
-// functions; thread-safe.
+// (durable pull consumer) and re-renders the pages that show them. Several
+// search replicas publish the same lists: each message carries a
+// Nats-Msg-Id that is equal for equal lists computed from the same note
+// events, so the stream's duplicate window keeps one copy (the publisher's
+// rule, README.md). Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>
