@@ -195,7 +195,8 @@ void Replica::Recorded(BlobMeta m) {
     io_->Submit([this, old] { DropChunks(old); });
   }
   names_[MetaKeyOf(key)] = key;
-  m.revision = kPendingRevision;
+  // The watcher may have brought this upload back before its acks did.
+  m.revision = it != known_.end() && it->second.upload == m.upload ? it->second.revision : kPendingRevision;
   known_[key] = std::move(m);
   SetMissing(key, false);
 }
