@@ -76,10 +76,7 @@ stop_nats_cluster() { for p in "${NATS_PIDS[@]}"; do kill "$p" 2>/dev/null; wait
 stop_storage() { [[ -n "$PID" ]] && { kill "$PID"; wait "$PID" 2>/dev/null || true; }; PID=""; }
 start_storage() {  # fresh journal each phase, so write amplification is per workload
   stop_storage
-  CSV3=loadtest/results/storage-bench-replicated.csv
-[[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs" >"$CSV3"
-echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS" >>"$CSV3"
-rm -rf "$WORK/journal"
+  rm -rf "$WORK/journal"
   FOLIO_WRITE_TOKEN="$TOKEN" FOLIO_READ_TOKEN="read-$TOKEN" taskset -c 0 "$BIN" \
     --listen "127.0.0.1:$PORT" --data "$WORK/journal" "${STORAGE_ARGS[@]}" >"$WORK/storage.log" 2>&1 &
   PID=$!
@@ -203,6 +200,9 @@ SRC=$(awk -F= '/^CMAKE_HOME_DIRECTORY/ {print $2}' "$BUILD/CMakeCache.txt" 2>/de
 COMMIT=$(git -C "${SRC:-.}" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -f $CSV ]] || echo "date,commit,rounds,secs,fio_append_p50_us,fio_append_p99_us,fio_overwrite_p50_us,fio_overwrite_p99_us,put1_p50_us,put1_p99_us,put1_mean_us,put1_sync_us,put1_software_us,fio_seq_mibs,fio_seq_sync_mibs,mib_put_mibs,wa_1mib,wa_64k,put8_rps,put64_rps,put64_p50_us,put64_p99_us,fsyncs,puts,get_rps,get_p50_us" >"$CSV"
 echo "$(date -u +%FT%TZ),$COMMIT,$ROUNDS,$SECS,$FIO_P50,$FIO_P99,$OV_P50,$OV_P99,$P1_50,$P1_99,$P1_MEAN,$SYNC_US,$SOFT_US,$FIO_SEQ,$FIO_SEQSYNC,$M_RPS,$WA_MIB,$WA_64K,$P8_RPS,$P64_RPS,$P64_50,$P64_99,$FSYNCS,$PUTS,$G_RPS,$G_50" >>"$CSV"
+CSV3=loadtest/results/storage-bench-replicated.csv
+[[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs" >"$CSV3"
+echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS" >>"$CSV3"
 CSV3=loadtest/results/storage-bench-replicated.csv
 [[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs" >"$CSV3"
 echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS" >>"$CSV3"
