@@ -157,6 +157,15 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   }
 
  private:
+  // Loop thread: this replica's upload is over (Replica::UploadEnded) and
+  // its publisher goes back to the pool.
+  void EndReplicated() {
+    if (!pub_) return;
+    ctx_->replica->UploadEnded(meta_->key, meta_->upload);
+    pub_.reset();
+  }
+
+  // Also ends a replicated upload (the purge task holds what it needs).
   void AbortWriter() {
     auto w = writer_;
     auto m = meta_;
@@ -165,6 +174,7 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
       w->Abort();
       if (r != nullptr && m->chunks > 0) r->DropChunks(ChunkSubject(m->key, m->upload));
     });
+    EndReplicated();
   }
 
   // Appends the buffer on the I/O pool (and commits if `last`).
@@ -175,14 +185,15 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
     buf_ = std::string();
     if (!last) ReserveChunk();
     auto end_time = std::chrono::steady_clock::now();
-    ctx_->io->Submit([self, data, last, end_time] {
+    // Its own reference: an abandoned upload drops pub_ on the loop meanwhile.
+    ctx_->io->Submit([self, data, last, end_time, publisher = pub_] {
       // Replicated: the chunks (and, last, the metadata) are queued first,
       // so their acks come in while the journal appends and fdatasyncs.
-      Status pub = self->Publish(*data, last);
+      Status pub = self->Publish(publisher.get(), *data, last);
       Status s = data->empty() ? Status::Ok() : self->writer_->Append(*data);
       if (s.ok() && last) s = self->writer_->Commit();
-      if (s.ok() && last && self->pub_) {
-        if (pub.ok()) pub = self->ctx_->replica->WaitAcks(self->pub_.get());
+      if (s.ok() && last && publisher) {
+        if (pub.ok()) pub = self->ctx_->replica->WaitAcks(publisher.get());
         if (!pub.ok()) s = Status::Unavailable("could not record it in JetStream (" + pub.message() + ")");
       }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - end_time).count();
@@ -191,13 +202,13 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   }
 
   // I/O pool. Queues data's chunks (and, if last, the metadata); no wait.
-  Status Publish(std::string_view data, bool last) {
-    if (!pub_) return Status::Ok();
+  Status Publish(bus::Publisher* p, std::string_view data, bool last) {
+    if (p == nullptr) return Status::Ok();
     Replica* r = ctx_->replica;
-    Status s = r->PublishChunks(pub_.get(), ChunkSubject(meta_->key, meta_->upload), data, &meta_->chunks);
+    Status s = r->PublishChunks(p, ChunkSubject(meta_->key, meta_->upload), data, &meta_->chunks);
     if (s.ok() && last) {
       meta_->size = writer_->size() + data.size();
-      s = r->PublishMeta(pub_.get(), *meta_);
+      s = r->PublishMeta(p, *meta_);
     }
     return s;
   }
@@ -225,7 +236,7 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
     resp_.Send(http::Response::Json(201, w.Take()));
     if (pub_) {
       ctx_->replica->Recorded(*meta_);
-      pub_.reset();  // back to the pool
+      EndReplicated();
     }
     if (keep_ > 0) Retain(writer_->key(), keep_);
   }
@@ -597,6 +608,7 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     meta.key = key;
     meta.upload = NewUploadId();
     meta.content_type = content_type;
+    ctx->replica->UploadStarted(meta.upload);
   }
   auto writer = ctx->journal->BeginBlob(key, pub ? JournalMeta(content_type, meta.upload) : content_type);
   if (!writer.ok()) {

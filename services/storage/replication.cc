@@ -182,8 +182,18 @@ void Replica::OnEntry(bus::KvEntry&& e) {
   m->revision = e.revision;
   names_[e.key] = m->key;
   std::string key = m->key;
+  const bool own = own_uploads_.contains(m->upload);
   known_[key] = std::move(*m);
-  SetMissing(key, !HasCurrent(key));
+  SetMissing(key, !own && !HasCurrent(key));
+  Pump();
+}
+
+void Replica::UploadStarted(const std::string& upload) { own_uploads_.insert(upload); }
+
+void Replica::UploadEnded(const std::string& key, const std::string& upload) {
+  own_uploads_.erase(upload);
+  // A write that failed here after JetStream took it: fill it like any other.
+  if (Find(key) != nullptr) SetMissing(key, !HasCurrent(key));
   Pump();
 }
 

@@ -119,6 +119,11 @@ class Replica {
   // then calls done on the loop (kNotFound if the cluster does not know
   // it, or it was deleted meanwhile). Joins a fetch already running.
   void Fetch(const std::string& key, std::function<void(const Status&)> done);
+  // Loop. This replica is writing `upload` of key: the watcher bringing
+  // it back before the journal's commit is not a missing blob to fetch.
+  void UploadStarted(const std::string& upload);
+  // Loop. The upload ended (answered, failed or abandoned).
+  void UploadEnded(const std::string& key, const std::string& upload);
   // Loop. This replica wrote m (its acks are in): known at once, before
   // the watcher brings it back; an older upload's chunks are purged.
   void Recorded(BlobMeta m);
@@ -162,6 +167,7 @@ class Replica {
   std::map<std::string, BlobMeta, std::less<>> known_;          // journal key -> cluster version
   std::unordered_map<std::string, std::string> names_;          // KV key -> journal key
   std::set<std::string> missing_;                               // known, not current in the journal
+  std::set<std::string> own_uploads_;                           // upload ids being written here
   std::map<std::string, std::vector<std::function<void(const Status&)>>> inflight_;  // fetches running
   std::atomic<double> missing_count_{0};                        // read by /metrics
 
