@@ -117,11 +117,13 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   // `length`: the body's Content-Length, or -1 if unknown (chunked).
   // Replicated: `pub` publishes this upload's chunks and metadata (meta
   // says its key, upload id and content type), else null.
+  // prev: the cluster's version before this upload (null: none).
   Upload(ApiContext* ctx, http::Responder resp, journal::BlobWriter writer, std::string expect_hex,
-         std::string label, int keep, int64_t length, std::shared_ptr<bus::Publisher> pub, BlobMeta meta)
+         std::string label, int keep, int64_t length, std::shared_ptr<bus::Publisher> pub, BlobMeta meta,
+         std::shared_ptr<const BlobMeta> prev)
       : ctx_(ctx), resp_(std::move(resp)), writer_(std::make_shared<journal::BlobWriter>(std::move(writer))),
         expect_hex_(std::move(expect_hex)), label_(std::move(label)), keep_(keep), left_(length),
-        pub_(std::move(pub)), meta_(std::make_shared<BlobMeta>(std::move(meta))) {
+        pub_(std::move(pub)), meta_(std::make_shared<BlobMeta>(std::move(meta))), prev_(std::move(prev)) {
     ReserveChunk();
   }
 
@@ -195,6 +197,8 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
       if (s.ok() && last && publisher) {
         if (pub.ok()) pub = self->ctx_->replica->WaitAcks(publisher.get());
         if (!pub.ok()) s = Status::Unavailable("could not record it in JetStream (" + pub.message() + ")");
+      } else if (!s.ok() && last && publisher && pub.ok()) {
+        self->ctx_->replica->Revert(publisher.get(), *self->meta_, self->prev_.get());
       }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - end_time).count();
       self->ctx_->loop->Post([self, s, last, secs] { self->Written(s, last, secs); });
@@ -311,6 +315,7 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   int64_t left_;  // body bytes still to come; -1: unknown
   std::shared_ptr<bus::Publisher> pub_;  // replicated only; used on the I/O pool, one task at a time
   std::shared_ptr<BlobMeta> meta_;      // what is recorded in JetStream; chunks/size filled on the I/O pool
+  std::shared_ptr<const BlobMeta> prev_;  // the cluster's version before (Replica::Revert); may be null
 };
 
 // A streamed download: the first piece was read (and checked) before the
@@ -598,7 +603,9 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
   }
   std::shared_ptr<bus::Publisher> pub;
   BlobMeta meta;
+  std::shared_ptr<const BlobMeta> prev;
   if (ctx->replica != nullptr) {
+    if (const BlobMeta* m = ctx->replica->Find(key); m != nullptr) prev = std::make_shared<const BlobMeta>(*m);
     auto p = ctx->replica->TakePublisher();
     if (!p.ok()) {
       resp.SendError(Status::Unavailable("cannot publish to JetStream: " + p.status().message()));
@@ -621,7 +628,7 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     if (ec != std::errc() || p != cl.data() + cl.size() || length < 0) length = -1;  // the parser checked it
   }
   return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep, length,
-                                  std::move(pub), std::move(meta));
+                                  std::move(pub), std::move(meta), std::move(prev));
 }
 
 // `h` behind the token check (auth.h): refused requests never reach it.

@@ -321,6 +321,15 @@ Status Replica::PublishDelete(const std::string& key) {
   return s;
 }
 
+void Replica::Revert(bus::Publisher* p, const BlobMeta& m, const BlobMeta* prev) {
+  (void)p->Wait(options_.ack_timeout_ms);  // whatever was queued settles first
+  Status s = prev != nullptr ? p->KvPut(bus::kBlobMetaBucket, MetaKeyOf(m.key), EncodeMeta(*prev))
+                             : p->KvDelete(bus::kBlobMetaBucket, MetaKeyOf(m.key));
+  if (s.ok()) s = p->Wait(options_.ack_timeout_ms);
+  if (!s.ok()) log::Warn("could not take back a failed upload in JetStream", {{"key", m.key}, {"error", s.message()}});
+  DropChunks(ChunkSubject(m.key, m.upload));
+}
+
 void Replica::DropChunks(const std::string& subject) {
   if (Status s = bus::PurgeSubject(bus_.get(), bus::kBlobStream, subject); !s.ok()) {
     log::Warn("could not purge the chunks of an unrecorded upload", {{"subject", subject}, {"error", s.message()}});
