@@ -78,6 +78,21 @@ TEST_CASE("storage replicated: 3 replicas on a 3-node JetStream cluster") {
     CHECK(s->Do("GET", "/objects/backups/b3").body == "backup 3");
     CHECK(s->Do("GET", "/objects/backups/b2").body == "backup 2");
   }
+  // An object overwritten on A: B and C answer the new version (their copy
+  // of the old one is not current any more), with the same ETag.
+  REQUIRE(a.Do("PUT", "/objects/notes/x", "version 1").status == 201);
+  CHECK(WaitFor([&] { return b.Do("GET", "/objects/notes/x").body == "version 1"; }));
+  REQUIRE(a.Do("PUT", "/objects/notes/x", "version 2").status == 201);
+  for (Storage* s : {&b, &c}) {
+    CHECK(WaitFor([&] { return s->Do("GET", "/objects/notes/x").body == "version 2"; }));
+    CHECK(s->Do("GET", "/objects/notes/x").Header("etag") == a.Do("GET", "/objects/notes/x").Header("etag"));
+  }
+  // A body that does not match its hash is refused and known nowhere.
+  const std::string liar = RandomBytes(2 << 20, 13);
+  auto bad = a.Do("PUT", Blob(Sha256Hex("something else")), liar);
+  CHECK(bad.status == 400);
+  CHECK(b.Do("GET", Blob(Sha256Hex("something else"))).status == 404);
+
   // Listings: the cluster-wide view, the same on every replica.
   CHECK(WaitFor([&] { return a.Do("GET", "/blobs").body == c.Do("GET", "/blobs").body; }));
   auto listing = b.Do("GET", "/blobs");
@@ -93,7 +108,7 @@ TEST_CASE("storage replicated: 3 replicas on a 3-node JetStream cluster") {
   CHECK(gc.body == big);
   CHECK(c.Do("GET", Blob(hs)).body == small);
   CHECK(WaitFor([&] { return Gauge(c, "folio_storage_replica_missing_blobs") == 0; }));
-  CHECK(WaitFor([&] { return Gauge(c, "folio_storage_blobs") >= 4; }));  // two blobs and two backups in its own journal
+  CHECK(WaitFor([&] { return Gauge(c, "folio_storage_blobs") >= 5; }));  // two blobs, two backups, one note in its own journal
 
   // DELETE on A (B down meanwhile, its disk kept): gone on C, gone on B once
   // it is back, and a refill of a wiped C does not bring it back.
