@@ -375,10 +375,6 @@ std::string ETagOf(const journal::BlobReader& r) {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-// Sends the status and headers of a GET/HEAD only after the first piece of
-// what they announce was read and its checksum verified on the I/O pool, so
-// a damaged blob gets an error status, never a 200/206 cut short (issue 9).
-// For HEAD one byte is read: that verifies the block holding it.
 // What Serve reads of a GET/HEAD: copied, so a fetch-through can finish
 // after the request's own views are gone.
 struct Ask {
@@ -389,6 +385,10 @@ struct Ask {
   std::string if_none_match, range, if_range;
 };
 
+// Sends the status and headers of a GET/HEAD only after the first piece of
+// what they announce was read and its checksum verified on the I/O pool, so
+// a damaged blob gets an error status, never a 200/206 cut short (issue 9).
+// For HEAD one byte is read: that verifies the block holding it.
 void SendVerified(ApiContext* ctx, const Ask& req, http::Responder resp, journal::BlobReader reader,
                   int status, Headers headers, uint64_t first, uint64_t length) {
   const size_t n = static_cast<size_t>(std::min<uint64_t>(req.head ? 1 : ctx->options.read_chunk_bytes, length));
@@ -497,14 +497,15 @@ void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
   // copied it yet); the delete is recorded in JetStream before the 204.
   const bool known = ctx->replica != nullptr && ctx->replica->Find(key) != nullptr;
   ctx->io->Submit([ctx, shared, key, known] {
-    Status s = ctx->journal->Delete(key);
+    const Status local = ctx->journal->Delete(key);
+    Status s = local;
     if (known && (s.ok() || s.code() == Code::kNotFound)) {
       Status pub = ctx->replica->PublishDelete(key);
       s = pub.ok() ? Status::Ok() : Status::Unavailable("could not record the delete in JetStream (" + pub.message() + "); retry");
     }
-    ctx->loop->Post([ctx, shared, s, key, known] {
+    ctx->loop->Post([ctx, shared, s, local, key, known] {
       if (known && s.ok()) ctx->replica->Forgotten(key);
-      if (s.code() != Code::kUnavailable || ctx->replica == nullptr) ObserveWrite(ctx, s);
+      ObserveWrite(ctx, local);  // the disk's state: what the journal's own write said
       if (s.ok()) {
         shared->Send(http::Response{204, {}, ""});
       } else {
