@@ -1,4 +1,5 @@
-// Replica: folio-storage replicated on NATS JetStream (issue 23, --replicated).
+// Replica: folio-storage replicated on NATS JetStream (issue 23): --replicated,
+// on by default when --nats (or FOLIO_NATS) is given (config.h).
 // JetStream is the only replication (libs/bus blob_store.h): no peer copying.
 //
 // Write: a PUT publishes its bytes as chunks of one subject per upload

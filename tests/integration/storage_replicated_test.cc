@@ -18,8 +18,9 @@
 namespace folio::it {
 namespace {
 
+// --nats given: replicated (no --replicated needed).
 std::vector<std::string> ReplicaArgs(const std::string& urls, int replicas) {
-  return {"--replicated", "--nats", urls, "--nats-replicas", std::to_string(replicas)};
+  return {"--nats", urls, "--nats-replicas", std::to_string(replicas)};
 }
 
 // The value of an unlabelled gauge in /metrics, -1 if absent.
@@ -137,9 +138,20 @@ TEST_CASE("storage replicated: --nats-replicas 1 on a single server") {
 }
 
 TEST_CASE("storage replicated: needs both tokens") {
+  testing::TempDir dir;
   std::string out;
-  CHECK(RunToExit({"--replicated", "--data", testing::TempDir().path() + "/j"}, &out) == 1);
-  CHECK(out.find("--replicated needs --write-token and --read-token") != std::string::npos);
+  CHECK(RunToExit({"--replicated", "--data", dir.path() + "/j"}, &out) == 1);
+  CHECK(out.find("needs --write-token and --read-token") != std::string::npos);
+  CHECK(RunToExit({"--nats", "nats://127.0.0.1:1", "--data", dir.path() + "/j"}, &out) == 1);
+  CHECK(out.find("needs --write-token and --read-token") != std::string::npos);
+}
+
+TEST_CASE("storage replicated: --replicated=false with --nats is a single box that never talks to NATS") {
+  // Nothing listens on port 1: a replicated storage could not start.
+  Storage s({"--nats", "nats://127.0.0.1:1", "--replicated=false"});
+  const std::string blob = RandomBytes(100, 4);
+  CHECK(s.Put(blob).status == 201);
+  CHECK(s.Do("GET", Blob(Sha256Hex(blob))).body == blob);
 }
 
 }  // namespace folio::it
