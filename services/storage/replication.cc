@@ -112,6 +112,8 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
   registry->AddScrapedGauge("folio_storage_replica_missing_blobs",
                             "Blobs and objects known in JetStream that are not yet in the local journal",
                             [p = r.get()] { return p->missing_count_.load(std::memory_order_relaxed); });
+  r->fetch_failures_ = &registry->NewCounter("folio_storage_replica_fetch_failures_total",
+                                             "Copies from JetStream into the journal that failed (fill or fetch-through)");
   Replica* p = r.get();
   auto watcher = bus::KvWatcher::Start(
       r->bus_.get(), bus::kBlobMetaBucket,
@@ -169,6 +171,7 @@ void Replica::OnEntry(bus::KvEntry&& e) {
     else if (e.key.starts_with("b.")) key = std::string(kBlobKey) + e.key.substr(2);
     if (key.empty()) return;  // an object this replica never had
     known_.erase(key);
+    failing_.erase(key);
     SetMissing(key, false);
     journal::Journal* j = journal_;
     io_->Submit([j, key] { (void)j->Delete(key); });  // kNotFound when it was never copied here
@@ -251,9 +254,14 @@ void Replica::FetchDone(const std::string& key, const std::string& upload, const
     result = Status::NotFound("no object " + key);
   } else if (s.ok()) {
     SetMissing(key, !HasCurrent(key));
+    if (failing_.erase(key) > 0) log::Info("copied a blob from JetStream after failures", {{"key", key}});
   } else {
-    log::Warn("could not copy a blob from JetStream; retrying", {{"key", key}, {"upload", upload},
-                                                                  {"error", s.message()}});
+    fetch_failures_->Increment();
+    // Retried every second: logged once per key until it works.
+    if (failing_.insert(key).second) {
+      log::Warn("could not copy a blob from JetStream; retrying", {{"key", key}, {"upload", upload},
+                                                                    {"error", s.message()}});
+    }
   }
   for (auto& w : waiters) w(result);
   Pump();

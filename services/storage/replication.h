@@ -26,8 +26,9 @@
 // A GET of a blob the local journal lacks is fetched through from
 // JetStream (size and SHA-256 checked), kept in the journal, then served.
 // A fill copies every blob the journal lacks in the background (at most
-// fill_concurrency at once); folio_storage_replica_missing_blobs counts
-// what is still missing. A delete seen by the watcher removes the local
+// fill_concurrency at once, failed copies again every second);
+// folio_storage_replica_missing_blobs counts what is still missing,
+// folio_storage_replica_fetch_failures_total the copies that failed. A delete seen by the watcher removes the local
 // copy; a fill that finishes after its blob was deleted removes what it
 // wrote, so nothing deleted comes back.
 //
@@ -182,6 +183,8 @@ class Replica {
   std::unordered_map<std::string, std::string> names_;          // KV key -> journal key
   std::set<std::string> missing_;                               // known, not current in the journal
   std::set<std::string> own_uploads_;                           // upload ids being written here
+  std::set<std::string> failing_;                               // keys whose last copy failed (logged once)
+  metrics::Counter* fetch_failures_ = nullptr;                  // folio_storage_replica_fetch_failures_total
   std::map<std::string, std::vector<std::function<void(const Status&)>>> inflight_;  // fetches running
   std::atomic<double> missing_count_{0};                        // read by /metrics
 
