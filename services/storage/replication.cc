@@ -85,6 +85,7 @@ Replica::~Replica() {
     pool_.clear();
   }
   bus_.reset();
+  bus_metrics_.reset();  // after the Bus that reports to it
 }
 
 Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, http::Loop* loop, ThreadPool* io,
@@ -95,6 +96,8 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
   bo.name = "folio-storage";
   bo.replicas = options.replicas;
   bo.publish_timeout_ms = options.ack_timeout_ms;
+  r->bus_metrics_ = std::make_unique<bus::BusMetrics>(registry);  // folio_bus_connected, folio_bus_reconnects_total
+  bo.metrics = r->bus_metrics_.get();
   auto bus = bus::Bus::Connect(bo);
   if (!bus.ok()) return bus.status();
   r->bus_ = std::move(*bus);
@@ -114,6 +117,9 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
                             [p = r.get()] { return p->missing_count_.load(std::memory_order_relaxed); });
   r->fetch_failures_ = &registry->NewCounter("folio_storage_replica_fetch_failures_total",
                                              "Copies from JetStream into the journal that failed (fill or fetch-through)");
+  bus::KvWatcherMetrics wm;
+  wm.lag = &registry->NewGauge("folio_storage_replica_watch_lag",
+                               "Metadata changes in JetStream this replica's watcher has not applied yet");
   Replica* p = r.get();
   auto watcher = bus::KvWatcher::Start(
       r->bus_.get(), bus::kBlobMetaBucket,
@@ -124,7 +130,8 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
           log::Info("replica has the cluster's blob list", {{"known", std::to_string(p->known_.size())},
                                                              {"missing", std::to_string(p->missing_.size())}});
         });
-      });
+      },
+      wm);
   if (!watcher.ok()) return watcher.status();
   r->watcher_ = std::move(*watcher);
   loop->Every(1000, [p] { p->Pump(); });  // retries failed fills

@@ -28,7 +28,9 @@
 // A fill copies every blob the journal lacks in the background (at most
 // fill_concurrency at once, failed copies again every second);
 // folio_storage_replica_missing_blobs counts what is still missing,
-// folio_storage_replica_fetch_failures_total the copies that failed. A delete seen by the watcher removes the local
+// folio_storage_replica_fetch_failures_total the copies that failed,
+// folio_storage_replica_watch_lag the metadata changes not yet applied
+// (and folio_bus_connected, folio_bus_reconnects_total the connection). A delete seen by the watcher removes the local
 // copy; a fill that finishes after its blob was deleted removes what it
 // wrote, so nothing deleted comes back.
 //
@@ -174,6 +176,7 @@ class Replica {
   http::Loop* loop_;
   ThreadPool* io_;
   journal::Journal* journal_;
+  std::unique_ptr<bus::BusMetrics> bus_metrics_;  // outlives bus_ (destroyed after it)
   std::unique_ptr<bus::Bus> bus_;
   std::unique_ptr<bus::KvWatcher> watcher_;
 

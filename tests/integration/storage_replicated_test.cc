@@ -109,7 +109,10 @@ TEST_CASE("storage replicated: 3 replicas on a 3-node JetStream cluster") {
   CHECK(gc.body == big);
   CHECK(c.Do("GET", Blob(hs)).body == small);
   CHECK(WaitFor([&] { return Gauge(c, "folio_storage_replica_missing_blobs") == 0; }));
-  CHECK(WaitFor([&] { return Gauge(c, "folio_storage_blobs") >= 5; }));  // two blobs, two backups, one note in its own journal
+  CHECK(WaitFor([&] { return Gauge(c, "folio_storage_blobs") >= 5; }));
+  CHECK(Gauge(c, "folio_bus_connected") == 1);
+  CHECK(WaitFor([&] { return Gauge(c, "folio_storage_replica_watch_lag") == 0; }));
+  CHECK(Gauge(c, "folio_storage_replica_fetch_failures_total") == 0);  // two blobs, two backups, one note in its own journal
 
   // DELETE on A (B down meanwhile, its disk kept): gone on C, gone on B once
   // it is back, and a refill of a wiped C does not bring it back.
