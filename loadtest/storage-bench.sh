@@ -14,6 +14,12 @@
 # fio sequential 1 MiB writes (one fsync at the end: the disk's bandwidth; and an fdatasync
 # after every write: one durable 1 MiB write at a time), write amplification at 1 MiB and
 # 64 KiB. Prints the ratios against the targets (issue 15).
+# Replicated (issue 23), once: a 3-node nats-server -js cluster on loopback and folio-storage
+# --replicated --nats-replicas 3: 4 KiB PUTs from one writer (p50/p99) and 1 MiB PUTs (4
+# writers), against the same fio figures (targets: p50 ≤ 3× one append+fdatasync; 1 MiB
+# ≥ 0.5× fdatasync'ed sequential writes). NATS runs on any CPU; its file store syncs on its
+# own schedule (sync_interval), not per message: a PUT is durable on disk here and held in
+# the memory of a quorum of NATS servers.
 # Needs fio and wrk (FOLIO_BENCH_DEPS=1 scripts/install-deps.sh). Requests carry a write
 # token made for the run. folio-storage runs on CPU 0, wrk on CPU 1. PUTs go to
 # /objects/bench/... (the blob path is the same journal code plus the SHA-256 check, which
@@ -44,22 +50,40 @@ function request()
   return wrk.format("PUT", "/objects/bench/" .. os.getenv("PHASE") .. "/" .. tid .. "-" .. n, nil, body)
 end
 LUA
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
 URL="http://127.0.0.1:$PORT"
 TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')  # storage's write token for this run
 AUTH="Authorization: Bearer $TOKEN"
-PID=""
+PID=""; STORAGE_ARGS=(); NATS_PIDS=(); NATS_URLS=""
+start_nats_cluster() {  # store_dir: 3 JetStream nodes on loopback, fresh stores under store_dir
+  local store=$1 ports=() cports=() mports=() i
+  for i in 0 1 2; do ports+=("$(free_port)"); cports+=("$(free_port)"); mports+=("$(free_port)"); done
+  local routes="nats://127.0.0.1:${cports[0]},nats://127.0.0.1:${cports[1]},nats://127.0.0.1:${cports[2]}"
+  NATS_URLS="nats://127.0.0.1:${ports[0]},nats://127.0.0.1:${ports[1]},nats://127.0.0.1:${ports[2]}"
+  for i in 0 1 2; do
+    rm -rf "$store/nats$i"
+    nats-server -js -a 127.0.0.1 -p "${ports[$i]}" -m "${mports[$i]}" -sd "$store/nats$i" --server_name "n$i" \
+      --cluster_name folio-bench --cluster "nats://127.0.0.1:${cports[$i]}" --routes "$routes" \
+      >"$WORK/nats$i.log" 2>&1 &
+    NATS_PIDS+=($!)
+  done
+  for i in 0 1 2; do
+    for _ in $(seq 1 200); do curl -fsS -o /dev/null "http://127.0.0.1:${mports[$i]}/healthz" 2>/dev/null && break; sleep 0.05; done
+  done
+}
+stop_nats_cluster() { for p in "${NATS_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; NATS_PIDS=(); }
 stop_storage() { [[ -n "$PID" ]] && { kill "$PID"; wait "$PID" 2>/dev/null || true; }; PID=""; }
 start_storage() {  # fresh journal each phase, so write amplification is per workload
   stop_storage
   rm -rf "$WORK/journal"
   FOLIO_WRITE_TOKEN="$TOKEN" FOLIO_READ_TOKEN="read-$TOKEN" taskset -c 0 "$BIN" \
-    --listen "127.0.0.1:$PORT" --data "$WORK/journal" >"$WORK/storage.log" 2>&1 &
+    --listen "127.0.0.1:$PORT" --data "$WORK/journal" "${STORAGE_ARGS[@]}" >"$WORK/storage.log" 2>&1 &
   PID=$!
-  for _ in $(seq 1 100); do curl -fsS -o /dev/null "$URL/readyz" 2>/dev/null && return; sleep 0.05; done
+  for _ in $(seq 1 400); do curl -fsS -o /dev/null "$URL/readyz" 2>/dev/null && return; sleep 0.05; done
   echo "folio-storage did not start"; cat "$WORK/storage.log"; exit 1
 }
-trap '[[ -n "$PID" ]] && kill "$PID" 2>/dev/null; true' EXIT
+trap '[[ -n "$PID" ]] && kill "$PID" 2>/dev/null; stop_nats_cluster; true' EXIT
 # Gauges are refreshed once a second: wait for the phase's last second to show.
 metric() { sleep 1.2; curl -fsS "$URL/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 # wrk --latency output -> "p50_us p99_us rps mean_us"
@@ -139,6 +163,27 @@ read -r _ _ K64_RPS _ < <(run_wrk k64 8 1 65536)
 WA_64K=$(metric folio_storage_write_amplification)
 stop_storage
 
+# Replicated: --nats-replicas 3 on a 3-node loopback cluster, its stores first on the
+# journal's disk, then in /dev/shm (as if each NATS server had a disk of its own: on one
+# disk, ext4's ordered journal makes the journal's fdatasync also write NATS' dirty pages).
+replicated_phase() {  # store_dir; sets RP50 RP99 RRPS RMEAN RMIB (in this shell: it owns the processes)
+  start_nats_cluster "$1"
+  STORAGE_ARGS=(--replicated --nats "$NATS_URLS" --nats-replicas 3)
+  start_storage
+  read -r RP50 RP99 RRPS RMEAN _ < <(run_wrk r3w1 1 1 4096)
+  read -r _ _ RMIB _ < <(run_wrk r3mib 4 1 1048576)
+  stop_storage
+  STORAGE_ARGS=()
+  stop_nats_cluster
+  rm -rf "$1"/nats[012]
+}
+replicated_phase "$WORK"
+R3_50=$RP50; R3_99=$RP99; R3_RPS=$RRPS; R3_MEAN=$RMEAN; R3_M_RPS=$RMIB
+SHM=$(mktemp -d /dev/shm/storage-bench.XXXXXX)
+replicated_phase "$SHM"
+S3_50=$RP50; S3_99=$RP99; S3_RPS=$RRPS; S3_MEAN=$RMEAN; S3_M_RPS=$RMIB
+rmdir "$SHM"
+
 R() { python3 -c "print(f'{$1:.${2:-2}f}')"; }
 cat <<TABLE
 
@@ -155,6 +200,12 @@ cat <<TABLE
 | 4 KiB PUT at 64 writers, p50 / p99 | ${P64_50} / ${P64_99} µs | | | |
 | fdatasyncs for ${PUTS} PUTs at 8 and 64 writers | ${FSYNCS} | | | |
 | 4 KiB GET/s (64 connections), p50 | ${G_RPS}, ${G_50} µs | | | |
+| replicas 3: 4 KiB PUT, one writer, p50 | ${R3_50} µs | append+fdatasync ${FIO_P50} µs | ≤ 3× | $(R "$R3_50 / $FIO_P50")× |
+| replicas 3: 4 KiB PUT, one writer, p99 / mean / PUT/s | ${R3_99} / ${R3_MEAN} µs / ${R3_RPS} | | | |
+| replicas 3: 1 MiB PUT throughput (4 writers) | ${R3_M_RPS} MiB/s | 1 MiB + fdatasync each ${FIO_SEQSYNC} MiB/s | ≥ 0.5× | $(R "$R3_M_RPS / $FIO_SEQSYNC")× |
+| replicas 3, NATS stores in /dev/shm: 4 KiB PUT p50 | ${S3_50} µs | append+fdatasync ${FIO_P50} µs | ≤ 3× | $(R "$S3_50 / $FIO_P50")× |
+| replicas 3, NATS stores in /dev/shm: 4 KiB p99 / mean / PUT/s | ${S3_99} / ${S3_MEAN} µs / ${S3_RPS} | | | |
+| replicas 3, NATS stores in /dev/shm: 1 MiB PUT throughput | ${S3_M_RPS} MiB/s | 1 MiB + fdatasync each ${FIO_SEQSYNC} MiB/s | ≥ 0.5× | $(R "$S3_M_RPS / $FIO_SEQSYNC")× |
 TABLE
 mkdir -p loadtest/results
 CSV=loadtest/results/storage-bench.csv
@@ -163,4 +214,10 @@ SRC=$(awk -F= '/^CMAKE_HOME_DIRECTORY/ {print $2}' "$BUILD/CMakeCache.txt" 2>/de
 COMMIT=$(git -C "${SRC:-.}" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -f $CSV ]] || echo "date,commit,rounds,secs,fio_append_p50_us,fio_append_p99_us,fio_overwrite_p50_us,fio_overwrite_p99_us,put1_p50_us,put1_p99_us,put1_mean_us,put1_sync_us,put1_software_us,fio_seq_mibs,fio_seq_sync_mibs,mib_put_mibs,wa_1mib,wa_64k,put8_rps,put64_rps,put64_p50_us,put64_p99_us,fsyncs,puts,get_rps,get_p50_us" >"$CSV"
 echo "$(date -u +%FT%TZ),$COMMIT,$ROUNDS,$SECS,$FIO_P50,$FIO_P99,$OV_P50,$OV_P99,$P1_50,$P1_99,$P1_MEAN,$SYNC_US,$SOFT_US,$FIO_SEQ,$FIO_SEQSYNC,$M_RPS,$WA_MIB,$WA_64K,$P8_RPS,$P64_RPS,$P64_50,$P64_99,$FSYNCS,$PUTS,$G_RPS,$G_50" >>"$CSV"
+CSV3=loadtest/results/storage-bench-replicated.csv
+[[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs,r3shm_put1_p50_us,r3shm_put1_p99_us,r3shm_put1_mean_us,r3shm_mib_put_mibs" >"$CSV3"
+echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS,$S3_50,$S3_99,$S3_MEAN,$S3_M_RPS" >>"$CSV3"
+CSV3=loadtest/results/storage-bench-replicated.csv
+[[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs,r3shm_put1_p50_us,r3shm_put1_p99_us,r3shm_put1_mean_us,r3shm_mib_put_mibs" >"$CSV3"
+echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS,$S3_50,$S3_99,$S3_MEAN,$S3_M_RPS" >>"$CSV3"
 rm -rf "$WORK/journal"

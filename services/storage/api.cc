@@ -115,15 +115,20 @@ Status WriteFailedStatus(ApiContext* ctx, const Status& s, const std::string& wh
 class Upload final : public http::BodyReader, public std::enable_shared_from_this<Upload> {
  public:
   // `length`: the body's Content-Length, or -1 if unknown (chunked).
+  // Replicated: `pub` publishes this upload's chunks and metadata (meta
+  // says its key, upload id and content type), else null.
+  // prev: the cluster's version before this upload (null: none).
   Upload(ApiContext* ctx, http::Responder resp, journal::BlobWriter writer, std::string expect_hex,
-         std::string label, int keep, int64_t length)
+         std::string label, int keep, int64_t length, std::shared_ptr<bus::Publisher> pub, BlobMeta meta,
+         std::shared_ptr<const BlobMeta> prev)
       : ctx_(ctx), resp_(std::move(resp)), writer_(std::make_shared<journal::BlobWriter>(std::move(writer))),
-        expect_hex_(std::move(expect_hex)), label_(std::move(label)), keep_(keep), left_(length) {
+        expect_hex_(std::move(expect_hex)), label_(std::move(label)), keep_(keep), left_(length),
+        pub_(std::move(pub)), meta_(std::make_shared<BlobMeta>(std::move(meta))), prev_(std::move(prev)) {
     ReserveChunk();
   }
 
   Status OnData(std::string_view piece) override {
-    if (!expect_hex_.empty()) hash_.Update(piece);
+    if (!expect_hex_.empty() || pub_) hash_.Update(piece);
     buf_.append(piece);
     if (left_ > 0) left_ -= std::min<int64_t>(left_, static_cast<int64_t>(piece.size()));
     // The body's last bytes wait for OnEnd, which follows at once: the
@@ -133,9 +138,10 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   }
 
   void OnEnd() override {
-    if (!expect_hex_.empty()) {
+    if (!expect_hex_.empty() || pub_) {
       std::string got = hash_.FinishHex();
-      if (got != expect_hex_) {
+      meta_->sha256 = got;
+      if (!expect_hex_.empty() && got != expect_hex_) {
         M(ctx_)->rejected.Increment();
         AbortWriter();
         resp_.SendError(Status::Invalid(
@@ -153,9 +159,24 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   }
 
  private:
+  // Loop thread: this replica's upload is over (Replica::UploadEnded) and
+  // its publisher goes back to the pool.
+  void EndReplicated() {
+    if (!pub_) return;
+    ctx_->replica->UploadEnded(meta_->key, meta_->upload);
+    pub_.reset();
+  }
+
+  // Also ends a replicated upload (the purge task holds what it needs).
   void AbortWriter() {
     auto w = writer_;
-    ctx_->io->Submit([w] { w->Abort(); });
+    auto m = meta_;
+    Replica* r = pub_ ? ctx_->replica : nullptr;
+    ctx_->io->Submit([w, r, m] {
+      w->Abort();
+      if (r != nullptr && m->chunks > 0) r->DropChunks(ChunkSubject(m->key, m->upload));
+    });
+    EndReplicated();
   }
 
   // Appends the buffer on the I/O pool (and commits if `last`).
@@ -166,12 +187,34 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
     buf_ = std::string();
     if (!last) ReserveChunk();
     auto end_time = std::chrono::steady_clock::now();
-    ctx_->io->Submit([self, data, last, end_time] {
+    // Its own reference: an abandoned upload drops pub_ on the loop meanwhile.
+    ctx_->io->Submit([self, data, last, end_time, publisher = pub_] {
+      // Replicated: the chunks (and, last, the metadata) are queued first,
+      // so their acks come in while the journal appends and fdatasyncs.
+      Status pub = self->Publish(publisher.get(), *data, last);
       Status s = data->empty() ? Status::Ok() : self->writer_->Append(*data);
       if (s.ok() && last) s = self->writer_->Commit();
+      if (s.ok() && last && publisher) {
+        if (pub.ok()) pub = self->ctx_->replica->WaitAcks(publisher.get());
+        if (!pub.ok()) s = Status::Unavailable("could not record it in JetStream (" + pub.message() + ")");
+      } else if (!s.ok() && last && publisher && pub.ok()) {
+        self->ctx_->replica->Revert(publisher.get(), *self->meta_, self->prev_.get());
+      }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - end_time).count();
       self->ctx_->loop->Post([self, s, last, secs] { self->Written(s, last, secs); });
     });
+  }
+
+  // I/O pool. Queues data's chunks (and, if last, the metadata); no wait.
+  Status Publish(bus::Publisher* p, std::string_view data, bool last) {
+    if (p == nullptr) return Status::Ok();
+    Replica* r = ctx_->replica;
+    Status s = r->PublishChunks(p, ChunkSubject(meta_->key, meta_->upload), data, &meta_->chunks);
+    if (s.ok() && last) {
+      meta_->size = writer_->size() + data.size();
+      s = r->PublishMeta(p, *meta_);
+    }
+    return s;
   }
 
   void Written(const Status& s, bool last, double secs) {
@@ -195,6 +238,10 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
     w.BeginObject().Key("key").String(writer_->key()).Key("size").Int(static_cast<int64_t>(writer_->size()));
     w.EndObject();
     resp_.Send(http::Response::Json(201, w.Take()));
+    if (pub_) {
+      ctx_->replica->Recorded(*meta_);
+      EndReplicated();
+    }
     if (keep_ > 0) Retain(writer_->key(), keep_);
   }
 
@@ -202,6 +249,10 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   void Retain(const std::string& key, int keep) {
     size_t slash = key.rfind('/');
     std::string folder = key.substr(0, slash + 1);
+    if (ctx_->replica != nullptr) {
+      RetainReplicated(folder, keep);
+      return;
+    }
     journal::Journal* j = ctx_->journal;
     ctx_->io->Submit([j, folder, keep] {
       auto all = j->List(folder, 100000);
@@ -217,6 +268,33 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
         }
       }
     });
+  }
+
+  // Replicated: the newest (by KV revision; this upload's is pending, so
+  // newest) `keep` of the cluster's objects in folder stay; the others are
+  // deleted in JetStream, and so on every replica.
+  void RetainReplicated(const std::string& folder, int keep) {
+    std::vector<const BlobMeta*> direct;
+    for (const BlobMeta* m : ctx_->replica->List(folder, "", 100000)) {
+      if (m->key.find('/', folder.size()) == std::string::npos) direct.push_back(m);
+    }
+    std::sort(direct.begin(), direct.end(), [](const auto* a, const auto* b) { return a->revision > b->revision; });
+    for (size_t i = static_cast<size_t>(keep); i < direct.size(); ++i) {
+      std::string old = direct[i]->key;
+      ApiContext* ctx = ctx_;
+      ctx->io->Submit([ctx, old] {
+        (void)ctx->journal->Delete(old);
+        Status s = ctx->replica->PublishDelete(old);
+        ctx->loop->Post([ctx, old, s] {
+          if (!s.ok()) {
+            log::Warn("retention could not delete an old object in JetStream", {{"key", old}, {"error", s.message()}});
+            return;
+          }
+          ctx->replica->Forgotten(old);
+          log::Info("retention removed an old object", {{"key", old}});
+        });
+      });
+    }
   }
 
   // One allocation for the next chunk when the length is known: growing
@@ -235,6 +313,9 @@ class Upload final : public http::BodyReader, public std::enable_shared_from_thi
   Sha256Stream hash_;
   std::string buf_;
   int64_t left_;  // body bytes still to come; -1: unknown
+  std::shared_ptr<bus::Publisher> pub_;  // replicated only; used on the I/O pool, one task at a time
+  std::shared_ptr<BlobMeta> meta_;      // what is recorded in JetStream; chunks/size filled on the I/O pool
+  std::shared_ptr<const BlobMeta> prev_;  // the cluster's version before (Replica::Revert); may be null
 };
 
 // A streamed download: the first piece was read (and checked) before the
@@ -287,21 +368,33 @@ class Download final : public http::BodySource, public std::enable_shared_from_t
 std::string ETagOf(const journal::BlobReader& r) {
   std::string_view key = r.key();
   if (key.substr(0, kBlobKeyPrefix.size()) == kBlobKeyPrefix) return "\"" + std::string(key.substr(kBlobKeyPrefix.size())) + "\"";
+  // Replicated objects: their upload id, the same on every replica.
+  if (std::string_view up = UploadOf(r.meta()); !up.empty()) return "\"" + std::string(up) + "\"";
   return "\"" + std::to_string(r.seq()) + "-" + std::to_string(r.size()) + "\"";
 }
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+// What Serve reads of a GET/HEAD: copied, so a fetch-through can finish
+// after the request's own views are gone.
+struct Ask {
+  explicit Ask(const http::Request& req)
+      : head(req.is_head), if_none_match(req.GetHeader("if-none-match")), range(req.GetHeader("range")),
+        if_range(req.GetHeader("if-range")) {}
+  bool head;
+  std::string if_none_match, range, if_range;
+};
+
 // Sends the status and headers of a GET/HEAD only after the first piece of
 // what they announce was read and its checksum verified on the I/O pool, so
 // a damaged blob gets an error status, never a 200/206 cut short (issue 9).
 // For HEAD one byte is read: that verifies the block holding it.
-void SendVerified(ApiContext* ctx, const http::Request& req, http::Responder resp, journal::BlobReader reader,
+void SendVerified(ApiContext* ctx, const Ask& req, http::Responder resp, journal::BlobReader reader,
                   int status, Headers headers, uint64_t first, uint64_t length) {
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(req.is_head ? 1 : ctx->options.read_chunk_bytes, length));
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(req.head ? 1 : ctx->options.read_chunk_bytes, length));
   auto shared = std::make_shared<journal::BlobReader>(std::move(reader));
   auto responder = std::make_shared<http::Responder>(std::move(resp));
-  const bool head = req.is_head;
+  const bool head = req.head;
   ctx->io->Submit([ctx, shared, responder, status, headers = std::move(headers), first, length, n, head]() mutable {
     auto piece = std::make_shared<std::string>();
     Status s = n == 0 ? Status::Ok() : shared->ReadAt(first, n, piece.get());
@@ -320,8 +413,7 @@ void SendVerified(ApiContext* ctx, const http::Request& req, http::Responder res
   });
 }
 
-void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, const std::string& key, bool immutable) {
-  M(ctx)->gets.Increment();
+void ServeLocal(ApiContext* ctx, const Ask& req, http::Responder resp, const std::string& key, bool immutable) {
   auto reader = ctx->journal->Get(key);
   if (!reader.ok()) {
     resp.SendError(reader.status().code() == Code::kNotFound ? Status::NotFound("no object " + key) : reader.status());
@@ -337,14 +429,14 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
   // Nothing stored here is trusted: should a browser ever open a blob
   // directly, it runs no script and is not sniffed into another type.
   Headers headers{
-      {"Content-Type", reader->meta().empty() ? "application/octet-stream" : reader->meta()},
+      {"Content-Type", reader->meta().empty() ? "application/octet-stream" : std::string(ContentTypeOf(reader->meta()))},
       {"ETag", etag},
       {"Accept-Ranges", "bytes"},
       {"Cache-Control", cache},
       {"Content-Security-Policy", std::string(http::kUntrustedCsp)},
       {"X-Content-Type-Options", std::string(http::kNoSniff)},
   };
-  std::string_view inm = req.GetHeader("if-none-match");
+  std::string_view inm = req.if_none_match;
   if (!inm.empty() && http::EtagMatches(inm, etag)) {
     resp.Send(http::Response{304,
                              {{"ETag", etag},
@@ -356,8 +448,8 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
   }
   uint64_t first = 0, last = size == 0 ? 0 : size - 1;
   int status = 200;
-  std::string_view range = req.GetHeader("range");
-  std::string_view if_range = req.GetHeader("if-range");
+  std::string_view range = req.range;
+  std::string_view if_range = req.if_range;
   if (!range.empty() && (if_range.empty() || if_range == etag)) {
     const http::ByteRange asked = http::ParseRange(range, size);
     if (asked.kind == http::ByteRange::Kind::kPart) {
@@ -377,13 +469,43 @@ void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, cons
   SendVerified(ctx, req, std::move(resp), std::move(*reader), status, std::move(headers), first, length);
 }
 
+// Replicated: what the cluster holds but this journal does not (yet) is
+// fetched through from JetStream into the journal first (replication.h).
+void Serve(ApiContext* ctx, const http::Request& req, http::Responder resp, const std::string& key, bool immutable) {
+  M(ctx)->gets.Increment();
+  Replica* r = ctx->replica;
+  if (r == nullptr || r->Find(key) == nullptr || r->HasCurrent(key)) {
+    ServeLocal(ctx, Ask(req), std::move(resp), key, immutable);
+    return;
+  }
+  auto shared = std::make_shared<http::Responder>(std::move(resp));
+  r->Fetch(key, [ctx, ask = Ask(req), shared, key, immutable](const Status& s) {
+    if (!s.ok() && s.code() != Code::kNotFound) {
+      log::Warn("fetch-through from JetStream failed", {{"key", key}, {"error", s.message()}});
+      shared->SendError(Status::Unavailable("blob " + key + " is not on this replica yet and could not be fetched"
+                                            " from JetStream; retry"));
+      return;
+    }
+    ServeLocal(ctx, ask, std::move(*shared), key, immutable);
+  });
+}
+
 void Delete(ApiContext* ctx, http::Responder resp, std::string key) {
   M(ctx)->deletes.Increment();
   auto shared = std::make_shared<http::Responder>(std::move(resp));
-  ctx->io->Submit([ctx, shared, key] {
-    Status s = ctx->journal->Delete(key);
-    ctx->loop->Post([ctx, shared, s, key] {
-      ObserveWrite(ctx, s);
+  // Replicated: known in the cluster is enough (this journal may not have
+  // copied it yet); the delete is recorded in JetStream before the 204.
+  const bool known = ctx->replica != nullptr && ctx->replica->Find(key) != nullptr;
+  ctx->io->Submit([ctx, shared, key, known] {
+    const Status local = ctx->journal->Delete(key);
+    Status s = local;
+    if (known && (s.ok() || s.code() == Code::kNotFound)) {
+      Status pub = ctx->replica->PublishDelete(key);
+      s = pub.ok() ? Status::Ok() : Status::Unavailable("could not record the delete in JetStream (" + pub.message() + "); retry");
+    }
+    ctx->loop->Post([ctx, shared, s, local, key, known] {
+      if (known && s.ok()) ctx->replica->Forgotten(key);
+      ObserveWrite(ctx, local);  // the disk's state: what the journal's own write said
       if (s.ok()) {
         shared->Send(http::Response{204, {}, ""});
       } else {
@@ -414,6 +536,20 @@ void List(ApiContext* ctx, const http::Request& req, http::Responder resp, bool 
     return;
   }
   std::string kp(blobs ? kBlobKeyPrefix : kObjectKeyPrefix);
+  if (ctx->replica != nullptr) {  // the cluster-wide view: every replica answers the same
+    std::vector<const BlobMeta*> known = ctx->replica->List(kp + prefix, after.empty() ? "" : kp + after, limit);
+    JsonWriter w;
+    w.BeginObject().Key(blobs ? "blobs" : "objects").BeginArray();
+    for (const BlobMeta* b : known) {
+      w.BeginObject().Key(blobs ? "sha256" : "name").String(std::string_view(b->key).substr(kp.size()));
+      w.Key("size").Int(static_cast<int64_t>(b->size)).Key("content_type").String(b->content_type);
+      // The KV revision: one order on every replica (-1 until this replica's watcher saw its own write).
+      w.Key("seq").Int(b->revision == kPendingRevision ? -1 : static_cast<int64_t>(b->revision)).EndObject();
+    }
+    w.EndArray().Key("truncated").Bool(known.size() == limit).EndObject();
+    resp.Send(http::Response::Json(200, w.Take()));
+    return;
+  }
   auto items = ctx->journal->List(kp + prefix, limit, after.empty() ? "" : kp + after);
   if (!items.ok()) {
     resp.SendError(items.status());
@@ -439,7 +575,17 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     resp.SendError(Status::Invalid("Content-Type must be UTF-8 of at most 255 bytes"));
     return nullptr;
   }
-  if (!expect_hex.empty()) {
+  if (!expect_hex.empty() && ctx->replica != nullptr) {
+    // Replicated: present when the cluster has it (this replica may not
+    // have copied it yet; a local copy the cluster lacks is published).
+    if (const BlobMeta* m = ctx->replica->Find(key); m != nullptr) {
+      JsonWriter w;
+      w.BeginObject().Key("key").String(key).Key("size").Int(static_cast<int64_t>(m->size));
+      w.Key("existing").Bool(true).EndObject();
+      resp.Send(http::Response::Json(200, w.Take()));
+      return nullptr;
+    }
+  } else if (!expect_hex.empty()) {
     // Content-addressed: an existing blob is the same bytes. Not read again,
     // unless it is known to be damaged: then the upload replaces it.
     if (auto have = ctx->journal->Get(key); have.ok() && !Damaged().Contains(key, have->seq())) {
@@ -456,7 +602,23 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     resp.SendError(DiskFullStatus(key));
     return nullptr;
   }
-  auto writer = ctx->journal->BeginBlob(key, content_type);
+  std::shared_ptr<bus::Publisher> pub;
+  BlobMeta meta;
+  std::shared_ptr<const BlobMeta> prev;
+  if (ctx->replica != nullptr) {
+    if (const BlobMeta* m = ctx->replica->Find(key); m != nullptr) prev = std::make_shared<const BlobMeta>(*m);
+    auto p = ctx->replica->TakePublisher();
+    if (!p.ok()) {
+      resp.SendError(Status::Unavailable("cannot publish to JetStream: " + p.status().message()));
+      return nullptr;
+    }
+    pub = std::move(*p);
+    meta.key = key;
+    meta.upload = NewUploadId();
+    meta.content_type = content_type;
+    ctx->replica->UploadStarted(meta.upload);
+  }
+  auto writer = ctx->journal->BeginBlob(key, pub ? JournalMeta(content_type, meta.upload) : content_type);
   if (!writer.ok()) {
     resp.SendError(WriteFailedStatus(ctx, writer.status(), key));
     return nullptr;
@@ -466,7 +628,8 @@ std::shared_ptr<http::BodyReader> StartUpload(ApiContext* ctx, const http::Reque
     auto [p, ec] = std::from_chars(cl.data(), cl.data() + cl.size(), length);
     if (ec != std::errc() || p != cl.data() + cl.size() || length < 0) length = -1;  // the parser checked it
   }
-  return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep, length);
+  return std::make_shared<Upload>(ctx, std::move(resp), std::move(*writer), std::move(expect_hex), key, keep, length,
+                                  std::move(pub), std::move(meta), std::move(prev));
 }
 
 // `h` behind the token check (auth.h): refused requests never reach it.
@@ -502,6 +665,13 @@ void ServeBlob(ApiContext* ctx, const http::Request& req, http::Responder resp) 
                    "expected /blobs/sha256/<64 lower-case hex digits, or a prefix of at least 16 of them>"));
     return;
   }
+  if (ctx->replica != nullptr) {
+    std::vector<const BlobMeta*> known = ctx->replica->List(std::string(kBlobKeyPrefix) + std::string(hex), "", 1);
+    if (!known.empty()) {
+      Serve(ctx, req, std::move(resp), known.front()->key, true);
+      return;
+    }
+  }
   auto first = ctx->journal->List(std::string(kBlobKeyPrefix) + std::string(hex), 1);
   if (!first.ok()) {
     resp.SendError(first.status());
@@ -521,6 +691,7 @@ std::string NotReadyReason(const ApiContext& ctx) {
   // The journal's error names the data directory: it is in the log, not here.
   if (!ctx.journal->WriteError().ok()) return "a write or fsync failed: restart needed (the error is in the log)";
   if (ctx.disk != nullptr && ctx.disk->full()) return "disk full: writes refused until space returns; reads work";
+  if (ctx.replica != nullptr) return ctx.replica->NotReadyReason();
   return "";
 }
 

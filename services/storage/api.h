@@ -41,6 +41,12 @@
 // Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline';
 // sandbox and X-Content-Type-Options: nosniff.
 //
+// Replicated (ctx.replica set: --replicated, on when --nats is given): writes and deletes are also
+// recorded in JetStream before they are answered, listings, prefix lookups
+// and "already present" answer the cluster-wide view, and a GET of what
+// the journal lacks is fetched through (replication.h). A PUT whose
+// JetStream acks fail answers 503 unavailable (retry it).
+//
 // Threading: handlers run on the loop thread; journal calls that touch the
 // disk (Append of full blocks, Commit's fdatasync, ReadAt, Delete) run on
 // the I/O pool and post back. Upload bodies are paused while a block is
@@ -57,6 +63,7 @@
 #include "folio/journal/journal.h"
 #include "folio/metrics/metrics.h"
 #include "auth.h"
+#include "replication.h"
 
 namespace folio::storage {
 
@@ -77,6 +84,7 @@ struct ApiContext {
   // successful write (or by main's periodic DiskFull::Recheck). May be null.
   DiskFull* disk = nullptr;
   TokenHashes tokens;  // who may call (auth.h); REQUIRES: both set
+  Replica* replica = nullptr;  // null (default): single box, no NATS
 };
 
 // What one upload holds of its body at most, whatever its length: the
@@ -88,11 +96,11 @@ inline uint64_t UploadHoldBytes(const ApiOptions& o) { return 2 * uint64_t{o.wri
 // router. ctx must outlive the router's use.
 void MountApi(http::Router* router, ApiContext* ctx);
 
-// For /readyz: "" when writes work; else why not ("disk full: ..." while the
+// For /readyz: "" when writes work (and, replicated, the replica is ready:
+// Replica::NotReadyReason); else why not ("disk full: ..." while the
 // disk is full; "a write or fsync failed: restart needed ..." once the
 // journal refuses writes for good: its error, which names the data
 // directory, is logged, not sent).
 std::string NotReadyReason(const ApiContext& ctx);
-
 
 }  // namespace folio::storage

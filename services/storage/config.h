@@ -30,6 +30,14 @@ struct StorageConfig {
   // --data, and --write-token / --read-token (or their -file flags and
   // environment); "" = generated on the first start (tokens.h).
   TokenConfig tokens;
+  // --replicated: replicate on NATS JetStream (replication.h) through --nats
+  // with --nats-replicas replicas. Default: on when --nats is given (by flag
+  // or FOLIO_NATS), off otherwise (--nats has a default, so only its being
+  // given can mean "use NATS"); --replicated=false keeps a single box that
+  // never talks to NATS, as before. On, both tokens must be given: every
+  // replica must accept the same ones, and a generated one would exist on
+  // one replica only.
+  bool replicated = false;
 };
 
 // Declares the common flags (AddServiceFlags) and folio-storage's own.
@@ -37,7 +45,8 @@ void AddStorageFlags(Flags* flags);
 
 // The checked configuration of parsed `flags`. kInvalidArgument naming the
 // flag for a value out of range or malformed (--max-inflight-body-bytes
-// below what one upload holds); a token file's read error.
+// below what one upload holds; --replicated without both tokens); a token
+// file's read error.
 Result<StorageConfig> ReadStorageConfig(const Flags& flags, const ServiceBasics& basics);
 
 }  // namespace folio::storage

@@ -22,6 +22,7 @@
 #include "folio/http/server.h"
 #include "folio/journal/journal.h"
 #include "folio/metrics/metrics.h"
+#include "replication.h"
 #include "tokens.h"
 
 using namespace folio;
@@ -112,10 +113,22 @@ int main(int argc, char** argv) {
   refresh();
 
   http::Loop loop;
+  // Replicated: destroyed after the I/O pool drained (its tasks use it), before the loop.
+  std::unique_ptr<storage::Replica> replica;
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
   ThreadPool io(config->io_threads);
+  if (config->replicated) {
+    storage::ReplicaOptions ro;
+    ro.nats_url = basics.nats_url;
+    ro.replicas = basics.nats_replicas;
+    auto r = storage::Replica::Start(ro, &loop, &io, journal->get(), &registry);
+    if (!r.ok()) return FailStartup(r.status());
+    replica = std::move(*r);
+    log::Info("replicating on NATS JetStream", {{"nats", basics.nats_url},
+                                                {"replicas", std::to_string(basics.nats_replicas)}});
+  }
   http::Router router;
-  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, &disk, *tokens};
+  storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, &disk, *tokens, replica.get()};
   ctx.options.max_blob_bytes = config->journal.max_blob_bytes;
   metrics::OpsEndpoints ops(&loop, &registry, [&ctx] { return storage::NotReadyReason(ctx); }, basics);
   ops.MountPublic(&router);

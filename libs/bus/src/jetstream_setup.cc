@@ -3,6 +3,7 @@
 #include <string>
 
 #include "bus_internal.h"
+#include "folio/bus/blob_store.h"
 #include "folio/bus/note_schema.h"
 #include "folio/bus/page_schema.h"
 #include "folio/bus/related_schema.h"
@@ -112,12 +113,10 @@ Status EnsurePlainStream(jsCtx* js, std::string_view name, std::string_view subj
   });
 }
 
-}  // namespace
-
-Status Bus::EnsureSchema() {
-  const int replicas = impl_->options.replicas;
-  std::string bucket(kPagesBucket);
-  Status st = EnsureStream(impl_->js, "KV_" + bucket, replicas, [&](jsErrCode* jerr) {
+// KV bucket `bucket` (history 1, file storage) with `replicas`, bound in
+// impl's cache so a failure shows here and not at first use.
+Status EnsureBucket(Bus::Impl* impl, const std::string& bucket, int replicas) {
+  Status st = EnsureStream(impl->js, "KV_" + bucket, replicas, [&](jsErrCode* jerr) {
     kvConfig kc;
     kvConfig_Init(&kc);
     kc.Bucket = bucket.c_str();
@@ -125,10 +124,10 @@ Status Bus::EnsureSchema() {
     kc.StorageType = js_FileStorage;
     kc.Replicas = replicas;
     kvStore* kv = nullptr;
-    natsStatus s = js_CreateKeyValue(&kv, impl_->js, &kc);
+    natsStatus s = js_CreateKeyValue(&kv, impl->js, &kc);
     if (s == NATS_OK) {
-      std::lock_guard<std::mutex> lock(impl_->mu);
-      if (!impl_->kv_stores.emplace(bucket, kv).second) kvStore_Destroy(kv);
+      std::lock_guard<std::mutex> lock(impl->mu);
+      if (!impl->kv_stores.emplace(bucket, kv).second) kvStore_Destroy(kv);
     }
     // NATS.c's KV create does not return the JetStream error code; the
     // text ("insufficient resources") is in nats_GetLastError.
@@ -141,10 +140,24 @@ Status Bus::EnsureSchema() {
     return s;
   });
   if (!st.ok()) return st;
-  // Bind the bucket now, so a failure shows here and not at first use.
-  if (Result<kvStore*> kv = impl_->Kv(bucket); !kv.ok()) return kv.status();
-  if (st = EnsurePlainStream(impl_->js, kNotesStream, kNotesSubjectPrefix, replicas); !st.ok()) return st;
+  if (Result<kvStore*> kv = impl->Kv(bucket); !kv.ok()) return kv.status();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Bus::EnsureSchema() {
+  const int replicas = impl_->options.replicas;
+  if (Status st = EnsureBucket(impl_.get(), std::string(kPagesBucket), replicas); !st.ok()) return st;
+  if (Status st = EnsurePlainStream(impl_->js, kNotesStream, kNotesSubjectPrefix, replicas); !st.ok()) return st;
   return EnsurePlainStream(impl_->js, kRelatedStream, kRelatedSubjectPrefix, replicas);
+}
+
+Status EnsureBlobStore(Bus* bus) {
+  Bus::Impl* impl = bus->impl();
+  const int replicas = impl->options.replicas;
+  if (Status st = EnsurePlainStream(impl->js, kBlobStream, kBlobSubjectPrefix, replicas); !st.ok()) return st;
+  return EnsureBucket(impl, std::string(kBlobMetaBucket), replicas);
 }
 
 Result<Bus::StreamState> Bus::GetStreamState(std::string_view stream, int64_t timeout_ms) {
