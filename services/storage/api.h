@@ -41,7 +41,7 @@
 // Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline';
 // sandbox and X-Content-Type-Options: nosniff.
 //
-// Replicated (ctx.replica set: --replicated, on when --nats is given): writes and deletes are also
+// Replicated (ctx.replica set: --replicated): writes and deletes are also
 // recorded in JetStream before they are answered, listings, prefix lookups
 // and "already present" answer the cluster-wide view, and a GET of what
 // the journal lacks is fetched through (replication.h). A PUT whose

@@ -18,8 +18,8 @@ void AddStorageFlags(Flags* flags) {
              " past it an upload gets 503 with Retry-After before its body is read");
   flags->AddBool("replicated", false,
                  "replicate blobs and objects on NATS JetStream (--nats, --nats-replicas); every replica serves"
-                 " every blob; needs --write-token and --read-token (default: on when --nats or FOLIO_NATS is"
-                 " given; --replicated=false keeps a single box)");
+                 " every blob; needs --write-token and --read-token (default: off, a single box, even when --nats"
+                 " or FOLIO_NATS is set: a shared environment file names NATS for every service)");
   AddSecretFlags(flags, "write-token",
                  "bearer token for everything: ingest's --storage-token (default: generated on the first start,"
                  " written once to <data>/write-token)");
@@ -56,9 +56,9 @@ Result<StorageConfig> ReadStorageConfig(const Flags& flags, const ServiceBasics&
   if (!read.ok()) return read.status();
   c.tokens.write_token = *write;
   c.tokens.read_token = *read;
-  c.replicated = flags.IsSet("replicated") ? flags.GetBool("replicated") : flags.IsSet("nats");
+  c.replicated = flags.GetBool("replicated");
   if (c.replicated && (c.tokens.write_token.empty() || c.tokens.read_token.empty())) {
-    return Status::Invalid("--replicated (on when --nats is given) needs --write-token and --read-token (or their"
+    return Status::Invalid("--replicated needs --write-token and --read-token (or their"
                            " -file flags or environment):"
                            " every replica must accept the same tokens, and a generated one would exist on one"
                            " replica only");

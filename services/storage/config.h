@@ -30,13 +30,13 @@ struct StorageConfig {
   // --data, and --write-token / --read-token (or their -file flags and
   // environment); "" = generated on the first start (tokens.h).
   TokenConfig tokens;
-  // --replicated: replicate on NATS JetStream (replication.h) through --nats
-  // with --nats-replicas replicas. Default: on when --nats is given (by flag
-  // or FOLIO_NATS), off otherwise (--nats has a default, so only its being
-  // given can mean "use NATS"); --replicated=false keeps a single box that
-  // never talks to NATS, as before. On, both tokens must be given: every
-  // replica must accept the same ones, and a generated one would exist on
-  // one replica only.
+  // --replicated (default false): replicate on NATS JetStream
+  // (replication.h) through --nats with --nats-replicas replicas. Off, a
+  // single box that never talks to NATS, as before, even when --nats or
+  // FOLIO_NATS is set (systemd's common.env and k8s's folio-env name NATS
+  // for every service). On, both tokens must be given: every replica must
+  // accept the same ones, and a generated one would exist on one replica
+  // only.
   bool replicated = false;
 };
 

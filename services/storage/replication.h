@@ -1,5 +1,5 @@
-// Replica: folio-storage replicated on NATS JetStream (issue 23): --replicated,
-// on by default when --nats (or FOLIO_NATS) is given (config.h).
+// Replica: folio-storage replicated on NATS JetStream (issue 23): --replicated
+// with --nats and --nats-replicas (config.h).
 // JetStream is the only replication (libs/bus blob_store.h): no peer copying.
 //
 // Write: a PUT publishes its bytes as chunks of one subject per upload

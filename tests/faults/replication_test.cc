@@ -80,7 +80,8 @@ struct Node {
   void Start() {
     proc.reset();
     std::vector<std::string> a = argv;
-    a.insert(a.begin() + 1, {"--listen", "127.0.0.1:" + std::to_string(port), "--data", data});
+    a.insert(a.begin() + 1, {"--listen", "127.0.0.1:" + std::to_string(port)});
+    if (!data.empty()) a.insert(a.begin() + 3, {"--data", data});
     proc = std::make_unique<testing::Process>(a, std::vector<std::string>{}, log);
   }
   void Kill() {
@@ -111,7 +112,7 @@ struct Deployment {
       n.name = "storage" + std::to_string(i);
       n.data = dir.path() + "/" + n.name;
       n.log = dir.path() + "/" + n.name + ".log";
-      n.argv = {testing::BinPath("folio-storage"), "--write-token", kStorageWriteToken, "--read-token",
+      n.argv = {testing::BinPath("folio-storage"), "--replicated", "--write-token", kStorageWriteToken, "--read-token",
                 kStorageReadToken, "--io-threads", "2"};
       for (auto& a : Bus()) n.argv.push_back(a);
     }
@@ -133,7 +134,6 @@ struct Deployment {
     int e = 1;
     for (Node* n : {&edge1, &edge2}) {
       n->name = "edge" + std::to_string(e++);
-      n->data = dir.path() + "/" + n->name;
       n->log = dir.path() + "/" + n->name + ".log";
       // A small asset cache: most asset reads go to storage.
       n->argv = {testing::BinPath("folio-edge"), "--storage", storage_urls(), "--storage-token", kStorageReadToken,

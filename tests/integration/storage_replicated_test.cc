@@ -18,9 +18,9 @@
 namespace folio::it {
 namespace {
 
-// --nats given: replicated (no --replicated needed).
+// --replicated with --nats: replicated.
 std::vector<std::string> ReplicaArgs(const std::string& urls, int replicas) {
-  return {"--nats", urls, "--nats-replicas", std::to_string(replicas)};
+  return {"--replicated", "--nats", urls, "--nats-replicas", std::to_string(replicas)};
 }
 
 // The value of an unlabelled gauge in /metrics, -1 if absent.
@@ -145,13 +145,11 @@ TEST_CASE("storage replicated: needs both tokens") {
   std::string out;
   CHECK(RunToExit({"--replicated", "--data", dir.path() + "/j"}, &out) == 1);
   CHECK(out.find("needs --write-token and --read-token") != std::string::npos);
-  CHECK(RunToExit({"--nats", "nats://127.0.0.1:1", "--data", dir.path() + "/j"}, &out) == 1);
-  CHECK(out.find("needs --write-token and --read-token") != std::string::npos);
 }
 
-TEST_CASE("storage replicated: --replicated=false with --nats is a single box that never talks to NATS") {
+TEST_CASE("storage replicated: --nats alone (a shared FOLIO_NATS) is a single box that never talks to NATS") {
   // Nothing listens on port 1: a replicated storage could not start.
-  Storage s({"--nats", "nats://127.0.0.1:1", "--replicated=false"});
+  Storage s({"--nats", "nats://127.0.0.1:1"});
   const std::string blob = RandomBytes(100, 4);
   CHECK(s.Put(blob).status == 201);
   CHECK(s.Do("GET", Blob(Sha256Hex(blob))).body == blob);
