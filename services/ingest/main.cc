@@ -14,12 +14,15 @@
 // related lists and hands them to the writer loop.
 //
 // Wiring only: the NATS side is in bus_link.h, the writer loop's periodic
-// work in writer_chores.h.
+// work in writer_chores.h, the lease that makes one process of a deployment
+// the writer in leader.h (until it leads, a Standby answers the port and
+// --data stays closed).
 
 #include <csignal>
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -41,6 +44,7 @@
 #include "config.h"
 #include "crashed_notes.h"
 #include "handlers.h"
+#include "leader.h"
 #include "site_command.h"
 #include "sites.h"
 #include "storage_probe.h"
@@ -84,6 +88,36 @@ Status StartBackups(const ingest::IngestConfig& c, metrics::Registry* registry,
   return Status::Ok();
 }
 
+// Until this process holds the lease, a Standby answers the port. Returns
+// -1 once leading (or with no lease), else the exit status (a signal came).
+int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, ingest::Standby* standby) {
+  if (leader == nullptr) return -1;
+  if (Status s = standby->Start(c.basics.host, c.basics.port); !s.ok()) {
+    log::Warn("standby cannot serve the port while waiting for the lease", {{"error", s.message()}});
+  }
+  if (leader->WaitUntilLeading()) return -1;
+  standby->Stop();
+  log::Info("folio-ingest stopped before leading");
+  return 0;
+}
+
+// --restore-from-storage on an empty --data, once leading: the newest
+// backup that verifies, or nothing when storage has none.
+Status RestoreIfAsked(const ingest::IngestConfig& c) {
+  if (!c.restore_from_storage) return Status::Ok();
+  auto key = ingest::LoadBackupKey(c.data_dir, c.backup_key_file, false);
+  if (!key.ok()) {
+    std::error_code ec;
+    if (std::filesystem::exists(c.data_dir + "/ingest.db", ec)) return Status::Ok();
+    return Status(key.status().code(), "--restore-from-storage: " + key.status().message());
+  }
+  std::string restored;
+  Status s = ingest::RestoreIfEmpty(ingest::BackupTarget{c.data_dir, c.site.storage, std::move(*key)}, &restored);
+  if (!s.ok()) return Status(s.code(), "--restore-from-storage: " + s.message());
+  if (!restored.empty()) log::Info("restored from storage", {{"backup", restored}, {"data", c.data_dir}});
+  return Status::Ok();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +133,16 @@ int main(int argc, char** argv) {
   auto config = ingest::ReadIngestConfig(flags, basics);
   if (!config.ok()) return FailStartup(config.status());
   const std::string& data_dir = config->data_dir;
+
+  std::unique_ptr<ingest::Leadership> leader;  // outlives every write; released last
+  if (config->lease.ttl_ms > 0) {
+    auto l = ingest::Leadership::Start(config->basics, config->lease);
+    if (!l.ok()) return FailStartup(l.status());
+    leader = std::move(*l);
+  }
+  ingest::Standby standby(leader.get());
+  if (int rc = WaitForLease(*config, leader.get(), &standby); rc >= 0) return rc;
+  if (Status s = RestoreIfAsked(*config); !s.ok()) return FailStartup(s);
 
   auto store = ingest::Store::Open(data_dir);
   if (!store.ok()) return FailStartup(store.status());
@@ -155,6 +199,7 @@ int main(int argc, char** argv) {
                              [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
   }
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
+    if (leader && !leader->leading()) return leader->NotLeaderReason();
     if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return link.connected() ? "" : "not connected to NATS at " + link.url();
   }, basics, [&storage_probe] { return storage_probe.Degraded(); });
@@ -162,7 +207,7 @@ int main(int argc, char** argv) {
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
                               &registry,     &prepare_pool,        config->site.storage, &blobs_in_flight,
-                              config->stage, &*crashed};
+                              config->stage, &*crashed,  leader.get()};
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
@@ -171,6 +216,7 @@ int main(int argc, char** argv) {
   http::Server server(&loop, &router, sopts);
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
+  standby.Stop();  // after the bind: the port never refuses a connection
   if (!ls.ok()) {
     link.StopRelated();
     writer_loop.Stop();
@@ -185,11 +231,14 @@ int main(int argc, char** argv) {
               {{"site", config->site.site}});
   }
 
+  // Taken over by another process: stop without publishing and exit 75, so
+  // a supervisor starts this one again as a standby that reloads its data.
+  std::atomic<bool> taken_over{false};
   auto shutdown = [&] {
     log::Info("shutting down");
     ops.Drain(&server, [&] {
       writer_loop.Post([&] {
-        sites.PublishPending();
+        if (!taken_over.load()) sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();
@@ -197,11 +246,21 @@ int main(int argc, char** argv) {
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);
+  if (leader) {
+    leader->OnTakenOver([&] {
+      loop.Post([&] {
+        if (taken_over.exchange(true)) return;
+        log::Error("lease taken over by another ingest: stopping, writes refused",
+                   {{"holder", leader->holder()}, {"instance", leader->instance()}});
+        shutdown();
+      });
+    });
+  }
   loop.Run();
   backups.reset();
   link.StopRelated();  // before the bus goes; a batch the writer has not run is redelivered
   writer_thread.join();
   link.Close();
   log::Info("folio-ingest stopped");
-  return 0;
+  return taken_over.load() ? 75 : 0;
 }

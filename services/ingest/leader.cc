@@ -1,0 +1,162 @@
+#include "leader.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+#include "folio/core/json.h"
+#include "folio/core/log.h"
+#include "folio/http/loop.h"
+
+namespace folio::ingest {
+
+std::string DefaultInstance() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof(host), "ingest");
+  return std::string(host) + "-" + std::to_string(getpid());
+}
+
+Result<std::unique_ptr<Leadership>> Leadership::Start(const ServiceBasics& basics, const LeaseConfig& config) {
+  std::unique_ptr<Leadership> l(new Leadership());
+  l->ttl_ms_ = config.ttl_ms;
+  bus::BusOptions bo;
+  bo.url = basics.nats_url;
+  bo.name = "folio-ingest";
+  bo.replicas = basics.nats_replicas;
+  bus::LeaseOptions lo;
+  lo.bucket = kLeaseBucket;
+  lo.holder = config.instance.empty() ? DefaultInstance() : config.instance;
+  lo.replicas = basics.nats_replicas;
+  lo.ttl_ms = config.ttl_ms;
+  lo.renew_ms = config.renew_ms;
+  Leadership* p = l.get();
+  auto lease = bus::KvLease::Start(bo, lo, [p](bool leading, const std::string& holder) { p->OnChange(leading, holder); });
+  if (!lease.ok()) return lease.status();
+  l->lease_ = std::move(*lease);
+  return l;
+}
+
+Leadership::~Leadership() { lease_.reset(); }
+
+void Leadership::OnChange(bool leading, const std::string& holder) {
+  std::function<void()> taken_over;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (leading) leading_seen_ = true;
+    // Lost with another (or an unknown) holder: taken over. Lost with
+    // ourselves as holder: renews fail, the lease may come back.
+    if (!leading && holder != instance()) taken_over = on_taken_over_;
+  }
+  cv_.notify_all();
+  if (taken_over) taken_over();
+}
+
+bool Leadership::WaitUntilLeading() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return interrupted_ || (leading_seen_ && lease_->leading()); });
+  return !interrupted_;
+}
+
+void Leadership::Interrupt() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    interrupted_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Leadership::OnTakenOver(std::function<void()> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_taken_over_ = std::move(f);
+}
+
+std::string Leadership::NotLeaderReason() const {
+  if (leading()) return "";
+  std::string holder = this->holder();
+  if (holder == instance()) return "not leader: the lease could not be renewed (NATS unreachable?); writes wait";
+  if (holder.empty()) return "not leader (lease holder unknown: not connected to NATS yet, or the lease is free)";
+  return "not leader (held by " + holder + ")";
+}
+
+http::Response Leadership::NotLeaderResponse() const {
+  std::string holder = this->holder();
+  std::string msg = "this folio-ingest (" + instance() + ") is not the writer: " +
+                    (holder.empty() || holder == instance() ? std::string("the lease is not held; retry")
+                                                            : "the lease is held by " + holder) +
+                    "; send writes to the leader, or retry after Retry-After";
+  http::Response r = http::Response::Json(503, JsonError("not_leader", msg));
+  r.headers.emplace_back("Retry-After", std::to_string((ttl_ms_ + 999) / 1000));
+  if (!holder.empty()) r.headers.emplace_back("Folio-Leader", holder);
+  return r;
+}
+
+http::AdmissionCheck LeaderFirst(const Leadership* leader, http::AdmissionCheck next) {
+  if (leader == nullptr) return next;
+  return [leader, next = std::move(next)](const http::Request& req, http::AdmissionGate gate) {
+    if (!leader->leading()) {
+      gate.Refuse(leader->NotLeaderResponse());
+      return;
+    }
+    next(req, std::move(gate));
+  };
+}
+
+struct Standby::Impl {
+  http::Loop loop;
+  http::Router router;
+  std::unique_ptr<http::Server> server;
+  std::thread thread;
+};
+
+Standby::Standby(Leadership* leader) : leader_(leader) {}
+Standby::~Standby() { Stop(); }
+
+Status Standby::Start(const std::string& host, int port) {
+  impl_ = std::make_unique<Impl>();
+  Leadership* leader = leader_;
+  for (const char* path : {"/healthz", "/livez"}) {
+    impl_->router.Handle("GET", path, [](const http::Request&, http::Responder r) {
+      r.Send(http::Response::Json(200, "{\"status\":\"ok\"}"));
+    });
+  }
+  impl_->router.Handle("GET", "/readyz", [leader](const http::Request&, http::Responder r) {
+    JsonWriter w;
+    w.BeginObject().Key("status").String("not ready").Key("reason").String(leader->NotLeaderReason()).EndObject();
+    r.Send(http::Response::Json(503, w.Take()));
+  });
+  // Requests with a body are refused from their headers, the body unread.
+  auto refuse = [leader](const http::Request&, http::AdmissionGate gate) { gate.Refuse(leader->NotLeaderResponse()); };
+  for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
+    impl_->router.HandlePrefix(method, "/", refuse, [leader](const http::Request&, http::Responder r) {
+      r.Send(leader->NotLeaderResponse());
+    });
+  }
+  impl_->router.Fallback([leader](const http::Request&, http::Responder r) { r.Send(leader->NotLeaderResponse()); });
+  http::ServerOptions so;
+  so.max_body_bytes = 64 << 10;  // never read: the admission check refuses first
+  impl_->server = std::make_unique<http::Server>(&impl_->loop, &impl_->router, so);
+  if (Status s = impl_->server->Listen(host, port, /*reuse_port=*/true); !s.ok()) {
+    impl_->server.reset();
+    impl_.reset();
+    return s;
+  }
+  impl_->loop.OnSignal(SIGTERM, [leader] { leader->Interrupt(); });
+  impl_->loop.OnSignal(SIGINT, [leader] { leader->Interrupt(); });
+  log::Info("folio-ingest standby: waiting for the lease", {{"addr", host + ":" + std::to_string(port)},
+                                                             {"instance", leader->instance()}});
+  Impl* p = impl_.get();
+  impl_->thread = std::thread([p] { p->loop.Run(); });
+  return Status::Ok();
+}
+
+void Standby::Stop() {
+  if (!impl_) return;
+  Impl* p = impl_.get();
+  p->loop.Post([p] { p->server->Shutdown([p] { p->loop.Stop(); }); });
+  p->thread.join();
+  p->server.reset();
+  impl_.reset();
+}
+
+}  // namespace folio::ingest
