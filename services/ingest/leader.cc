@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <thread>
 
@@ -52,10 +53,15 @@ void Leadership::OnChange(bool leading, const std::string& holder) {
   if (taken_over) taken_over();
 }
 
-bool Leadership::WaitUntilLeading() {
+bool Leadership::WaitUntilLeading(int64_t timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return interrupted_ || (leading_seen_ && lease_->leading()); });
-  return !interrupted_;
+  auto done = [this] { return interrupted_ || (leading_seen_ && lease_->leading()); };
+  if (timeout_ms < 0) {
+    cv_.wait(lock, done);
+  } else {
+    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), done);
+  }
+  return !interrupted_ && leading_seen_ && lease_->leading();
 }
 
 void Leadership::Interrupt() {
@@ -125,9 +131,9 @@ Status Standby::Start(const std::string& host, int port) {
     w.BeginObject().Key("status").String("not ready").Key("reason").String(leader->NotLeaderReason()).EndObject();
     r.Send(http::Response::Json(503, w.Take()));
   });
-  // Requests with a body are refused from their headers, the body unread.
+  // Every method, so that none gets 405: refused from the headers, any body unread.
   auto refuse = [leader](const http::Request&, http::AdmissionGate gate) { gate.Refuse(leader->NotLeaderResponse()); };
-  for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
+  for (const char* method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}) {
     impl_->router.HandlePrefix(method, "/", refuse, [leader](const http::Request&, http::Responder r) {
       r.Send(leader->NotLeaderResponse());
     });

@@ -11,7 +11,8 @@
 // (a StatefulSet pod's name), or leave the default.
 //
 // Lifecycle in main.cc:
-//   1. Leadership::Start, then a Standby serves the port (every API request:
+//   1. Leadership::Start; unless the first look at the lease (within
+//      --lease-renew + 2 s) makes this process the leader, a Standby serves the port (every API request:
 //      503 not_leader naming the holder, with Retry-After; /readyz 503 "not
 //      leader (held by X)"; /healthz and /livez 200) until this process leads. The
 //      standby does not open --data, so it may share it with the leader.
@@ -73,8 +74,10 @@ class Leadership {
   // Retry-After (the TTL in seconds, rounded up).
   http::Response NotLeaderResponse() const;
 
-  // Blocks until this process leads (true) or Interrupt() (false). Main only.
-  bool WaitUntilLeading();
+  // Blocks until this process leads (true), or Interrupt() or timeout_ms
+  // (-1 = none) (false). Main only.
+  bool WaitUntilLeading(int64_t timeout_ms = -1);
+  int64_t renew_ms() const { return lease_->options().renew_ms; }
   void Interrupt();
   // `f` runs on the lease thread when another process takes the lease over
   // (not when renews merely fail). Set once, before it can matter.

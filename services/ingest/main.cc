@@ -92,6 +92,9 @@ Status StartBackups(const ingest::IngestConfig& c, metrics::Registry* registry,
 // -1 once leading (or with no lease), else the exit status (a signal came).
 int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, ingest::Standby* standby) {
   if (leader == nullptr) return -1;
+  // The usual case, a free lease (or our own): no standby at all, so the
+  // port never answers not_leader while this process is about to lead.
+  if (leader->WaitUntilLeading(leader->renew_ms() + 2'000)) return -1;
   if (Status s = standby->Start(c.basics.host, c.basics.port); !s.ok()) {
     log::Warn("standby cannot serve the port while waiting for the lease", {{"error", s.message()}});
   }
