@@ -34,7 +34,7 @@ void BusLink::TryConnect() {
 
 void BusLink::Round() {
   if (!bus_) TryConnect();
-  else sites_->PublishPending();
+  else if (!may_publish_ || may_publish_()) sites_->PublishPending();
 }
 
 }  // namespace folio::ingest

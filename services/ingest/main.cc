@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   ingest::BusLink link(basics, &writer_loop, &sites, &registry);
+  if (leader) link.SetPublishGate([&leader] { return leader->leading(); });
   auto blob_gc = ingest::ScheduleBlobGc(*config, store->get(), &blobs_in_flight, &registry, &writer_loop);
   writer_loop.Post([&link] { link.TryConnect(); });
   ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry, config->stage.ttl_ms);
