@@ -41,16 +41,16 @@ Result<std::unique_ptr<Leadership>> Leadership::Start(const ServiceBasics& basic
 Leadership::~Leadership() { lease_.reset(); }
 
 void Leadership::OnChange(bool leading, const std::string& holder) {
-  std::function<void()> taken_over;
   {
+    // Called under mu_, so that OnTakenOver(nullptr) guarantees no call
+    // after it returns (main clears it before its loop goes).
     std::lock_guard<std::mutex> lock(mu_);
     if (leading) leading_seen_ = true;
     // Lost with another (or an unknown) holder: taken over. Lost with
     // ourselves as holder: renews fail, the lease may come back.
-    if (!leading && holder != instance()) taken_over = on_taken_over_;
+    if (!leading && holder != instance() && on_taken_over_) on_taken_over_();
   }
   cv_.notify_all();
-  if (taken_over) taken_over();
 }
 
 bool Leadership::WaitUntilLeading(int64_t timeout_ms) {
@@ -87,9 +87,10 @@ std::string Leadership::NotLeaderReason() const {
 
 http::Response Leadership::NotLeaderResponse() const {
   std::string holder = this->holder();
-  std::string msg = "this folio-ingest (" + instance() + ") is not the writer: " +
-                    (holder.empty() || holder == instance() ? std::string("the lease is not held; retry")
-                                                            : "the lease is held by " + holder) +
+  std::string why = leading()                                    ? std::string("it holds the lease and is starting")
+                    : holder.empty() || holder == instance() ? std::string("the lease is not held")
+                                                             : "the lease is held by " + holder;
+  std::string msg = "this folio-ingest (" + instance() + ") is not the writer now: " + why +
                     "; send writes to the leader, or retry after Retry-After";
   http::Response r = http::Response::Json(503, JsonError("not_leader", msg));
   r.headers.emplace_back("Retry-After", std::to_string((ttl_ms_ + 999) / 1000));
@@ -128,7 +129,8 @@ Status Standby::Start(const std::string& host, int port) {
   }
   impl_->router.Handle("GET", "/readyz", [leader](const http::Request&, http::Responder r) {
     JsonWriter w;
-    w.BeginObject().Key("status").String("not ready").Key("reason").String(leader->NotLeaderReason()).EndObject();
+    std::string reason = leader->leading() ? "leading; opening (or restoring) --data" : leader->NotLeaderReason();
+    w.BeginObject().Key("status").String("not ready").Key("reason").String(reason).EndObject();
     r.Send(http::Response::Json(503, w.Take()));
   });
   // Every method, so that none gets 405: refused from the headers, any body unread.
@@ -142,24 +144,30 @@ Status Standby::Start(const std::string& host, int port) {
   http::ServerOptions so;
   so.max_body_bytes = 64 << 10;  // never read: the admission check refuses first
   impl_->server = std::make_unique<http::Server>(&impl_->loop, &impl_->router, so);
-  if (Status s = impl_->server->Listen(host, port, /*reuse_port=*/true); !s.ok()) {
-    impl_->server.reset();
-    impl_.reset();
-    return s;
-  }
+  // Not SO_REUSEPORT: a leader on this host's port keeps all of it (a
+  // standby sharing it would take half the pushes only to refuse them).
+  Status bound = impl_->server->Listen(host, port, /*reuse_port=*/false);
+  if (!bound.ok()) impl_->server.reset();  // the loop still runs, for the signals
   impl_->loop.OnSignal(SIGTERM, [leader] { leader->Interrupt(); });
   impl_->loop.OnSignal(SIGINT, [leader] { leader->Interrupt(); });
-  log::Info("folio-ingest standby: waiting for the lease", {{"addr", host + ":" + std::to_string(port)},
-                                                             {"instance", leader->instance()}});
+  log::Info("folio-ingest standby: waiting for the lease",
+            {{"addr", host + ":" + std::to_string(port)}, {"instance", leader->instance()},
+             {"serving", bound.ok() ? "yes" : "no: " + bound.message()}});
   Impl* p = impl_.get();
   impl_->thread = std::thread([p] { p->loop.Run(); });
-  return Status::Ok();
+  return bound;
 }
 
 void Standby::Stop() {
   if (!impl_) return;
   Impl* p = impl_.get();
-  p->loop.Post([p] { p->server->Shutdown([p] { p->loop.Stop(); }); });
+  p->loop.Post([p] {
+    if (p->server) {
+      p->server->Shutdown([p] { p->loop.Stop(); });
+    } else {
+      p->loop.Stop();
+    }
+  });
   p->thread.join();
   p->server.reset();
   impl_.reset();

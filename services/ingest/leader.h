@@ -16,9 +16,11 @@
 //      503 not_leader naming the holder, with Retry-After; /readyz 503 "not
 //      leader (held by X)"; /healthz and /livez 200) until this process leads. The
 //      standby does not open --data, so it may share it with the leader.
+//      The standby binds without SO_REUSEPORT: where the port is taken (a
+//      leader on the same host and port) it serves nothing and just waits.
 //   2. Leading: main opens --data (restoring first with
-//      --restore-from-storage), binds the port beside the standby
-//      (SO_REUSEPORT), then drains and closes the standby.
+//      --restore-from-storage), drains and closes the standby, then binds
+//      the port itself.
 //   3. Serving: writes check leading() (LeaderFirst; the writer re-checks
 //      before applying). While renews fail, writes get 503 not_leader and
 //      /readyz is 503; they resume if the lease comes back at the same
@@ -80,7 +82,8 @@ class Leadership {
   int64_t renew_ms() const { return lease_->options().renew_ms; }
   void Interrupt();
   // `f` runs on the lease thread when another process takes the lease over
-  // (not when renews merely fail). Set once, before it can matter.
+  // (not when renews merely fail); it must not block. nullptr clears it:
+  // once that returns, `f` is not running and will not run.
   void OnTakenOver(std::function<void()> f);
 
  private:
@@ -107,9 +110,10 @@ class Standby {
  public:
   explicit Standby(Leadership* leader);
   ~Standby();  // Stop()
-  // Binds host:port with SO_REUSEPORT and serves on a thread of its own;
+  // Binds host:port (no SO_REUSEPORT, see above) and serves on a thread of its own;
   // SIGTERM and SIGINT there Interrupt() the leadership's wait.
-  // kUnavailable if the port cannot be bound.
+  // kUnavailable if the port cannot be bound: the thread still runs (for
+  // the signals) and nothing is served.
   Status Start(const std::string& host, int port);
   // Drains (requests in flight are answered) and closes. Idempotent.
   void Stop();

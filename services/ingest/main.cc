@@ -96,7 +96,8 @@ int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, inge
   // port never answers not_leader while this process is about to lead.
   if (leader->WaitUntilLeading(leader->renew_ms() + 2'000)) return -1;
   if (Status s = standby->Start(c.basics.host, c.basics.port); !s.ok()) {
-    log::Warn("standby cannot serve the port while waiting for the lease", {{"error", s.message()}});
+    log::Warn("standby cannot bind the port (a leader on this host has it?); waiting without serving",
+              {{"error", s.message()}});
   }
   if (leader->WaitUntilLeading()) return -1;
   standby->Stop();
@@ -218,9 +219,9 @@ int main(int argc, char** argv) {
   sopts.max_body_bytes = config->max_body;
   sopts.body_budget = &body_budget;
   http::Server server(&loop, &router, sopts);
+  standby.Stop();  // its socket is not SO_REUSEPORT: it must go before ours binds
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
-  standby.Stop();  // after the bind: the port never refuses a connection
   if (!ls.ok()) {
     link.StopRelated();
     writer_loop.Stop();
@@ -261,6 +262,7 @@ int main(int argc, char** argv) {
     });
   }
   loop.Run();
+  if (leader) leader->OnTakenOver(nullptr);  // it posts to `loop`, which goes first
   backups.reset();
   link.StopRelated();  // before the bus goes; a batch the writer has not run is redelivered
   writer_thread.join();
