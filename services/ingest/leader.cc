@@ -9,6 +9,7 @@
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/http/loop.h"
+#include "folio/metrics/metrics.h"
 
 namespace folio::ingest {
 
@@ -110,8 +111,12 @@ http::AdmissionCheck LeaderFirst(const Leadership* leader, http::AdmissionCheck 
 }
 
 struct Standby::Impl {
+  // Destroyed bottom-up: the servers (closing their sockets as the loop
+  // goes), then the registry and the loop.
   http::Loop loop;
+  metrics::Registry registry;
   http::Router router;
+  std::unique_ptr<metrics::OpsEndpoints> ops;
   std::unique_ptr<http::Server> server;
   std::thread thread;
 };
@@ -119,19 +124,18 @@ struct Standby::Impl {
 Standby::Standby(Leadership* leader) : leader_(leader) {}
 Standby::~Standby() { Stop(); }
 
-Status Standby::Start(const std::string& host, int port) {
+Status Standby::Start(const ServiceBasics& basics) {
   impl_ = std::make_unique<Impl>();
   Leadership* leader = leader_;
-  for (const char* path : {"/healthz", "/livez"}) {
-    impl_->router.Handle("GET", path, [](const http::Request&, http::Responder r) {
-      r.Send(http::Response::Json(200, "{\"status\":\"ok\"}"));
-    });
-  }
-  impl_->router.Handle("GET", "/readyz", [leader](const http::Request&, http::Responder r) {
-    JsonWriter w;
-    std::string reason = leader->leading() ? "leading; opening (or restoring) --data" : leader->NotLeaderReason();
-    w.BeginObject().Key("status").String("not ready").Key("reason").String(reason).EndObject();
-    r.Send(http::Response::Json(503, w.Take()));
+  ExportLeaderGauge(&impl_->registry, leader);
+  // /livez, /readyz and /metrics where the serving process has them (the
+  // admin port with --admin-listen): probes see a live, unready standby.
+  impl_->ops = std::make_unique<metrics::OpsEndpoints>(&impl_->loop, &impl_->registry, [leader]() -> std::string {
+    return leader->leading() ? "leading; opening (or restoring) --data" : leader->NotLeaderReason();
+  }, basics);
+  impl_->ops->MountPublic(&impl_->router);
+  impl_->router.Handle("GET", "/healthz", [](const http::Request&, http::Responder r) {
+    r.Send(http::Response::Json(200, "{\"status\":\"ok\"}"));
   });
   // Every method, so that none gets 405: refused from the headers, any body unread.
   auto refuse = [leader](const http::Request&, http::AdmissionGate gate) { gate.Refuse(leader->NotLeaderResponse()); };
@@ -146,12 +150,13 @@ Status Standby::Start(const std::string& host, int port) {
   impl_->server = std::make_unique<http::Server>(&impl_->loop, &impl_->router, so);
   // Not SO_REUSEPORT: a leader on this host's port keeps all of it (a
   // standby sharing it would take half the pushes only to refuse them).
-  Status bound = impl_->server->Listen(host, port, /*reuse_port=*/false);
+  Status bound = impl_->server->Listen(basics.host, basics.port, /*reuse_port=*/false);
   if (!bound.ok()) impl_->server.reset();  // the loop still runs, for the signals
+  if (Status admin = impl_->ops->Listen(); !admin.ok() && bound.ok()) bound = admin;
   impl_->loop.OnSignal(SIGTERM, [leader] { leader->Interrupt(); });
   impl_->loop.OnSignal(SIGINT, [leader] { leader->Interrupt(); });
   log::Info("folio-ingest standby: waiting for the lease",
-            {{"addr", host + ":" + std::to_string(port)}, {"instance", leader->instance()},
+            {{"addr", basics.host + ":" + std::to_string(basics.port)}, {"instance", leader->instance()},
              {"serving", bound.ok() ? "yes" : "no: " + bound.message()}});
   Impl* p = impl_.get();
   impl_->thread = std::thread([p] { p->loop.Run(); });
@@ -161,16 +166,18 @@ Status Standby::Start(const std::string& host, int port) {
 void Standby::Stop() {
   if (!impl_) return;
   Impl* p = impl_.get();
-  p->loop.Post([p] {
-    if (p->server) {
-      p->server->Shutdown([p] { p->loop.Stop(); });
-    } else {
-      p->loop.Stop();
-    }
-  });
+  p->loop.Post([p] { p->ops->Drain(p->server.get(), [p] { p->loop.Stop(); }); });
   p->thread.join();
   p->server.reset();
+  p->ops.reset();
   impl_.reset();
+}
+
+void ExportLeaderGauge(metrics::Registry* registry, const Leadership* leader) {
+  registry->AddScrapedGauge("folio_ingest_leader",
+                            "1 while this ingest holds the write lease (folio_ingest_lease); 0: a standby, or its"
+                            " renews failed",
+                            [leader] { return leader->leading() ? 1.0 : 0.0; });
 }
 
 }  // namespace folio::ingest

@@ -14,7 +14,8 @@
 //   1. Leadership::Start; unless the first look at the lease (within
 //      --lease-renew + 2 s) makes this process the leader, a Standby serves the port (every API request:
 //      503 not_leader naming the holder, with Retry-After; /readyz 503 "not
-//      leader (held by X)"; /healthz and /livez 200) until this process leads. The
+//      leader (held by X)"; /healthz and /livez 200; /livez, /readyz and
+//      /metrics on --admin-listen when set) until this process leads. The
 //      standby does not open --data, so it may share it with the leader.
 //      The standby binds without SO_REUSEPORT: where the port is taken (a
 //      leader on the same host and port) it serves nothing and just waits.
@@ -45,6 +46,7 @@
 #include "folio/core/status.h"
 #include "folio/http/admission.h"
 #include "folio/http/server.h"
+#include "folio/metrics/metrics.h"
 
 namespace folio::ingest {
 
@@ -103,6 +105,10 @@ class Leadership {
 // with NotLeaderResponse() before its body is read. leader null = `next`.
 http::AdmissionCheck LeaderFirst(const Leadership* leader, http::AdmissionCheck next);
 
+// folio_ingest_leader on `registry`: 1 while leader leads. REQUIRES: leader
+// outlives the registry's scrapes.
+void ExportLeaderGauge(metrics::Registry* registry, const Leadership* leader);
+
 // The port while this process waits for the lease (see above). Owns its
 // loop, thread and server. Start, then Stop from main (after the real
 // server listens).
@@ -110,11 +116,13 @@ class Standby {
  public:
   explicit Standby(Leadership* leader);
   ~Standby();  // Stop()
-  // Binds host:port (no SO_REUSEPORT, see above) and serves on a thread of its own;
+  // Binds basics' host:port (no SO_REUSEPORT, see above) and, with
+  // --admin-listen, the admin address (/livez 200, /readyz 503 with the
+  // reason, /metrics with folio_ingest_leader 0), and serves on a thread of its own;
   // SIGTERM and SIGINT there Interrupt() the leadership's wait.
   // kUnavailable if the port cannot be bound: the thread still runs (for
   // the signals) and nothing is served.
-  Status Start(const std::string& host, int port);
+  Status Start(const ServiceBasics& basics);
   // Drains (requests in flight are answered) and closes. Idempotent.
   void Stop();
 

@@ -95,7 +95,7 @@ int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, inge
   // The usual case, a free lease (or our own): no standby at all, so the
   // port never answers not_leader while this process is about to lead.
   if (leader->WaitUntilLeading(leader->renew_ms() + 2'000)) return -1;
-  if (Status s = standby->Start(c.basics.host, c.basics.port); !s.ok()) {
+  if (Status s = standby->Start(c.basics); !s.ok()) {
     log::Warn("standby cannot bind the port (a leader on this host has it?); waiting without serving",
               {{"error", s.message()}});
   }
@@ -203,6 +203,7 @@ int main(int argc, char** argv) {
                              " fail",
                              [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
   }
+  if (leader) ingest::ExportLeaderGauge(&registry, leader.get());
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
     if (leader && !leader->leading()) return leader->NotLeaderReason();
     if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
@@ -219,7 +220,7 @@ int main(int argc, char** argv) {
   sopts.max_body_bytes = config->max_body;
   sopts.body_budget = &body_budget;
   http::Server server(&loop, &router, sopts);
-  standby.Stop();  // its socket is not SO_REUSEPORT: it must go before ours binds
+  standby.Stop();  // its sockets are not SO_REUSEPORT: they go before ours bind
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {

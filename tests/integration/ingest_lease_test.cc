@@ -50,13 +50,15 @@ http::ClientResponse PushTo(const std::string& base, const std::string& body) {
 }
 
 // A second folio-ingest on the cluster's NATS, with data of its own.
-std::unique_ptr<testing::Process> StartSecondIngest(Cluster& c, int port, const std::string& instance) {
+// Its probes and /metrics on --admin-listen, as in deploy/k8s.
+std::unique_ptr<testing::Process> StartSecondIngest(Cluster& c, int port, int admin_port, const std::string& instance) {
   std::vector<std::string> argv{testing::BinPath("folio-ingest"), "--listen", "127.0.0.1:" + std::to_string(port),
+                                "--admin-listen", "127.0.0.1:" + std::to_string(admin_port),
                                 "--nats", c.nats().url(), "--data", c.dir() + "/ingest-b", "--token", kToken,
                                 "--site-name", "Test Site", "--instance", instance};
   argv.insert(argv.end(), kLeaseArgs.begin(), kLeaseArgs.end());
   auto p = std::make_unique<testing::Process>(argv, std::vector<std::string>{}, c.dir() + "/ingest-b.log");
-  REQUIRE(testing::WaitForHttp("http://127.0.0.1:" + std::to_string(port) + "/livez", 200, 10000));
+  REQUIRE(testing::WaitForHttp("http://127.0.0.1:" + std::to_string(admin_port) + "/livez", 200, 10000));
   return p;
 }
 
@@ -81,23 +83,26 @@ TEST_CASE("issue 23: one writer: the standby answers 503 not_leader, takes over 
   REQUIRE(Eventually([&] { return Get(a + "/readyz").status == 200; }));
   REQUIRE(PushTo(a, PushBody({{"One.md", "# One\n"}})).status == 200);
 
-  const int b_port = testing::FreePort();
+  const int b_port = testing::FreePort(), b_admin_port = testing::FreePort();
   const std::string b = "http://127.0.0.1:" + std::to_string(b_port);
-  auto proc_b = StartSecondIngest(c, b_port, "ingest-b");
+  const std::string b_admin = "http://127.0.0.1:" + std::to_string(b_admin_port);
+  auto proc_b = StartSecondIngest(c, b_port, b_admin_port, "ingest-b");
   INFO(c.Logs());
   INFO(ReadAll(c.dir() + "/ingest-b.log"));
   // Its first look at the lease, once connected.
-  REQUIRE(Eventually([&] { return Get(b + "/readyz").body.find("held by it-ingest") != std::string::npos; }));
+  REQUIRE(Eventually([&] { return Get(b_admin + "/readyz").body.find("held by it-ingest") != std::string::npos; }));
   CheckNotLeader(PushTo(b, PushBody({{"Two.md", "# Two\n"}})), "it-ingest");
-  auto ready = Get(b + "/readyz");
+  auto ready = Get(b_admin + "/readyz");
   CHECK(ready.status == 503);
   CHECK(ready.body.find("not leader (held by it-ingest)") != std::string::npos);
+  CHECK(Metric(Get(b_admin + "/metrics").body, "folio_ingest_leader") == 0);
+  CHECK(Metric(Get(a + "/metrics").body, "folio_ingest_leader") == 1);
   CHECK(fs::exists(c.dir() + "/ingest-b/ingest.db") == false);  // a standby leaves --data closed
   CHECK(PushTo(a, PushBody({{"Two.md", "# Two\n"}})).status == 200);  // the leader still writes
 
   const auto killed = std::chrono::steady_clock::now();
   c.StopIngest(9);
-  REQUIRE(Eventually([&] { return Get(b + "/readyz").status == 200; }, 20000));
+  REQUIRE(Eventually([&] { return Get(b_admin + "/readyz").status == 200; }, 20000));
   const auto took =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed).count();
   CAPTURE(took);
@@ -105,6 +110,7 @@ TEST_CASE("issue 23: one writer: the standby answers 503 not_leader, takes over 
   CHECK(took <= kTtlMs + 2 * kRenewMs + 3000);  // TTL + renew (+ a busy machine's slack)
   auto pushed = PushTo(b, PushBody({{"Three.md", "# Three\n"}}));
   CHECK(pushed.status == 200);
+  CHECK(Metric(Get(b_admin + "/metrics").body, "folio_ingest_leader") == 1);
 
   // A again: the follower now, naming B.
   c.StartIngest();
