@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
                               &registry,     &prepare_pool,        config->site.storage, &blobs_in_flight,
-                              config->stage, &*crashed,  leader.get()};
+                              config->stage, &*crashed};
+  hctx.leader = leader.get();
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
