@@ -254,17 +254,45 @@ Status Restore(const BackupTarget& target, const std::string& name, std::string*
   return Status::Ok();
 }
 
-Status RestoreIfEmpty(const BackupTarget& target, std::string* restored_out) {
+namespace {
+
+// The key for RestoreIfEmpty: the one there is; with none, a new one only
+// while storage holds no backups (nothing could be verified without the
+// old one, and a new key would make every later restore refuse them).
+Result<BackupKey> KeyForRestore(const std::string& data_dir, const std::string& key_file,
+                                const StorageAccess& storage) {
+  auto key = LoadBackupKey(data_dir, key_file, false);
+  if (key.ok() || key.status().code() != Code::kNotFound) return key;
+  auto all = ListBackups(storage);
+  if (!all.ok()) return all.status();
+  if (!all->empty()) {
+    return Status::PermissionDenied(key.status().message() + ", and storage holds " + std::to_string(all->size()) +
+                                    " backups under " + kBackupFolder +
+                                    " that only the key which signed them can verify: give that key");
+  }
+  bool created = false;
+  auto made = CreateBackupKeyFile(key_file.empty() ? data_dir + "/" + kBackupKeyFile : key_file, &created);
+  if (made.ok() && created) log::Info("restore from storage: no backups and no key yet; made a new key", {{"key", made->path}});
+  return made;
+}
+
+}  // namespace
+
+Status RestoreIfEmpty(const std::string& data_dir, const std::string& key_file, const StorageAccess& storage,
+                      std::string* restored_out) {
   restored_out->clear();
   std::error_code ec;
-  if (fs::exists(target.data_dir + "/ingest.db", ec)) return Status::Ok();
-  fs::create_directories(target.data_dir, ec);
-  if (ec) return Status::Unavailable("cannot create " + target.data_dir + ": " + ec.message());
+  if (fs::exists(data_dir + "/ingest.db", ec)) return Status::Ok();
+  fs::create_directories(data_dir, ec);
+  if (ec) return Status::Unavailable("cannot create " + data_dir + ": " + ec.message());
+  auto key = KeyForRestore(data_dir, key_file, storage);
+  if (!key.ok()) return key.status();
+  const BackupTarget target{data_dir, storage, std::move(*key)};
   std::vector<std::string> skipped;
   auto names = SignedBackupsNewestFirst(target, &skipped);
   for (const std::string& n : skipped) log::Warn("restore: skipping a backup not signed by this key", {{"name", n}});
   if (!names.ok() && names.status().code() == Code::kNotFound) {
-    log::Info("restore from storage: no backups yet; starting empty", {{"storage", target.storage.url}});
+    log::Info("restore from storage: no backups yet; starting empty", {{"storage", storage.url}});
     return Status::Ok();
   }
   if (!names.ok()) return names.status();

@@ -56,7 +56,8 @@ void AddIngestFlags(Flags* flags) {
              " on first use; keep a copy: restoring on another machine needs it)");
   flags->AddBool("restore-from-storage", false,
                  "serve: when --data holds no ingest.db, first restore the newest backup in --storage that"
-                 " --backup-key-file signed; none there: start empty; some, none signed: fail");
+                 " --backup-key-file signed; none there: start empty (making the key file if it is missing); some, but"
+                 " no key or none that verifies: fail");
   flags->Add("lease-ttl", "10s",
              "one writer per deployment: the lease in NATS KV bucket folio_ingest_lease passes to a standby after"
              " this long without a renew; the holder stops writing TTL - 2 × --lease-renew after its last good"

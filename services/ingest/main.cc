@@ -22,7 +22,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -106,17 +105,11 @@ int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, inge
 }
 
 // --restore-from-storage on an empty --data, once leading: the newest
-// backup that verifies, or nothing when storage has none.
+// backup that verifies, or nothing when storage has none (backup.h).
 Status RestoreIfAsked(const ingest::IngestConfig& c) {
   if (!c.restore_from_storage) return Status::Ok();
-  auto key = ingest::LoadBackupKey(c.data_dir, c.backup_key_file, false);
-  if (!key.ok()) {
-    std::error_code ec;
-    if (std::filesystem::exists(c.data_dir + "/ingest.db", ec)) return Status::Ok();
-    return Status(key.status().code(), "--restore-from-storage: " + key.status().message());
-  }
   std::string restored;
-  Status s = ingest::RestoreIfEmpty(ingest::BackupTarget{c.data_dir, c.site.storage, std::move(*key)}, &restored);
+  Status s = ingest::RestoreIfEmpty(c.data_dir, c.backup_key_file, c.site.storage, &restored);
   if (!s.ok()) return Status(s.code(), "--restore-from-storage: " + s.message());
   if (!restored.empty()) log::Info("restored from storage", {{"backup", restored}, {"data", c.data_dir}});
   return Status::Ok();
