@@ -8,8 +8,8 @@
 // standby. --restore-from-storage: an ingest started on an empty --data
 // restores the newest backup signed by its key from folio-storage, serves
 // the site's pages, and a re-push changes only what the backup lacked; with
-// no backups it starts empty; with backups none of which it can verify it
-// refuses to start.
+// no backups it starts empty; with backups none of which it can verify (or
+// no key for them) it refuses to start.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -190,4 +190,18 @@ TEST_CASE("issue 23: --restore-from-storage restores the newest signed backup in
   CHECK(log.find("--restore-from-storage") != std::string::npos);
   CHECK(log.find("signed") != std::string::npos);
   CHECK(!fs::exists(c.ingest_data_dir() + "/ingest.db"));
+
+  // Backups there and no key at all: refuse too (a new key would verify none).
+  const std::string missing = c.dir() + "/no-such-key";
+  for (std::string& a : argv) {
+    if (a == key) a = missing;
+  }
+  testing::Process keyless(argv, {}, c.dir() + "/keyless.log");
+  CHECK(Eventually([&] { return !keyless.Running(); }, 15000));
+  status = keyless.Stop(15);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) != 0);
+  log = ReadAll(c.dir() + "/keyless.log");
+  CHECK(log.find("only the key which signed them can verify") != std::string::npos);
+  CHECK(!fs::exists(missing));
 }
