@@ -21,6 +21,7 @@ void BusLink::TryConnect() {
     return;
   }
   bus_ = std::move(*b);
+  if (may_publish_) bus_->SetWriteFence(may_publish_);  // every publish, also a push's own
   sites_->SetBus(bus_.get());
   sites_->PublishPending();
   sites_->ResyncIfNeeded();

@@ -36,9 +36,11 @@ class BusLink {
   // The writer loop's periodic step: connect if not connected, else publish
   // the outbox (only while may_publish says so). Writer thread.
   void Round();
-  // Round publishes only while `may_publish` returns true (leader.h: a
-  // process whose lease lapsed publishes nothing more, issue 23). Before
-  // the writer thread starts; null (the default) = always.
+  // Nothing is published while `may_publish` returns false (leader.h: a
+  // process whose lease lapsed publishes nothing more, issue 23): Round
+  // skips the outbox, and the Bus is fenced (bus::Bus::SetWriteFence), so a
+  // push applied just before the lapse keeps its messages in the outbox.
+  // Before the writer thread starts; null (the default) = always.
   void SetPublishGate(std::function<bool()> may_publish) { may_publish_ = std::move(may_publish); }
   // True once connected. Any thread.
   bool connected() const { return connected_; }

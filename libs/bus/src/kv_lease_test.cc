@@ -106,4 +106,23 @@ TEST_CASE("kv lease: cut off from NATS the holder stops leading before the TTL, 
   CHECK(gained.load() >= 2);
 }
 
+TEST_CASE("bus: a fenced Bus sends nothing until the fence lifts") {
+  testing::NatsServer nats;
+  auto bus = Bus::Connect(BusOptions{nats.url()});
+  REQUIRE(bus.ok());
+  REQUIRE((*bus)->EnsureSchema().ok());
+  std::atomic<bool> may{false};
+  (*bus)->SetWriteFence([&] { return may.load(); });
+  Status fenced = (*bus)->KvPutAsync("pages", "fence.k", "v");
+  CHECK(fenced.code() == Code::kUnavailable);
+  CHECK(fenced.message().find("fenced") != std::string::npos);
+  CHECK((*bus)->PublishAsync("notes.fence", "x").code() == Code::kUnavailable);
+  REQUIRE((*bus)->WaitForAcks(5'000).ok());
+  CHECK((*bus)->KvGet("pages", "fence.k").status().code() == Code::kNotFound);
+  may = true;
+  REQUIRE((*bus)->KvPutAsync("pages", "fence.k", "v").ok());
+  REQUIRE((*bus)->WaitForAcks(5'000).ok());
+  CHECK((*bus)->KvGet("pages", "fence.k").ok());
+}
+
 }  // namespace folio::bus
