@@ -16,6 +16,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "cluster.h"
 #include "folio/http/client.h"
 #include "folio/testing/testing.h"
@@ -121,6 +124,32 @@ TEST_CASE("issue 23: one writer: the standby answers 503 not_leader, takes over 
   // A graceful stop releases the lease: A takes over at its next check.
   proc_b->Stop(15);
   CHECK(Eventually([&] { return Get(a + "/readyz").status == 200; }, kTtlMs));
+}
+
+TEST_CASE("issue 23: a leader frozen past its TTL writes nothing when it wakes, and exits 75 for a restart") {
+  Cluster c(kLeaseArgs, /*start_services=*/false);
+  c.StartIngest();
+  const std::string a = c.ingest_url();
+  REQUIRE(Eventually([&] { return Get(a + "/readyz").status == 200; }));
+  const int b_port = testing::FreePort(), b_admin_port = testing::FreePort();
+  const std::string b = "http://127.0.0.1:" + std::to_string(b_port);
+  auto proc_b = StartSecondIngest(c, b_port, b_admin_port, "ingest-b");
+  INFO(c.Logs());
+  INFO(ReadAll(c.dir() + "/ingest-b.log"));
+
+  // A stalls (a long GC pause, a frozen VM): no renews; B takes over.
+  kill(c.ingest_pid(), SIGSTOP);
+  REQUIRE(Eventually([&] { return PushTo(b, PushBody({{"B.md", "# B\n"}})).status == 200; }, 20000));
+  kill(c.ingest_pid(), SIGCONT);
+  // Its window has passed: refused at once (or, if its lease thread has
+  // already learnt it was taken over, the port is closing): never written.
+  auto late = PushTo(a, PushBody({{"A.md", "# A\n"}}));
+  CHECK(late.status != 200);
+  if (late.status != 0) CheckNotLeader(late, "");  // the holder: known once its lease thread has looked
+  REQUIRE(Eventually([&] { return c.Logs().find("lease taken over by another ingest") != std::string::npos; }));
+  int status = c.StopIngest(0);  // signal 0: waits (5 s) for it to exit by itself
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 75);
 }
 
 namespace {

@@ -130,7 +130,16 @@ void KvLease::Impl::Renew() {
     leading_until_ms.store(0, std::memory_order_release);
     revision = own_revision = 0;
     seen_since_ms = 0;
-    Became(false, "");
+    // Who took it, for the 503s and the log ("" if the read fails too).
+    std::string who;
+    kvEntry* e = nullptr;
+    if (kvStore_Get(&e, kv, options.key.c_str()) == NATS_OK) {
+      who = kvEntry_ValueString(e) != nullptr ? kvEntry_ValueString(e) : "";
+      revision = kvEntry_Revision(e);
+      seen_since_ms = NowMs();
+      kvEntry_Destroy(e);
+    }
+    Became(false, who == options.holder ? "" : who);
     return;
   }
   if (!warned) log::Warn("lease renew failed", {{"bucket", options.bucket}, {"error", natsStatus_GetText(s)}});
