@@ -75,6 +75,19 @@ Status Backup(const BackupTarget& target, int keep, std::string* name_out);
 Status Restore(const BackupTarget& target, const std::string& name, std::string* restored_out,
                std::vector<std::string>* skipped);
 
+// --restore-from-storage (issue 23): if <data_dir>/ingest.db does not exist,
+// restores the newest signed backup that verifies (an older one when the
+// newest's download does not hash to its name or fails integrity_check),
+// creating data_dir. The key: key_file ("" = <data_dir>/backup.key); when
+// it does not exist and storage holds no backups, a new one is made there.
+// OK with *restored_out "" when the database exists or storage holds no
+// backups (logged: starting empty). kPermissionDenied if backups exist but
+// there is no key, none is signed by the key, or none verifies: starting
+// empty over them would hide the loss. kUnavailable if storage cannot be
+// listed.
+Status RestoreIfEmpty(const std::string& data_dir, const std::string& key_file, const StorageAccess& storage,
+                      std::string* restored_out);
+
 // `folio-ingest backup|restore`. REQUIRES: flags parsed, positional()[0]
 // is "backup" or "restore"; flags "data", "storage", "storage-token"
 // (AddSecretFlags), "backup-keep", "backup-key-file" declared.

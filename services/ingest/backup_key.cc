@@ -45,6 +45,12 @@ Result<BackupKey> LoadBackupKey(const std::string& data_dir, const std::string& 
   return key;
 }
 
+Result<BackupKey> CreateBackupKeyFile(const std::string& path, bool* created) {
+  auto secret = ReadOrCreateSecretFile(path, kKeyBytes, created);
+  if (!secret.ok()) return secret.status();
+  return BackupKey{std::move(*secret), path};
+}
+
 std::string SignedBackupName(const BackupKey& key, std::string_view stamp, std::string_view sha256_hex) {
   return std::string(stamp) + "-" + std::string(sha256_hex) + "-" + Signature(key, stamp, sha256_hex) + ".db";
 }

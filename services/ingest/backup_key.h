@@ -38,6 +38,12 @@ struct BackupKey {
 // written.
 Result<BackupKey> LoadBackupKey(const std::string& data_dir, const std::string& key_file, bool create);
 
+// The key at `path`, made (32 random bytes as hex, 0600) if the file does
+// not exist; *created says which. For --restore-from-storage's first start
+// with an empty storage (backup.h: RestoreIfEmpty). kUnavailable if it
+// cannot be read or written.
+Result<BackupKey> CreateBackupKeyFile(const std::string& path, bool* created);
+
 // The base name of a backup taken at `stamp` ("20260101T120000Z") whose
 // file has SHA-256 `sha256_hex`. REQUIRES: both well-formed.
 std::string SignedBackupName(const BackupKey& key, std::string_view stamp, std::string_view sha256_hex);

@@ -21,6 +21,7 @@ void BusLink::TryConnect() {
     return;
   }
   bus_ = std::move(*b);
+  if (may_publish_) bus_->SetWriteFence(may_publish_);  // every publish, also a push's own
   sites_->SetBus(bus_.get());
   sites_->PublishPending();
   sites_->ResyncIfNeeded();
@@ -34,7 +35,7 @@ void BusLink::TryConnect() {
 
 void BusLink::Round() {
   if (!bus_) TryConnect();
-  else sites_->PublishPending();
+  else if (!may_publish_ || may_publish_()) sites_->PublishPending();
 }
 
 }  // namespace folio::ingest

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,8 +34,14 @@ class BusLink {
   // One attempt to connect, when not connected yet (see above). Writer thread.
   void TryConnect();
   // The writer loop's periodic step: connect if not connected, else publish
-  // the outbox. Writer thread.
+  // the outbox (only while may_publish says so). Writer thread.
   void Round();
+  // Nothing is published while `may_publish` returns false (leader.h: a
+  // process whose lease lapsed publishes nothing more, issue 23): Round
+  // skips the outbox, and the Bus is fenced (bus::Bus::SetWriteFence), so a
+  // push applied just before the lapse keeps its messages in the outbox.
+  // Before the writer thread starts; null (the default) = always.
+  void SetPublishGate(std::function<bool()> may_publish) { may_publish_ = std::move(may_publish); }
   // True once connected. Any thread.
   bool connected() const { return connected_; }
   // The NATS URL (--nats), for logs and /readyz.
@@ -54,6 +61,7 @@ class BusLink {
   std::unique_ptr<bus::Bus> bus_;  // writer thread
   RelatedConsumer related_;        // stopped before bus_ goes
   std::atomic<bool> connected_{false};
+  std::function<bool()> may_publish_;  // writer thread
 };
 
 }  // namespace folio::ingest

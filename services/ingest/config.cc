@@ -54,6 +54,18 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("backup-key-file", "",
              "key that signs backups; restore refuses any backup it did not sign (default: <data>/backup.key, created"
              " on first use; keep a copy: restoring on another machine needs it)");
+  flags->AddBool("restore-from-storage", false,
+                 "serve: when --data holds no ingest.db, first restore the newest backup in --storage that"
+                 " --backup-key-file signed; none there: start empty (making the key file if it is missing); some, but"
+                 " no key or none that verifies: fail");
+  flags->Add("lease-ttl", "10s",
+             "one writer per deployment: the lease in NATS KV bucket folio_ingest_lease passes to a standby after"
+             " this long without a renew; the holder stops writing TTL - 2 × --lease-renew after its last good"
+             " renew (0 = no lease: always write)");
+  flags->Add("lease-renew", "2s", "the lease holder renews (and a standby checks) this often; at most TTL / 3");
+  flags->Add("instance", "",
+             "this process's id in the lease (default: <hostname>-<pid>); a process finding the lease under its own id"
+             " takes it at once, so no two live processes may share one (a StatefulSet pod name is right)");
   flags->Add("stage-max-bytes", "1GiB",
              "most bytes of staged batches (multi-batch imports: POST /api/v1/push?stage=) a site holds at once");
   flags->Add("stage-ttl", "1h", "a staged import without an upload for this long is dropped");
@@ -170,6 +182,20 @@ Status ReadSchedules(const Flags& flags, bool has_storage, IngestConfig* c) {
   return Status::Ok();
 }
 
+Status ReadLease(const Flags& flags, bool has_storage, IngestConfig* c) {
+  auto ttl = flags.GetDurationMs("lease-ttl");
+  auto renew = flags.GetDurationMs("lease-renew");
+  if (!ttl.ok()) return ttl.status();
+  if (!renew.ok()) return renew.status();
+  if (*ttl < 0 || (*ttl > 0 && (*renew < 50 || *ttl < 3 * *renew))) {
+    return Status::Invalid("--lease-ttl must be 0 (off) or at least 3 × --lease-renew, which is at least 50ms");
+  }
+  c->lease = {*ttl, *renew, flags.Get("instance")};
+  c->restore_from_storage = flags.GetBool("restore-from-storage");
+  if (c->restore_from_storage && !has_storage) return Status::Invalid("--restore-from-storage needs --storage");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& basics) {
@@ -182,6 +208,7 @@ Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& b
   if (Status s = ReadLimits(flags, has_storage, &c); !s.ok()) return s;
   if (Status s = ReadBodyBudget(flags, &c); !s.ok()) return s;
   if (Status s = ReadSchedules(flags, has_storage, &c); !s.ok()) return s;
+  if (Status s = ReadLease(flags, has_storage, &c); !s.ok()) return s;
   return c;
 }
 

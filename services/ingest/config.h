@@ -11,6 +11,7 @@
 #include "folio/core/config.h"
 #include "folio/core/service.h"
 #include "folio/core/status.h"
+#include "leader.h"
 #include "push_request.h"
 #include "site_writer.h"
 #include "stage.h"
@@ -45,6 +46,13 @@ struct IngestConfig {
   int64_t blob_gc_every_ms = 6 * 3600 * 1000;     // --blob-gc-every (6h; 0 = never); only with --storage
   int64_t blob_gc_grace_ms = 168 * 3600 * 1000LL;  // --blob-gc-grace (168h)
   StageLimits stage;            // --stage-max-bytes (1GiB), --stage-ttl (1h)
+  // --lease-ttl (10s; 0 = no lease), --lease-renew (2s), --instance
+  // (<hostname>-<pid>): one writer per deployment (leader.h).
+  LeaseConfig lease;
+  // --restore-from-storage (false): started without <data>/ingest.db,
+  // restore the newest backup in --storage signed by the backup key first
+  // (see main.cc's RestoreIfEmpty); needs --storage.
+  bool restore_from_storage = false;
 };
 
 // Declares the common flags (AddServiceFlags) and folio-ingest's own (also
@@ -54,8 +62,9 @@ void AddIngestFlags(Flags* flags);
 // The checked configuration of parsed `flags` for serving. kInvalidArgument
 // naming the flag for a value out of range or malformed (also a bad
 // --mermaid-url/--mermaid-integrity pair, --storage without its token,
-// --backup-every without --storage, --max-inflight-body-bytes below the
-// largest push body).
+// --backup-every or --restore-from-storage without --storage,
+// --max-inflight-body-bytes below the largest push body, --lease-ttl below
+// 3 × --lease-renew).
 Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& basics);
 
 }  // namespace folio::ingest

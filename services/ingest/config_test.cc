@@ -120,3 +120,27 @@ TEST_CASE("bundled mermaid: its URL and the reader's bounds") {
   for (const char* f : {"/empty.js", "/m.js"}) std::remove((d + f).c_str());
   rmdir(dir);
 }
+
+TEST_CASE("config: the lease (issue 23): 10s/2s by default, 0 turns it off, TTL at least 3 renews") {
+  auto c = Read({});
+  REQUIRE(c.ok());
+  CHECK(c->lease.ttl_ms == 10'000);
+  CHECK(c->lease.renew_ms == 2'000);
+  CHECK(c->lease.instance.empty());
+  CHECK_FALSE(c->restore_from_storage);
+  auto off = Read({"--lease-ttl", "0"});
+  REQUIRE(off.ok());
+  CHECK(off->lease.ttl_ms == 0);
+  auto named = Read({"--lease-ttl", "3s", "--lease-renew", "1s", "--instance", "ingest-0"});
+  REQUIRE(named.ok());
+  CHECK(named->lease.instance == "ingest-0");
+  CHECK(Read({"--lease-ttl", "5s", "--lease-renew", "2s"}).status().code() == Code::kInvalidArgument);
+  CHECK(Read({"--lease-renew", "10ms"}).status().code() == Code::kInvalidArgument);
+}
+
+TEST_CASE("config: --restore-from-storage needs --storage") {
+  CHECK(Read({"--restore-from-storage"}).status().code() == Code::kInvalidArgument);
+  auto c = Read({"--restore-from-storage", "--storage", "http://127.0.0.1:1", "--storage-token", "t"});
+  REQUIRE(c.ok());
+  CHECK(c->restore_from_storage);
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <optional>
 
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
@@ -45,6 +46,13 @@ void Answer(HandlerContext* ctx, std::shared_ptr<http::Responder> responder, htt
 // Runs `work` on the writer loop and sends its response from the HTTP loop.
 void OnWriter(HandlerContext* ctx, std::shared_ptr<http::Responder> responder, std::function<http::Response()> work) {
   ctx->writer_loop->Post([ctx, responder, work = std::move(work)]() mutable { Answer(ctx, responder, work()); });
+}
+
+// Writer loop, before a write is applied: the lease may have lapsed since the
+// request was admitted. An empty optional while this process may write.
+std::optional<http::Response> NotLeader(const HandlerContext* ctx) {
+  if (ctx->leader == nullptr || ctx->leader->leading()) return std::nullopt;
+  return ctx->leader->NotLeaderResponse();
 }
 
 }  // namespace
@@ -143,6 +151,7 @@ struct PreparedPush {
 
 // Writer loop. One prepared push to its site's writer.
 http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
+  if (auto refused = NotLeader(ctx)) return std::move(*refused);
   SiteWriter* writer = ctx->sites->writer(p->site);
   if (!writer) {  // removed since the request was authenticated
     m.rejected.Increment();
@@ -194,9 +203,11 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
       if (Status s = store->ReleaseCache(); !s.ok()) log::Warn("freeing SQLite's cache failed", {{"error", s.message()}});
       ReleaseFreeHeap();
       uint64_t after = ResidentBytes();
-      releases->Increment();
       if (after < before) bytes->Increment(static_cast<double>(before - after));
       heap->Set(static_cast<double>(HeapInUseBytes()));
+      // Last: a scrape that sees the release sees its bytes (fidelity_test
+      // read a heap of 0 once, polling this counter on a loaded machine).
+      releases->Increment();
     });
   }
   return http::Response::Json(200, ReplyBody(PushReplyRecord(*sum), sum->published, took_us / 1000, false,
@@ -302,6 +313,7 @@ void StageBatch(HandlerContext* ctx, StagedBatch b, std::shared_ptr<http::Respon
                parsed.delete_attachments.size();
   }
   OnWriter(ctx, responder, [ctx, b = std::move(b), received, m] {
+    if (auto refused = NotLeader(ctx)) return std::move(*refused);
     if (!ctx->sites->writer(b.site)) return http::Response::Error(Status::Unauthenticated(std::string(kUnauthenticated)));
     DropStaleStages(ctx);
     auto info = ctx->sites->store()->PutStageBatch(b.site, b.stage, b.batch, b.body, NowUnixMs(),
@@ -510,7 +522,7 @@ void MountApi(http::Router* router, HandlerContext* ctx) {
   // Every route of the API needs a site's token, checked from the headers
   // before a body is read (site_check.h).
   auto reload = std::make_shared<ReloadGate>(ctx->http_loop, ctx->writer_loop, ctx->sites);
-  http::AdmissionCheck push_check = SiteTokenCheck(reload, ctx->sites, &counters->rejected);
+  http::AdmissionCheck push_check = LeaderFirst(ctx->leader, SiteTokenCheck(reload, ctx->sites, &counters->rejected));
   http::AdmissionCheck read_check = SiteTokenCheck(reload, ctx->sites, nullptr);
 
   router->Handle("POST", "/api/v1/push", push_check, [ctx, counters](const http::Request& req, http::Responder r) {

@@ -1,6 +1,8 @@
 // HTTP API of folio-ingest: POST /api/v1/push (also ?stage=ID&batch=N, a
 // staged batch: stage.h), POST /api/v1/push/commit?stage=ID and
 // GET /api/v1/manifest.
+// Every writing route first checks that this process holds the lease
+// (leader.h: else 503 not_leader naming the holder, with Retry-After).
 // Every route checks the bearer token from the headers, before a byte of
 // the body is read (site_check.h: the token selects one site; a token no
 // site knows waits for one reload of the sites table, then gets 401).
@@ -20,6 +22,7 @@
 #include "blob_census.h"
 #include "blob_upload.h"
 #include "crashed_notes.h"
+#include "leader.h"
 #include "push_request.h"
 #include "sites.h"
 #include "stage.h"
@@ -40,6 +43,10 @@ struct HandlerContext {
   BlobsInFlight* blobs_in_flight;    // shared with the blob collector
   StageLimits stage{};
   const CrashedNotes* crashed = nullptr;  // writer loop: notes refused because they crashed ingest
+  // Writes (push, staged batches, commit) only while leading: refused with
+  // 503 not_leader before the body is read, and checked again on the writer
+  // before anything is applied. nullptr = no lease (--lease-ttl 0).
+  const Leadership* leader = nullptr;
   // With storage: which attachments' blobs storage lacks, for the manifest
   // (issue 23). Made by MountApi when storage.url is set; null otherwise.
   std::shared_ptr<BlobCensus> census = nullptr;

@@ -14,7 +14,9 @@
 // related lists and hands them to the writer loop.
 //
 // Wiring only: the NATS side is in bus_link.h, the writer loop's periodic
-// work in writer_chores.h.
+// work in writer_chores.h, the lease that makes one process of a deployment
+// the writer in leader.h (until it leads, a Standby answers the port and
+// --data stays closed).
 
 #include <csignal>
 
@@ -41,6 +43,7 @@
 #include "config.h"
 #include "crashed_notes.h"
 #include "handlers.h"
+#include "leader.h"
 #include "site_command.h"
 #include "sites.h"
 #include "storage_probe.h"
@@ -84,6 +87,34 @@ Status StartBackups(const ingest::IngestConfig& c, metrics::Registry* registry,
   return Status::Ok();
 }
 
+// Until this process holds the lease, a Standby answers the port. Returns
+// -1 once leading (or with no lease), else the exit status (a signal came).
+int WaitForLease(const ingest::IngestConfig& c, ingest::Leadership* leader, ingest::Standby* standby) {
+  if (leader == nullptr) return -1;
+  // The usual case, a free lease (or our own): no standby at all, so the
+  // port never answers not_leader while this process is about to lead.
+  if (leader->WaitUntilLeading(leader->renew_ms() + 2'000)) return -1;
+  if (Status s = standby->Start(c.basics); !s.ok()) {
+    log::Warn("standby cannot bind the port (a leader on this host has it?); waiting without serving",
+              {{"error", s.message()}});
+  }
+  if (leader->WaitUntilLeading()) return -1;
+  standby->Stop();
+  log::Info("folio-ingest stopped before leading");
+  return 0;
+}
+
+// --restore-from-storage on an empty --data, once leading: the newest
+// backup that verifies, or nothing when storage has none (backup.h).
+Status RestoreIfAsked(const ingest::IngestConfig& c) {
+  if (!c.restore_from_storage) return Status::Ok();
+  std::string restored;
+  Status s = ingest::RestoreIfEmpty(c.data_dir, c.backup_key_file, c.site.storage, &restored);
+  if (!s.ok()) return Status(s.code(), "--restore-from-storage: " + s.message());
+  if (!restored.empty()) log::Info("restored from storage", {{"backup", restored}, {"data", c.data_dir}});
+  return Status::Ok();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +130,16 @@ int main(int argc, char** argv) {
   auto config = ingest::ReadIngestConfig(flags, basics);
   if (!config.ok()) return FailStartup(config.status());
   const std::string& data_dir = config->data_dir;
+
+  std::unique_ptr<ingest::Leadership> leader;  // outlives every write; released last
+  if (config->lease.ttl_ms > 0) {
+    auto l = ingest::Leadership::Start(config->basics, config->lease);
+    if (!l.ok()) return FailStartup(l.status());
+    leader = std::move(*l);
+  }
+  ingest::Standby standby(leader.get());
+  if (int rc = WaitForLease(*config, leader.get(), &standby); rc >= 0) return rc;
+  if (Status s = RestoreIfAsked(*config); !s.ok()) return FailStartup(s);
 
   auto store = ingest::Store::Open(data_dir);
   if (!store.ok()) return FailStartup(store.status());
@@ -136,6 +177,7 @@ int main(int argc, char** argv) {
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   ingest::BusLink link(basics, &writer_loop, &sites, &registry);
+  if (leader) link.SetPublishGate([&leader] { return leader->leading(); });
   auto blob_gc = ingest::ScheduleBlobGc(*config, store->get(), &blobs_in_flight, &registry, &writer_loop);
   writer_loop.Post([&link] { link.TryConnect(); });
   ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry, config->stage.ttl_ms);
@@ -154,7 +196,9 @@ int main(int argc, char** argv) {
                              " fail",
                              [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
   }
+  if (leader) ingest::ExportLeaderGauge(&registry, leader.get());
   metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
+    if (leader && !leader->leading()) return leader->NotLeaderReason();
     if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
     return link.connected() ? "" : "not connected to NATS at " + link.url();
   }, basics, [&storage_probe] { return storage_probe.Degraded(); });
@@ -163,12 +207,14 @@ int main(int argc, char** argv) {
   ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
                               &registry,     &prepare_pool,        config->site.storage, &blobs_in_flight,
                               config->stage, &*crashed};
+  hctx.leader = leader.get();
   ingest::MountApi(&router, &hctx);
 
   http::ServerOptions sopts;
   sopts.max_body_bytes = config->max_body;
   sopts.body_budget = &body_budget;
   http::Server server(&loop, &router, sopts);
+  standby.Stop();  // its sockets are not SO_REUSEPORT: they go before ours bind
   Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
   if (ls.ok()) ls = ops.Listen();
   if (!ls.ok()) {
@@ -185,11 +231,14 @@ int main(int argc, char** argv) {
               {{"site", config->site.site}});
   }
 
+  // Taken over by another process: stop without publishing and exit 75, so
+  // a supervisor starts this one again as a standby that reloads its data.
+  std::atomic<bool> taken_over{false};
   auto shutdown = [&] {
     log::Info("shutting down");
     ops.Drain(&server, [&] {
       writer_loop.Post([&] {
-        sites.PublishPending();
+        if (!taken_over.load()) sites.PublishPending();
         writer_loop.Stop();
       });
       loop.Stop();
@@ -197,11 +246,22 @@ int main(int argc, char** argv) {
   };
   loop.OnSignal(SIGTERM, shutdown);
   loop.OnSignal(SIGINT, shutdown);
+  if (leader) {
+    leader->OnTakenOver([&] {
+      loop.Post([&] {
+        if (taken_over.exchange(true)) return;
+        log::Error("lease taken over by another ingest: stopping, writes refused",
+                   {{"holder", leader->holder()}, {"instance", leader->instance()}});
+        shutdown();
+      });
+    });
+  }
   loop.Run();
+  if (leader) leader->OnTakenOver(nullptr);  // it posts to `loop`, which goes first
   backups.reset();
   link.StopRelated();  // before the bus goes; a batch the writer has not run is redelivered
   writer_thread.join();
   link.Close();
   log::Info("folio-ingest stopped");
-  return 0;
+  return taken_over.load() ? 75 : 0;
 }

@@ -240,15 +240,22 @@ TEST_CASE("faults: SIGTERM drains folio-ingest: readyz 503, the push in flight c
   testing::TempDir dir;
   Service ingest(dir.path(), "folio-ingest",
                  {"--nats", nats.url(), "--data", dir.path() + "/ingest", "--token", kToken});
-  // A second folio-ingest on the same data is refused (the shared port
-  // would otherwise let two writers in).
+  // A second folio-ingest on the same data never writes (issue 23): it
+  // waits for the lease as a standby with --data closed, answering its
+  // port 503 (not_leader); SIGTERM ends it.
   REQUIRE(testing::WaitForHttp(ingest.AdminUrl("/readyz"), 200, kWaitMs));
-  Service twin(dir.path(), "folio-ingest",
-               {"--nats", nats.url(), "--data", dir.path() + "/ingest", "--token", kToken});
-  int twin_status = twin.Wait();
-  CHECK(WIFEXITED(twin_status));
-  CHECK(WEXITSTATUS(twin_status) == 1);
-  CHECK(twin.Log().find("locked by another process") != std::string::npos);
+  {
+    Service twin(dir.path(), "folio-ingest",
+                 {"--nats", nats.url(), "--data", dir.path() + "/ingest", "--token", kToken});
+    INFO(twin.Log());
+    CHECK(testing::WaitForHttp(twin.PublicUrl("/readyz"), 503, kWaitMs));
+    CHECK(twin.Log().find("standby: waiting for the lease") != std::string::npos);
+    CHECK(twin.Log().find("locked by another process") == std::string::npos);
+    twin.Signal(SIGTERM);
+    int twin_status = twin.Wait();
+    CHECK(WIFEXITED(twin_status));
+    CHECK(WEXITSTATUS(twin_status) == 0);
+  }
   std::string req = PushRequest(1);
   DrainDrill(ingest, req, req.size() - 10);  // the body's tail comes after the SIGTERM
 }

@@ -60,7 +60,10 @@ Cluster::~Cluster() {
 void Cluster::StartIngest() {
   std::vector<std::string> argv{testing::BinPath("folio-ingest"), "--listen",
                                 "127.0.0.1:" + std::to_string(ingest_port_), "--nats", nats_url(), "--data",
-                                dir() + "/ingest", "--token", kToken, "--site-name", "Test Site"};
+                                dir() + "/ingest", "--token", kToken, "--site-name", "Test Site",
+                                // One id across restarts: a restart after SIGKILL takes the lease back at
+                                // once instead of after --lease-ttl (issue 23, services/ingest/leader.h).
+                                "--instance", "it-ingest"};
   argv.insert(argv.end(), bus_args_.begin(), bus_args_.end());
   argv.insert(argv.end(), ingest_args_.begin(), ingest_args_.end());
   ingest_ = std::make_unique<testing::Process>(Pinned(argv), std::vector<std::string>{}, dir() + "/ingest.log");

@@ -197,6 +197,9 @@ Result<kvStore*> Bus::Impl::Kv(std::string_view bucket) {
 
 Status Bus::Impl::Publish(std::string_view subject, std::string_view data,
                           std::string_view msg_id, bool kv_delete) {
+  if (write_fence && !write_fence()) {
+    return Status::Unavailable("publish to '" + std::string(subject) + "' fenced: this process may not write now");
+  }
   std::string subj(subject);
   if (subj.empty() || subj.find_first_of(" \t\r\n") != std::string::npos) {
     return Status::Invalid("invalid NATS subject");
@@ -298,6 +301,8 @@ Result<std::string> Bus::Request(std::string_view subject, std::string_view data
   natsMsg_Destroy(reply);
   return out;
 }
+
+void Bus::SetWriteFence(std::function<bool()> may_write) { impl_->write_fence = std::move(may_write); }
 
 Status Bus::PublishAsync(std::string_view subject, std::string_view data, std::string_view msg_id) {
   return impl_->Publish(subject, data, msg_id, false);

@@ -6,6 +6,7 @@
 #include <nats/nats.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,6 +31,7 @@ struct Bus::Impl {
                  bool kv_delete);
 
   BusOptions options;
+  std::function<bool()> write_fence;  // SetWriteFence; set before publishing starts
   natsConnection* nc = nullptr;
   jsCtx* js = nullptr;
 

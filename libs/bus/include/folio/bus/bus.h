@@ -85,6 +85,13 @@ class Bus {
   Status PublishAsync(std::string_view subject, std::string_view data, std::string_view msg_id = {});
   Status KvPutAsync(std::string_view bucket, std::string_view key, std::string_view value);
   Status KvDeleteAsync(std::string_view bucket, std::string_view key);
+  // Fencing (issue 23): while `may_write` returns false, PublishAsync,
+  // KvPutAsync and KvDeleteAsync send nothing and fail with kUnavailable
+  // ("fenced"), so a process that lost its lease (folio-ingest's KvLease)
+  // cannot overwrite its successor's pages. null (the default) = never
+  // fenced. REQUIRES: called before any publish; `may_write` is thread-safe
+  // and cheap (it runs on every publish).
+  void SetWriteFence(std::function<bool()> may_write);
   // Waits until every async publish so far is acknowledged. kUnavailable
   // (naming how many failed) if any was not, or on timeout.
   Status WaitForAcks(int64_t timeout_ms);
