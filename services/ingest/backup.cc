@@ -9,13 +9,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "folio/bus/note_schema.h"
 #include "folio/core/files.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/http/client.h"
 #include "folio/sqlite/db.h"
+#include "store.h"
 
 namespace folio::ingest {
 namespace {
@@ -215,6 +218,46 @@ Status Backup(const BackupTarget& target, int keep, std::string* name_out) {
   return Status::Ok();
 }
 
+namespace {
+
+// The restored database's history restarts at the backup's versions: each
+// site gets a new epoch (`folio push` indexes and note-event ids of the
+// history after the backup are not trusted: its versions come again), and
+// its outbox a restored mark for the notes stream (bus::RestoredEvent):
+// search forgets the site's versions and sends every related list again.
+// Published once ingest runs. A backup older than the epoch column has none
+// to renew. Failures are logged: the restore itself has succeeded.
+void MarkRestored(const std::string& db_path) {
+  auto db = sqlite::Db::Open(db_path);
+  if (!db.ok()) {
+    log::Warn("restore: cannot mark the restored database", {{"error", db.status().message()}});
+    return;
+  }
+  std::vector<std::pair<std::string, int64_t>> sites;
+  if (auto q = (*db)->Prepare("SELECT site, version FROM site_version"); q.ok()) {
+    for (auto row = q->Step(); row.ok() && *row; row = q->Step()) sites.emplace_back(std::string(q->Text(0)), q->Int(1));
+  }
+  const int64_t now_ms = NowUnixMs();
+  for (const auto& [site, version] : sites) {
+    Result<std::string> epoch = RandomHex(8);
+    Status s = epoch.status();
+    if (s.ok()) {
+      auto put = (*db)->Prepare("UPDATE site_version SET epoch=? WHERE site=?");
+      s = put.ok() ? put->Bind(1, *epoch).Bind(2, site).Run() : put.status();
+    }
+    if (s.ok()) {
+      auto mark = (*db)->Prepare("INSERT INTO outbox(kind,subject,payload,msg_id,created_ms) VALUES(?,?,?,?,?)");
+      s = mark.ok() ? mark->Bind(1, int64_t{OutboxMsg::kStream}).Bind(2, bus::NotesSubject(site))
+                          .BindBlob(3, bus::EncodeNoteEvent(bus::RestoredEvent(site, version)))
+                          .Bind(4, site + ":restored:" + *epoch).Bind(5, now_ms).Run()
+                    : mark.status();
+    }
+    if (!s.ok()) log::Warn("restore: cannot mark a site restored", {{"site", site}, {"error", s.message()}});
+  }
+}
+
+}  // namespace
+
 Status Restore(const BackupTarget& target, const std::string& name, std::string* restored_out,
                std::vector<std::string>* skipped) {
   const std::string& data_dir = target.data_dir;
@@ -246,10 +289,7 @@ Status Restore(const BackupTarget& target, const std::string& name, std::string*
   if (Status s = Verify(tmp.path, full, signed_sha); !s.ok()) return s;
   if (sqlite::OpenedByAnotherProcess(db_path)) return in_use();  // started while we downloaded
   if (Status s = Swap(data_dir, tmp.path, stamp); !s.ok()) return s;
-  // `folio push` indexes know the history after the backup: a new epoch
-  // (made on the next manifest) sends them to the full manifest. A backup
-  // older than the column has none to clear.
-  if (auto db = sqlite::Db::Open(db_path); db.ok()) (void)(*db)->Exec("UPDATE site_version SET epoch=''");
+  MarkRestored(db_path);
   *restored_out = full;
   return Status::Ok();
 }

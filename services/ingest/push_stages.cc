@@ -220,14 +220,18 @@ void SiteWriter::AddNoteEvents(const PushRequest& req, const PushPlan& plan, con
   // Events packed into few messages (bus::kMaxNoteEventsPerMessage, one
   // JSON object per line): a first import is ~150 messages, not 10,000,
   // each of which nats-server stores and acks on its own. The id names the
-  // change (the first path of the message at this version), so a republish
-  // from the outbox is dropped by the server's duplicate window.
+  // change (the first path of the message at this version, in the site's
+  // epoch: a restore from a backup renews it, and the versions after the
+  // backup come again), so a republish from the outbox is dropped by the
+  // server's duplicate window, and a change after a restore is not.
   std::string batch, first_path;
   size_t in_batch = 0;
+  Result<std::string> epoch = store_->Epoch(c->site);
+  const std::string id_suffix = ":" + std::to_string(c->version) + (epoch.ok() ? ":" + *epoch : "");
   auto flush = [&] {
     if (in_batch == 0) return;
     c->outbox.push_back({0, OutboxMsg::kStream, bus::NotesSubject(c->site), std::move(batch),
-                         c->site + ":" + first_path + ":" + std::to_string(c->version)});
+                         c->site + ":" + first_path + id_suffix});
     batch.clear();
     in_batch = 0;
   };

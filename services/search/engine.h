@@ -95,7 +95,10 @@ class Engine {
   ~Engine();
 
   // Applies events in order (later versions win; an event older than what
-  // is stored is skipped, so redelivery is harmless). On failure (embedder
+  // is stored is skipped, so redelivery is harmless). A restored mark
+  // (bus::NoteEvent::restored) forgets the site's stored versions, so the
+  // events after it apply whatever their version, and returns every related
+  // list of the site to publish again (a restored ingest may hold older ones). On failure (embedder
   // down, disk error) nothing is changed and the same batch can be retried.
   // Returns the related lists to publish.
   Result<std::vector<bus::RelatedUpdate>> Apply(std::span<const bus::NoteEvent> events, ApplyStats* stats);
@@ -124,6 +127,10 @@ class Engine {
   Engine(EngineOptions options, vector::Embedder* embedder, ThreadPool* pool, std::unique_ptr<SearchStore> store);
   Status Load();
   Status Reembed();
+  // Apply's two kinds of step: note events (no restored mark among them), and one restored mark.
+  Status ApplyNotes(std::span<const bus::NoteEvent> events, ApplyStats* stats,
+                    std::vector<bus::RelatedUpdate>* updates);
+  Status ApplyRestored(const bus::NoteEvent& mark, std::vector<bus::RelatedUpdate>* updates);
   Site* SiteFor(const std::string& site);  // creates; REQUIRES: exclusive lock
   Site* FindSite(std::string_view site) const;  // nullptr if none; REQUIRES: a lock on mu_
   void CountVectors();  // refreshes notes_count_, vectors_count_; REQUIRES: a lock on mu_

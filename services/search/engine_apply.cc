@@ -103,26 +103,66 @@ std::string ContentHash(std::string_view embedder_id, const bus::NoteEvent& e, s
 Result<std::vector<bus::RelatedUpdate>> Engine::Apply(std::span<const bus::NoteEvent> events, ApplyStats* stats) {
   *stats = ApplyStats{};
   stats->events = events.size();
+  std::vector<bus::RelatedUpdate> updates;
+  // A restored mark splits the batch: the events before it apply over the
+  // old versions, the mark forgets them, the events after it apply over that.
+  size_t from = 0;
+  for (size_t i = 0; i <= events.size(); ++i) {
+    if (i < events.size() && !events[i].restored) continue;
+    if (i > from) {
+      if (Status s = ApplyNotes(events.subspan(from, i - from), stats, &updates); !s.ok()) return s;
+    }
+    if (i < events.size()) {
+      if (Status s = ApplyRestored(events[i], &updates); !s.ok()) return s;
+    }
+    from = i + 1;
+  }
+  return updates;
+}
+
+Status Engine::ApplyNotes(std::span<const bus::NoteEvent> events, ApplyStats* stats,
+                          std::vector<bus::RelatedUpdate>* updates) {
   auto work = PlanApply(events, stats);
   if (!work.ok()) return work.status();
 
   auto t_embed = Clock::now();
   if (Status s = EmbedWork(&*work, stats); !s.ok()) return s;
-  stats->embed_ms = MsSince(t_embed);
+  stats->embed_ms += MsSince(t_embed);
 
   auto t_commit = Clock::now();
   if (Status s = CommitWork(&*work); !s.ok()) return s;
-  stats->commit_ms = MsSince(t_commit);
+  stats->commit_ms += MsSince(t_commit);
 
   ChangedNotes changed = SwapIn(&*work, stats);
 
   auto t_related = Clock::now();
-  std::vector<bus::RelatedUpdate> updates;
   for (auto& [site, ids] : changed) {
-    if (Status s = UpdateRelated(site, ids, false, &updates, stats); !s.ok()) return s;
+    if (Status s = UpdateRelated(site, ids, false, updates, stats); !s.ok()) return s;
   }
-  stats->related_ms = MsSince(t_related);
-  return updates;
+  stats->related_ms += MsSince(t_related);
+  return Status::Ok();
+}
+
+Status Engine::ApplyRestored(const bus::NoteEvent& mark, std::vector<bus::RelatedUpdate>* updates) {
+  // Stored first: a crash after it leaves the lists unpublished, sent
+  // again by PendingUpdates.
+  if (Status s = store_->ForgetSiteVersions(mark.site); !s.ok()) return s;
+  bus::RelatedUpdate all;
+  all.site = mark.site;
+  {
+    std::shared_lock lock(mu_);
+    if (const Site* site = FindSite(mark.site)) {
+      std::vector<int64_t> ids;
+      ids.reserve(site->docs.size());
+      for (const auto& [id, doc] : site->docs) ids.push_back(id);
+      std::sort(ids.begin(), ids.end());  // the same order on every replica
+      for (int64_t id : ids) all.lists.push_back(PublishedList(*site, id));
+    }
+  }
+  log::Info("the site's ingest was restored from a backup: versions forgotten, related lists sent again",
+            {{"site", mark.site}, {"version", std::to_string(mark.version)}, {"lists", std::to_string(all.lists.size())}});
+  for (bus::RelatedUpdate& part : bus::SplitRelatedUpdate(all)) updates->push_back(std::move(part));
+  return Status::Ok();
 }
 
 Result<std::vector<Engine::ApplyWork>> Engine::PlanApply(std::span<const bus::NoteEvent> events, ApplyStats* stats) {

@@ -232,6 +232,15 @@ Status SearchStore::SetRelated(int64_t id, std::string_view list, bool published
   return st->Run();
 }
 
+Status SearchStore::ForgetSiteVersions(std::string_view site) {
+  auto versions = Cached(14, "UPDATE notes SET version = 0 WHERE site = ?");
+  if (!versions.ok()) return versions.status();
+  if (Status s = (*versions)->Bind(1, site).Run(); !s.ok()) return s;
+  auto lists = Cached(15, "UPDATE related SET published = 0 WHERE note_id IN (SELECT id FROM notes WHERE site = ?)");
+  if (!lists.ok()) return lists.status();
+  return (*lists)->Bind(1, site).Run();
+}
+
 Status SearchStore::MarkRelatedPublished(std::span<const int64_t> ids) {
   auto st_r = Cached(11, "UPDATE related SET published = 1 WHERE note_id = ?");
   if (!st_r.ok()) return st_r.status();

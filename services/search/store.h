@@ -65,6 +65,11 @@ class SearchStore {
   Status DeleteNote(int64_t id);  // with its vectors and related list
   Status ReplaceVectors(int64_t id, const std::vector<StoredVector>& vectors);
   Status SetRelatedDirty(int64_t id, bool dirty);
+  // The site's ingest was restored from a backup (bus::NoteEvent::restored):
+  // every note of the site gets version 0 (later events apply whatever
+  // their version) and every related list of the site is unpublished
+  // again (sent again, as a restored ingest may hold older ones).
+  Status ForgetSiteVersions(std::string_view site);
 
   // Every note, then every vector (chunk order within a note), for loading.
   Status ForEachNote(const std::function<void(const StoredNote&)>& fn);

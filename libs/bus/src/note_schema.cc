@@ -34,8 +34,17 @@ std::string EncodeNoteEvent(const NoteEvent& e) {
     }
     w.EndArray();
   }
+  if (e.restored) w.Key("restored").Bool(true);
   w.EndObject();
   return w.Take();
+}
+
+NoteEvent RestoredEvent(std::string_view site, int64_t version) {
+  NoteEvent e;
+  e.site = std::string(site);
+  e.version = version;
+  e.restored = true;
+  return e;
 }
 
 namespace {
@@ -80,6 +89,7 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
       {"tags", kRequired, [&](element v) { return d.Strings("tags", v, &e.tags); }},
       {"text", kRequired, [&](element v) { return d.String("text", v, &e.text); }},
       {"sections", json::kOptional, [&](element v) { return d.Items("sections", v, &e.sections, section); }},
+      {"restored", json::kOptional, [&](element v) { return d.Bool("restored", v, &e.restored); }},
   });
   if (!st.ok()) return st;
   *out = std::move(e);

@@ -195,6 +195,20 @@ TEST_CASE("page record decoding is strict") {
   CHECK(schema.message().find("schema") != std::string::npos);
 }
 
+TEST_CASE("note events: the restored mark round-trips; a note event is not one") {
+  NoteEvent out;
+  REQUIRE(DecodeNoteEvent(EncodeNoteEvent(RestoredEvent("docs", 7)), &out).ok());
+  CHECK(out.restored);
+  CHECK(out.site == "docs");
+  CHECK(out.version == 7);
+  CHECK(out.path.empty());
+  REQUIRE(DecodeNoteEvent(EncodeNoteEvent(SampleEvent()), &out).ok());
+  CHECK_FALSE(out.restored);
+  CHECK(EncodeNoteEvent(SampleEvent()).find("restored") == std::string::npos);
+  CHECK_FALSE(DecodeNoteEvent(R"({"schema":1,"site":"a","path":"","url":"","version":1,"deleted":false,"title":"",)"
+                              R"("tags":[],"text":"","restored":"yes"})", &out).ok());
+}
+
 TEST_CASE("note event round trip") {
   NoteEvent in = SampleEvent(), out;
   std::string json = EncodeNoteEvent(in);

@@ -45,7 +45,19 @@ struct NoteEvent {
   std::vector<std::string> tags;
   std::string text;        // plain text of the note (no markup)
   std::vector<NoteSection> sections;  // headings in text order (optional; "sections" in JSON)
+  // Not a note but a mark in the site's history ("restored":true in JSON,
+  // path, url, title and text ""): ingest was restored from a backup taken
+  // at `version`, so the versions that follow restart below ones consumers
+  // may have seen. A consumer forgets the versions it stored for the site
+  // (later events apply whatever their version) and sends again what it
+  // derived from them (search: every related list of the site, which the
+  // restored ingest may hold older). Written by `folio-ingest restore` and
+  // --restore-from-storage into the restored database's outbox.
+  bool restored = false;
 };
+
+// The mark above for `site`, restored at `version`.
+NoteEvent RestoredEvent(std::string_view site, int64_t version);
 
 std::string EncodeNoteEvent(const NoteEvent& e);
 // kInvalidArgument naming the field: malformed JSON, unknown schema, a
