@@ -161,6 +161,7 @@ Status Engine::ApplyRestored(const bus::NoteEvent& mark, std::vector<bus::Relate
   }
   log::Info("the site's ingest was restored from a backup: versions forgotten, related lists sent again",
             {{"site", mark.site}, {"version", std::to_string(mark.version)}, {"lists", std::to_string(all.lists.size())}});
+  if (all.lists.empty()) return Status::Ok();
   for (bus::RelatedUpdate& part : bus::SplitRelatedUpdate(all)) updates->push_back(std::move(part));
   return Status::Ok();
 }

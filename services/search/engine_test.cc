@@ -8,6 +8,7 @@
 #include <cctype>
 #include <atomic>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -330,4 +331,48 @@ TEST_CASE("config: --replica-id names the notes consumer; the default is the hos
   REQUIRE(d.ok());
   REQUIRE(!d->replica_id.empty());
   for (char ch : d->replica_id) CHECK((std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'));
+}
+
+TEST_CASE("engine: a restored mark forgets the site's versions and sends every related list again") {
+  NoteGen gen(5, 11);
+  ThreadPool pool(2);
+  testing::TempDir d;
+  CountingEmbedder embedder(96);
+  auto e = search::Engine::Open(Options(d.path(), 100000), &embedder, &pool);
+  REQUIRE(e.ok());
+  Lists published;
+  std::vector<bus::NoteEvent> batch;
+  for (uint64_t i = 0; i < 30; ++i) batch.push_back(Event(gen, i, i, 5));
+  ApplyAll(**e, batch, &published);
+
+  // Before the mark, an older version is a stale redelivery: skipped.
+  search::ApplyStats stats;
+  auto stale = (*e)->Apply(std::vector<bus::NoteEvent>{Event(gen, 0, 100, 3)}, &stats);
+  REQUIRE(stale.ok());
+  CHECK(stats.unchanged == 1);
+  CHECK(stale->empty());
+
+  // The mark, then a change at a version below the forgotten ones, in one
+  // batch: every list of the site comes back, and the change applies.
+  std::vector<bus::NoteEvent> restored{bus::RestoredEvent(kSite, 2), Event(gen, 0, 100, 3)};
+  auto updates = (*e)->Apply(restored, &stats);
+  REQUIRE(updates.ok());
+  std::set<std::string> listed;
+  for (const bus::RelatedUpdate& u : *updates) {
+    CHECK(u.site == kSite);
+    for (const bus::RelatedList& l : u.lists) listed.insert(l.path);
+  }
+  CHECK(listed.size() == 30);
+  CHECK(stats.embedded_notes == 1);
+  REQUIRE((*e)->MarkPublished(*updates).ok());
+  // Its version is stored: the same event again is a no-op.
+  updates = (*e)->Apply(std::vector<bus::NoteEvent>{Event(gen, 0, 100, 3)}, &stats);
+  REQUIRE(updates.ok());
+  CHECK(stats.unchanged == 1);
+  CHECK(stats.embedded_notes == 0);
+
+  // A mark for another site changes nothing here.
+  updates = (*e)->Apply(std::vector<bus::NoteEvent>{bus::RestoredEvent("other", 1)}, &stats);
+  REQUIRE(updates.ok());
+  CHECK(updates->empty());
 }
