@@ -217,7 +217,4 @@ echo "$(date -u +%FT%TZ),$COMMIT,$ROUNDS,$SECS,$FIO_P50,$FIO_P99,$OV_P50,$OV_P99
 CSV3=loadtest/results/storage-bench-replicated.csv
 [[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs,r3shm_put1_p50_us,r3shm_put1_p99_us,r3shm_put1_mean_us,r3shm_mib_put_mibs" >"$CSV3"
 echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS,$S3_50,$S3_99,$S3_MEAN,$S3_M_RPS" >>"$CSV3"
-CSV3=loadtest/results/storage-bench-replicated.csv
-[[ -f $CSV3 ]] || echo "date,commit,secs,fio_append_p50_us,fio_seq_sync_mibs,r3_put1_p50_us,r3_put1_p99_us,r3_put1_mean_us,r3_mib_put_mibs,r3shm_put1_p50_us,r3shm_put1_p99_us,r3shm_put1_mean_us,r3shm_mib_put_mibs" >"$CSV3"
-echo "$(date -u +%FT%TZ),$COMMIT,$SECS,$FIO_P50,$FIO_SEQSYNC,$R3_50,$R3_99,$R3_MEAN,$R3_M_RPS,$S3_50,$S3_99,$S3_MEAN,$S3_M_RPS" >>"$CSV3"
 rm -rf "$WORK/journal"
