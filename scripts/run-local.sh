@@ -62,7 +62,7 @@ fi
 wait_http "http://127.0.0.1:$STORAGE_PORT/readyz"
 
 "$BIN/folio-ingest" --listen "127.0.0.1:$INGEST_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" \
+  --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" --instance make-run \
   --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$WRITE_TOKEN_FILE" \
   >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
 "$BIN/folio-edge" --listen "127.0.0.1:$EDGE_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
