@@ -116,31 +116,11 @@ Status Publisher::KvDelete(std::string_view bucket, std::string_view key) {
 }
 
 Status Publisher::Wait(int64_t timeout_ms) {
-  jsPubOptions po;
-  jsPubOptions_Init(&po);
-  po.MaxWait = timeout_ms > 0 ? timeout_ms : 1;
-  natsStatus s = js_PublishAsyncComplete(impl_->js, &po);
-  uint64_t unacked = 0;
-  if (s == NATS_TIMEOUT) {
-    natsMsgList pending;  // forgotten: the caller fails the write
-    if (js_PublishAsyncGetPendingList(&pending, impl_->js) == NATS_OK) {
-      unacked = static_cast<uint64_t>(pending.Count);
-      natsMsgList_Destroy(&pending);
-    }
-  }
-  uint64_t failed = 0;
-  std::string first;
-  {
+  return WaitForPublishAcks(impl_->js, timeout_ms, "JetStream publishes", [this](uint64_t* failed, std::string* first) {
     std::lock_guard<std::mutex> lock(PublisherMutex());
-    failed = std::exchange(impl_->failures, 0);
-    first.swap(impl_->first_error);
-  }
-  if (s != NATS_OK && s != NATS_TIMEOUT) return NatsError(s, "wait for JetStream acks");
-  if (s == NATS_OK && failed == 0) return Status::Ok();
-  std::string msg = std::to_string(failed) + " JetStream publishes failed";
-  if (!first.empty()) msg += " (first: " + first + ")";
-  if (s == NATS_TIMEOUT) msg += ", " + std::to_string(unacked) + " not acknowledged in " + std::to_string(timeout_ms) + " ms";
-  return Status::Unavailable(std::move(msg));
+    *failed = std::exchange(impl_->failures, 0);
+    first->swap(impl_->first_error);
+  });
 }
 
 Status ReadSubject(Bus* bus, std::string_view stream, std::string_view subject, uint64_t count,

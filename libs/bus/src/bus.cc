@@ -1,6 +1,7 @@
 #include "folio/bus/bus.h"
 
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "bus_internal.h"
@@ -327,38 +328,41 @@ Status Bus::KvDeleteAsync(std::string_view bucket, std::string_view key) {
   return impl_->Publish(KvSubject(bucket, key), {}, {}, true);
 }
 
-Status Bus::WaitForAcks(int64_t timeout_ms) {
+Status WaitForPublishAcks(jsCtx* js, int64_t timeout_ms, std::string_view what,
+                          const std::function<void(uint64_t* failed, std::string* first_error)>& take_failures) {
   jsPubOptions po;
   jsPubOptions_Init(&po);
   po.MaxWait = timeout_ms > 0 ? timeout_ms : 1;
-  natsStatus s = js_PublishAsyncComplete(impl_->js, &po);
+  natsStatus s = js_PublishAsyncComplete(js, &po);
   uint64_t unacked = 0;
   if (s == NATS_TIMEOUT) {
     // Forget them so the next batch starts clean; callers republish
-    // (with msg ids, duplicates are dropped by the server).
+    // (with msg ids, duplicates are dropped by the server) or fail.
     natsMsgList pending;
-    if (js_PublishAsyncGetPendingList(&pending, impl_->js) == NATS_OK) {
+    if (js_PublishAsyncGetPendingList(&pending, js) == NATS_OK) {
       unacked = static_cast<uint64_t>(pending.Count);
       natsMsgList_Destroy(&pending);
     }
   }
   uint64_t failed = 0;
   std::string first_error;
-  {
-    std::lock_guard<std::mutex> lock(CallbackMutex());
-    failed = impl_->ack_failures;
-    impl_->ack_failures = 0;
-    first_error.swap(impl_->first_ack_error);
-  }
-  if (s != NATS_OK && s != NATS_TIMEOUT) return NatsError(s, "wait for publish acks");
+  take_failures(&failed, &first_error);
+  if (s != NATS_OK && s != NATS_TIMEOUT) return NatsError(s, "wait for " + std::string(what) + " acks");
   if (failed == 0 && unacked == 0 && s == NATS_OK) return Status::Ok();
-  std::string msg = std::to_string(failed) + " publishes failed";
+  std::string msg = std::to_string(failed) + " " + std::string(what) + " failed";
   if (!first_error.empty()) msg += " (first: " + first_error + ")";
   if (s == NATS_TIMEOUT) {
-    msg += ", " + std::to_string(unacked) + " not acknowledged within " +
-           std::to_string(timeout_ms) + " ms";
+    msg += ", " + std::to_string(unacked) + " not acknowledged within " + std::to_string(timeout_ms) + " ms";
   }
   return Status::Unavailable(std::move(msg));
+}
+
+Status Bus::WaitForAcks(int64_t timeout_ms) {
+  return WaitForPublishAcks(impl_->js, timeout_ms, "publishes", [this](uint64_t* failed, std::string* first) {
+    std::lock_guard<std::mutex> lock(CallbackMutex());
+    *failed = std::exchange(impl_->ack_failures, 0);
+    first->swap(impl_->first_ack_error);
+  });
 }
 
 Result<std::string> Bus::KvGet(std::string_view bucket, std::string_view key) {

@@ -57,4 +57,14 @@ bool IsValidBucketName(std::string_view bucket);
 // last one ">"; without (publishes, requests), neither.
 bool IsValidSubject(std::string_view subject, bool wildcards);
 
+// Waits up to timeout_ms for every async publish of js to be acknowledged
+// (js_PublishAsyncComplete); on a timeout the unacknowledged ones are
+// forgotten (the caller republishes or fails the write). take_failures is
+// called once, under the caller's lock, to read and reset the failed acks
+// its ack handler counted (and the first one's error). kUnavailable "N
+// <what> failed (first: ...), M not acknowledged in T ms" unless all were
+// acknowledged; a NATS error naming `what` otherwise.
+Status WaitForPublishAcks(jsCtx* js, int64_t timeout_ms, std::string_view what,
+                          const std::function<void(uint64_t* failed, std::string* first_error)>& take_failures);
+
 }  // namespace folio::bus
