@@ -1,13 +1,14 @@
 // Fault test: NATS stopped and restarted under reader traffic. Readers must
 // not notice (the edge serves every page from memory: 0 failed requests, all
-// 200), and once NATS is back, pushes made during and after the outage
-// reach the edge without restarting anything.
+// 200), and once NATS is back, pushes made during (its first seconds: see the
+// lease below) and after the outage reach the edge without restarting anything.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <thread>
 
 #include "../integration/cluster.h"
+#include "../integration/test_util.h"
 #include "folio/testing/load.h"
 
 using namespace folio;
@@ -57,4 +58,30 @@ TEST_CASE("faults: a NATS outage under read load costs readers nothing; updates 
   CHECK(s.errors == 0);
   CHECK(s.connect_errors == 0);
   CHECK(s.Count(200) == s.requests);
+}
+
+// One writer (issue 23): a leader that cannot renew its lease stops writing
+// --lease-ttl − 2 × --lease-renew (6 s) after its last good renew, since
+// another ingest may take over. A push in a longer outage gets 503 naming the
+// lease and commits nothing; once NATS is back the lease is renewed and
+// pushes go through.
+TEST_CASE("faults: past the lease's margin in a NATS outage, pushes get 503 and commit nothing; they resume after it") {
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"Lease/a.md", "# A\n\nbefore\n"}})).status == 200);
+  const std::string manifest = c.Manifest().body;
+  c.nats().Stop();
+  std::this_thread::sleep_for(std::chrono::seconds(8));
+  http::ClientResponse refused = c.Push(PushBody({{"Lease/a.md", "# A\n\nduring a long outage\n"}}));
+  INFO(refused.body);
+  INFO(c.Logs());
+  CHECK(refused.status == 503);
+  CHECK(refused.body.find("not_leader") != std::string::npos);
+  CHECK(c.Manifest().body == manifest);  // nothing committed: the same version and hashes
+  c.nats().Start();
+  http::ClientResponse after;
+  CHECK(Eventually([&] {
+    after = c.Push(PushBody({{"Lease/a.md", "# A\n\nafter the outage\n"}}));
+    return after.status == 200;
+  }, 30000));
+  CHECK(c.WaitForPage("/lease/a", 200, "after the outage", 30000).status == 200);
 }

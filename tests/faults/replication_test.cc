@@ -296,7 +296,7 @@ TEST_CASE("faults: lose a storage replica, a NATS node, a search replica and ing
     std::string bytes = RandomBytes(large ? (1u << 20) + 300'000 + 10'000 * i : 2'000 + 97 * i, 1000 + i);
     WriteFile(vault + "/media/" + file, bytes);
     std::string sha = Sha256Hex(bytes);
-    assets.push_back({file, sha, "/assets/" + sha.substr(0, 16) + "/" + file});
+    assets.push_back({file, sha, AssetPath(bytes, file)});
   }
   std::vector<std::string> pages;
   for (int n = 0; n < kNotes; ++n) {

@@ -344,21 +344,6 @@ TEST_CASE("storage tokens: an edge needs the read token to fetch assets, ingest 
 
 namespace {
 
-// {"attachments":[{"path":p,"data":base64(bytes)}...]}
-std::string AttachmentsPush(const std::vector<std::pair<std::string, std::string>>& files) {
-  JsonWriter w;
-  w.BeginObject().Key("attachments").BeginArray();
-  for (const auto& [path, bytes] : files) {
-    w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
-std::string AssetPath(const std::string& bytes, const std::string& name) {
-  return "/assets/" + Sha256Hex(bytes).substr(0, 16) + "/" + name;
-}
-
 constexpr const char* kSandbox = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 }  // namespace
@@ -383,7 +368,7 @@ TEST_CASE("attachments run no script on the site: CSP sandbox, nosniff, download
   const std::string bin = RandomBytes("\x7f" "ELF", 3000, 33);
   const std::string big_svg = "<svg xmlns=\"http://www.w3.org/2000/svg\">" + std::string(1500000, ' ') +
                               "<script>alert(3)</script></svg>";
-  auto pushed = c.Push(AttachmentsPush({{"media/evil.svg", svg}, {"page.html", html}, {"img.png", png},
+  auto pushed = c.Push(AttachmentsPushBody({{"media/evil.svg", svg}, {"page.html", html}, {"img.png", png},
                                         {"doc.pdf", pdf}, {"data.bin", bin}, {"big.svg", big_svg}}));
   INFO(pushed.body);
   REQUIRE(pushed.status == 200);
@@ -469,7 +454,7 @@ TEST_CASE("a damaged attachment is an error status at the edge, never 200 cut sh
   c.StartEdge();
   const std::string small = RandomBytes("\x89PNG\r\n\x1a\n", 5000, 41);
   const std::string big = RandomBytes("%PDF-1.4\n", 3 << 20, 42);
-  auto pushed = c.Push(AttachmentsPush({{"small.png", small}, {"big.pdf", big}}));
+  auto pushed = c.Push(AttachmentsPushBody({{"small.png", small}, {"big.pdf", big}}));
   INFO(pushed.body);
   REQUIRE(pushed.status == 200);
   const std::string small_url = AssetPath(small, "small.png"), big_url = AssetPath(big, "big.pdf");
@@ -495,7 +480,7 @@ TEST_CASE("a damaged attachment is an error status at the edge, never 200 cut sh
   auto head = c.EdgeGet(big_url, {}, "HEAD");
   CHECK(head.status == 502);
   // Other files are served as before.
-  auto again = c.Push(AttachmentsPush({{"fine.png", RandomBytes("\x89PNG\r\n\x1a\n", 1000, 43)}}));
+  auto again = c.Push(AttachmentsPushBody({{"fine.png", RandomBytes("\x89PNG\r\n\x1a\n", 1000, 43)}}));
   CHECK(again.status == 200);
   CHECK(c.EdgeGet(AssetPath(RandomBytes("\x89PNG\r\n\x1a\n", 1000, 43), "fine.png")).status == 200);
 }

@@ -273,13 +273,28 @@ std::string PushBody(const std::vector<std::pair<std::string, std::string>>& not
 }
 
 std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes) {
+  return AttachmentsPushBody({{path, bytes}}, note, "# Pic\n\n![[" + path + "]]\n");
+}
+
+std::string AttachmentsPushBody(const std::vector<std::pair<std::string, std::string>>& files,
+                                const std::string& note_path, const std::string& content) {
   JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  w.BeginObject().Key("path").String(note).Key("content").String("# Pic\n\n![[" + path + "]]\n").EndObject();
-  w.EndArray().Key("attachments").BeginArray();
-  w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
+  w.BeginObject();
+  if (!note_path.empty()) {
+    w.Key("notes").BeginArray();
+    w.BeginObject().Key("path").String(note_path).Key("content").String(content).EndObject();
+    w.EndArray();
+  }
+  w.Key("attachments").BeginArray();
+  for (const auto& [path, bytes] : files) {
+    w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
+  }
   w.EndArray().EndObject();
   return w.Take();
+}
+
+std::string AssetPath(const std::string& bytes, const std::string& name) {
+  return "/assets/" + Sha256Hex(bytes).substr(0, 16) + "/" + name;
 }
 
 http::ClientResponse IngestPost(const Cluster& c, const std::string& path, const std::string& body,

@@ -130,6 +130,11 @@ std::string PushBody(const std::vector<std::pair<std::string, std::string>>& not
                      const std::vector<std::string>& deletes = {});
 // {"notes":[one note embedding `path`],"attachments":[{"path":path,"data":base64(bytes)}]}.
 std::string PushWithAttachment(const std::string& note, const std::string& path, const std::string& bytes);
+// {"notes":[note_path: `content`] (none when note_path is ""),"attachments":[{"path":p,"data":base64(bytes)}...]}
+std::string AttachmentsPushBody(const std::vector<std::pair<std::string, std::string>>& files,
+                                const std::string& note_path = "", const std::string& content = "");
+// Where an edge serves an attachment: "/assets/<first 16 hex of its SHA-256>/<name>".
+std::string AssetPath(const std::string& bytes, const std::string& name);
 
 // POST ingest's `path` (e.g. "/api/v1/push?stage=s&batch=1") with the JSON
 // body, the token unless empty, and an Idempotency-Key unless empty. A

@@ -19,10 +19,6 @@ using namespace folio::it;
 
 namespace {
 
-std::string AssetPath(const std::string& bytes, const std::string& name) {
-  return "/assets/" + Sha256Hex(bytes).substr(0, 16) + "/" + name;
-}
-
 Cluster* WithStorage(Cluster* c) {
   c->StartStorage();
   c->AddIngestArgs(c->IngestStorageArgs());

@@ -120,19 +120,7 @@ namespace {
 std::string NoteWithAttachments(const std::vector<std::pair<std::string, std::string>>& files) {
   std::string note = "# Media\n\n";
   for (const auto& f : files) note += "![[" + f.first + "]]\n\n";
-  JsonWriter w;
-  w.BeginObject().Key("notes").BeginArray();
-  w.BeginObject().Key("path").String("Media.md").Key("content").String(note).EndObject();
-  w.EndArray().Key("attachments").BeginArray();
-  for (const auto& [path, bytes] : files) {
-    w.BeginObject().Key("path").String(path).Key("data").String(Base64Encode(bytes)).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
-std::string AssetPath(const std::string& bytes, const std::string& name) {
-  return "/assets/" + Sha256Hex(bytes).substr(0, 16) + "/" + name;
+  return AttachmentsPushBody(files, "Media.md", note);
 }
 
 }  // namespace

@@ -70,10 +70,7 @@ void Flags::AddBool(std::string name, bool default_value, std::string help) {
 
 Status Flags::Parse(int argc, const char* const* argv) {
   for (auto& [name, f] : flags_) {
-    if (const char* env = std::getenv(EnvName(name).c_str())) {
-      f.value = env;
-      f.set = true;
-    }
+    if (const char* env = std::getenv(EnvName(name).c_str())) f.value = env;
   }
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
@@ -99,7 +96,6 @@ Status Flags::Parse(int argc, const char* const* argv) {
       return Status::Invalid("unknown flag --" + std::string(name) + " (see --help)");
     }
     Flag& f = it->second;
-    f.set = true;
     if (f.is_bool) {
       bool b = true;
       if (has_value && !ParseBoolText(value, &b)) {
@@ -122,12 +118,6 @@ Status Flags::Parse(int argc, const char* const* argv) {
     if (f.is_bool) f.value = b ? "true" : "false";
   }
   return Status::Ok();
-}
-
-bool Flags::IsSet(std::string_view name) const {
-  auto it = flags_.find(name);
-  if (it == flags_.end()) std::abort();  // programming error: undeclared flag
-  return it->second.set;
 }
 
 const std::string& Flags::Get(std::string_view name) const {

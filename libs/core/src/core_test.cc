@@ -48,23 +48,6 @@ TEST_CASE("flags: command line beats environment beats default") {
   unsetenv("FOLIO_LISTEN");
 }
 
-TEST_CASE("flags: IsSet tells a given flag (command line or environment) from its default") {
-  Flags f("t", "test");
-  f.Add("nats", "nats://127.0.0.1:4222", "bus");
-  f.Add("listen", "127.0.0.1:8080", "where");
-  f.Add("data", "./data", "dir");
-  f.AddBool("replicated", false, "r");
-  setenv("FOLIO_DATA", "./data", 1);  // given, even if equal to the default
-  const char* argv[] = {"t", "--nats", "nats://127.0.0.1:4222", "--replicated=false"};
-  REQUIRE(f.Parse(4, argv).ok());
-  CHECK(f.IsSet("nats"));
-  CHECK(f.IsSet("data"));
-  CHECK(f.IsSet("replicated"));
-  CHECK_FALSE(f.GetBool("replicated"));
-  CHECK_FALSE(f.IsSet("listen"));
-  unsetenv("FOLIO_DATA");
-}
-
 TEST_CASE("flags: unknown flag and bad numbers are errors") {
   Flags f("t", "test");
   f.Add("max-body", "32MiB", "limit");

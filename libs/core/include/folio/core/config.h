@@ -33,9 +33,6 @@ class Flags {
 
   // REQUIRES: the flag was declared with Add/AddBool.
   const std::string& Get(std::string_view name) const;
-  // Whether the command line or the environment gave the flag (false: its
-  // default). REQUIRES: declared, and Parse called.
-  bool IsSet(std::string_view name) const;
   bool GetBool(std::string_view name) const;
   // Parses the value as an integer; a malformed value is kInvalidArgument.
   Result<int64_t> GetInt(std::string_view name) const;
@@ -53,7 +50,6 @@ class Flags {
     std::string default_value;
     std::string help;
     bool is_bool = false;
-    bool set = false;  // given by the command line or the environment
   };
   std::string program_, summary_;
   std::map<std::string, Flag, std::less<>> flags_;
