@@ -5,7 +5,11 @@
 // answer is an error, as wrk counts) reads every page over and over, opening
 // new connections all the time. What must hold:
 //  - a handover (a second edge on the port with SO_REUSEPORT, then SIGTERM
-//    to the first) costs 0 errors, 0 connect errors and 0 404s;
+//    to the first) costs 0 errors, 0 connect errors and 0 404s, given
+//    net.ipv4.tcp_migrate_req=1 (the test sets it for its run when it may,
+//    and puts it back). Without it the kernel resets a connection whose
+//    handshake lands between the old listener's last accept and its close
+//    (deploy/RESTARTS.md); then at most one reset per handover is allowed;
 //  - a restart of the only edge on a socket kept by a parent (systemd socket
 //    activation) costs the same after SIGTERM (requests wait in the
 //    backlog), and 0 404s after kill -9 (only requests on the connections
@@ -54,6 +58,45 @@ std::string ReadFile(const std::string& path) {
 }
 
 bool ExitedCleanly(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+// net.ipv4.tcp_migrate_req (Linux 5.14+, per network namespace) set to 1
+// for the life of this object when it can be (root, a writable /proc/sys),
+// then put back as it was. on() says whether the kernel migrates the
+// connections queued on a closing SO_REUSEPORT listener to a sibling.
+class MigrateRequests {
+ public:
+  MigrateRequests() {
+    before_ = ReadValue();
+    if (before_ == "0" && Write("1")) restore_ = true;
+    on_ = ReadValue() == "1";
+    if (!on_) {
+      MESSAGE("net.ipv4.tcp_migrate_req is not 1 and cannot be set here: a handover may cost a kernel reset");
+    }
+  }
+  ~MigrateRequests() {
+    if (restore_) Write(before_);
+  }
+  MigrateRequests(const MigrateRequests&) = delete;
+  MigrateRequests& operator=(const MigrateRequests&) = delete;
+  bool on() const { return on_; }
+
+ private:
+  static constexpr const char* kPath = "/proc/sys/net/ipv4/tcp_migrate_req";
+  static std::string ReadValue() {
+    std::string v = ReadFile(kPath);
+    while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    return v;
+  }
+  static bool Write(const std::string& v) {
+    std::ofstream out(kPath);
+    out << v << "\n";
+    out.close();
+    return !out.fail();
+  }
+  std::string before_;
+  bool restore_ = false;
+  bool on_ = false;
+};
 
 // nats-server + folio-ingest with kPages published pages (no edge).
 struct Site {
@@ -187,6 +230,7 @@ std::string WrkScript(const std::vector<std::string>& paths) {
 }  // namespace
 
 TEST_CASE("faults: five edge handovers under wrk: 0 failed requests") {
+  MigrateRequests migrate;
   Site site;
   const int port = testing::FreePort();
   auto current = std::make_unique<Edge>(site, "w0", port);
@@ -222,12 +266,13 @@ TEST_CASE("faults: five edge handovers under wrk: 0 failed requests") {
   CHECK(r.requests > 0);
   CHECK(r.non_2xx_3xx == 0);
   CHECK(r.connect == 0);
-  CHECK(r.read == 0);
-  CHECK(r.write == 0);
+  // A kernel reset (no tcp_migrate_req) shows as a read or write error.
+  CHECK(r.read + r.write <= (migrate.on() ? 0L : 5L));
   CHECK(r.timeout == 0);
 }
 
 TEST_CASE("faults: edge handover under load: 0 errors, 0 connect errors, 0 404s") {
+  MigrateRequests migrate;
   Site site;
   const int port = testing::FreePort();
   Edge a(site, "a", port);
@@ -245,7 +290,7 @@ TEST_CASE("faults: edge handover under load: 0 errors, 0 connect errors, 0 404s"
   testing::LoadStats s = load.Stop();
   MESSAGE("handover: ", s.Describe());
   INFO(s.Describe(), "\n", a.Log(), b.Log());
-  CHECK(s.errors == 0);
+  CHECK(s.errors <= (migrate.on() ? 0u : 1u));
   CHECK(s.connect_errors == 0);
   CHECK(s.Count(404) == 0);
   CHECK(s.Count(200) == s.requests);
