@@ -2,12 +2,32 @@
 
 #include <fcntl.h>
 
+#include <fstream>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "folio/core/log.h"
 
 namespace folio::edge {
+
+namespace {
+
+// A handover on a shared port (SO_REUSEPORT) is clean only when the kernel
+// moves the connections queued on a closing listener to a sibling
+// (net.ipv4.tcp_migrate_req, Linux 5.14+); otherwise it resets the few whose
+// handshake lands between the old edge's last accept and its close. Said
+// once at start, where the operator can act on it (deploy/RESTARTS.md).
+void WarnIfHandoverResets() {
+  std::ifstream in("/proc/sys/net/ipv4/tcp_migrate_req");
+  std::string value;
+  if (!(in >> value) || value != "0") return;  // 1, or a kernel without it: nothing to say
+  log::Warn("net.ipv4.tcp_migrate_req is 0: a handover on this port (a new edge started before this one stops) "
+            "can reset a connection the kernel queued for the old edge as it closed its socket; set it to 1 "
+            "(sysctl -w net.ipv4.tcp_migrate_req=1) or use socket activation");
+}
+
+}  // namespace
 
 void EdgeState::SetNotReady(std::string why) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -60,6 +80,7 @@ void PublicPort::ListenFrom(size_t i, int at_port) {
       return;
     }
     state_->ready = true;
+    if (fds_.empty()) WarnIfHandoverResets();
     log::Info("folio-edge listening; ready",
               {{"addr", fds_.empty() ? host_ + ":" + std::to_string(wp->server().port()) : "systemd socket"},
                {"pages", std::to_string(pages_())}});
