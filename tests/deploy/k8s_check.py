@@ -271,7 +271,113 @@ def check_overlay(label, docs, secrets_ext, flag_cache):
                 if not any(port in (sp.get("name"), sp.get("port")) for sp in s["spec"]["ports"]):
                     fail(where(ing), f"Service {svc['name']!r} has no port {port!r}")
 
+    check_network_policies(label, by_kind, pods)
     check_nats(label, by_kind)
+
+
+def selector_matches(sel, labels):
+    """A LabelSelector (matchLabels, matchExpressions In/NotIn/Exists) against labels; {} selects all."""
+    sel = sel or {}
+    if any(labels.get(k) != v for k, v in (sel.get("matchLabels") or {}).items()):
+        return False
+    for e in sel.get("matchExpressions") or []:
+        v = labels.get(e["key"])
+        op = e["operator"]
+        if (op == "In" and v not in e.get("values", [])) or (op == "NotIn" and v in e.get("values", [])) \
+                or (op == "Exists" and v is None) or (op == "DoesNotExist" and v is not None):
+            return False
+    return True
+
+
+def peer_matches(peer, ns, end):
+    """A NetworkPolicy peer (from/to) of a policy in namespace ns against end = (namespace labels, pod labels)."""
+    ns_labels, pod_labels = end
+    if "ipBlock" in peer:
+        return False
+    if "namespaceSelector" in peer:
+        if not selector_matches(peer["namespaceSelector"], ns_labels):
+            return False
+    elif ns_labels.get("kubernetes.io/metadata.name") != ns:
+        return False
+    return "podSelector" not in peer or selector_matches(peer["podSelector"], pod_labels)
+
+
+def policy_allows(policies, ns, kind, me, peer, port, proto="TCP"):
+    """Whether the policies of namespace ns let pod `me` (its labels) take
+    `kind` (Ingress or Egress) traffic from/to `peer` on port/proto."""
+    key, peers_key = ("ingress", "from") if kind == "Ingress" else ("egress", "to")
+    mine = [p for p in policies if selector_matches(p["spec"].get("podSelector"), me)
+            and kind in p["spec"].get("policyTypes", ["Ingress"])]
+    if not mine:
+        return True
+    for p in mine:
+        for rule in p["spec"].get(key) or []:
+            peers = rule.get(peers_key)
+            ports = rule.get("ports")
+            if (not peers or any(peer_matches(x, ns, peer) for x in peers)) and \
+                    (not ports or any(q.get("port") == port and q.get("protocol", "TCP") == proto for q in ports)):
+                return True
+    return False
+
+
+INGRESS_NS = "ingress-nginx"  # the namespaces networkpolicy.yaml names (deploy/k8s/README.md)
+MONITORING_NS = "monitoring"
+
+
+def check_network_policies(label, by_kind, pods):
+    """Default deny in and out, then exactly the flows folio uses (base/networkpolicy.yaml)."""
+    policies = list(by_kind.get("NetworkPolicy", {}).values())
+    if not policies:
+        fail(label, "no NetworkPolicy: every pod is open to the whole cluster")
+        return
+    ns = policies[0]["metadata"].get("namespace")
+    if not any(p["spec"].get("podSelector") in ({}, None) and not p["spec"].get("ingress")
+               and not p["spec"].get("egress") and {"Ingress", "Egress"} <= set(p["spec"].get("policyTypes", []))
+               for p in policies):
+        fail(label, "no default-deny NetworkPolicy (podSelector {}, policyTypes Ingress and Egress, no rules)")
+    here = {"kubernetes.io/metadata.name": ns}
+    pod_labels = {}
+    for _, t in pods:
+        labels = t["metadata"].get("labels", {})
+        pod_labels[labels.get("app.kubernetes.io/name", "")] = labels
+    outside = lambda name: ({"kubernetes.io/metadata.name": name}, {})
+
+    def flow(src, dst, port, want, proto="TCP"):
+        s = (here, pod_labels[src]) if src in pod_labels else outside(src)
+        d = (here, pod_labels[dst]) if dst in pod_labels else outside(dst)
+        ok = ((s[0] is not here or policy_allows(policies, ns, "Egress", s[1], d, port, proto)) and
+              (d[0] is not here or policy_allows(policies, ns, "Ingress", d[1], s, port, proto)))
+        if ok != want:
+            fail(label, f"NetworkPolicies {'block' if want else 'allow'} {src} -> {dst}:{port}/{proto}")
+
+    folio = [n for n in pod_labels if n.startswith("folio-")]
+    if "nats" not in pod_labels or len(folio) < 4:
+        fail(label, f"NetworkPolicy check: expected nats and four folio workloads, got {sorted(pod_labels)}")
+        return
+    for n in folio:
+        flow(n, "nats", 4222, True)
+        flow(n, "kube-system", 53, True, "UDP")
+        flow(n, "kube-system", 53, True, "TCP")
+        flow(MONITORING_NS, n, 9090, True)
+        flow(INGRESS_NS, n, 9090, False)
+        flow("default", n, 9090, False)
+        flow(n, "default", 443, False)  # no way out but what folio uses
+    flow("nats", "nats", 6222, True)
+    flow("folio-edge", "nats", 6222, False)
+    flow(MONITORING_NS, "nats", 8222, True)
+    flow("default", "nats", 4222, False)
+    flow(INGRESS_NS, "nats", 4222, False)
+    flow("folio-ingest", "folio-storage", 8083, True)
+    flow("folio-edge", "folio-storage", 8083, True)
+    flow("folio-search", "folio-storage", 8083, False)
+    flow("folio-storage", "folio-storage", 8083, False)  # replicas replicate through NATS
+    flow(INGRESS_NS, "folio-storage", 8083, False)
+    flow(INGRESS_NS, "folio-edge", 8081, True)
+    flow(INGRESS_NS, "folio-ingest", 8080, True)
+    flow("folio-edge", "folio-ingest", 8080, False)
+    flow("default", "folio-ingest", 8080, False)
+    flow("default", "folio-edge", 8081, False)
+    flow("folio-edge", "folio-search", 8082, False)  # queries go over NATS (search.query)
 
 
 def check_nats(label, by_kind):
