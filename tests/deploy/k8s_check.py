@@ -272,6 +272,7 @@ def check_overlay(label, docs, secrets_ext, flag_cache):
                     fail(where(ing), f"Service {svc['name']!r} has no port {port!r}")
 
     check_network_policies(label, by_kind, pods)
+    check_placement(label, by_kind)
     check_nats(label, by_kind)
 
 
@@ -380,6 +381,55 @@ def check_network_policies(label, by_kind, pods):
     flow("folio-edge", "folio-search", 8082, False)  # queries go over NATS (search.query)
 
 
+def check_placement(label, by_kind):
+    """NATS: one node per machine (required) and spread over zones; the edges,
+    storage and search spread over zones; ingest's, storage's and search's
+    volumes are ReadWriteOncePod."""
+    sts = by_kind.get("StatefulSet", {})
+    nats = sts.get("nats")
+    if nats is not None:
+        pod = nats["spec"]["template"]["spec"]
+        req = ((pod.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution") or []
+        if not any(t.get("topologyKey") == "kubernetes.io/hostname" for t in req):
+            fail(label, "StatefulSet nats: no required podAntiAffinity on kubernetes.io/hostname")
+        zone = [c for c in pod.get("topologySpreadConstraints") or []
+                if c.get("topologyKey") == "topology.kubernetes.io/zone"]
+        if not zone:
+            fail(label, "StatefulSet nats: no topologySpreadConstraints on topology.kubernetes.io/zone")
+        elif nats["spec"].get("replicas", 1) > 1 and any(c.get("whenUnsatisfiable") != "DoNotSchedule" for c in zone):
+            fail(label, "StatefulSet nats: its zone spread is not DoNotSchedule")
+    for kind, name in (("Deployment", "edge"), ("StatefulSet", "storage"), ("StatefulSet", "search")):
+        d = by_kind.get(kind, {}).get(name)
+        if d is None:
+            continue
+        keys = {c.get("topologyKey") for c in d["spec"]["template"]["spec"].get("topologySpreadConstraints") or []}
+        if "topology.kubernetes.io/zone" not in keys:
+            fail(label, f"{kind}/{name}: no topologySpreadConstraints on topology.kubernetes.io/zone")
+        if name == "edge" and "kubernetes.io/hostname" not in keys:
+            fail(label, f"{kind}/{name}: no topologySpreadConstraints on kubernetes.io/hostname")
+    for name in ("ingest", "storage", "search"):
+        d = sts.get(name)
+        if d is None:
+            fail(label, f"no StatefulSet {name}")
+            continue
+        for v in d["spec"].get("volumeClaimTemplates", []):
+            if v["spec"].get("accessModes") != ["ReadWriteOncePod"]:
+                fail(label, f"StatefulSet/{name}: volume {v['metadata']['name']} is "
+                            f"{v['spec'].get('accessModes')}, not ReadWriteOncePod")
+
+
+def check_storageclass_example():
+    path = os.path.join(K8S, "examples", "storageclass.yaml")
+    try:
+        docs = [d for d in yaml.safe_load_all(open(path)) if d]
+    except (OSError, yaml.YAMLError) as e:
+        fail("deploy/k8s/examples/storageclass.yaml", str(e))
+        return
+    if not any(d.get("kind") == "StorageClass" and d.get("volumeBindingMode") == "WaitForFirstConsumer" for d in docs):
+        fail("deploy/k8s/examples/storageclass.yaml", "no StorageClass with volumeBindingMode WaitForFirstConsumer")
+
+
 def check_nats(label, by_kind):
     nats = by_kind.get("StatefulSet", {}).get("nats")
     if nats is None:
@@ -428,6 +478,7 @@ def main():
     overlays = [K8S] + sorted(os.path.join(K8S, "overlays", d) for d in os.listdir(os.path.join(K8S, "overlays")))
     parts = [os.path.join(K8S, "base"), os.path.join(K8S, "common")]
     secrets_ext = external_secrets()
+    check_storageclass_example()
     flag_cache = {}
     checked = 0
     for kubectl in kubectls:
