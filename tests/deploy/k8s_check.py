@@ -273,6 +273,7 @@ def check_overlay(label, docs, secrets_ext, flag_cache):
 
     check_network_policies(label, by_kind, pods)
     check_placement(label, by_kind)
+    check_ingresses(label, by_kind)
     check_nats(label, by_kind)
 
 
@@ -428,6 +429,50 @@ def check_storageclass_example():
         return
     if not any(d.get("kind") == "StorageClass" and d.get("volumeBindingMode") == "WaitForFirstConsumer" for d in docs):
         fail("deploy/k8s/examples/storageclass.yaml", "no StorageClass with volumeBindingMode WaitForFirstConsumer")
+
+
+# ingest's largest push body with folio-storage (services/ingest/config.cc
+# ReadLimits: --max-body 64 MiB grown to one 64 MiB attachment in base64 + 1 MiB).
+INGEST_MAX_BODY = max(64 << 20, (64 << 20) // 3 * 4 + (1 << 20))
+
+
+def nginx_size(v):
+    m = re.fullmatch(r"(\d+)([kKmMgG]?)", str(v).strip())
+    if not m:
+        return None
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
+
+
+def check_ingresses(label, by_kind):
+    """The write API on a host of its own (no readers' host routes to ingest, no
+    API host to the edges), with a body limit no larger than ingest's own and
+    connection and rate limits."""
+    hosts = {}  # host -> {service names}
+    api = []
+    for ing in by_kind.get("Ingress", {}).values():
+        for rule in ing["spec"].get("rules", []):
+            for p in (rule.get("http") or {}).get("paths", []):
+                svc = p["backend"]["service"]["name"]
+                hosts.setdefault(rule.get("host"), set()).add(svc)
+                if svc == "ingest" and ing not in api:
+                    api.append(ing)
+    if not api:
+        fail(label, "no Ingress routes to ingest (the write API)")
+    for host, svcs in hosts.items():
+        if "ingest" in svcs and len(svcs) > 1:
+            fail(label, f"host {host!r} serves the write API and {sorted(svcs - {'ingest'})}: give the API its own host")
+        if host is None and "ingest" in svcs:
+            fail(label, "the write API's Ingress rule names no host")
+    for ing in api:
+        ann = ing["metadata"].get("annotations") or {}
+        w = f"{label} Ingress/{ing['metadata']['name']}"
+        size = nginx_size(ann.get("nginx.ingress.kubernetes.io/proxy-body-size", ""))
+        if size is None or size == 0 or size > INGEST_MAX_BODY:
+            fail(w, f"proxy-body-size {ann.get('nginx.ingress.kubernetes.io/proxy-body-size')!r} is unset, "
+                    f"unlimited or above ingest's largest body ({INGEST_MAX_BODY} bytes)")
+        for a in ("limit-connections", "limit-rps", "proxy-read-timeout", "proxy-send-timeout"):
+            if not str(ann.get(f"nginx.ingress.kubernetes.io/{a}", "")).isdigit():
+                fail(w, f"no nginx.ingress.kubernetes.io/{a}")
 
 
 def check_nats(label, by_kind):
