@@ -109,6 +109,9 @@ def check_container(where, c, pod, is_folio, flag_cache):
         fail(cw, "names no image")
     elif "@" not in image and ":" not in image.rsplit("/", 1)[-1]:
         fail(cw, f"image {image!r} has no tag: not mapped by the overlay's images:")
+    elif not image_pinned(image):
+        fail(cw, f"image {image!r} is not pinned: a digest, or a tag with a patch version "
+                 f"(2.9.10-alpine) or `git describe --tags --always` (deploy/k8s/pin-images.sh)")
     containers = pod.get("containers", [])
     for kind, path in (("livenessProbe", "/livez"), ("readinessProbe", "/readyz")):
         probe = c.get(kind)
@@ -475,6 +478,45 @@ def check_ingresses(label, by_kind):
                 fail(w, f"no nginx.ingress.kubernetes.io/{a}")
 
 
+# A pinned tag: a version with its patch number (2.9.10-alpine, v1.4.2,
+# v1.4.2-3-gabc1234) or a bare commit (`git describe --always` without tags).
+PINNED_TAG = re.compile(r"^(v?\d+\.\d+\.\d+([-.+][0-9A-Za-z.-]+)?|[0-9a-f]{7,40})$")
+
+
+def image_pinned(image):
+    if re.search(r"@sha256:[0-9a-f]{64}$", image):
+        return True
+    tag = image.rsplit("/", 1)[-1].partition(":")[2]
+    return tag != "latest" and bool(PINNED_TAG.match(tag))
+
+
+def check_release_scripts():
+    """deploy/upgrade.sh --dry-run rolls edge, search, storage, ingest in that
+    order, waiting for each; deploy/k8s/pin-images.sh pins a copy of common/'s
+    images: and leaves NATS alone."""
+    p = subprocess.run([os.path.join(SRC, "deploy", "upgrade.sh"), "1.2.3", "--dry-run"],
+                       capture_output=True, text=True)
+    cmds = [l[2:] for l in p.stdout.splitlines() if l.startswith("+ ")]
+    want = []
+    for w in ("deployment/edge", "statefulset/search", "statefulset/storage", "statefulset/ingest"):
+        want += [f"set image {w}", f"rollout status {w}"]
+    got = [re.sub(r"^kubectl -n \S+ ", "", c) for c in cmds]
+    if p.returncode != 0 or len(got) != len(want) or not all(g.startswith(w) for g, w in zip(got, want)):
+        fail("deploy/upgrade.sh --dry-run", f"expected {want}, got {cmds} (exit {p.returncode}) {p.stderr.strip()}")
+    src = os.path.join(K8S, "common", "kustomization.yaml")
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "kustomization.yaml")
+        shutil.copy(src, copy)
+        p = subprocess.run([os.path.join(K8S, "pin-images.sh"), "v9.8.7", "--file", copy],
+                           capture_output=True, text=True)
+        images = {i["name"]: i for i in (yaml.safe_load(open(copy)) or {}).get("images", [])}
+        before = {i["name"]: i for i in (yaml.safe_load(open(src)) or {}).get("images", [])}
+        if p.returncode != 0 or any(images.get(f"folio/{s}", {}).get("newTag") != "v9.8.7"
+                                    for s in ("ingest", "edge", "search", "storage")) \
+                or images.get("nats") != before.get("nats"):
+            fail("deploy/k8s/pin-images.sh", f"did not pin folio's four images alone: {images} {p.stderr.strip()}")
+
+
 def check_nats(label, by_kind):
     nats = by_kind.get("StatefulSet", {}).get("nats")
     if nats is None:
@@ -524,6 +566,7 @@ def main():
     parts = [os.path.join(K8S, "base"), os.path.join(K8S, "common")]
     secrets_ext = external_secrets()
     check_storageclass_example()
+    check_release_scripts()
     flag_cache = {}
     checked = 0
     for kubectl in kubectls:
