@@ -22,7 +22,23 @@ on, object by object:
   backend is an existing Service port;
 - the NATS topology agrees: FOLIO_NATS lists nats-0..N-1 of the StatefulSet's
   N replicas, FOLIO_NATS_REPLICAS <= N, nats.conf routes to the same N nodes
-  (no cluster block for one) and passes `nats-server -t`.
+  (no cluster block for one) and passes `nats-server -t`;
+- NetworkPolicies (issue 24): a default deny of ingress and egress, and, evaluated
+  flow by flow, exactly the flows folio uses allowed (clients to NATS 4222, routes
+  6222, ingest/edge to storage 8083, the ingress controller to edge and ingest,
+  monitoring to 9090/8222, DNS) and others denied;
+- placement: NATS with required anti-affinity per node and a DoNotSchedule zone
+  spread (when it has more than one node), edge/storage/search zone spreads;
+  ReadWriteOncePod volumes for ingest, storage and search; the example
+  StorageClass binds WaitForFirstConsumer;
+- the write API's Ingress on a host no readers' rule uses, its body limit at most
+  ingest's largest body, with connection and rate limits and timeouts;
+- every image pinned (a digest, or a tag with a patch version or a commit; never
+  latest); deploy/upgrade.sh --dry-run rolls edge, search, storage, ingest in that
+  order with a rollout wait after each; pin-images.sh pins a copy of common/;
+- StatefulSets' memory requests equal their limits;
+- a PodMonitor under deploy/k8s or a kubernetes_sd_configs scrape config under
+  deploy/prometheus exists.
 Exits 1 naming every failure."""
 import os
 import re
@@ -277,6 +293,7 @@ def check_overlay(label, docs, secrets_ext, flag_cache):
     check_network_policies(label, by_kind, pods)
     check_placement(label, by_kind)
     check_ingresses(label, by_kind)
+    check_stateful_memory(label, by_kind)
     check_nats(label, by_kind)
 
 
@@ -517,6 +534,31 @@ def check_release_scripts():
             fail("deploy/k8s/pin-images.sh", f"did not pin folio's four images alone: {images} {p.stderr.strip()}")
 
 
+def check_stateful_memory(label, by_kind):
+    """A stateful pod's memory request equals its limit: the scheduler places
+    it on what it will use, and it is evicted last (loadtest/sizing.py)."""
+    for name, d in by_kind.get("StatefulSet", {}).items():
+        for c in d["spec"]["template"]["spec"].get("containers", []):
+            res = c.get("resources") or {}
+            req, lim = (res.get("requests") or {}).get("memory"), (res.get("limits") or {}).get("memory")
+            if req != lim:
+                fail(label, f"StatefulSet/{name} container {c['name']}: memory request {req} != limit {lim}")
+
+
+def check_scrape_config():
+    """Something scrapes the pods on Kubernetes: a PodMonitor under deploy/k8s
+    (Prometheus Operator) or a Prometheus config with kubernetes_sd_configs
+    under deploy/prometheus."""
+    for root, needle in ((K8S, re.compile(r"^kind:\s*PodMonitor\s*$", re.M)),
+                         (os.path.join(SRC, "deploy", "prometheus"), re.compile(r"^\s*kubernetes_sd_configs:", re.M))):
+        for d, _, files in os.walk(root):
+            for f in files:
+                if f.endswith((".yaml", ".yml")) and needle.search(open(os.path.join(d, f), errors="replace").read()):
+                    return
+    fail("deploy", "no `kind: PodMonitor` under deploy/k8s and no `kubernetes_sd_configs` under deploy/prometheus: "
+                   "nothing scrapes the pods' /metrics on Kubernetes")
+
+
 def check_nats(label, by_kind):
     nats = by_kind.get("StatefulSet", {}).get("nats")
     if nats is None:
@@ -567,6 +609,7 @@ def main():
     secrets_ext = external_secrets()
     check_storageclass_example()
     check_release_scripts()
+    check_scrape_config()
     flag_cache = {}
     checked = 0
     for kubectl in kubectls:
