@@ -22,7 +22,23 @@ on, object by object:
   backend is an existing Service port;
 - the NATS topology agrees: FOLIO_NATS lists nats-0..N-1 of the StatefulSet's
   N replicas, FOLIO_NATS_REPLICAS <= N, nats.conf routes to the same N nodes
-  (no cluster block for one) and passes `nats-server -t`.
+  (no cluster block for one) and passes `nats-server -t`;
+- NetworkPolicies (issue 24): a default deny of ingress and egress, and, evaluated
+  flow by flow, exactly the flows folio uses allowed (clients to NATS 4222, routes
+  6222, ingest/edge to storage 8083, the ingress controller to edge and ingest,
+  monitoring to 9090/8222, DNS) and others denied;
+- placement: NATS with required anti-affinity per node and a DoNotSchedule zone
+  spread (when it has more than one node), edge/storage/search zone spreads;
+  ReadWriteOncePod volumes for ingest, storage and search; the example
+  StorageClass binds WaitForFirstConsumer;
+- the write API's Ingress on a host no readers' rule uses, its body limit at most
+  ingest's largest body, with connection and rate limits and timeouts;
+- every image pinned (a digest, or a tag with a patch version or a commit; never
+  latest); deploy/upgrade.sh --dry-run rolls edge, search, storage, ingest in that
+  order with a rollout wait after each; pin-images.sh pins a copy of common/;
+- StatefulSets' memory requests equal their limits;
+- a PodMonitor under deploy/k8s or a kubernetes_sd_configs scrape config under
+  deploy/prometheus exists.
 Exits 1 naming every failure."""
 import os
 import re
@@ -109,6 +125,9 @@ def check_container(where, c, pod, is_folio, flag_cache):
         fail(cw, "names no image")
     elif "@" not in image and ":" not in image.rsplit("/", 1)[-1]:
         fail(cw, f"image {image!r} has no tag: not mapped by the overlay's images:")
+    elif not image_pinned(image):
+        fail(cw, f"image {image!r} is not pinned: a digest, or a tag with a patch version "
+                 f"(2.9.10-alpine) or `git describe --tags --always` (deploy/k8s/pin-images.sh)")
     containers = pod.get("containers", [])
     for kind, path in (("livenessProbe", "/livez"), ("readinessProbe", "/readyz")):
         probe = c.get(kind)
@@ -271,7 +290,273 @@ def check_overlay(label, docs, secrets_ext, flag_cache):
                 if not any(port in (sp.get("name"), sp.get("port")) for sp in s["spec"]["ports"]):
                     fail(where(ing), f"Service {svc['name']!r} has no port {port!r}")
 
+    check_network_policies(label, by_kind, pods)
+    check_placement(label, by_kind)
+    check_ingresses(label, by_kind)
+    check_stateful_memory(label, by_kind)
     check_nats(label, by_kind)
+
+
+def selector_matches(sel, labels):
+    """A LabelSelector (matchLabels, matchExpressions In/NotIn/Exists) against labels; {} selects all."""
+    sel = sel or {}
+    if any(labels.get(k) != v for k, v in (sel.get("matchLabels") or {}).items()):
+        return False
+    for e in sel.get("matchExpressions") or []:
+        v = labels.get(e["key"])
+        op = e["operator"]
+        if (op == "In" and v not in e.get("values", [])) or (op == "NotIn" and v in e.get("values", [])) \
+                or (op == "Exists" and v is None) or (op == "DoesNotExist" and v is not None):
+            return False
+    return True
+
+
+def peer_matches(peer, ns, end):
+    """A NetworkPolicy peer (from/to) of a policy in namespace ns against end = (namespace labels, pod labels)."""
+    ns_labels, pod_labels = end
+    if "ipBlock" in peer:
+        return False
+    if "namespaceSelector" in peer:
+        if not selector_matches(peer["namespaceSelector"], ns_labels):
+            return False
+    elif ns_labels.get("kubernetes.io/metadata.name") != ns:
+        return False
+    return "podSelector" not in peer or selector_matches(peer["podSelector"], pod_labels)
+
+
+def policy_allows(policies, ns, kind, me, peer, port, proto="TCP"):
+    """Whether the policies of namespace ns let pod `me` (its labels) take
+    `kind` (Ingress or Egress) traffic from/to `peer` on port/proto."""
+    key, peers_key = ("ingress", "from") if kind == "Ingress" else ("egress", "to")
+    mine = [p for p in policies if selector_matches(p["spec"].get("podSelector"), me)
+            and kind in p["spec"].get("policyTypes", ["Ingress"])]
+    if not mine:
+        return True
+    for p in mine:
+        for rule in p["spec"].get(key) or []:
+            peers = rule.get(peers_key)
+            ports = rule.get("ports")
+            if (not peers or any(peer_matches(x, ns, peer) for x in peers)) and \
+                    (not ports or any(q.get("port") == port and q.get("protocol", "TCP") == proto for q in ports)):
+                return True
+    return False
+
+
+INGRESS_NS = "ingress-nginx"  # the namespaces networkpolicy.yaml names (deploy/k8s/README.md)
+MONITORING_NS = "monitoring"
+
+
+def check_network_policies(label, by_kind, pods):
+    """Default deny in and out, then exactly the flows folio uses (base/networkpolicy.yaml)."""
+    policies = list(by_kind.get("NetworkPolicy", {}).values())
+    if not policies:
+        fail(label, "no NetworkPolicy: every pod is open to the whole cluster")
+        return
+    ns = policies[0]["metadata"].get("namespace")
+    if not any(p["spec"].get("podSelector") in ({}, None) and not p["spec"].get("ingress")
+               and not p["spec"].get("egress") and {"Ingress", "Egress"} <= set(p["spec"].get("policyTypes", []))
+               for p in policies):
+        fail(label, "no default-deny NetworkPolicy (podSelector {}, policyTypes Ingress and Egress, no rules)")
+    here = {"kubernetes.io/metadata.name": ns}
+    pod_labels = {}
+    for _, t in pods:
+        labels = t["metadata"].get("labels", {})
+        pod_labels[labels.get("app.kubernetes.io/name", "")] = labels
+    outside = lambda name: ({"kubernetes.io/metadata.name": name}, {})
+
+    def flow(src, dst, port, want, proto="TCP"):
+        s = (here, pod_labels[src]) if src in pod_labels else outside(src)
+        d = (here, pod_labels[dst]) if dst in pod_labels else outside(dst)
+        ok = ((s[0] is not here or policy_allows(policies, ns, "Egress", s[1], d, port, proto)) and
+              (d[0] is not here or policy_allows(policies, ns, "Ingress", d[1], s, port, proto)))
+        if ok != want:
+            fail(label, f"NetworkPolicies {'block' if want else 'allow'} {src} -> {dst}:{port}/{proto}")
+
+    folio = [n for n in pod_labels if n.startswith("folio-")]
+    if "nats" not in pod_labels or len(folio) < 4:
+        fail(label, f"NetworkPolicy check: expected nats and four folio workloads, got {sorted(pod_labels)}")
+        return
+    for n in folio:
+        flow(n, "nats", 4222, True)
+        flow(n, "kube-system", 53, True, "UDP")
+        flow(n, "kube-system", 53, True, "TCP")
+        flow(MONITORING_NS, n, 9090, True)
+        flow(INGRESS_NS, n, 9090, False)
+        flow("default", n, 9090, False)
+        flow(n, "default", 443, False)  # no way out but what folio uses
+    flow("nats", "nats", 6222, True)
+    flow("folio-edge", "nats", 6222, False)
+    flow(MONITORING_NS, "nats", 8222, True)
+    flow("default", "nats", 4222, False)
+    flow(INGRESS_NS, "nats", 4222, False)
+    flow("folio-ingest", "folio-storage", 8083, True)
+    flow("folio-edge", "folio-storage", 8083, True)
+    flow("folio-search", "folio-storage", 8083, False)
+    flow("folio-storage", "folio-storage", 8083, False)  # replicas replicate through NATS
+    flow(INGRESS_NS, "folio-storage", 8083, False)
+    flow(INGRESS_NS, "folio-edge", 8081, True)
+    flow(INGRESS_NS, "folio-ingest", 8080, True)
+    flow("folio-edge", "folio-ingest", 8080, False)
+    flow("default", "folio-ingest", 8080, False)
+    flow("default", "folio-edge", 8081, False)
+    flow("folio-edge", "folio-search", 8082, False)  # queries go over NATS (search.query)
+
+
+def check_placement(label, by_kind):
+    """NATS: one node per machine (required) and spread over zones; the edges,
+    storage and search spread over zones; ingest's, storage's and search's
+    volumes are ReadWriteOncePod."""
+    sts = by_kind.get("StatefulSet", {})
+    nats = sts.get("nats")
+    if nats is not None:
+        pod = nats["spec"]["template"]["spec"]
+        req = ((pod.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution") or []
+        if not any(t.get("topologyKey") == "kubernetes.io/hostname" for t in req):
+            fail(label, "StatefulSet nats: no required podAntiAffinity on kubernetes.io/hostname")
+        zone = [c for c in pod.get("topologySpreadConstraints") or []
+                if c.get("topologyKey") == "topology.kubernetes.io/zone"]
+        if not zone:
+            fail(label, "StatefulSet nats: no topologySpreadConstraints on topology.kubernetes.io/zone")
+        elif nats["spec"].get("replicas", 1) > 1 and any(c.get("whenUnsatisfiable") != "DoNotSchedule" for c in zone):
+            fail(label, "StatefulSet nats: its zone spread is not DoNotSchedule")
+    for kind, name in (("Deployment", "edge"), ("StatefulSet", "storage"), ("StatefulSet", "search")):
+        d = by_kind.get(kind, {}).get(name)
+        if d is None:
+            continue
+        keys = {c.get("topologyKey") for c in d["spec"]["template"]["spec"].get("topologySpreadConstraints") or []}
+        if "topology.kubernetes.io/zone" not in keys:
+            fail(label, f"{kind}/{name}: no topologySpreadConstraints on topology.kubernetes.io/zone")
+        if name == "edge" and "kubernetes.io/hostname" not in keys:
+            fail(label, f"{kind}/{name}: no topologySpreadConstraints on kubernetes.io/hostname")
+    for name in ("ingest", "storage", "search"):
+        d = sts.get(name)
+        if d is None:
+            fail(label, f"no StatefulSet {name}")
+            continue
+        for v in d["spec"].get("volumeClaimTemplates", []):
+            if v["spec"].get("accessModes") != ["ReadWriteOncePod"]:
+                fail(label, f"StatefulSet/{name}: volume {v['metadata']['name']} is "
+                            f"{v['spec'].get('accessModes')}, not ReadWriteOncePod")
+
+
+def check_storageclass_example():
+    path = os.path.join(K8S, "examples", "storageclass.yaml")
+    try:
+        docs = [d for d in yaml.safe_load_all(open(path)) if d]
+    except (OSError, yaml.YAMLError) as e:
+        fail("deploy/k8s/examples/storageclass.yaml", str(e))
+        return
+    if not any(d.get("kind") == "StorageClass" and d.get("volumeBindingMode") == "WaitForFirstConsumer" for d in docs):
+        fail("deploy/k8s/examples/storageclass.yaml", "no StorageClass with volumeBindingMode WaitForFirstConsumer")
+
+
+# ingest's largest push body with folio-storage (services/ingest/config.cc
+# ReadLimits: --max-body 64 MiB grown to one 64 MiB attachment in base64 + 1 MiB).
+INGEST_MAX_BODY = max(64 << 20, (64 << 20) // 3 * 4 + (1 << 20))
+
+
+def nginx_size(v):
+    m = re.fullmatch(r"(\d+)([kKmMgG]?)", str(v).strip())
+    if not m:
+        return None
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
+
+
+def check_ingresses(label, by_kind):
+    """The write API on a host of its own (no readers' host routes to ingest, no
+    API host to the edges), with a body limit no larger than ingest's own and
+    connection and rate limits."""
+    hosts = {}  # host -> {service names}
+    api = []
+    for ing in by_kind.get("Ingress", {}).values():
+        for rule in ing["spec"].get("rules", []):
+            for p in (rule.get("http") or {}).get("paths", []):
+                svc = p["backend"]["service"]["name"]
+                hosts.setdefault(rule.get("host"), set()).add(svc)
+                if svc == "ingest" and ing not in api:
+                    api.append(ing)
+    if not api:
+        fail(label, "no Ingress routes to ingest (the write API)")
+    for host, svcs in hosts.items():
+        if "ingest" in svcs and len(svcs) > 1:
+            fail(label, f"host {host!r} serves the write API and {sorted(svcs - {'ingest'})}: give the API its own host")
+        if host is None and "ingest" in svcs:
+            fail(label, "the write API's Ingress rule names no host")
+    for ing in api:
+        ann = ing["metadata"].get("annotations") or {}
+        w = f"{label} Ingress/{ing['metadata']['name']}"
+        size = nginx_size(ann.get("nginx.ingress.kubernetes.io/proxy-body-size", ""))
+        if size is None or size == 0 or size > INGEST_MAX_BODY:
+            fail(w, f"proxy-body-size {ann.get('nginx.ingress.kubernetes.io/proxy-body-size')!r} is unset, "
+                    f"unlimited or above ingest's largest body ({INGEST_MAX_BODY} bytes)")
+        for a in ("limit-connections", "limit-rps", "proxy-read-timeout", "proxy-send-timeout"):
+            if not str(ann.get(f"nginx.ingress.kubernetes.io/{a}", "")).isdigit():
+                fail(w, f"no nginx.ingress.kubernetes.io/{a}")
+
+
+# A pinned tag: a version with its patch number (2.9.10-alpine, v1.4.2,
+# v1.4.2-3-gabc1234) or a bare commit (`git describe --always` without tags).
+PINNED_TAG = re.compile(r"^(v?\d+\.\d+\.\d+([-.+][0-9A-Za-z.-]+)?|[0-9a-f]{7,40})$")
+
+
+def image_pinned(image):
+    if re.search(r"@sha256:[0-9a-f]{64}$", image):
+        return True
+    tag = image.rsplit("/", 1)[-1].partition(":")[2]
+    return tag != "latest" and bool(PINNED_TAG.match(tag))
+
+
+def check_release_scripts():
+    """deploy/upgrade.sh --dry-run rolls edge, search, storage, ingest in that
+    order, waiting for each; deploy/k8s/pin-images.sh pins a copy of common/'s
+    images: and leaves NATS alone."""
+    p = subprocess.run([os.path.join(SRC, "deploy", "upgrade.sh"), "1.2.3", "--dry-run"],
+                       capture_output=True, text=True)
+    cmds = [l[2:] for l in p.stdout.splitlines() if l.startswith("+ ")]
+    want = []
+    for w in ("deployment/edge", "statefulset/search", "statefulset/storage", "statefulset/ingest"):
+        want += [f"set image {w}", f"rollout status {w}"]
+    got = [re.sub(r"^kubectl -n \S+ ", "", c) for c in cmds]
+    if p.returncode != 0 or len(got) != len(want) or not all(g.startswith(w) for g, w in zip(got, want)):
+        fail("deploy/upgrade.sh --dry-run", f"expected {want}, got {cmds} (exit {p.returncode}) {p.stderr.strip()}")
+    src = os.path.join(K8S, "common", "kustomization.yaml")
+    with tempfile.TemporaryDirectory() as d:
+        copy = os.path.join(d, "kustomization.yaml")
+        shutil.copy(src, copy)
+        p = subprocess.run([os.path.join(K8S, "pin-images.sh"), "v9.8.7", "--file", copy],
+                           capture_output=True, text=True)
+        images = {i["name"]: i for i in (yaml.safe_load(open(copy)) or {}).get("images", [])}
+        before = {i["name"]: i for i in (yaml.safe_load(open(src)) or {}).get("images", [])}
+        if p.returncode != 0 or any(images.get(f"folio/{s}", {}).get("newTag") != "v9.8.7"
+                                    for s in ("ingest", "edge", "search", "storage")) \
+                or images.get("nats") != before.get("nats"):
+            fail("deploy/k8s/pin-images.sh", f"did not pin folio's four images alone: {images} {p.stderr.strip()}")
+
+
+def check_stateful_memory(label, by_kind):
+    """A stateful pod's memory request equals its limit: the scheduler places
+    it on what it will use, and it is evicted last (loadtest/sizing.py)."""
+    for name, d in by_kind.get("StatefulSet", {}).items():
+        for c in d["spec"]["template"]["spec"].get("containers", []):
+            res = c.get("resources") or {}
+            req, lim = (res.get("requests") or {}).get("memory"), (res.get("limits") or {}).get("memory")
+            if req != lim:
+                fail(label, f"StatefulSet/{name} container {c['name']}: memory request {req} != limit {lim}")
+
+
+def check_scrape_config():
+    """Something scrapes the pods on Kubernetes: a PodMonitor under deploy/k8s
+    (Prometheus Operator) or a Prometheus config with kubernetes_sd_configs
+    under deploy/prometheus."""
+    for root, needle in ((K8S, re.compile(r"^kind:\s*PodMonitor\s*$", re.M)),
+                         (os.path.join(SRC, "deploy", "prometheus"), re.compile(r"^\s*kubernetes_sd_configs:", re.M))):
+        for d, _, files in os.walk(root):
+            for f in files:
+                if f.endswith((".yaml", ".yml")) and needle.search(open(os.path.join(d, f), errors="replace").read()):
+                    return
+    fail("deploy", "no `kind: PodMonitor` under deploy/k8s and no `kubernetes_sd_configs` under deploy/prometheus: "
+                   "nothing scrapes the pods' /metrics on Kubernetes")
 
 
 def check_nats(label, by_kind):
@@ -322,6 +607,9 @@ def main():
     overlays = [K8S] + sorted(os.path.join(K8S, "overlays", d) for d in os.listdir(os.path.join(K8S, "overlays")))
     parts = [os.path.join(K8S, "base"), os.path.join(K8S, "common")]
     secrets_ext = external_secrets()
+    check_storageclass_example()
+    check_release_scripts()
+    check_scrape_config()
     flag_cache = {}
     checked = 0
     for kubectl in kubectls:
