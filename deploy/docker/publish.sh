@@ -25,7 +25,7 @@ if [[ ${FOLIO_PUBLISH_FORCE:-0} != 1 ]]; then
   manifest=$(printf 'header = "Authorization: Bearer %s"\n' "$FOLIO_TOKEN" |  # not on a command line
              curl -fsS --max-time 10 -K - "$server/api/v1/manifest") \
     || { echo "folio-publish: cannot read $server/api/v1/manifest" >&2; exit 1; }
-  if [[ $manifest != *'"note_count":0'* ]]; then
+  if [[ $manifest != *'"notes":[]'* ]]; then  # the full manifest lists every note
     echo "folio-publish: the site has notes already; not pushing $vault over it (FOLIO_PUBLISH_FORCE=1 does)"
     exit 0
   fi
