@@ -310,7 +310,7 @@ def check_nats(label, by_kind):
         fail(label, f"nats.conf routes to {routes}, not to the {n} nodes nats-0..{n - 1}")
     if n == 1 and re.search(r"^\s*cluster\s*\{", conf, re.M):
         fail(label, "one NATS node with a cluster block: it would wait for routes that never come")
-    include = "include /etc/nats-permissions/permissions.conf"
+    include = "include ../nats-permissions/permissions.conf"
     if include not in conf:
         fail(label, f"nats.conf does not `{include}` (deploy/nats/permissions.conf)")
     if n > 1 and not re.search(r"cluster\s*\{[^}]*tls\s*\{[^}]*verify:\s*true", conf, re.S):
@@ -324,15 +324,18 @@ def check_nats(label, by_kind):
                       and v["configMap"]["name"].startswith("nats-permissions")), ""), {}) or {}).get("data", {})
             if "permissions.conf" not in perms:
                 fail(label, "the nats StatefulSet mounts no ConfigMap nats-permissions with permissions.conf")
-            open(os.path.join(tmp, "permissions.conf"), "w").write(perms.get("permissions.conf", ""))
+            # The pod's layout: /etc/nats/nats.conf, /etc/nats-permissions/.
+            os.makedirs(os.path.join(tmp, "nats"))
+            os.makedirs(os.path.join(tmp, "nats-permissions"))
+            open(os.path.join(tmp, "nats-permissions", "permissions.conf"), "w").write(perms.get("permissions.conf", ""))
             tls = os.path.join(tmp, "tls")
             os.mkdir(tls)
             subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
                             "/CN=nats", "-keyout", os.path.join(tls, "tls.key"), "-out", os.path.join(tls, "tls.crt")],
                            capture_output=True, check=True)
             shutil.copy(os.path.join(tls, "tls.crt"), os.path.join(tls, "ca.crt"))
-            text = conf.replace(include, "include ./permissions.conf").replace("/etc/nats-routes-tls", tls)
-            path = os.path.join(tmp, "nats.conf")
+            text = conf.replace("/etc/nats-routes-tls", tls)
+            path = os.path.join(tmp, "nats", "nats.conf")
             open(path, "w").write(text)
             env = dict(os.environ, SERVER_NAME="nats-0",
                        **{f"FOLIO_NATS_{u}_PASSWORD": "p0" + u for u in ("INGEST", "EDGE", "SEARCH", "STORAGE")})

@@ -145,14 +145,17 @@ def main():
     if shutil.which("nats-server"):
         # With the shipped permissions where the config includes them from,
         # and the passwords its drop-in puts in the environment.
-        include = "include /etc/nats/folio-permissions.conf"
+        include = "include nats/folio-permissions.conf"  # /etc/nats/folio-permissions.conf
         conf = open(os.path.join(UNITS, "nats-server.conf")).read()
         if include not in conf:
             fail("nats-server.conf", f"does not `{include}` (deploy/nats/permissions.conf)")
         with tempfile.TemporaryDirectory() as tmp:
-            shutil.copy(os.path.join(SRC, "deploy", "nats", "permissions.conf"), os.path.join(tmp, "permissions.conf"))
+            # As installed: <etc>/nats-server.conf and <etc>/nats/folio-permissions.conf.
+            os.mkdir(os.path.join(tmp, "nats"))
+            shutil.copy(os.path.join(SRC, "deploy", "nats", "permissions.conf"),
+                        os.path.join(tmp, "nats", "folio-permissions.conf"))
             with open(os.path.join(tmp, "nats-server.conf"), "w") as f:
-                f.write(conf.replace(include, "include ./permissions.conf"))
+                f.write(conf)
             env = dict(os.environ, **{f"FOLIO_NATS_{u.upper()}_PASSWORD": "p0" + u for u in SERVICES})
             p = subprocess.run(["nats-server", "-c", os.path.join(tmp, "nats-server.conf"), "-t"],
                                capture_output=True, text=True, env=env)
