@@ -48,6 +48,10 @@ struct BusOptions {
   std::string user = "";                    // NATS user ("" = none); with password
   std::string password = "";                // of user ("" = none)
   std::string ca_file = "";                 // PEM CA of the servers: TLS, verified ("" = plain)
+  // false: EnsureSchema only checks that the assets exist (kUnavailable if
+  // not yet) and never creates or scales one: for a user that may not
+  // (folio-edge, deploy/nats/permissions.conf). Default true.
+  bool create_schema = true;
   BusMetrics* metrics = nullptr;            // optional; not owned
   int64_t connect_timeout_ms = 2'000;
   int64_t reconnect_wait_ms = 250;          // between reconnect attempts; retries forever
