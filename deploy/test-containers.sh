@@ -198,10 +198,15 @@ until_ok() {
   echo "ok: $what"
 }
 body_has() { curl -fsS --max-time 5 "$1" | grep -qF "$2"; }  # URL TEXT: 200 and TEXT in the body
-for svc in ingest:$FOLIO_INGEST_PORT edge-1:$FOLIO_EDGE1_PORT edge-2:$FOLIO_EDGE2_PORT \
-           search:$FOLIO_SEARCH_PORT storage:$FOLIO_STORAGE_PORT search-2:$FOLIO_SEARCH2_PORT \
-           storage-2:$FOLIO_STORAGE2_PORT; do
+for svc in ingest:$FOLIO_INGEST_PORT search:$FOLIO_SEARCH_PORT storage:$FOLIO_STORAGE_PORT \
+           search-2:$FOLIO_SEARCH2_PORT storage-2:$FOLIO_STORAGE2_PORT; do
   until_ok 120 "${svc%%:*} ready" curl -fsS --max-time 5 "http://127.0.0.1:${svc#*:}/readyz"
+done
+# The edges answer /readyz on their admin port only, which is not published.
+for s in edge-1 edge-2; do
+  until_ok 120 "$s ready (admin port)" podman exec "${PROJECT}_${s}_1" curl -fsS --max-time 5 http://127.0.0.1:9081/readyz
+  ! curl -fsS --max-time 5 -o /dev/null "http://127.0.0.1:$([[ $s == edge-1 ]] && echo "$FOLIO_EDGE1_PORT" || echo "$FOLIO_EDGE2_PORT")/metrics" \
+    || fail "$s serves /metrics on its public port"
 done
 # Each image's HEALTHCHECK (podman runs it on demand here: its timers need systemd).
 for s in ingest edge-1 edge-2 search search-2 storage storage-2 nats prometheus; do
@@ -215,7 +220,15 @@ for t in api storage-write storage-read; do
   [[ $(token_of "$t") =~ ^[0-9a-f]{64}$ ]] || fail "token $t is not 64 hex digits"
 done
 [[ $(token_of storage-write) != "$(token_of storage-read)" ]] || fail "storage write and read tokens are equal"
-echo "ok: tokens generated"
+secret_of() { head -n1 "$(podman volume inspect -f '{{.Mountpoint}}' "${PROJECT}_secrets-$1")/password"; }
+for u in ingest edge search storage; do
+  [[ $(secret_of "nats-$u") =~ ^p[0-9a-f]{64}$ ]] || fail "NATS password of $u is not p + 64 hex digits"
+done
+[[ -n $(secret_of grafana) ]] || fail "no Grafana admin password"
+echo "ok: tokens and passwords generated"
+# Every service logged in with its own user and stayed in its permissions.
+if podman logs "${PROJECT}_nats_1" 2>&1 | grep "Violation"; then fail "nats logged a violation during start (above)"; fi
+echo "ok: no violation in nats' log"
 publish_done() {
   [[ $(podman inspect -f '{{.State.Status}}' "${PROJECT}_publish_1") == exited ]]
 }
@@ -267,4 +280,12 @@ for port in "$FOLIO_EDGE1_PORT" "$FOLIO_EDGE2_PORT"; do
     || fail "edge :$port: search did not answer with one search replica stopped"
 done
 echo "ok: search stopped, both edges' search answers from search-2"
+if podman logs "${PROJECT}_nats_1" 2>&1 | grep "Violation"; then fail "nats logged a violation (above)"; fi
+echo "ok: no violation in nats' log after the failover checks"
+# A client without a user is refused (inside the nats container: 4222 is
+# not published).
+anonymous=$(podman exec "${PROJECT}_nats_1" bash -c \
+  'exec 3<>/dev/tcp/127.0.0.1/4222; printf "CONNECT {\"verbose\":false}\r\nPING\r\n" >&3; timeout 2 cat <&3' || true)
+[[ $anonymous == *"Authorization Violation"* ]] || fail "nats let a client without a user in: $anonymous"
+echo "ok: nats refuses a client without a user"
 echo "test-containers: PASS"

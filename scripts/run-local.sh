@@ -7,6 +7,9 @@
 # STORAGE_PORT. folio-storage makes its tokens in run/storage/ on its first
 # start (also in a run/ from before it had them): the write token goes to
 # ingest, the read token to the edge.
+# FOLIO_NATS_AUTH=1: NATS with the shipped users and permissions
+# (deploy/nats/permissions.conf), passwords made once in run/nats-auth/, and
+# every service on its own user, as in the deployments (deploy/NATS.md).
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,8 +49,24 @@ wait_http() {
   echo "timed out waiting for $1 (logs in $RUN/logs)" >&2; return 1
 }
 
-nats-server -js -a 127.0.0.1 -p "$NATS_PORT" -sd "$RUN/nats" -m $((NATS_PORT + 4000)) \
-  >"$RUN/logs/nats.log" 2>&1 & pids+=($!)
+declare -A nats_user_args=()  # USER -> that service's --nats-user/--nats-password-file
+if [[ ${FOLIO_NATS_AUTH:-0} == 1 ]]; then
+  AUTH="$RUN/nats-auth"
+  mkdir -p "$AUTH" && chmod 700 "$AUTH"
+  cp "$ROOT/deploy/nats/permissions.conf" "$AUTH/permissions.conf"
+  printf 'listen: 127.0.0.1:%s\nhttp: 127.0.0.1:%s\nmax_payload: 1MB\njetstream { store_dir: "%s" }\ninclude ./permissions.conf\n' \
+    "$NATS_PORT" $((NATS_PORT + 4000)) "$RUN/nats" >"$AUTH/nats.conf"
+  for u in ingest edge search storage; do
+    [[ -s $AUTH/$u ]] || (umask 077; printf 'p%s\n' "$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')" >"$AUTH/$u")
+    export "FOLIO_NATS_${u^^}_PASSWORD=$(head -n1 "$AUTH/$u")"
+    nats_user_args[$u]="--nats-user $u --nats-password-file $AUTH/$u"
+  done
+  nats-server -c "$AUTH/nats.conf" >"$RUN/logs/nats.log" 2>&1 & pids+=($!)
+  for u in ingest edge search storage; do unset "FOLIO_NATS_${u^^}_PASSWORD"; done
+else
+  nats-server -js -a 127.0.0.1 -p "$NATS_PORT" -sd "$RUN/nats" -m $((NATS_PORT + 4000)) \
+    >"$RUN/logs/nats.log" 2>&1 & pids+=($!)
+fi
 wait_http "http://127.0.0.1:$((NATS_PORT + 4000))/healthz?js-enabled-only=true"
 
 # Storage keeps only the hashes of its tokens; the plain-text files are for
@@ -63,13 +82,13 @@ wait_http "http://127.0.0.1:$STORAGE_PORT/readyz"
 
 "$BIN/folio-ingest" --listen "127.0.0.1:$INGEST_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
   --data "$RUN/ingest" --token "$TOKEN" --site-name "folio docs" --instance make-run \
-  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$WRITE_TOKEN_FILE" \
+  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$WRITE_TOKEN_FILE" ${nats_user_args[ingest]:-} \
   >"$RUN/logs/ingest.log" 2>&1 & pids+=($!)
 "$BIN/folio-edge" --listen "127.0.0.1:$EDGE_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$READ_TOKEN_FILE" \
+  --storage "http://127.0.0.1:$STORAGE_PORT" --storage-token-file "$READ_TOKEN_FILE" ${nats_user_args[edge]:-} \
   >"$RUN/logs/edge.log" 2>&1 & pids+=($!)
 "$BIN/folio-search" --listen "127.0.0.1:$SEARCH_PORT" --nats "nats://127.0.0.1:$NATS_PORT" \
-  --data "$RUN/search" >"$RUN/logs/search.log" 2>&1 & pids+=($!)
+  --data "$RUN/search" ${nats_user_args[search]:-} >"$RUN/logs/search.log" 2>&1 & pids+=($!)
 wait_http "http://127.0.0.1:$INGEST_PORT/readyz"
 wait_http "http://127.0.0.1:$EDGE_PORT/readyz"
 wait_http "http://127.0.0.1:$SEARCH_PORT/readyz"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # folio-publish VAULT: waits (bounded) until ingest at FOLIO_SERVER is ready,
-# then pushes VAULT with the API token from FOLIO_TOKEN_FILE. The token goes
+# then, if the site has no notes yet (or FOLIO_PUBLISH_FORCE=1), pushes VAULT
+# with the API token from FOLIO_TOKEN_FILE. The token goes
 # to the CLI in its environment (FOLIO_TOKEN), not on a command line.
 set -euo pipefail
 vault=${1:?usage: folio-publish VAULT}
@@ -17,4 +18,16 @@ until [[ -s $token_file ]] && curl -fsS -o /dev/null --max-time 2 "$server/ready
 done
 FOLIO_TOKEN=$(head -n1 "$token_file")
 export FOLIO_TOKEN
+# A push makes the site match the vault: notes missing from it are deleted.
+# So a routine `up` never pushes over a site that has notes already; to
+# push anyway (your own vault over the site): FOLIO_PUBLISH_FORCE=1.
+if [[ ${FOLIO_PUBLISH_FORCE:-0} != 1 ]]; then
+  manifest=$(printf 'header = "Authorization: Bearer %s"\n' "$FOLIO_TOKEN" |  # not on a command line
+             curl -fsS --max-time 10 -K - "$server/api/v1/manifest") \
+    || { echo "folio-publish: cannot read $server/api/v1/manifest" >&2; exit 1; }
+  if [[ $manifest != *'"notes":[]'* ]]; then  # the full manifest lists every note
+    echo "folio-publish: the site has notes already; not pushing $vault over it (FOLIO_PUBLISH_FORCE=1 does)"
+    exit 0
+  fi
+fi
 exec folio push "$vault" --server "$server"

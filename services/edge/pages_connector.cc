@@ -24,6 +24,10 @@ void PagesConnector::Start(bus::KvWatcher::OnEntry on_entry, bus::KvWatcher::OnR
                            SearchBackend* search, EdgeState* state) {
   thread_ = std::thread([this, on_entry = std::move(on_entry), on_replayed = std::move(on_replayed), search, state] {
     bus::BusOptions o = bus::BusOptionsFor(basics_, "folio-edge", &bus_metrics_);
+    // With its NATS user it may only read (issue 24): ingest and search make
+    // the schema, and a try would be a permissions violation. Without users
+    // (a server for development or tests) it makes it as before.
+    o.create_schema = basics_.nats_user.empty();
     auto watch = [&](bus::Bus* b) -> Status {
       state->SetNotReady("replaying the pages bucket");
       auto w = bus::KvWatcher::Start(b, bus::kPagesBucket, on_entry, on_replayed, lag_metrics_);

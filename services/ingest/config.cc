@@ -13,7 +13,7 @@ namespace folio::ingest {
 void AddIngestFlags(Flags* flags) {
   AddServiceFlags(flags, "127.0.0.1:8080");
   flags->Add("data", "./data/ingest", "directory for the SQLite database");
-  flags->Add("token", "", "API bearer token (default: read or create <data>/token)");
+  AddSecretFlags(flags, "token", "API bearer token (default: read or create <data>/token)");
   flags->Add("site", "default", "site id of --token: namespace of keys and rows, [a-z0-9-]");
   flags->Add("site-name", "folio", "title shown on the pages of --site");
   flags->Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
@@ -202,7 +202,9 @@ Result<IngestConfig> ReadIngestConfig(const Flags& flags, const ServiceBasics& b
   IngestConfig c;
   c.basics = basics;
   c.data_dir = flags.Get("data");
-  c.token = flags.Get("token");
+  auto token = SecretFromFlags(flags, "token");  // --token, --token-file or FOLIO_TOKEN
+  if (!token.ok()) return token.status();
+  c.token = *token;
   if (Status s = ReadSiteOptions(flags, &c.site, &c.mermaid_file); !s.ok()) return s;
   const bool has_storage = !c.site.storage.url.empty();
   if (Status s = ReadLimits(flags, has_storage, &c); !s.ok()) return s;

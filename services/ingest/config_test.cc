@@ -144,3 +144,26 @@ TEST_CASE("config: --restore-from-storage needs --storage") {
   REQUIRE(c.ok());
   CHECK(c->restore_from_storage);
 }
+
+TEST_CASE("config: the API token from --token, --token-file or FOLIO_TOKEN; a missing or empty file is an error") {
+  char dir[] = "/tmp/folio-ingest-config-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  const std::string file = std::string(dir) + "/token", empty = std::string(dir) + "/empty";
+  std::ofstream(file) << "from-file\n";
+  std::ofstream(empty) << "\n";
+  CHECK(Read({"--token", "flag"}).value().token == "flag");
+  CHECK(Read({"--token-file", file.c_str()}).value().token == "from-file");
+  CHECK(Read({}).value().token.empty());  // then <data>/token is read or made
+  setenv("FOLIO_TOKEN", "env", 1);
+  CHECK(Read({}).value().token == "env");
+  unsetenv("FOLIO_TOKEN");
+  for (const std::string& bad : {empty, std::string(dir) + "/missing"}) {
+    auto c = Read({"--token-file", bad.c_str()});
+    CHECK(c.status().code() == Code::kInvalidArgument);
+    CHECK(c.status().message().find("--token-file") != std::string::npos);
+  }
+  CHECK(Read({"--token", "flag", "--token-file", file.c_str()}).status().code() == Code::kInvalidArgument);
+  std::remove(file.c_str());
+  std::remove(empty.c_str());
+  rmdir(dir);
+}

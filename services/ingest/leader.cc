@@ -6,6 +6,7 @@
 #include <csignal>
 #include <thread>
 
+#include "folio/bus/connect.h"
 #include "folio/core/json.h"
 #include "folio/core/log.h"
 #include "folio/http/loop.h"
@@ -22,10 +23,7 @@ std::string DefaultInstance() {
 Result<std::unique_ptr<Leadership>> Leadership::Start(const ServiceBasics& basics, const LeaseConfig& config) {
   std::unique_ptr<Leadership> l(new Leadership());
   l->ttl_ms_ = config.ttl_ms;
-  bus::BusOptions bo;
-  bo.url = basics.nats_url;
-  bo.name = "folio-ingest";
-  bo.replicas = basics.nats_replicas;
+  bus::BusOptions bo = bus::BusOptionsFor(basics, "folio-ingest", nullptr);  // its own user too (issue 24)
   bus::LeaseOptions lo;
   lo.bucket = kLeaseBucket;
   lo.holder = config.instance.empty() ? DefaultInstance() : config.instance;

@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
     storage::ReplicaOptions ro;
     ro.nats_url = basics.nats_url;
     ro.replicas = basics.nats_replicas;
+    ro.nats_user = basics.nats_user;
+    ro.nats_password = basics.nats_password;
+    ro.nats_ca = basics.nats_ca;
     auto r = storage::Replica::Start(ro, &loop, &io, journal->get(), &registry);
     if (!r.ok()) return FailStartup(r.status());
     replica = std::move(*r);

@@ -95,6 +95,9 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
   bo.url = options.nats_url;
   bo.name = "folio-storage";
   bo.replicas = options.replicas;
+  bo.user = options.nats_user;
+  bo.password = options.nats_password;
+  bo.ca_file = options.nats_ca;
   bo.publish_timeout_ms = options.ack_timeout_ms;
   r->bus_metrics_ = std::make_unique<bus::BusMetrics>(registry);  // folio_bus_connected, folio_bus_reconnects_total
   bo.metrics = r->bus_metrics_.get();

@@ -73,6 +73,9 @@ namespace folio::storage {
 struct ReplicaOptions {
   std::string nats_url;              // --nats
   int replicas = 1;                  // --nats-replicas (1..5)
+  std::string nats_user;             // --nats-user ("" = none)
+  std::string nats_password;         // --nats-password[-file]
+  std::string nats_ca;               // --nats-ca ("" = plain)
   size_t fill_concurrency = 4;       // blobs fetched at once by fill and fetch-through
   int64_t ack_timeout_ms = 10'000;   // a PUT waits this long for its JetStream acks
   int64_t fetch_timeout_ms = 10'000; // one fetch of a blob's chunks

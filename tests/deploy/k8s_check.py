@@ -22,7 +22,10 @@ on, object by object:
   backend is an existing Service port;
 - the NATS topology agrees: FOLIO_NATS lists nats-0..N-1 of the StatefulSet's
   N replicas, FOLIO_NATS_REPLICAS <= N, nats.conf routes to the same N nodes
-  (no cluster block for one) and passes `nats-server -t`;
+  (no cluster block for one), with mutual TLS on the routes, includes the
+  ConfigMap nats-permissions (deploy/nats/permissions.conf) and passes
+  `nats-server -t` with it;
+- make-secrets.sh's Secrets: folio-tokens and nats-routes-tls;
 - NetworkPolicies (issue 24): a default deny of ingress and egress, and, evaluated
   flow by flow, exactly the flows folio uses allowed (clients to NATS 4222, routes
   6222, ingest/edge to storage 8083, the ingress controller to edge and ingest,
@@ -65,14 +68,18 @@ def fail(where, msg):
 
 
 def external_secrets():
-    """Secrets the operator creates: {name: set(keys)}, from make-secrets.sh."""
+    """Secrets the operator creates: {name: set(keys)}, from make-secrets.sh
+    (SECRET=/KEYS=(...) and TLS_SECRET=/TLS_KEYS=(...))."""
     text = open(os.path.join(K8S, "make-secrets.sh")).read()
-    name = re.search(r"^SECRET=(\S+)$", text, re.M)
-    keys = re.search(r"^KEYS=\((.*)\)$", text, re.M)
-    if not name or not keys:
-        fail("make-secrets.sh", "no SECRET=... and KEYS=(...) lines to read the Secret's name and keys from")
-        return {}
-    return {name.group(1): set(keys.group(1).split())}
+    out = {}
+    for prefix in ("", "TLS_"):
+        name = re.search(rf"^{prefix}SECRET=(\S+)$", text, re.M)
+        keys = re.search(rf"^{prefix}KEYS=\((.*)\)$", text, re.M)
+        if not name or not keys:
+            fail("make-secrets.sh", f"no {prefix}SECRET=... and {prefix}KEYS=(...) lines to read a Secret's name and keys from")
+            continue
+        out[name.group(1)] = set(keys.group(1).split())
+    return out
 
 
 def render(kubectl, path):
@@ -588,12 +595,36 @@ def check_nats(label, by_kind):
         fail(label, f"nats.conf routes to {routes}, not to the {n} nodes nats-0..{n - 1}")
     if n == 1 and re.search(r"^\s*cluster\s*\{", conf, re.M):
         fail(label, "one NATS node with a cluster block: it would wait for routes that never come")
+    include = "include ../nats-permissions/permissions.conf"
+    if include not in conf:
+        fail(label, f"nats.conf does not `{include}` (deploy/nats/permissions.conf)")
+    if n > 1 and not re.search(r"cluster\s*\{[^}]*tls\s*\{[^}]*verify:\s*true", conf, re.S):
+        fail(label, "the cluster's routes are not mutual TLS (cluster { tls { ... verify: true } })")
     if shutil.which("nats-server"):
-        with tempfile.NamedTemporaryFile("w", suffix=".conf") as f:
-            f.write(conf)
-            f.flush()
-            p = subprocess.run(["nats-server", "-c", f.name, "-t"], capture_output=True, text=True,
-                               env=dict(os.environ, SERVER_NAME="nats-0"))
+        # As the pod sees it: the permissions ConfigMap, the routes' TLS
+        # Secret (a throwaway CA and certificate here) and the passwords.
+        with tempfile.TemporaryDirectory() as tmp:
+            perms = ((by_kind.get("ConfigMap") or {}).get(
+                next((v["configMap"]["name"] for v in vols if "configMap" in v
+                      and v["configMap"]["name"].startswith("nats-permissions")), ""), {}) or {}).get("data", {})
+            if "permissions.conf" not in perms:
+                fail(label, "the nats StatefulSet mounts no ConfigMap nats-permissions with permissions.conf")
+            # The pod's layout: /etc/nats/nats.conf, /etc/nats-permissions/.
+            os.makedirs(os.path.join(tmp, "nats"))
+            os.makedirs(os.path.join(tmp, "nats-permissions"))
+            open(os.path.join(tmp, "nats-permissions", "permissions.conf"), "w").write(perms.get("permissions.conf", ""))
+            tls = os.path.join(tmp, "tls")
+            os.mkdir(tls)
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                            "/CN=nats", "-keyout", os.path.join(tls, "tls.key"), "-out", os.path.join(tls, "tls.crt")],
+                           capture_output=True, check=True)
+            shutil.copy(os.path.join(tls, "tls.crt"), os.path.join(tls, "ca.crt"))
+            text = conf.replace("/etc/nats-routes-tls", tls)
+            path = os.path.join(tmp, "nats", "nats.conf")
+            open(path, "w").write(text)
+            env = dict(os.environ, SERVER_NAME="nats-0",
+                       **{f"FOLIO_NATS_{u}_PASSWORD": "p0" + u for u in ("INGEST", "EDGE", "SEARCH", "STORAGE")})
+            p = subprocess.run(["nats-server", "-c", path, "-t"], capture_output=True, text=True, env=env)
             if p.returncode != 0:
                 fail(label, f"nats-server -t refuses nats.conf: {(p.stderr or p.stdout).strip()}")
 

@@ -11,7 +11,10 @@
   folio-X.socket, whose ListenStream port is the FOLIO_LISTEN port of X.env;
 - every FOLIO_* name in env/X.env is a flag of folio-X (its --help); each in
   env/common.env is a flag of some service;
-- nats-server.conf passes `nats-server -t`.
+- nats-server.conf includes deploy/nats/permissions.conf and passes
+  `nats-server -t` with it; the drop-in loads every NATS password;
+- every folio-X.service loads its NATS password as a credential and reads
+  no secret from an env file (no *_TOKEN= or *_PASSWORD= in env/).
 Exits 1 naming every failure."""
 import glob
 import os
@@ -121,6 +124,13 @@ def main():
         for key in env:
             if flags and key not in flags:
                 fail(f"env/{svc}.env", f"{key} is no flag of folio-{svc} (see its --help)")
+        if f"nats-password:/etc/folio/credentials/nats-{svc}" not in u.get("LoadCredential", []):
+            fail(w, f"needs LoadCredential=nats-password:/etc/folio/credentials/nats-{svc}")
+        if f"FOLIO_NATS_USER={svc}" not in " ".join(u.get("Environment", [])):
+            fail(w, f"needs Environment=FOLIO_NATS_USER={svc}")
+        for key in env:
+            if re.search(r"_(TOKEN|PASSWORD|KEY)$", key):
+                fail(f"env/{svc}.env", f"{key}: secrets are credentials (LoadCredential=), not env settings")
         listen = (parse_unit(socket_path).get("ListenStream") or [""])[0]
         if listen.rsplit(":", 1)[-1] != env.get("FOLIO_LISTEN", "").rsplit(":", 1)[-1]:
             fail(f"folio-{svc}.socket", f"ListenStream={listen} is not the port of FOLIO_LISTEN "
@@ -133,10 +143,28 @@ def main():
             fail("env/common.env", f"{key} is no flag of any folio service")
 
     if shutil.which("nats-server"):
-        p = subprocess.run(["nats-server", "-c", os.path.join(UNITS, "nats-server.conf"), "-t"],
-                           capture_output=True, text=True)
+        # With the shipped permissions where the config includes them from,
+        # and the passwords its drop-in puts in the environment.
+        include = "include nats/folio-permissions.conf"  # /etc/nats/folio-permissions.conf
+        conf = open(os.path.join(UNITS, "nats-server.conf")).read()
+        if include not in conf:
+            fail("nats-server.conf", f"does not `{include}` (deploy/nats/permissions.conf)")
+        with tempfile.TemporaryDirectory() as tmp:
+            # As installed: <etc>/nats-server.conf and <etc>/nats/folio-permissions.conf.
+            os.mkdir(os.path.join(tmp, "nats"))
+            shutil.copy(os.path.join(SRC, "deploy", "nats", "permissions.conf"),
+                        os.path.join(tmp, "nats", "folio-permissions.conf"))
+            with open(os.path.join(tmp, "nats-server.conf"), "w") as f:
+                f.write(conf)
+            env = dict(os.environ, **{f"FOLIO_NATS_{u.upper()}_PASSWORD": "p0" + u for u in SERVICES})
+            p = subprocess.run(["nats-server", "-c", os.path.join(tmp, "nats-server.conf"), "-t"],
+                               capture_output=True, text=True, env=env)
         if p.returncode != 0:
             fail("nats-server.conf", (p.stderr or p.stdout).strip())
+    dropin = parse_unit(os.path.join(UNITS, "nats-server.service.d", "folio.conf"))
+    for u in SERVICES:
+        if f"nats-{u}:/etc/folio/credentials/nats-{u}" not in dropin.get("LoadCredential", []):
+            fail("nats-server.service.d/folio.conf", f"does not load the credential nats-{u}")
 
     if failures:
         print("\n".join(failures), file=sys.stderr)

@@ -102,6 +102,9 @@ natsStatus SetOptions(natsOptions* o, const BusOptions& b, const std::vector<std
   if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(o, OnDisconnected, closure);
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(o, OnReconnected, closure);
   if (s == NATS_OK) s = natsOptions_SetErrorHandler(o, OnAsyncError, nullptr);
+  if (s == NATS_OK && !b.user.empty()) s = natsOptions_SetUserInfo(o, b.user.c_str(), b.password.c_str());
+  if (s == NATS_OK && !b.ca_file.empty()) s = natsOptions_SetSecure(o, true);
+  if (s == NATS_OK && !b.ca_file.empty()) s = natsOptions_LoadCATrustedCertificates(o, b.ca_file.c_str());
   return s;
 }
 

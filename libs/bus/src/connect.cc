@@ -10,6 +10,9 @@ BusOptions BusOptionsFor(const ServiceBasics& basics, std::string name, BusMetri
   o.url = basics.nats_url;
   o.name = std::move(name);
   o.replicas = basics.nats_replicas;
+  o.user = basics.nats_user;
+  o.password = basics.nats_password;
+  o.ca_file = basics.nats_ca;
   o.metrics = metrics;
   return o;
 }

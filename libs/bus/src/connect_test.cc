@@ -51,12 +51,18 @@ TEST_CASE("ConnectRetrying: a failed setup closes that Bus and is retried; succe
   CHECK(bus->KvGet(kPagesBucket, "no-such-key").status().code() == Code::kNotFound);
 }
 
-TEST_CASE("BusOptionsFor takes --nats and --nats-replicas from the service's basics") {
+TEST_CASE("BusOptionsFor takes --nats, --nats-replicas, the NATS user, password and CA from the service's basics") {
   ServiceBasics basics;
   basics.nats_url = "nats://a:4222,nats://b:4222";
   basics.nats_replicas = 3;
+  basics.nats_user = "edge";
+  basics.nats_password = "pw";
+  basics.nats_ca = "/etc/ca.pem";
   BusOptions o = BusOptionsFor(basics, "folio-test", nullptr);
   CHECK(o.url == basics.nats_url);
+  CHECK(o.user == "edge");
+  CHECK(o.password == "pw");
+  CHECK(o.ca_file == "/etc/ca.pem");
   CHECK(o.replicas == 3);
   CHECK(o.name == "folio-test");
   CHECK(o.metrics == nullptr);

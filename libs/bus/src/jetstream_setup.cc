@@ -74,11 +74,18 @@ Status ReconcileReplicas(jsCtx* js, jsStreamInfo* si, int replicas) {
 }
 
 // Runs `create` unless stream `name` exists; then (also when a concurrent
-// creator won the race) reconciles its replicas.
+// creator won the race) reconciles its replicas. With !may_create (a user
+// that may only read, issue 24) a missing stream is kUnavailable and an
+// existing one is left as it is.
 template <typename Create>
-Status EnsureStream(jsCtx* js, const std::string& name, int replicas, Create create) {
+Status EnsureStream(jsCtx* js, const std::string& name, int replicas, bool may_create, Create create) {
   jsStreamInfo* si = nullptr;
   if (Status st = StreamInfo(js, name, &si); !st.ok()) return st;
+  if (!may_create) {
+    jsStreamInfo_Destroy(si);
+    if (si == nullptr) return Status::Unavailable("stream '" + name + "' does not exist yet (folio-ingest or folio-search creates it)");
+    return Status::Ok();
+  }
   if (si == nullptr) {
     jsErrCode jerr = static_cast<jsErrCode>(0);
     natsStatus s = create(&jerr);
@@ -93,9 +100,10 @@ Status EnsureStream(jsCtx* js, const std::string& name, int replicas, Create cre
 
 // Stream `name` on "<prefix>>": file storage, limits retention, 2-minute
 // duplicate window.
-Status EnsurePlainStream(jsCtx* js, std::string_view name, std::string_view subject_prefix, int replicas) {
+Status EnsurePlainStream(jsCtx* js, std::string_view name, std::string_view subject_prefix, int replicas,
+                         bool may_create = true) {
   std::string stream(name), subject = std::string(subject_prefix) + ">";
-  return EnsureStream(js, stream, replicas, [&](jsErrCode* jerr) {
+  return EnsureStream(js, stream, replicas, may_create, [&](jsErrCode* jerr) {
     const char* subjects[] = {subject.c_str()};
     jsStreamConfig sc;
     jsStreamConfig_Init(&sc);
@@ -116,7 +124,7 @@ Status EnsurePlainStream(jsCtx* js, std::string_view name, std::string_view subj
 // KV bucket `bucket` (history 1, file storage) with `replicas`, bound in
 // impl's cache so a failure shows here and not at first use.
 Status EnsureBucket(Bus::Impl* impl, const std::string& bucket, int replicas) {
-  Status st = EnsureStream(impl->js, "KV_" + bucket, replicas, [&](jsErrCode* jerr) {
+  Status st = EnsureStream(impl->js, "KV_" + bucket, replicas, impl->options.create_schema, [&](jsErrCode* jerr) {
     kvConfig kc;
     kvConfig_Init(&kc);
     kc.Bucket = bucket.c_str();
@@ -149,8 +157,11 @@ Status EnsureBucket(Bus::Impl* impl, const std::string& bucket, int replicas) {
 Status Bus::EnsureSchema() {
   const int replicas = impl_->options.replicas;
   if (Status st = EnsureBucket(impl_.get(), std::string(kPagesBucket), replicas); !st.ok()) return st;
-  if (Status st = EnsurePlainStream(impl_->js, kNotesStream, kNotesSubjectPrefix, replicas); !st.ok()) return st;
-  return EnsurePlainStream(impl_->js, kRelatedStream, kRelatedSubjectPrefix, replicas);
+  const bool create = impl_->options.create_schema;
+  if (Status st = EnsurePlainStream(impl_->js, kNotesStream, kNotesSubjectPrefix, replicas, create); !st.ok()) {
+    return st;
+  }
+  return EnsurePlainStream(impl_->js, kRelatedStream, kRelatedSubjectPrefix, replicas, create);
 }
 
 Status EnsureBlobStore(Bus* bus) {

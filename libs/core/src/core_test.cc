@@ -363,6 +363,63 @@ TEST_CASE("service flags: --nats takes a list of servers; --nats-replicas 1..5; 
   }
 }
 
+TEST_CASE("service flags: --nats-user with its password from the flag, its file or FOLIO_NATS_PASSWORD; both or neither") {
+  char tmpl[] = "/tmp/folio-core-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  const std::string file = dir + "/nats-password";
+  REQUIRE(WriteSecretFile(file, "s3cret\n").ok());
+  auto parse = [](std::vector<const char*> argv, ServiceBasics* b) {
+    Flags f("svc", "s");
+    AddServiceFlags(&f, "127.0.0.1:9");
+    argv.insert(argv.begin(), "svc");
+    return ParseServiceFlags(&f, static_cast<int>(argv.size()), argv.data(), b);
+  };
+  {
+    ServiceBasics b;
+    CHECK(parse({}, &b) == -1);
+    CHECK(b.nats_user.empty());
+    CHECK(b.nats_password.empty());
+    CHECK(b.nats_ca.empty());
+  }
+  {
+    ServiceBasics b;
+    CHECK(parse({"--nats-user", "edge", "--nats-password-file", file.c_str(), "--nats-ca", "/ca.pem"}, &b) == -1);
+    CHECK(b.nats_user == "edge");
+    CHECK(b.nats_password == "s3cret");
+    CHECK(b.nats_ca == "/ca.pem");
+  }
+  {
+    ServiceBasics b;
+    CHECK(parse({"--nats-user", "edge", "--nats-password", "pw"}, &b) == -1);
+    CHECK(b.nats_password == "pw");
+  }
+  {
+    setenv("FOLIO_NATS_USER", "search", 1);
+    setenv("FOLIO_NATS_PASSWORD", "from-env", 1);
+    ServiceBasics b;
+    CHECK(parse({}, &b) == -1);
+    CHECK(b.nats_user == "search");
+    CHECK(b.nats_password == "from-env");
+    unsetenv("FOLIO_NATS_USER");
+    unsetenv("FOLIO_NATS_PASSWORD");
+  }
+  const std::string empty = dir + "/empty";
+  REQUIRE(WriteSecretFile(empty, "\n").ok());
+  const std::string missing = dir + "/missing";
+  // A missing or empty file, both sources, or half of the pair: usage errors.
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"--nats-user", "edge", "--nats-password-file", missing.c_str()},
+           {"--nats-user", "edge", "--nats-password-file", empty.c_str()},
+           {"--nats-user", "edge", "--nats-password", "pw", "--nats-password-file", file.c_str()},
+           {"--nats-user", "edge"},
+           {"--nats-password", "pw"}}) {
+    ServiceBasics b;
+    CHECK(parse(bad, &b) == 2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("secrets: constant-time compare, random hex, token files created once with mode 0600") {
   CHECK(SameSecret("abc", "abc"));
   CHECK_FALSE(SameSecret("abd", "abc"));

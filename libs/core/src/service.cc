@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "folio/core/log.h"
+#include "folio/core/secret.h"
 
 namespace folio {
 
@@ -74,6 +75,10 @@ void AddServiceFlags(Flags* flags, const std::string& default_listen) {
   flags->Add("nats-replicas", "1",
              "replicas (1..5) of the JetStream bucket and streams this service creates; at most the number of"
              " NATS servers in the cluster (3 for a 3-node cluster); an existing one with fewer is scaled up");
+  flags->Add("nats-user", "", "NATS user of this service (deploy/NATS.md; \"\" = connect without one)");
+  AddSecretFlags(flags, "nats-password", "password of --nats-user");
+  flags->Add("nats-ca", "",
+             "PEM file of the CA of the NATS servers' certificates: connect with TLS and verify them (\"\" = plain)");
   flags->Add("log-format", "text", "log lines as text or json");
 }
 
@@ -131,6 +136,17 @@ int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBa
                        " (JetStream's limit), not \"" + flags->Get("nats-replicas") + "\"");
   }
   out->nats_replicas = static_cast<int>(*replicas);
+  auto password = SecretFromFlags(*flags, "nats-password");
+  if (!password.ok()) return usage_error(password.status().message());
+  out->nats_user = flags->Get("nats-user");
+  out->nats_password = *password;
+  if (out->nats_user.empty() != out->nats_password.empty()) {
+    return usage_error(out->nats_user.empty()
+                           ? "--nats-password is set but --nats-user is not (FOLIO_NATS_USER): give both or neither"
+                           : "--nats-user " + out->nats_user +
+                                 " needs its password: --nats-password-file (or FOLIO_NATS_PASSWORD)");
+  }
+  out->nats_ca = flags->Get("nats-ca");
   return -1;
 }
 

@@ -45,6 +45,13 @@ struct BusOptions {
   std::string url = "nats://127.0.0.1:4222";
   std::string name = "folio";               // client name shown by the server
   int replicas = 1;                         // of what EnsureSchema creates; 1..5
+  std::string user = "";                    // NATS user ("" = none); with password
+  std::string password = "";                // of user ("" = none)
+  std::string ca_file = "";                 // PEM CA of the servers: TLS, verified ("" = plain)
+  // false: EnsureSchema only checks that the assets exist (kUnavailable if
+  // not yet) and never creates or scales one: for a user that may not
+  // (folio-edge, deploy/nats/permissions.conf). Default true.
+  bool create_schema = true;
   BusMetrics* metrics = nullptr;            // optional; not owned
   int64_t connect_timeout_ms = 2'000;
   int64_t reconnect_wait_ms = 250;          // between reconnect attempts; retries forever

@@ -21,8 +21,8 @@
 
 namespace folio::bus {
 
-// The options a service connects with: --nats, --nats-replicas (from
-// `basics`), the client name shown by the server (the service's binary name)
+// The options a service connects with: --nats, --nats-replicas,
+// --nats-user and its password, --nats-ca (from `basics`), the client name shown by the server (the service's binary name)
 // and its BusMetrics (may be null; not owned).
 BusOptions BusOptionsFor(const ServiceBasics& basics, std::string name, BusMetrics* metrics);
 

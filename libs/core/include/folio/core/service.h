@@ -1,5 +1,6 @@
 // The start-up every folio service shares: the common flags (--listen,
-// --admin-listen, --nats, --nats-replicas, --log-format), parsing argv + environment,
+// --admin-listen, --nats, --nats-replicas, --nats-user, --nats-password[-file],
+// --nats-ca, --log-format), parsing argv + environment,
 // configuring the logger, the exit on a start-up error, the lock on a
 // one-writer data folder, and the CPU count the process may use. Call from main() only.
 #pragma once
@@ -26,6 +27,14 @@ struct ServiceBasics {
   // From --nats-replicas (default 1, 1..5): replicas of the JetStream bucket
   // and streams a service creates (bus::BusOptions::replicas).
   int nats_replicas = 1;
+  // From --nats-user and --nats-password / --nats-password-file /
+  // FOLIO_NATS_PASSWORD (default "": no user, the server must allow
+  // anonymous clients). Both or neither (deploy/NATS.md: a user per service).
+  std::string nats_user;
+  std::string nats_password;
+  // From --nats-ca (default ""): a PEM file of the CA that signed the NATS
+  // servers' certificates; set, the client requires TLS and verifies them.
+  std::string nats_ca;
   // From --admin-listen (default ""): the address that alone serves
   // /metrics, /livez and /readyz (libs/metrics OpsEndpoints). admin_port < 0:
   // not set, and they are served on the public port.
@@ -35,11 +44,15 @@ struct ServiceBasics {
 };
 
 // Declares --listen (with this default), --admin-listen, --nats,
-// --nats-replicas and --log-format.
+// --nats-replicas, --nats-user, --nats-password, --nats-password-file,
+// --nats-ca and --log-format.
 void AddServiceFlags(Flags* flags, const std::string& default_listen);
 
 // Parses flags, configures logging, splits --listen and --admin-listen (a
-// usage error when both name the same port). Returns -1 to go on;
+// usage error when both name the same port), reads the NATS password (a
+// usage error naming the flag when its file is missing or empty, when both
+// --nats-password and its -file are given, or when only one of the user and
+// the password is). Returns -1 to go on;
 // otherwise the exit code main() should return (0 after --help, 2 on a
 // usage error, both already printed).
 int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBasics* out);
