@@ -1,14 +1,16 @@
 // The bus with identities (issue 24): a real nats-server -js whose config
 // includes the shipped deploy/nats/permissions.conf, one user per service.
 // An edge's credentials cannot write a page, publish a note, answer
-// search.query, or purge or delete a stream; ingest's can write pages and
-// notes. Then the real services, each with its own user (ingest, edge,
+// search.query, read another service's replies (each user's inbox is
+// _INBOX.<user>.*), or purge or delete a stream; ingest's can write pages
+// and notes. Then the real services, each with its own user (ingest, edge,
 // search, storage --replicated), run a push end to end: the page and its
 // attachment from the edge, a search answered through the edge; and the
 // server logged no permissions violation while they did, also while the
 // edge, started first, waited for the schema ingest makes.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -142,6 +144,22 @@ TEST_CASE("nats permissions: an edge reads pages and asks search, and can do not
                                       [](std::string_view, std::string_view) { return std::string("forged"); });
     auto answer = ingest->Request(bus::kSearchQuerySubject, "{}", 1'000);
     CHECK_FALSE(answer.ok());
+  }
+  SUBCASE("no reading the replies meant for another service (_INBOX.<user>.*)") {
+    std::atomic<int> overheard{0};
+    auto count = [&overheard](std::string_view, std::string_view) {
+      ++overheard;
+      return std::string();
+    };
+    auto spy_ingest = bus::Responder::Start(edge.get(), "_INBOX.ingest.>", "", count);
+    auto spy_all = bus::Responder::Start(edge.get(), "_INBOX.>", "", count);
+    // ingest's JetStream calls and KV reads are answered on its own inbox.
+    for (int i = 0; i < 5; ++i) CHECK(ingest->KvGet(bus::kPagesBucket, key).value() == "by ingest");
+    CHECK(ingest->Request("$JS.API.STREAM.INFO.notes", "", 2'000).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(overheard.load() == 0);
+    // while the edge's own replies still reach it
+    CHECK(edge->KvGet(bus::kPagesBucket, key).value() == "by ingest");
   }
   SUBCASE("no purge, no delete of a stream; stream info is allowed") {
     CHECK(edge->Request("$JS.API.STREAM.INFO.notes", "", 2'000).ok());

@@ -103,6 +103,11 @@ natsStatus SetOptions(natsOptions* o, const BusOptions& b, const std::vector<std
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(o, OnReconnected, closure);
   if (s == NATS_OK) s = natsOptions_SetErrorHandler(o, OnAsyncError, nullptr);
   if (s == NATS_OK && !b.user.empty()) s = natsOptions_SetUserInfo(o, b.user.c_str(), b.password.c_str());
+  // Replies (requests, JetStream API calls, consumers' deliveries) come to
+  // _INBOX.<user>.*: the permissions let each user subscribe there alone, so
+  // no service reads the answers meant for another (deploy/NATS.md).
+  const std::string inbox_prefix = "_INBOX." + b.user;
+  if (s == NATS_OK && !b.user.empty()) s = natsOptions_SetCustomInboxPrefix(o, inbox_prefix.c_str());
   if (s == NATS_OK && !b.ca_file.empty()) s = natsOptions_SetSecure(o, true);
   if (s == NATS_OK && !b.ca_file.empty()) s = natsOptions_LoadCATrustedCertificates(o, b.ca_file.c_str());
   return s;

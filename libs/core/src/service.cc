@@ -146,6 +146,14 @@ int ParseServiceFlags(Flags* flags, int argc, const char* const* argv, ServiceBa
                            : "--nats-user " + out->nats_user +
                                  " needs its password: --nats-password-file (or FOLIO_NATS_PASSWORD)");
   }
+  // The user names the client's reply subjects (_INBOX.<user>.*), which
+  // the server's permissions grant to that user alone.
+  for (char c : out->nats_user) {
+    if (c == '.' || c == '*' || c == '>' || c <= ' ' || c == 127) {
+      return usage_error("--nats-user \"" + out->nats_user +
+                         "\" must be one NATS subject token: no dots, wildcards (* >) or spaces");
+    }
+  }
   out->nats_ca = flags->Get("nats-ca");
   return -1;
 }

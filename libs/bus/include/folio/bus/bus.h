@@ -45,7 +45,8 @@ struct BusOptions {
   std::string url = "nats://127.0.0.1:4222";
   std::string name = "folio";               // client name shown by the server
   int replicas = 1;                         // of what EnsureSchema creates; 1..5
-  std::string user = "";                    // NATS user ("" = none); with password
+  std::string user = "";                    // NATS user ("" = none); with password; its
+                                            // replies come to _INBOX.<user>.* (one token)
   std::string password = "";                // of user ("" = none)
   std::string ca_file = "";                 // PEM CA of the servers: TLS, verified ("" = plain)
   // false: EnsureSchema only checks that the assets exist (kUnavailable if
