@@ -20,7 +20,10 @@ DiskGauges::DiskGauges(Registry* registry, std::string dir, int64_t interval_ms)
                             "Bytes still writable by the service on the file system holding the data directory"
                             " (statvfs f_bavail)",
                             [this, read] { return read(free_); });
-  refresher_ = std::make_unique<Refresher>(interval_ms, [this] { Refresh(); });
+  refresher_ = std::make_unique<Refresher>(interval_ms, [this] {
+    Refresh();
+    return true;  // a missing directory is not retried sooner
+  });
 }
 
 void DiskGauges::Refresh() {

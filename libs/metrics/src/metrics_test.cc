@@ -269,7 +269,10 @@ TEST_CASE("OpsEndpoints: degraded is ready (200) with the reason, and folio_degr
 TEST_CASE("refresher: runs at once, then every interval on its own thread, until destroyed") {
   std::atomic<int> runs{0};
   {
-    metrics::Refresher r(20, [&runs] { ++runs; });
+    metrics::Refresher r(20, [&runs] {
+      ++runs;
+      return true;
+    });
     for (int i = 0; i < 200 && runs.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     CHECK(runs.load() >= 3);
   }

@@ -19,8 +19,12 @@ namespace folio::metrics {
 
 class Refresher {
  public:
-  // Starts the thread; the first run begins at once. REQUIRES: interval_ms > 0.
-  Refresher(int64_t interval_ms, std::function<void()> refresh);
+  // Starts the thread; the first run begins at once. `refresh` returns true
+  // when it read its source (next run after interval_ms), false when it could
+  // not (next run after min(interval_ms, kRetryMs): a source that is not
+  // there yet at start shows within a second). REQUIRES: interval_ms > 0.
+  static constexpr int64_t kRetryMs = 1'000;
+  Refresher(int64_t interval_ms, std::function<bool()> refresh);
   ~Refresher();
   Refresher(const Refresher&) = delete;
   Refresher& operator=(const Refresher&) = delete;
@@ -29,7 +33,7 @@ class Refresher {
   void Run();
 
   const int64_t interval_ms_;
-  const std::function<void()> refresh_;
+  const std::function<bool()> refresh_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;  // GUARDED_BY(mu_)
