@@ -185,12 +185,33 @@ TEST_CASE("deploy: the Grafana dashboard is valid JSON on the provisioned dataso
       CHECK(t["expr"].get(expr) == simdjson::SUCCESS);
       CHECK(!expr.empty());
       CHECK(t["datasource"]["uid"].get(ds) == simdjson::SUCCESS);
-      CHECK(ds == "prometheus");
+      CHECK(ds == "${datasource}");  // the variable, not a hard-coded uid (issue 24)
       ++queries;
     }
   }
   CHECK(queries >= 30);
-  for (const char* want : {"Readers (edge)", "Authors (ingest)", "Search", "Storage", "Bus (NATS)", "Processes"}) {
+  // Variables: the datasource (any Prometheus, the provisioned one by
+  // default), and job, instance and site, which the queries filter on.
+  simdjson::dom::array vars;
+  REQUIRE(doc["templating"]["list"].get(vars) == simdjson::SUCCESS);
+  std::set<std::string> names;
+  for (simdjson::dom::element v : vars) {
+    std::string_view name, type;
+    REQUIRE(v["name"].get(name) == simdjson::SUCCESS);
+    REQUIRE(v["type"].get(type) == simdjson::SUCCESS);
+    names.insert(std::string(name));
+    if (name == "datasource") {
+      std::string_view q;
+      CHECK(type == "datasource");
+      CHECK((v["query"].get(q) == simdjson::SUCCESS && q == "prometheus"));
+    }
+  }
+  for (const char* want : {"datasource", "job", "instance", "site"}) CHECK_MESSAGE(names.count(want) == 1, want);
+  std::string text = ReadFile(path);
+  CHECK(text.find("\"uid\": \"prometheus\"") == std::string::npos);
+  CHECK(text.find(R"(instance=~\"$instance\")") != std::string::npos);  // as JSON escapes it
+  for (const char* want :
+       {"Readers (edge)", "Authors (ingest)", "Search", "Storage", "Bus (NATS)", "Processes", "Capacity"}) {
     CHECK_MESSAGE(rows.count(want) == 1, "missing row " << want);
   }
 }
