@@ -18,8 +18,10 @@ JetStreamGauges::JetStreamGauges(metrics::Registry* registry, bus::BusOptions op
     : registry_(registry),
       options_(std::move(options)),
       up_(registry->NewGauge("folio_jetstream_up", "1 when the last read of JetStream's usage succeeded")),
-      storage_(registry->NewGauge("folio_jetstream_account_storage_bytes", "JetStream file storage used by the account")),
-      memory_(registry->NewGauge("folio_jetstream_account_memory_bytes", "JetStream memory storage used by the account")),
+      storage_(registry->NewGauge("folio_jetstream_account_storage_bytes",
+                                  "JetStream file storage used by the account")),
+      memory_(registry->NewGauge("folio_jetstream_account_memory_bytes",
+                                 "JetStream memory storage used by the account")),
       max_storage_(registry->NewGauge("folio_jetstream_account_max_storage_bytes",
                                       "The account's JetStream file storage limit; -1: none (the server's"
                                       " max_file_store bounds it)")) {

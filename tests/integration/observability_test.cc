@@ -137,7 +137,8 @@ struct LiveServices {
         text = Scrape(url);
         // Ingest reads JetStream's usage on a thread of its own, at most a
         // second after its streams exist (issue 24).
-        bool jetstream = name != "ingest" || text.find("folio_jetstream_stream_bytes{stream=\"notes\"}") != std::string::npos;
+        bool jetstream =
+            name != "ingest" || text.find("folio_jetstream_stream_bytes{stream=\"notes\"}") != std::string::npos;
         if (text.find("folio_http_request_duration_seconds_bucket") != std::string::npos && jetstream) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }

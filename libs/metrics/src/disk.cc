@@ -31,7 +31,9 @@ void DiskGauges::Refresh() {
   if (!u.ok()) {
     size_.store(-1);
     free_.store(-1);
-    if (!failing_) log::Warn("cannot read the data disk's free space", {{"dir", dir_}, {"error", u.status().message()}});
+    if (!failing_) {
+      log::Warn("cannot read the data disk's free space", {{"dir", dir_}, {"error", u.status().message()}});
+    }
     failing_ = true;
     return;
   }
