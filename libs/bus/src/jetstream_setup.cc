@@ -38,9 +38,17 @@ Limits LimitsOf(std::string_view stream) {
 }
 
 // True if *c was changed to carry folio's limits where it has none.
-bool ApplyMissingLimits(jsStreamConfig* c, const Limits& want) {
+// `stored` is what the stream holds now: JetStream enforces a lowered size
+// limit by deleting the oldest messages whatever the discard policy, so a
+// stream already past half the limit keeps none (and a warning says so)
+// rather than lose messages search still needs.
+bool ApplyMissingLimits(jsStreamConfig* c, const Limits& want, uint64_t stored = 0) {
   bool changed = false;
-  if (want.max_bytes > 0 && c->MaxBytes <= 0) {
+  if (want.max_bytes > 0 && c->MaxBytes <= 0 && stored > static_cast<uint64_t>(want.max_bytes / 2)) {
+    log::Warn("stream holds more than half of folio's size limit; left without one (set it: nats stream edit)",
+              {{"stream", c->Name != nullptr ? c->Name : ""}, {"bytes", std::to_string(stored)},
+               {"limit", std::to_string(want.max_bytes)}});
+  } else if (want.max_bytes > 0 && c->MaxBytes <= 0) {
     c->MaxBytes = want.max_bytes;
     c->Discard = want.discard;
     changed = true;
@@ -94,8 +102,7 @@ Status StreamInfo(jsCtx* js, const std::string& name, jsStreamInfo** si, int64_t
 Status ReconcileReplicas(jsCtx* js, jsStreamInfo* si, int replicas) {
   std::string name = si->Config->Name;
   int have = ReplicasOf(si->Config);
-  bool limits = ApplyMissingLimits(si->Config, LimitsOf(name));
-  if (limits) log::Info("stream gets folio's size and age limits", {{"stream", name}});
+  bool limits = ApplyMissingLimits(si->Config, LimitsOf(name), si->State.Bytes);
   if (have == replicas && !limits) return Status::Ok();
   if (have > replicas) {
     log::Warn("stream has more replicas than --nats-replicas asks; leaving it as it is",
@@ -109,6 +116,7 @@ Status ReconcileReplicas(jsCtx* js, jsStreamInfo* si, int replicas) {
   natsStatus s = js_UpdateStream(&updated, js, si->Config, nullptr, &jerr);
   jsStreamInfo_Destroy(updated);
   if (s != NATS_OK) return SetupError(s, jerr, "update stream '" + name + "'", replicas);
+  if (limits) log::Info("stream given folio's size and age limits", {{"stream", name}});
   if (have < replicas) {
     log::Info("stream scaled up", {{"stream", name}, {"from", std::to_string(have)}, {"to", std::to_string(replicas)}});
   }

@@ -67,8 +67,10 @@ class Bus {
   // "related.>", file storage, limits retention, 2-minute duplicate window:
   // search replicas' copies of a list collapse; at most kRelatedMaxBytes and
   // kRelatedMaxAgeSeconds), each with options.replicas replicas. An
-  // existing stream without a size or age limit gets folio's (an update);
-  // limits already set are kept. One that exists with fewer
+  // existing stream without a size or age limit gets folio's (an update),
+  // except a size limit it already holds more than half of (JetStream would
+  // delete old messages to fit; a warning says so); limits already set are
+  // kept. One that exists with fewer
   // replicas is scaled up to options.replicas (a stream update: NATS copies
   // the data to the new replicas); one with more is left as it is, with a
   // warning (lowering redundancy is an operator's decision). kUnavailable
