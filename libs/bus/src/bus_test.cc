@@ -171,3 +171,33 @@ TEST_CASE("EnsureSchema gives notes and related their limits, keeps an operator'
 }
 
 }  // namespace folio::bus
+
+namespace folio::bus {
+
+// Issue 24: JetStream enforces a lowered size limit by deleting the oldest
+// messages whatever the discard policy; a stream that already holds more
+// than half of folio's limit is given none, so that an update cannot delete
+// what it holds.
+TEST_CASE("EnsureSchema leaves a stream past half of folio's size limit without one (and its messages)") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Result<std::string> r = bus->Request("$JS.API.STREAM.CREATE.related",
+                                       R"({"name":"related","subjects":["related.>"],"storage":"file"})", 5000);
+  REQUIRE(r.ok());
+  REQUIRE_MESSAGE(r->find("\"error\"") == std::string::npos, *r);
+  const std::string chunk(1'000'000, 'r');
+  const int n = static_cast<int>(kRelatedMaxBytes / 2 / 1'000'000) + 2;  // just past half
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(bus->PublishAsync(RelatedSubject("docs"), chunk).ok());
+    if (i % 16 == 15) REQUIRE(bus->WaitForAcks(10000).ok());
+  }
+  REQUIRE(bus->WaitForAcks(10000).ok());
+  REQUIRE(bus->EnsureSchema().ok());
+  Result<Bus::StreamState> related = bus->GetStreamState(kRelatedStream);
+  REQUIRE(related.ok());
+  CHECK(related->messages == static_cast<uint64_t>(n));
+  CHECK(related->max_bytes == -1);
+  CHECK(related->max_age_seconds == kRelatedMaxAgeSeconds);  // the age limit is still given
+}
+
+}  // namespace folio::bus
