@@ -45,10 +45,14 @@ bool JetStreamGauges::Refresh() {
   Result<bus::Bus::AccountUsage> account = bus_->GetAccountUsage(kRequestTimeoutMs);
   if (!streams.ok() || !account.ok()) {
     up_.Set(0);
-    log::Warn("cannot read JetStream usage",
-              {{"error", (!streams.ok() ? streams.status() : account.status()).message()}});
+    if (!failing_) {  // retried every second: news only once (a NATS outage is FolioBusDisconnected's)
+      log::Warn("cannot read JetStream usage",
+                {{"error", (!streams.ok() ? streams.status() : account.status()).message()}});
+    }
+    failing_ = true;
     return false;
   }
+  failing_ = false;
   bool schema = false;
   for (const bus::Bus::StreamUsage& u : *streams) {
     schema = schema || u.name == bus::kNotesStream;

@@ -45,6 +45,7 @@ class JetStreamGauges {
   metrics::Registry* registry_;
   bus::BusOptions options_;
   std::unique_ptr<bus::Bus> bus_;  // the refresher's thread only
+  bool failing_ = false;           // the refresher's thread only: log a failure once
   metrics::Gauge &up_, &storage_, &memory_, &max_storage_;
   std::unique_ptr<metrics::Refresher> refresher_;
 };
