@@ -408,12 +408,19 @@ int RunRestoreCommand(const Flags& flags) {
   return 0;
 }
 
-BackupSchedule::BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, metrics::Registry* registry)
-    : target_(std::move(target)),
-      keep_(keep),
-      interval_ms_(interval_ms),
-      ok_(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "ok"}})),
-      error_(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "error"}})) {}
+BackupMetrics::BackupMetrics(metrics::Registry* registry, int64_t interval_ms)
+    : ok(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "ok"}})),
+      error(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "error"}})),
+      last_success(registry->NewGauge("folio_ingest_backup_last_success_timestamp_seconds",
+                                      "Unix time the last scheduled backup was stored; 0: none since start")),
+      failing(registry->NewGauge("folio_ingest_backup_failing",
+                                 "1 while the latest scheduled backup failed (cleared by the next success)")) {
+  registry->NewGauge("folio_ingest_backup_interval_seconds", "--backup-every in seconds; 0: no scheduled backups")
+      .Set(static_cast<double>(interval_ms) / 1000.0);
+}
+
+BackupSchedule::BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, BackupMetrics* m)
+    : target_(std::move(target)), keep_(keep), interval_ms_(interval_ms), m_(m) {}
 
 BackupSchedule::~BackupSchedule() { Stop(); }
 
@@ -436,10 +443,13 @@ void BackupSchedule::Run() {
     std::string name;
     Status s = Backup(target_, keep_, &name);
     if (s.ok()) {
-      ok_.Increment();
+      m_->ok.Increment();
+      m_->last_success.SetToCurrentTime();
+      m_->failing.Set(0);
       log::Info("backup stored", {{"object", name}});
     } else {
-      error_.Increment();
+      m_->error.Increment();
+      m_->failing.Set(1);
       log::Warn("backup failed; retrying at the next tick", {{"error", s.message()}});
     }
     l.lock();

@@ -94,12 +94,27 @@ Status RestoreIfEmpty(const std::string& data_dir, const std::string& key_file, 
 int RunBackupCommand(const Flags& flags);
 int RunRestoreCommand(const Flags& flags);
 
+// The scheduled backups on ingest's /metrics, registered whether or not
+// --backup-every is set (so the alert rules' names always exist):
+//   folio_ingest_backups_total{result="ok"|"error"} (counter)
+//   folio_ingest_backup_interval_seconds (gauge: --backup-every; 0 = off)
+//   folio_ingest_backup_last_success_timestamp_seconds (gauge: Unix time of
+//     the last scheduled backup stored; 0 = none since start)
+//   folio_ingest_backup_failing (gauge: 1 while the latest scheduled backup
+//     failed; the next success clears it)
+// Threading: the metrics are atomics, set from the schedule's thread.
+struct BackupMetrics {
+  BackupMetrics(metrics::Registry* registry, int64_t interval_ms);
+  metrics::Counter &ok, &error;
+  metrics::Gauge &last_success, &failing;
+};
+
 // Runs Backup every interval_ms on its own thread and logs each result; a
-// failure is counted, logged and retried at the next tick. Counts
-// folio_ingest_backups_total{result="ok"|"error"} in registry.
+// failure is counted, logged and retried at the next tick. REQUIRES:
+// `m` outlives the schedule.
 class BackupSchedule {
  public:
-  BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, metrics::Registry* registry);
+  BackupSchedule(BackupTarget target, int keep, int64_t interval_ms, BackupMetrics* m);
   ~BackupSchedule();  // Stop()
   void Start();
   void Stop();  // waits for a backup in progress to finish
@@ -109,7 +124,7 @@ class BackupSchedule {
   const BackupTarget target_;
   int keep_;
   int64_t interval_ms_;
-  metrics::Counter &ok_, &error_;
+  BackupMetrics* m_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;  // GUARDED_BY(mu_)

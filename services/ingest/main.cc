@@ -26,6 +26,7 @@
 #include <string>
 #include <thread>
 
+#include "folio/bus/connect.h"
 #include "folio/core/config.h"
 #include "folio/core/crash_marks.h"
 #include "folio/core/files.h"
@@ -35,6 +36,7 @@
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
+#include "folio/metrics/disk.h"
 #include "folio/metrics/metrics.h"
 #include "backup.h"
 #include "blob_gc.h"
@@ -43,6 +45,7 @@
 #include "config.h"
 #include "crashed_notes.h"
 #include "handlers.h"
+#include "jetstream_gauges.h"
 #include "leader.h"
 #include "site_command.h"
 #include "sites.h"
@@ -76,13 +79,13 @@ Result<std::string> LoadToken(const std::string& flag, const std::string& data_d
 }
 
 // --backup-every: a BackupSchedule into *out, or nothing when 0.
-Status StartBackups(const ingest::IngestConfig& c, metrics::Registry* registry,
+Status StartBackups(const ingest::IngestConfig& c, ingest::BackupMetrics* m,
                     std::unique_ptr<ingest::BackupSchedule>* out) {
   if (c.backup_every_ms <= 0) return Status::Ok();
   auto key = ingest::LoadBackupKey(c.data_dir, c.backup_key_file, true);
   if (!key.ok()) return key.status();
   *out = std::make_unique<ingest::BackupSchedule>(ingest::BackupTarget{c.data_dir, c.site.storage, std::move(*key)},
-                                                  c.backup_keep, c.backup_every_ms, registry);
+                                                  c.backup_keep, c.backup_every_ms, m);
   (*out)->Start();
   return Status::Ok();
 }
@@ -164,6 +167,8 @@ int main(int argc, char** argv) {
                     "Notes whose render crashed this build of ingest; pushes of their text get 422 until they change")
       .Set(static_cast<double>(crashed->size()));
   metrics::ExportBodyBudget(&registry, &body_budget);
+  metrics::DiskGauges data_disk(&registry, data_dir);  // free space before writes fail (issue 24)
+  ingest::JetStreamGauges jetstream(&registry, bus::BusOptionsFor(config->basics, "folio-ingest", nullptr));
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
   ingest::UseBundledMermaid(config->mermaid_file, &config->site, &blobs_in_flight, &bundled_mermaid);
@@ -171,8 +176,9 @@ int main(int argc, char** argv) {
   ingest::Sites sites(config->site, *token, store->get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
   ReleaseFreeHeap();  // loading the sites built (and freed) their generated pages
+  ingest::BackupMetrics backup_metrics(&registry, config->backup_every_ms);
   std::unique_ptr<ingest::BackupSchedule> backups;  // off the writer thread: it blocks on disk and HTTP
-  if (Status s = StartBackups(*config, &registry, &backups); !s.ok()) return FailStartup(s);
+  if (Status s = StartBackups(*config, &backup_metrics, &backups); !s.ok()) return FailStartup(s);
 
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing

@@ -224,6 +224,7 @@ void Indexer::Process(std::vector<bus::StreamMessage>& msgs) {
     set_state("indexing failed (notes wait in the stream): " + updates.status().message());
     int64_t delay = std::min<int64_t>(1000LL << std::min<int>(retries_++, 5), 30'000);
     for (const bus::StreamMessage& msg : msgs) (void)consumer_->Nak(msg, delay);
+    UpdatePending();  // the backlog keeps growing while indexing fails: alerts see it (issue 24)
     Sleep(delay);
     return;
   }

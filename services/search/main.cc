@@ -28,6 +28,7 @@
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
+#include "folio/metrics/disk.h"
 #include "folio/metrics/metrics.h"
 #include "folio/vector/embedder.h"
 #include "folio/vector/http_embedder.h"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
 
   metrics::Registry registry;
   search::Metrics m(&registry);
+  metrics::DiskGauges data_disk(&registry, eopts.data_dir);  // free space before writes fail (issue 24)
   m.embedder_up.Set(1);
   m.notes.Set(static_cast<double>((*engine)->notes()));
   m.vectors.Set(static_cast<double>((*engine)->vectors()));

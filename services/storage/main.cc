@@ -21,6 +21,7 @@
 #include "folio/core/thread_pool.h"
 #include "folio/http/server.h"
 #include "folio/journal/journal.h"
+#include "folio/metrics/disk.h"
 #include "folio/metrics/metrics.h"
 #include "replication.h"
 #include "tokens.h"
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
   metrics::ExportBodyBudget(&registry, &body_budget);
+  metrics::DiskGauges data_disk(&registry, data_dir);  // free space before writes fail (issue 24)
   auto& g_blobs = registry.NewGauge("folio_storage_blobs", "Live blobs and objects");
   auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
   auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");

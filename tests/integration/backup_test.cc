@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +42,7 @@ class Storage {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // --storage and --storage-token for folio-ingest's commands and server.
   std::vector<std::string> Args() const { return {"--storage", url(), "--storage-token", kStorageWriteToken}; }
+  void Stop() { proc_->Stop(); }
   http::ClientResponse Do(const std::string& method, const std::string& path, const std::string& body = "") {
     http::ClientRequest req;
     req.method = method;
@@ -225,6 +228,34 @@ TEST_CASE("backup: --backup-every stores backups on a schedule") {
   auto metrics = http::Get(c.ingest_url() + "/metrics");
   REQUIRE(metrics.ok());
   CHECK(metrics->body.find("folio_ingest_backups_total{result=\"ok\"}") != std::string::npos);
+  // Issue 24: the age and failure gauges the alerts read.
+  CHECK(metrics->body.find("\nfolio_ingest_backup_interval_seconds 1\n") != std::string::npos);
+  CHECK(metrics->body.find("\nfolio_ingest_backup_failing 0\n") != std::string::npos);
+  size_t at = metrics->body.find("\nfolio_ingest_backup_last_success_timestamp_seconds ");
+  REQUIRE(at != std::string::npos);
+  double last = strtod(metrics->body.c_str() + at + 52, nullptr);
+  double now = static_cast<double>(time(nullptr));
+  CHECK(last > now - 60);
+  CHECK(last <= now + 1);
+}
+
+TEST_CASE("backup: a scheduled backup that cannot reach storage counts an error and sets folio_ingest_backup_failing") {
+  Storage st;
+  Cluster c(Cat(st.Args(), {"--backup-every", "1s"}));
+  REQUIRE(c.Push(PushBody({{"a.md", "# A"}})).status == 200);
+  st.Stop();
+  std::string body;
+  for (int i = 0; i < 100; ++i) {
+    auto m = http::Get(c.ingest_url() + "/metrics");
+    if (m.ok() && m->body.find("\nfolio_ingest_backup_failing 1\n") != std::string::npos) {
+      body = m->body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  INFO(c.Logs());
+  REQUIRE(!body.empty());
+  CHECK(body.find("folio_ingest_backups_total{result=\"error\"} 0\n") == std::string::npos);
 }
 
 // ingest.db and its -wal, to tell whether a refused restore touched them.

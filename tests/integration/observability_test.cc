@@ -135,7 +135,11 @@ struct LiveServices {
       std::string text;
       for (int i = 0; i < 100; ++i) {
         text = Scrape(url);
-        if (text.find("folio_http_request_duration_seconds_bucket") != std::string::npos) break;
+        // Ingest reads JetStream's usage on a thread of its own, at most a
+        // second after its streams exist (issue 24).
+        bool jetstream =
+            name != "ingest" || text.find("folio_jetstream_stream_bytes{stream=\"notes\"}") != std::string::npos;
+        if (text.find("folio_http_request_duration_seconds_bucket") != std::string::npos && jetstream) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       metrics[name] = text;
@@ -175,6 +179,23 @@ TEST_CASE("promtool check metrics passes on every service's /metrics") {
   CHECK(live.metrics["ingest"].find("folio_http_request_duration_seconds_count{code=\"200\",route=\"push\"}") !=
         std::string::npos);
   CHECK(live.metrics["storage"].find("route=\"list\"") != std::string::npos);
+  // Issue 24: what the capacity alerts read. Every service: its memory
+  // limit; the ones with a --data: its disk; ingest: JetStream's usage, with
+  // the limits folio gives the notes stream.
+  for (const auto& [name, text] : live.metrics) {
+    CAPTURE(name);
+    CHECK(text.find("\nfolio_memory_limit_bytes ") != std::string::npos);
+    if (name == "edge") continue;
+    CHECK(text.find("\nfolio_disk_free_bytes ") != std::string::npos);
+    CHECK(text.find("\nfolio_disk_size_bytes ") != std::string::npos);
+  }
+  const std::string& ingest = live.metrics["ingest"];
+  CHECK(ingest.find("\nfolio_jetstream_up 1\n") != std::string::npos);
+  CHECK(ingest.find("folio_jetstream_stream_max_bytes{stream=\"notes\"} 2147483648\n") != std::string::npos);
+  CHECK(ingest.find("folio_jetstream_stream_max_age_seconds{stream=\"related\"} 604800\n") != std::string::npos);
+  CHECK(ingest.find("folio_jetstream_stream_bytes{stream=\"KV_pages\"}") != std::string::npos);
+  CHECK(ingest.find("\nfolio_jetstream_account_storage_bytes ") != std::string::npos);
+  CHECK(ingest.find("\nfolio_ingest_backup_last_success_timestamp_seconds 0\n") != std::string::npos);
   CHECK(live.metrics["search"].find("route=\"query\"") != std::string::npos);
 }
 

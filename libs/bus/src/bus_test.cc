@@ -6,6 +6,7 @@
 
 #include "folio/bus/note_schema.h"
 #include "folio/bus/page_schema.h"
+#include "folio/bus/related_schema.h"
 #include "folio/testing/testing.h"
 
 namespace folio::bus {
@@ -112,6 +113,91 @@ TEST_CASE("WaitForAcks reports failed publishes once") {
   CHECK(st.code() == Code::kUnavailable);
   CHECK_MESSAGE(st.message().find("1 publishes failed") != std::string::npos, st.message());
   CHECK(bus->WaitForAcks(5000).ok());  // the failure was reported; counter reset
+}
+
+}  // namespace folio::bus
+
+namespace folio::bus {
+
+// Issue 24: the notes and related streams carry size and age limits, also
+// when they were created before there were any; an operator's own limit is
+// kept; ListStreamUsage and GetAccountUsage report what JetStream stores.
+TEST_CASE("EnsureSchema gives notes and related their limits, keeps an operator's, and usage is reported") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  // As an older folio (or an operator) left them: notes without limits,
+  // related with a size limit of its own. Created through the JetStream API.
+  Result<std::string> r = bus->Request("$JS.API.STREAM.CREATE.notes",
+                                       R"({"name":"notes","subjects":["notes.>"],"storage":"file"})", 5000);
+  REQUIRE(r.ok());
+  REQUIRE_MESSAGE(r->find("\"error\"") == std::string::npos, *r);
+  r = bus->Request("$JS.API.STREAM.CREATE.related",
+                   R"({"name":"related","subjects":["related.>"],"storage":"file","max_bytes":1000000})", 5000);
+  REQUIRE(r.ok());
+  REQUIRE_MESSAGE(r->find("\"error\"") == std::string::npos, *r);
+
+  REQUIRE(bus->EnsureSchema().ok());
+  Result<Bus::StreamState> notes = bus->GetStreamState(kNotesStream);
+  REQUIRE(notes.ok());
+  CHECK(notes->max_bytes == kNotesMaxBytes);
+  CHECK(notes->discard_new);  // a full notes stream refuses; it never drops what a new search replica needs
+  CHECK(notes->max_age_seconds == 0);
+  Result<Bus::StreamState> related = bus->GetStreamState(kRelatedStream);
+  REQUIRE(related.ok());
+  CHECK(related->max_bytes == 1000000);  // the operator's
+  CHECK(related->max_age_seconds == kRelatedMaxAgeSeconds);
+  CHECK(!related->discard_new);
+
+  REQUIRE(bus->PublishAsync(NotesSubject("docs"), std::string(1000, 'x')).ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+  Result<std::vector<Bus::StreamUsage>> streams = bus->ListStreamUsage();
+  REQUIRE_MESSAGE(streams.ok(), streams.status().ToString());
+  bool saw_notes = false, saw_pages = false;
+  for (const Bus::StreamUsage& u : *streams) {
+    if (u.name == "notes") {
+      saw_notes = true;
+      CHECK(u.messages == 1);
+      CHECK(u.bytes > 1000);
+      CHECK(u.max_bytes == kNotesMaxBytes);
+    }
+    if (u.name == "KV_" + std::string(kPagesBucket)) saw_pages = true;
+  }
+  CHECK(saw_notes);
+  CHECK(saw_pages);
+  Result<Bus::AccountUsage> account = bus->GetAccountUsage();
+  REQUIRE_MESSAGE(account.ok(), account.status().ToString());
+  CHECK(account->storage_bytes > 1000);
+  CHECK(account->streams >= 3);
+}
+
+}  // namespace folio::bus
+
+namespace folio::bus {
+
+// Issue 24: JetStream enforces a lowered size limit by deleting the oldest
+// messages whatever the discard policy; a stream that already holds more
+// than half of folio's limit is given none, so that an update cannot delete
+// what it holds.
+TEST_CASE("EnsureSchema leaves a stream past half of folio's size limit without one (and its messages)") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  Result<std::string> r = bus->Request("$JS.API.STREAM.CREATE.related",
+                                       R"({"name":"related","subjects":["related.>"],"storage":"file"})", 5000);
+  REQUIRE(r.ok());
+  REQUIRE_MESSAGE(r->find("\"error\"") == std::string::npos, *r);
+  const std::string chunk(1'000'000, 'r');
+  const int n = static_cast<int>(kRelatedMaxBytes / 2 / 1'000'000) + 2;  // just past half
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(bus->PublishAsync(RelatedSubject("docs"), chunk).ok());
+    if (i % 16 == 15) REQUIRE(bus->WaitForAcks(10000).ok());
+  }
+  REQUIRE(bus->WaitForAcks(10000).ok());
+  REQUIRE(bus->EnsureSchema().ok());
+  Result<Bus::StreamState> related = bus->GetStreamState(kRelatedStream);
+  REQUIRE(related.ok());
+  CHECK(related->messages == static_cast<uint64_t>(n));
+  CHECK(related->max_bytes == -1);
+  CHECK(related->max_age_seconds == kRelatedMaxAgeSeconds);  // the age limit is still given
 }
 
 }  // namespace folio::bus

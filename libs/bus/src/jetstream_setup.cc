@@ -16,6 +16,50 @@ namespace {
 constexpr int64_t kNanosPerMs = 1'000'000;
 constexpr int64_t kDuplicateWindowNs = 2 * 60 * 1000 * kNanosPerMs;  // notes and related
 
+// The size and age limits folio gives a stream it creates (issue 24); a
+// stream created without them gets them on the next EnsureSchema, while
+// limits an operator set (`nats stream edit`) are left as they are.
+struct Limits {
+  int64_t max_bytes = -1;  // -1: none
+  int64_t max_age_ns = 0;  // 0: none
+  jsDiscardPolicy discard = js_DiscardOld;
+};
+
+Limits LimitsOf(std::string_view stream) {
+  Limits l;
+  if (stream == kNotesStream) {
+    l.max_bytes = kNotesMaxBytes;
+    l.discard = js_DiscardNew;  // search replicas rebuild from the whole stream: refuse, never drop
+  } else if (stream == kRelatedStream) {
+    l.max_bytes = kRelatedMaxBytes;
+    l.max_age_ns = kRelatedMaxAgeSeconds * 1000 * kNanosPerMs;
+  }
+  return l;
+}
+
+// True if *c was changed to carry folio's limits where it has none.
+// `stored` is what the stream holds now: JetStream enforces a lowered size
+// limit by deleting the oldest messages whatever the discard policy, so a
+// stream already past half the limit keeps none (and a warning says so)
+// rather than lose messages search still needs.
+bool ApplyMissingLimits(jsStreamConfig* c, const Limits& want, uint64_t stored = 0) {
+  bool changed = false;
+  if (want.max_bytes > 0 && c->MaxBytes <= 0 && stored > static_cast<uint64_t>(want.max_bytes / 2)) {
+    log::Warn("stream holds more than half of folio's size limit; left without one (set it: nats stream edit)",
+              {{"stream", c->Name != nullptr ? c->Name : ""}, {"bytes", std::to_string(stored)},
+               {"limit", std::to_string(want.max_bytes)}});
+  } else if (want.max_bytes > 0 && c->MaxBytes <= 0) {
+    c->MaxBytes = want.max_bytes;
+    c->Discard = want.discard;
+    changed = true;
+  }
+  if (want.max_age_ns > 0 && c->MaxAge == 0) {
+    c->MaxAge = want.max_age_ns;
+    changed = true;
+  }
+  return changed;
+}
+
 int ReplicasOf(const jsStreamConfig* c) { return c->Replicas < 1 ? 1 : static_cast<int>(c->Replicas); }
 
 // A failed create or update: the JetStream error code decides the message.
@@ -54,22 +98,28 @@ Status StreamInfo(jsCtx* js, const std::string& name, jsStreamInfo** si, int64_t
 // copies its data to the new peers); one with more keeps them: a service
 // started with the default of 1 must not silently lower a cluster's
 // redundancy. REQUIRES: si describes an existing stream.
+// Limits missing from an existing stream are added in the same update.
 Status ReconcileReplicas(jsCtx* js, jsStreamInfo* si, int replicas) {
   std::string name = si->Config->Name;
   int have = ReplicasOf(si->Config);
-  if (have == replicas) return Status::Ok();
+  bool limits = ApplyMissingLimits(si->Config, LimitsOf(name), si->State.Bytes);
+  if (have == replicas && !limits) return Status::Ok();
   if (have > replicas) {
     log::Warn("stream has more replicas than --nats-replicas asks; leaving it as it is",
               {{"stream", name}, {"replicas", std::to_string(have)}, {"asked", std::to_string(replicas)}});
-    return Status::Ok();
+    if (!limits) return Status::Ok();
+  } else {
+    si->Config->Replicas = replicas;
   }
-  si->Config->Replicas = replicas;
   jsStreamInfo* updated = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
   natsStatus s = js_UpdateStream(&updated, js, si->Config, nullptr, &jerr);
   jsStreamInfo_Destroy(updated);
-  if (s != NATS_OK) return SetupError(s, jerr, "scale stream '" + name + "' up", replicas);
-  log::Info("stream scaled up", {{"stream", name}, {"from", std::to_string(have)}, {"to", std::to_string(replicas)}});
+  if (s != NATS_OK) return SetupError(s, jerr, "update stream '" + name + "'", replicas);
+  if (limits) log::Info("stream given folio's size and age limits", {{"stream", name}});
+  if (have < replicas) {
+    log::Info("stream scaled up", {{"stream", name}, {"from", std::to_string(have)}, {"to", std::to_string(replicas)}});
+  }
   return Status::Ok();
 }
 
@@ -114,6 +164,7 @@ Status EnsurePlainStream(jsCtx* js, std::string_view name, std::string_view subj
     sc.Retention = js_LimitsPolicy;
     sc.Duplicates = kDuplicateWindowNs;
     sc.Replicas = replicas;
+    ApplyMissingLimits(&sc, LimitsOf(stream));
     jsStreamInfo* si = nullptr;
     natsStatus s = js_AddStream(&si, js, &sc, nullptr, jerr);
     jsStreamInfo_Destroy(si);
@@ -180,6 +231,10 @@ Result<Bus::StreamState> Bus::GetStreamState(std::string_view stream, int64_t ti
   out.messages = si->State.Msgs;
   out.last_seq = si->State.LastSeq;
   out.replicas = ReplicasOf(si->Config);
+  out.bytes = si->State.Bytes;
+  out.max_bytes = si->Config->MaxBytes;
+  out.max_age_seconds = si->Config->MaxAge / (1000 * kNanosPerMs);
+  out.discard_new = si->Config->Discard == js_DiscardNew;
   if (si->Cluster != nullptr && si->Cluster->Leader != nullptr) out.leader = si->Cluster->Leader;
   jsStreamInfo_Destroy(si);
   return out;

@@ -532,6 +532,11 @@ TEST_CASE("disk space: available bytes, and a disk-full mark that clears when sp
   REQUIRE(free.ok());
   CHECK(*free > 0);
   CHECK(AvailableBytes("/nonexistent-folio-dir/x").status().code() == Code::kUnavailable);
+  auto usage = DiskUsageOf(dir);
+  REQUIRE(usage.ok());
+  CHECK(usage->size_bytes > 0);
+  CHECK(usage->available_bytes <= usage->size_bytes);
+  CHECK(DiskUsageOf("/nonexistent-folio-dir/x").status().code() == Code::kUnavailable);
   CHECK(CodeName(Code::kDataLoss) == "data_loss");
 
   DiskFull roomy(dir, "test", /*resume_bytes=*/1);

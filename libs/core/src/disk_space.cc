@@ -17,6 +17,17 @@ Result<uint64_t> AvailableBytes(const std::string& path) {
   return static_cast<uint64_t>(st.f_bavail) * static_cast<uint64_t>(st.f_frsize);
 }
 
+Result<DiskUsage> DiskUsageOf(const std::string& path) {
+  struct statvfs st {};
+  if (statvfs(path.c_str(), &st) != 0) {
+    return Status::Unavailable("statvfs '" + path + "': " + std::strerror(errno));
+  }
+  DiskUsage u;
+  u.size_bytes = static_cast<uint64_t>(st.f_blocks) * static_cast<uint64_t>(st.f_frsize);
+  u.available_bytes = static_cast<uint64_t>(st.f_bavail) * static_cast<uint64_t>(st.f_frsize);
+  return u;
+}
+
 DiskFull::DiskFull(std::string dir, std::string what, uint64_t resume_bytes)
     : dir_(std::move(dir)), what_(std::move(what)), resume_bytes_(resume_bytes) {}
 

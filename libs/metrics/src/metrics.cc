@@ -1,5 +1,7 @@
 #include "folio/metrics/metrics.h"
 
+#include <cmath>
+
 #include <prometheus/text_serializer.h>
 
 #include <utility>
@@ -46,10 +48,12 @@ std::string Registry::Serialize(std::vector<prometheus::MetricFamily> extra) con
   for (auto& f : process_.Collect()) families.push_back(std::move(f));
   for (const Scraped& m : scraped_) {
     prometheus::ClientMetric sample;
+    double v = m.read();
+    if (std::isnan(v)) continue;  // unknown for now: left out
     if (m.type == prometheus::MetricType::Counter) {
-      sample.counter.value = m.read();
+      sample.counter.value = v;
     } else {
-      sample.gauge.value = m.read();
+      sample.gauge.value = v;
     }
     families.push_back({m.name, m.help, m.type, {sample}});
   }

@@ -22,7 +22,10 @@
 #include "folio/http/client.h"
 #include "folio/http/loop.h"
 #include "folio/http/server.h"
+#include "folio/core/disk_space.h"
+#include "folio/metrics/disk.h"
 #include "folio/metrics/metrics.h"
+#include "folio/metrics/refresher.h"
 
 using namespace folio;
 
@@ -71,6 +74,11 @@ TEST_CASE("process metrics: read from /proc/self at scrape time") {
   rlimit rl{};
   REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
   CHECK(Sample(before, "process_max_fds") == static_cast<double>(rl.rlim_cur));
+  // The memory limit: the cgroup's, never above the machine's memory, and
+  // above what the process holds (it runs).
+  double limit = Sample(before, "folio_memory_limit_bytes");
+  CHECK(limit > rss);
+  CHECK(limit <= static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE)));
 
   // Computed at scrape time: an opened descriptor and burnt CPU show.
   double fds = Sample(before, "process_open_fds");
@@ -256,4 +264,37 @@ TEST_CASE("OpsEndpoints: degraded is ready (200) with the reason, and folio_degr
   CHECK(http::Get(base + "/readyz")->status == 503);
   loop.Stop();
   thread.join();
+}
+
+TEST_CASE("refresher: runs at once, then every interval on its own thread, until destroyed") {
+  std::atomic<int> runs{0};
+  {
+    metrics::Refresher r(20, [&runs] {
+      ++runs;
+      return true;
+    });
+    for (int i = 0; i < 200 && runs.load() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(runs.load() >= 3);
+  }
+  int after = runs.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  CHECK(runs.load() == after);  // stopped with its owner
+}
+
+TEST_CASE("disk gauges: the data directory's file system, as statvfs and df see it") {
+  metrics::Registry registry;
+  metrics::DiskGauges disk(&registry, "/tmp", /*interval_ms=*/60'000);
+  std::string text = registry.Serialize();
+  auto usage = DiskUsageOf("/tmp");
+  REQUIRE(usage.ok());
+  double size = Sample(text, "folio_disk_size_bytes");
+  double free_bytes = Sample(text, "folio_disk_free_bytes");
+  CHECK(size == static_cast<double>(usage->size_bytes));
+  CHECK(free_bytes > 0);
+  CHECK(free_bytes <= size);
+  // A directory that does not exist: nothing exported rather than a 0 that
+  // would read as a full disk.
+  metrics::Registry other;
+  metrics::DiskGauges missing(&other, "/nonexistent-folio-dir", 60'000);
+  CHECK(Sample(other.Serialize(), "folio_disk_size_bytes") == -1);
 }

@@ -73,6 +73,26 @@ int OpenFds() {
   return n - 1;
 }
 
+// The memory this process may use before the kernel's OOM killer ends it:
+// its cgroup's limit (v2 memory.max, else v1 memory.limit_in_bytes; "max"
+// or v1's huge "unlimited" value means none), capped by the machine's
+// MemTotal. 0 if neither can be read.
+double MemoryLimitBytes() {
+  std::string s;
+  double total = 0;
+  if (ReadSmallFile("/proc/meminfo", &s)) {
+    size_t at = s.find("MemTotal:");
+    if (at != std::string::npos) total = strtod(s.c_str() + at + 9, nullptr) * 1024;  // in kB
+  }
+  double limit = 0;
+  if (ReadSmallFile("/sys/fs/cgroup/memory.max", &s) ||
+      ReadSmallFile("/sys/fs/cgroup/memory/memory.limit_in_bytes", &s)) {
+    limit = s.rfind("max", 0) == 0 ? 0 : strtod(s.c_str(), nullptr);
+  }
+  if (limit <= 0 || (total > 0 && limit > total)) return total;
+  return limit;
+}
+
 prometheus::MetricFamily One(const char* name, const char* help, prometheus::MetricType type, double v) {
   prometheus::ClientMetric m;
   if (type == prometheus::MetricType::Counter) {
@@ -104,6 +124,11 @@ std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
     out.push_back(One("process_resident_memory_bytes", "Resident memory size in bytes.", MetricType::Gauge,
                       st.rss_pages * static_cast<double>(page)));
     out.push_back(One("process_virtual_memory_bytes", "Virtual memory size in bytes.", MetricType::Gauge, st.vsize));
+  }
+  if (double limit = MemoryLimitBytes(); limit > 0) {
+    out.push_back(One("folio_memory_limit_bytes",
+                      "Memory the process may use: its cgroup's limit (memory.max), at most the machine's MemTotal",
+                      MetricType::Gauge, limit));
   }
   if (int fds = OpenFds(); fds >= 0) {
     out.push_back(One("process_open_fds", "Number of open file descriptors.", MetricType::Gauge, fds));

@@ -70,10 +70,15 @@ class Bus {
   ~Bus();
 
   // Creates (or accepts existing) KV bucket "pages" (history 1), stream
-  // "notes" (subjects "notes.>", file storage, 2-minute duplicate window) and
-  // stream "related" (subjects "related.>", file storage, limits retention,
-  // 2-minute duplicate window: search replicas' copies of a list collapse),
-  // each with options.replicas replicas. One that exists with fewer
+  // "notes" (subjects "notes.>", file storage, 2-minute duplicate window,
+  // at most kNotesMaxBytes, discard new) and stream "related" (subjects
+  // "related.>", file storage, limits retention, 2-minute duplicate window:
+  // search replicas' copies of a list collapse; at most kRelatedMaxBytes and
+  // kRelatedMaxAgeSeconds), each with options.replicas replicas. An
+  // existing stream without a size or age limit gets folio's (an update),
+  // except a size limit it already holds more than half of (JetStream would
+  // delete old messages to fit; a warning says so); limits already set are
+  // kept. One that exists with fewer
   // replicas is scaled up to options.replicas (a stream update: NATS copies
   // the data to the new replicas); one with more is left as it is, with a
   // warning (lowering redundancy is an operator's decision). kUnavailable
@@ -114,11 +119,35 @@ class Bus {
     uint64_t last_seq = 0;
     int replicas = 1;     // configured
     std::string leader;   // server name of the stream's leader; "" standalone
+    uint64_t bytes = 0;           // stored
+    int64_t max_bytes = -1;       // configured limit; -1 none
+    int64_t max_age_seconds = 0;  // configured limit; 0 none
+    bool discard_new = false;     // a full stream refuses new messages (else drops old ones)
   };
   // One JetStream API request (stream info). kNotFound if the stream does
   // not exist; kUnavailable or kDeadlineExceeded (after timeout_ms) if the
   // cluster does not answer.
   Result<StreamState> GetStreamState(std::string_view stream, int64_t timeout_ms = 5'000);
+
+  // JetStream usage, for folio-ingest's folio_jetstream_* metrics: every
+  // stream of the account (js_Streams) and the account's storage against
+  // its limit (js_GetAccountInfo). Each is one or a few JetStream API
+  // requests; kUnavailable or kDeadlineExceeded (after timeout_ms) if the
+  // servers do not answer. Blocks: call off event loops.
+  struct StreamUsage {
+    std::string name;
+    uint64_t messages = 0, bytes = 0;
+    int64_t max_bytes = -1;       // -1: none
+    int64_t max_age_seconds = 0;  // 0: none
+    int64_t consumers = 0;
+  };
+  Result<std::vector<StreamUsage>> ListStreamUsage(int64_t timeout_ms = 5'000);
+  struct AccountUsage {
+    uint64_t storage_bytes = 0, memory_bytes = 0;  // used
+    int64_t max_storage_bytes = -1;                // the account's limit; -1 none
+    int64_t streams = 0, consumers = 0;
+  };
+  Result<AccountUsage> GetAccountUsage(int64_t timeout_ms = 5'000);
 
   bool connected() const;
   // The URL of the server this client is connected to; "" if none.

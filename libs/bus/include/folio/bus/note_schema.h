@@ -18,6 +18,15 @@ namespace folio::bus {
 
 inline constexpr std::string_view kNotesStream = "notes";
 inline constexpr std::string_view kNotesSubjectPrefix = "notes.";  // + site
+// The stream's size limit (issue 24), with discard "new": search replicas
+// build their index from the whole stream, so a full stream refuses new
+// events (ingest's outbox keeps them and retries) instead of dropping old
+// ones a new replica needs; no age limit for the same reason. Alerts warn at
+// 80 % (deploy/prometheus/alerts.yml, FolioJetStreamStreamNearLimit). Given
+// to a stream created without a limit; one an operator set is kept, and an
+// existing stream already past half of it gets none (JetStream would delete
+// its oldest events to fit), with a warning.
+inline constexpr int64_t kNotesMaxBytes = int64_t{2} << 30;  // 2 GiB
 inline constexpr int kNoteEventSchema = 1;
 // A message packs at most this many events, and more than one only while
 // it stays under kMaxNoteBatchBytes (a single event may be larger).

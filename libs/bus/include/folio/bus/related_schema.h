@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,12 @@
 namespace folio::bus {
 
 inline constexpr std::string_view kRelatedStream = "related";
+// The stream's limits (issue 24), discard "old": ingest applies a list
+// within seconds, so a week (age) and 256 MiB (size) only drop lists long
+// applied, unless ingest's consumer was stopped for a week (alerted long
+// before). Given to a stream created without them; an operator's are kept.
+inline constexpr int64_t kRelatedMaxBytes = int64_t{256} << 20;      // 256 MiB
+inline constexpr int64_t kRelatedMaxAgeSeconds = 7 * 24 * 3600;      // 7 days
 inline constexpr std::string_view kRelatedSubjectPrefix = "related.";  // + site
 inline constexpr int kRelatedUpdateSchema = 1;
 inline constexpr int kMaxRelatedK = 50;  // largest related list search publishes (and a related query asks for)

@@ -24,6 +24,15 @@ namespace folio {
 // `path` (statvfs: f_bavail × f_frsize). kUnavailable if statvfs fails.
 Result<uint64_t> AvailableBytes(const std::string& path);
 
+// The file system holding `path`, from one statvfs: its size (f_blocks ×
+// f_frsize) and what an unprivileged process may still write (as
+// AvailableBytes). kUnavailable if statvfs fails.
+struct DiskUsage {
+  uint64_t size_bytes = 0;
+  uint64_t available_bytes = 0;
+};
+Result<DiskUsage> DiskUsageOf(const std::string& path);
+
 class DiskFull {
  public:
   // `dir` is the directory whose file system the writes go to; `what` names

@@ -60,6 +60,7 @@ class Registry {
   // scrape, instead of being Set by a periodic refresh that lags its source.
   // `read` runs on the thread that serves /metrics, maybe on several at
   // once: thread-safe, quick, no I/O (read an atomic). Call before serving.
+  // A NaN from `read` leaves the metric out of that scrape (unknown for now).
   void AddScrapedGauge(const std::string& name, const std::string& help, std::function<double()> read);
   void AddScrapedCounter(const std::string& name, const std::string& help, std::function<double()> read);
 

@@ -3,7 +3,11 @@
 //   process_resident_memory_bytes, process_virtual_memory_bytes (gauges),
 //   process_cpu_seconds_total (counter: user + system),
 //   process_open_fds, process_max_fds (gauges; the soft RLIMIT_NOFILE),
-//   process_start_time_seconds (gauge: Unix time the process started).
+//   process_start_time_seconds (gauge: Unix time the process started),
+//   folio_memory_limit_bytes (gauge: the cgroup's memory limit, v2
+//   memory.max or v1 memory.limit_in_bytes, at most /proc/meminfo's
+//   MemTotal; the machine's memory when the cgroup sets none), so alerts
+//   compare process_resident_memory_bytes with what the OOM killer allows.
 // Every Registry includes it (metrics.h), so every service exports them.
 //
 // Threading: Collect() may run on any thread, concurrently; it reads a few
