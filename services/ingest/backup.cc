@@ -138,11 +138,21 @@ Status Verify(const std::string& path, const std::string& name, const std::strin
 
 // "<stamp> (<N> hours ago)": when the backup `name` (with folder, signed)
 // was taken, by the stamp its name signs.
-std::string TakenWhen(const std::string& name) {
+// Unix seconds of the stamp that opens the base name of backup `name`
+// (with folder, signed); false if it has none.
+bool TakenAt(const std::string& name, int64_t* unix_s) {
   std::string stamp = name.substr(std::string_view(kBackupFolder).size(), kStampChars);
   struct tm tm {};
-  if (strptime(stamp.c_str(), "%Y%m%dT%H%M%SZ", &tm) == nullptr) return stamp;
-  int64_t hours = (NowUnixMs() / 1000 - static_cast<int64_t>(timegm(&tm))) / 3600;
+  if (strptime(stamp.c_str(), "%Y%m%dT%H%M%SZ", &tm) == nullptr) return false;
+  *unix_s = static_cast<int64_t>(timegm(&tm));
+  return true;
+}
+
+std::string TakenWhen(const std::string& name) {
+  std::string stamp = name.substr(std::string_view(kBackupFolder).size(), kStampChars);
+  int64_t at = 0;
+  if (!TakenAt(name, &at)) return stamp;
+  int64_t hours = (NowUnixMs() / 1000 - at) / 3600;
   return stamp + " (" + std::to_string(hours) + " hours ago)";
 }
 
@@ -412,7 +422,8 @@ BackupMetrics::BackupMetrics(metrics::Registry* registry, int64_t interval_ms)
     : ok(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "ok"}})),
       error(registry->NewCounter("folio_ingest_backups_total", "Scheduled backups by result", {{"result", "error"}})),
       last_success(registry->NewGauge("folio_ingest_backup_last_success_timestamp_seconds",
-                                      "Unix time the last scheduled backup was stored; 0: none since start")),
+                                      "Unix time the newest backup was stored (at start: the newest in storage"
+                                      " this key signed); 0: none")),
       failing(registry->NewGauge("folio_ingest_backup_failing",
                                  "1 while the latest scheduled backup failed (cleared by the next success)")) {
   registry->NewGauge("folio_ingest_backup_interval_seconds", "--backup-every in seconds; 0: no scheduled backups")
@@ -436,6 +447,13 @@ void BackupSchedule::Stop() {
 }
 
 void BackupSchedule::Run() {
+  // The newest backup this key signed, whoever stored it: an ingest that
+  // restarts more often than it backs up still shows how old that is
+  // (FolioBackupTooOld). None yet, or storage unreachable: 0 until one.
+  std::vector<std::string> skipped;
+  if (auto newest = NewestSignedBackup(target_, &skipped); newest.ok()) {
+    if (int64_t at = 0; TakenAt(*newest, &at)) m_->last_success.Set(static_cast<double>(at));
+  }
   std::unique_lock<std::mutex> l(mu_);
   for (;;) {
     if (cv_.wait_for(l, std::chrono::milliseconds(interval_ms_), [this] { return stop_; })) return;

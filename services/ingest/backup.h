@@ -99,7 +99,8 @@ int RunRestoreCommand(const Flags& flags);
 //   folio_ingest_backups_total{result="ok"|"error"} (counter)
 //   folio_ingest_backup_interval_seconds (gauge: --backup-every; 0 = off)
 //   folio_ingest_backup_last_success_timestamp_seconds (gauge: Unix time of
-//     the last scheduled backup stored; 0 = none since start)
+//     the last scheduled backup stored; at start, that of the newest backup
+//     in storage the key signed; 0 = none)
 //   folio_ingest_backup_failing (gauge: 1 while the latest scheduled backup
 //     failed; the next success clears it)
 // Threading: the metrics are atomics, set from the schedule's thread.
