@@ -17,7 +17,10 @@ really renders (kubectl kustomize), not hand-made samples:
 - the job names alerts.yml and the dashboard select are among those jobs;
 - deploy/k8s/monitoring renders to a PodMonitor whose selector picks the
   same workloads, on a port they all declare, and whose relabelings give
-  the same job names.
+  the same job names, and to a PrometheusRule that is exactly
+  make-prometheusrule.py's output (every alert of alerts.yml and
+  alerts-kubernetes.yml, so the Operator's rules cannot drift from the
+  ones promtool tests).
 Relabeling is evaluated here the way Prometheus does it (anchored RE2
 regexes, which the ones used are also in Python; source labels joined with
 ";"; replace with $1; keep; drop), since promtool has no relabel tester.
@@ -259,6 +262,31 @@ def check_podmonitor(workloads):
             fail(f"PodMonitor path {ep.get('path')}")
 
 
+def check_prometheusrule():
+    """prometheusrule.yaml is make-prometheusrule.py's output (so it carries
+    exactly the rules promtool tests), and deploy/k8s/monitoring renders it."""
+    gen = os.path.join(K8S, "monitoring", "make-prometheusrule.py")
+    r = subprocess.run([sys.executable, gen], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"make-prometheusrule.py: {r.stderr.strip()}")
+        return
+    with open(os.path.join(K8S, "monitoring", "prometheusrule.yaml")) as f:
+        if f.read() != r.stdout:
+            fail("deploy/k8s/monitoring/prometheusrule.yaml is not what make-prometheusrule.py makes of"
+                 " deploy/prometheus's rules: regenerate it (see the script)")
+    rules = [d for d in kustomize(os.path.join(K8S, "monitoring")) if d.get("kind") == "PrometheusRule"]
+    if len(rules) != 1:
+        fail(f"deploy/k8s/monitoring should render one PrometheusRule, got {len(rules)}")
+        return
+    alerts = {r.get("alert") for g in rules[0]["spec"]["groups"] for r in g["rules"]} - {None}
+    want = set()
+    for name in ("alerts.yml", "alerts-kubernetes.yml"):
+        with open(os.path.join(PROM, name)) as f:
+            want |= {r.get("alert") for g in yaml.safe_load(f)["groups"] for r in g["rules"]} - {None}
+    if alerts != want:
+        fail(f"the PrometheusRule's alerts differ from deploy/prometheus's: {sorted(alerts ^ want)}")
+
+
 def main():
     if shutil.which("kubectl") is None:
         print("prometheus_k8s_check: kubectl not installed: skipped")
@@ -269,6 +297,7 @@ def main():
         fail("deploy/k8s renders no workloads")
     jobs = check_scrape_config(workloads)
     check_podmonitor(workloads)
+    check_prometheusrule()
     missing = selected_jobs() - jobs
     if missing:
         fail(f"the rules or the dashboard select job(s) {sorted(missing)} that no Kubernetes pod gets")
