@@ -9,14 +9,6 @@
 
 namespace folio {
 
-Result<uint64_t> AvailableBytes(const std::string& path) {
-  struct statvfs st {};
-  if (statvfs(path.c_str(), &st) != 0) {
-    return Status::Unavailable("statvfs '" + path + "': " + std::strerror(errno));
-  }
-  return static_cast<uint64_t>(st.f_bavail) * static_cast<uint64_t>(st.f_frsize);
-}
-
 Result<DiskUsage> DiskUsageOf(const std::string& path) {
   struct statvfs st {};
   if (statvfs(path.c_str(), &st) != 0) {
@@ -26,6 +18,12 @@ Result<DiskUsage> DiskUsageOf(const std::string& path) {
   u.size_bytes = static_cast<uint64_t>(st.f_blocks) * static_cast<uint64_t>(st.f_frsize);
   u.available_bytes = static_cast<uint64_t>(st.f_bavail) * static_cast<uint64_t>(st.f_frsize);
   return u;
+}
+
+Result<uint64_t> AvailableBytes(const std::string& path) {
+  Result<DiskUsage> u = DiskUsageOf(path);
+  if (!u.ok()) return u.status();
+  return u->available_bytes;
 }
 
 DiskFull::DiskFull(std::string dir, std::string what, uint64_t resume_bytes)
