@@ -83,9 +83,15 @@ class FakeSearch {
     return last_;
   }
   int calls() const { return calls_.load(); }
-  // Waits until no handler runs (a slow one finished).
+  // Waits until no handler has run for 300 ms (a slow one finished, and so
+  // did the edge's retry of it, queued behind it and started the moment it
+  // ended: a single idle instant is not enough). At most 10 s.
   void WaitIdle() {
-    for (int i = 0; i < 500 && busy_.load(); ++i) std::this_thread::sleep_for(10ms);
+    int idle_polls = 0;
+    for (int i = 0; i < 1000 && idle_polls < 30; ++i) {
+      idle_polls = busy_.load() ? 0 : idle_polls + 1;
+      std::this_thread::sleep_for(10ms);
+    }
   }
 
  private:
