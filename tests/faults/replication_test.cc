@@ -334,7 +334,17 @@ TEST_CASE("faults: lose a storage replica, a NATS node, a search replica and ing
   REQUIRE(site_urls.size() >= static_cast<size_t>(kNotes));
   std::vector<std::string> urls = site_urls;
   for (const Asset& a : assets) urls.push_back(a.url);
-  const auto before1 = ETags(d.edge1.url(), urls), before2 = ETags(d.edge2.url(), urls);
+  // Settled first: search indexes the push and publishes related lists, and
+  // ingest re-renders the pages that show them; the state the failures must
+  // not change is the one after that (two snapshots 1.5 s apart agree).
+  auto before1 = ETags(d.edge1.url(), urls);
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    auto again = ETags(d.edge1.url(), urls);
+    if (again == before1) break;
+    before1 = std::move(again);
+  }
+  const auto before2 = ETags(d.edge2.url(), urls);
   for (const auto& [u, tag] : before1) {
     CAPTURE(u);
     CHECK(tag.rfind(u == "/_folio/404" ? "404 " : "200 ", 0) == 0);  // the site's own 404 page answers 404
