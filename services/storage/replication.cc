@@ -104,13 +104,6 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
   auto bus = bus::Bus::Connect(bo);
   if (!bus.ok()) return bus.status();
   r->bus_ = std::move(*bus);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.setup_timeout_ms);
-  Status st = bus::EnsureBlobStore(r->bus_.get());
-  while (!st.ok() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the cluster may still be forming
-    st = bus::EnsureBlobStore(r->bus_.get());
-  }
-  if (!st.ok()) return st;
   // Local objects by KV key: a delete marker names only that.
   if (auto objs = journal->List(kObjectKey, 100000); objs.ok()) {
     for (const auto& b : *objs) r->names_[IdOf(b.key)] = b.key;
@@ -124,19 +117,34 @@ Result<std::unique_ptr<Replica>> Replica::Start(const ReplicaOptions& options, h
   wm.lag = &registry->NewGauge("folio_storage_replica_watch_lag",
                                "Metadata changes in JetStream this replica's watcher has not applied yet");
   Replica* p = r.get();
-  auto watcher = bus::KvWatcher::Start(
-      r->bus_.get(), bus::kBlobMetaBucket,
-      [p](bus::KvEntry&& e) { p->loop_->Post([p, e = std::move(e)]() mutable { p->OnEntry(std::move(e)); }); },
-      [p] {
-        p->loop_->Post([p] {
-          p->replayed_ = true;
-          log::Info("replica has the cluster's blob list", {{"known", std::to_string(p->known_.size())},
-                                                             {"missing", std::to_string(p->missing_.size())}});
-        });
-      },
-      wm);
-  if (!watcher.ok()) return watcher.status();
-  r->watcher_ = std::move(*watcher);
+  auto setup = [&]() -> Status {
+    if (Status st = bus::EnsureBlobStore(p->bus_.get()); !st.ok()) return st;
+    auto watcher = bus::KvWatcher::Start(
+        p->bus_.get(), bus::kBlobMetaBucket,
+        [p](bus::KvEntry&& e) { p->loop_->Post([p, e = std::move(e)]() mutable { p->OnEntry(std::move(e)); }); },
+        [p] {
+          p->loop_->Post([p] {
+            p->replayed_ = true;
+            log::Info("replica has the cluster's blob list", {{"known", std::to_string(p->known_.size())},
+                                                               {"missing", std::to_string(p->missing_.size())}});
+          });
+        },
+        wm);
+    if (!watcher.ok()) return watcher.status();
+    p->watcher_ = std::move(*watcher);
+    return Status::Ok();
+  };
+  // While a cluster forms, and while replicas started together race to create
+  // the stream and bucket, a stream just created can answer "not found" for a
+  // moment (seen in CI): both steps are retried until setup_timeout_ms.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.setup_timeout_ms);
+  Status st = setup();
+  while (!st.ok() && std::chrono::steady_clock::now() < deadline) {
+    log::Info("JetStream not ready for replication yet; retrying", {{"error", st.message()}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    st = setup();
+  }
+  if (!st.ok()) return st;
   loop->Every(1000, [p] { p->Pump(); });  // retries failed fills
   return r;
 }
