@@ -80,7 +80,7 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
   auto section = [&](element v, NoteSection* sec) { return DecodeSection(d, v, sec); };
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kNoteEventSchema); }},
-      {"site", kRequired, [&](element v) { return d.Site(v, &e.site); }},
+      {"site", kRequired, [&](element v) { return DecodeSite(d, v, &e.site); }},
       {"path", kRequired, [&](element v) { return d.String("path", v, &e.path); }},
       {"url", kRequired, [&](element v) { return d.String("url", v, &e.url); }},
       {"version", kRequired, [&](element v) { return d.Int("version", v, &e.version); }},

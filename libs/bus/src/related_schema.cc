@@ -73,7 +73,7 @@ Status DecodeRelatedUpdate(std::string_view json, RelatedUpdate* out) {
   auto list = [&](element v, RelatedList* l) { return DecodeRelatedList(d, v, l); };
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kRelatedUpdateSchema); }},
-      {"site", kRequired, [&](element v) { return d.Site(v, &u.site); }},
+      {"site", kRequired, [&](element v) { return DecodeSite(d, v, &u.site); }},
       {"lists", kRequired, [&](element v) { return d.Items("lists", v, &u.lists, list); }},
   });
   if (!st.ok()) return st;

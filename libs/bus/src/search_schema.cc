@@ -85,7 +85,7 @@ Status DecodeSearchQuery(std::string_view json, SearchQuery* out) {
   SearchQuery q;
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kSearchSchema); }},
-      {"site", kRequired, [&](element v) { return d.Site(v, &q.site); }},
+      {"site", kRequired, [&](element v) { return DecodeSite(d, v, &q.site); }},
       {"q", kRequired, [&](element v) { return DecodeQueryText(d, v, &q.q); }},
       {"k", kOptional, [&](element v) { return DecodeK(d, v, kMaxSearchK, &q.k); }},
       {"mode", kOptional, [&](element v) { return DecodeMode(d, v, &q.mode); }},
@@ -115,7 +115,7 @@ Status DecodeRelatedQuery(std::string_view json, RelatedQuery* out) {
   RelatedQuery q;
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kSearchSchema); }},
-      {"site", kRequired, [&](element v) { return d.Site(v, &q.site); }},
+      {"site", kRequired, [&](element v) { return DecodeSite(d, v, &q.site); }},
       {"path", kRequired, [&](element v) { return d.VaultPath("path", v, &q.path); }},
       {"k", kOptional, [&](element v) { return DecodeK(d, v, kMaxRelatedK, &q.k); }},
   });
@@ -160,30 +160,12 @@ Status DecodeHit(const json::Decoder& d, element v, SearchHit* h) {
   }, "hit: ");
 }
 
-// The code CodeName calls `name`, or nullopt.
-std::optional<Code> CodeNamed(std::string_view name) {
-  for (int i = static_cast<int>(Code::kOk); i <= static_cast<int>(Code::kUnprocessable); ++i) {
-    if (CodeName(static_cast<Code>(i)) == name) return static_cast<Code>(i);
-  }
-  return std::nullopt;
-}
-
 Status DecodeCode(const json::Decoder& d, element v, std::optional<Code>* out) {
   std::string name;
   if (Status st = d.String("code", v, &name); !st.ok()) return st;
   *out = CodeNamed(name);
   if (!*out) return d.FieldError("code", "a status code name (\"unavailable\", ...)");
   return Status::Ok();
-}
-
-// The code an error reply without "code" meant by its HTTP-like status.
-Code CodeOfLegacyStatus(int64_t status) {
-  switch (status) {
-    case 400: return Code::kInvalidArgument;
-    case 404: return Code::kNotFound;
-    case 503: return Code::kUnavailable;
-    default: return Code::kInternal;
-  }
 }
 
 }  // namespace
@@ -210,7 +192,7 @@ Status DecodeSearchReply(std::string_view json, SearchReply* out) {
   if (r.error.empty()) {
     r.code = Code::kOk;
   } else if (!code) {
-    r.code = CodeOfLegacyStatus(legacy_status);
+    r.code = CodeForHttpStatus(static_cast<int>(legacy_status));
   } else {
     r.code = *code == Code::kOk ? Code::kInternal : *code;  // an error that claims success: the sender's bug
   }

@@ -54,7 +54,7 @@ Status DecodeSiteRecord(std::string_view json, SiteRecord* out) {
   SiteRecord r;
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kSiteRecordSchema); }},
-      {"site", kRequired, [&](element v) { return d.Site(v, &r.site); }},
+      {"site", kRequired, [&](element v) { return DecodeSite(d, v, &r.site); }},
       {"hosts", kRequired, [&](element v) { return DecodeHosts(d, v, &r.hosts); }},
       {"title", kRequired, [&](element v) { return d.String("title", v, &r.title); }},
   });

@@ -18,16 +18,6 @@ constexpr uint64_t kLingerMs = 2000;
 
 Connection* FromHandle(void* data) { return static_cast<Connection*>(data); }
 
-Code CodeForHttp(int status) {
-  switch (status) {
-    case 408: return Code::kDeadlineExceeded;
-    case 413:
-    case 414:
-    case 431: return Code::kTooLarge;
-    default: return Code::kInvalidArgument;
-  }
-}
-
 }  // namespace
 
 InputBuffer::~InputBuffer() { free(data); }
@@ -210,7 +200,7 @@ void Connection::ProcessInput() {
     buf_.parsed += n;
     if (parser_.error_status() != 0) {
       int status = parser_.error_status();
-      RespondError(status, Status(CodeForHttp(status), parser_.error_message()));
+      RespondError(status, Status(CodeForHttpStatus(status), parser_.error_message()));
       return;
     }
     std::string_view piece;

@@ -125,6 +125,57 @@ TEST_CASE("one mapping from Status codes to HTTP statuses") {
   CHECK(UpstreamHttpStatusFor(Code::kNotFound) == 404);
 }
 
+TEST_CASE("StatusFromHttp: the one reverse map, pinned both ways") {
+  // Every code: HttpStatusFor, then back with its name in the error body.
+  for (int i = static_cast<int>(Code::kInvalidArgument); i <= static_cast<int>(Code::kUnprocessable); ++i) {
+    const Code code = static_cast<Code>(i);
+    Response r = Response::Error(Status(code, "m"));
+    Status back = StatusFromHttp(r.status, r.body);
+    CHECK_MESSAGE(back.code() == code, CodeName(code));
+    CHECK(back.message() == (code == Code::kInternal ? "internal error" : "m"));
+  }
+  // Bare statuses (no body, or a body without a code).
+  const std::pair<int, Code> bare[] = {
+      {400, Code::kInvalidArgument}, {401, Code::kUnauthenticated}, {403, Code::kPermissionDenied},
+      {404, Code::kNotFound}, {405, Code::kInvalidArgument}, {408, Code::kDeadlineExceeded},
+      {409, Code::kConflict}, {413, Code::kTooLarge}, {414, Code::kTooLarge}, {431, Code::kTooLarge},
+      {422, Code::kUnprocessable}, {429, Code::kUnavailable}, {500, Code::kInternal},
+      {502, Code::kUnavailable}, {503, Code::kUnavailable}, {504, Code::kDeadlineExceeded},
+      {507, Code::kNoSpace}, {599, Code::kInternal}};
+  for (auto [status, code] : bare) {
+    CHECK_MESSAGE(StatusFromHttp(status, "").code() == code, status);
+    CHECK_MESSAGE(StatusFromHttp(status, "<html>bad gateway</html>").code() == code, status);
+    CHECK_MESSAGE(StatusFromHttp(status, R"({"error":{"message":"x"}})").code() == code, status);
+    CHECK(CodeForHttpStatus(status) == code);
+  }
+  CHECK(StatusFromHttp(200, "").ok());
+  CHECK(StatusFromHttp(204, R"({"error":{"code":"internal"}})").ok());
+  // The body's code wins over the status; an unknown code or "ok" does not.
+  CHECK(StatusFromHttp(500, R"({"error":{"code":"data_loss","message":"chunk 3 damaged"}})").code() == Code::kDataLoss);
+  CHECK(StatusFromHttp(500, R"({"error":{"code":"internal","message":"x"}})").code() == Code::kInternal);
+  CHECK(StatusFromHttp(404, R"({"error":{"code":"stage_not_found","message":"x"}})").code() == Code::kNotFound);
+  CHECK(StatusFromHttp(503, R"({"error":{"code":"not_leader","message":"x"}})").code() == Code::kUnavailable);
+  CHECK(StatusFromHttp(400, R"({"error":{"code":"ok","message":"x"}})").code() == Code::kInvalidArgument);
+  // Parsed, never searched: "data_loss" in a message is not the code.
+  CHECK(StatusFromHttp(500, R"({"error":{"code":"internal","message":"\"data_loss\""}})").code() == Code::kInternal);
+  CHECK(StatusFromHttp(500, R"(data_loss)").code() == Code::kInternal);
+  CHECK(StatusFromHttp(413, R"({"error":{"code":"too_large","message":"note 'a.md' is big"}})").message() ==
+        "note 'a.md' is big");
+}
+
+TEST_CASE("ErrorBody: decode what Response::Error writes") {
+  Response r = Response::Error(Status::Invalid("bad"), "a/b.md");
+  Result<ErrorBody> e = DecodeErrorBody(r.body);
+  REQUIRE(e.ok());
+  CHECK(e->code == "invalid_argument");
+  CHECK(e->message == "bad");
+  CHECK(e->path == "a/b.md");
+  CHECK(EncodeErrorBody(*e) == r.body);
+  CHECK(!DecodeErrorBody("[]").ok());
+  CHECK(!DecodeErrorBody(R"({"error":"x"})").ok());
+  CHECK(!DecodeErrorBody(R"({"other":{}})").ok());
+}
+
 TEST_CASE("Response::Error: the status and the one JSON error body") {
   Response r = Response::Error(Status::NotFound("no note x"));
   CHECK(r.status == 404);

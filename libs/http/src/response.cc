@@ -8,6 +8,7 @@
 
 #include "connection.h"
 #include "folio/core/json.h"
+#include "folio/http/client.h"
 
 namespace folio::http {
 
@@ -35,12 +36,8 @@ Response Response::Error(const Status& s, std::string_view path) {
 Response Response::Error(int status, const Status& s, std::string_view path) {
   // Internal detail stays in the log; the client learns only that it happened.
   std::string_view message = s.code() == Code::kInternal ? std::string_view("internal error") : std::string_view(s.message());
-  if (path.empty()) return Json(status, JsonError(CodeName(s.code()), message));
-  // JsonError's shape plus the vault path a push failed on.
-  JsonWriter w;
-  w.BeginObject().Key("error").BeginObject().Key("code").String(CodeName(s.code())).Key("message").String(message);
-  w.Key("path").String(path).EndObject().EndObject();
-  return Json(status, w.Take());
+  ErrorBody body{std::string(CodeName(s.code())), std::string(message), std::string(path)};
+  return Json(status, EncodeErrorBody(body));
 }
 
 Response Response::Json(int status, std::string body) {

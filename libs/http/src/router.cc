@@ -13,6 +13,7 @@
 
 #include "folio/core/json.h"
 #include "folio/core/text.h"
+#include "folio/http/client.h"
 #include "folio/http/server.h"
 #include "router_internal.h"
 
@@ -93,6 +94,15 @@ int HttpStatusFor(Code code) {
 int UpstreamHttpStatusFor(Code code) {
   int status = HttpStatusFor(code);
   return status == 500 ? 502 : status;
+}
+
+Status StatusFromHttp(int http_status, std::string_view body) {
+  if (http_status >= 200 && http_status < 300) return Status::Ok();
+  Code code = CodeForHttpStatus(http_status);
+  Result<ErrorBody> e = DecodeErrorBody(body);
+  if (!e.ok()) return Status(code, "");
+  if (std::optional<Code> named = CodeNamed(e->code); named && *named != Code::kOk) code = *named;
+  return Status(code, std::move(e->message));
 }
 
 std::string Request::QueryParam(std::string_view key) const {

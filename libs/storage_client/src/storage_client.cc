@@ -327,8 +327,11 @@ Status Client::Error(std::string_view what, const Result<http::ClientResponse>& 
                                    "folio-storage's read token; ingest needs the write token (its <data>/write-token)");
   }
   m += "storage answered HTTP " + std::to_string(status) + " " + r->body.substr(0, 300);
-  if (policy_ == FaultPolicy::kRetryable || status == 503) return Status::Unavailable(std::move(m));
-  if (status == 500 && r->body.find("\"data_loss\"") != std::string::npos) return Status::DataLoss(std::move(m));
+  // The one reverse map (http::StatusFromHttp) reads the body's "code": a
+  // 500 saying "data_loss" is damage retrying will not mend.
+  const Code code = http::StatusFromHttp(status, r->body).code();
+  if (policy_ == FaultPolicy::kRetryable || code == Code::kUnavailable) return Status::Unavailable(std::move(m));
+  if (code == Code::kDataLoss) return Status::DataLoss(std::move(m));
   return Status::Internal(std::move(m));
 }
 

@@ -34,6 +34,22 @@ enum class Code {
 
 // The name of a code, e.g. "invalid_argument"; stable, used in JSON errors.
 std::string_view CodeName(Code code);
+// The code CodeName calls `name` ("not_found" -> kNotFound), or nullopt for
+// a name no code has (a newer peer's): the reverse of CodeName.
+std::optional<Code> CodeNamed(std::string_view name);
+
+// The code an HTTP status stands for when nothing better is known (an
+// error body without a "code"): 400 and other 4xx kInvalidArgument, 401
+// kUnauthenticated, 403 kPermissionDenied, 404 kNotFound, 408 and 504
+// kDeadlineExceeded, 409 kConflict, 413/414/431 kTooLarge, 422
+// kUnprocessable, 429/502/503 kUnavailable, 507 kNoSpace, 500 and any other
+// status kInternal (a 2xx/3xx is not an error: kInternal too).
+// The reverse of http::HttpStatusFor for bare statuses. It sits in core, not
+// libs/http, because libs/bus needs it too (search replies of older services
+// carry an HTTP-like "error_status") and deps point down: bus must not
+// include libs/http. HTTP clients call http::StatusFromHttp (folio/http/
+// client.h), which reads the error body's "code" first and falls back here.
+Code CodeForHttpStatus(int http_status);
 
 class [[nodiscard]] Status {
  public:

@@ -42,4 +42,30 @@ Result<ClientResponse> FetchFile(const ClientRequest& req, const std::string& bo
 Result<ClientResponse> Get(const std::string& url,
                            std::vector<std::pair<std::string, std::string>> headers = {});
 
+// The JSON error body every folio server writes (Response::Error in
+// server.h): {"error":{"code":"not_found","message":"...","path":"a.md"}}.
+// "path" (the vault file a push failed on) is optional; so is "code" for a
+// reader (an older or foreign server). Codes are CodeName's names plus a few
+// of one API's own (libs/ingest_api/include/folio/ingest_api/error.h).
+struct ErrorBody {
+  std::string code;     // "" when the body has none
+  std::string message;  // as sent: may hold newlines; callers bound it
+  std::string path;     // "" when absent
+};
+// The body's fields; kInvalidArgument when it is not JSON or not an
+// {"error":{...}} object, or a field has the wrong type.
+Result<ErrorBody> DecodeErrorBody(std::string_view body);
+// The same shape written: "path" only when not empty. Response::Error's bytes.
+std::string EncodeErrorBody(const ErrorBody& e);
+
+// The one reverse map of folio's errors (HttpStatusFor in server.h is the
+// forward one): the Status an answer with `http_status` and `body` stands
+// for. 2xx is OK. Otherwise the code is the error body's "code" when it is
+// a Code's name (CodeNamed: so a 500 saying "data_loss" is kDataLoss, not
+// kInternal), else CodeForHttpStatus(http_status) (folio/core/status.h:
+// 401 kUnauthenticated, 503 kUnavailable, ...). The body is parsed as JSON,
+// never searched for a word. The message is the body's "message" ("" when
+// it has none); callers add whom they asked and what. Pure; any thread.
+Status StatusFromHttp(int http_status, std::string_view body);
+
 }  // namespace folio::http

@@ -107,6 +107,8 @@ struct Request {
 // storage, search, the embedder) did not answer in time. A client that is too
 // slow sending its own request gets 408 from the server itself (the request
 // timeouts in ServerOptions), never through a Code.
+// Its reverse, for clients, is StatusFromHttp in folio/http/client.h (the
+// table test in src/http_test.cc pins both directions).
 // REQUIRES: code != Code::kOk.
 int HttpStatusFor(Code code);
 // The same for a gateway answering with an upstream's failure (the edge

@@ -1,11 +1,11 @@
-#include "json_decode.h"
+#include "folio/core/json_decode.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-namespace folio::bus::json {
+namespace folio::json {
 namespace {
 
 struct Thing {
@@ -129,4 +129,4 @@ TEST_CASE("json::Decoder::Number and VaultPath") {
 }
 
 }  // namespace
-}  // namespace folio::bus::json
+}  // namespace folio::json
