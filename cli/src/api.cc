@@ -48,7 +48,7 @@ Result<http::ClientResponse> Call(const ServerOptions& server, std::string metho
     const int64_t asked_ms = resp.ok() ? RetryAfterMs(resp->Header("Retry-After"), NowUnixMs() / 1000) : 0;
     const int64_t wait_ms =
         std::max(BackoffMs(attempt, std::uniform_real_distribution<double>(0, 1)(rng)), asked_ms);
-    if (!IsRetryable(resp.ok() ? Status::Ok() : resp.status(), resp.ok() ? resp->status : 0)) return st;
+    if (!IsRetryable(st)) return st;
     if (elapsed_ms + wait_ms > server.retry_for_ms) {
       if (attempt == 1) return st;
       return Status(st.code(), st.message() + " (gave up after " + std::to_string(attempt) + " attempts in " +
@@ -77,9 +77,8 @@ Result<PushReply> SendKeyed(const ServerOptions& server, std::string_view path, 
 
 }  // namespace
 
-bool IsRetryable(const Status& transport, int http_status) {
-  if (!transport.ok()) return transport.code() == Code::kUnavailable || transport.code() == Code::kDeadlineExceeded;
-  return http_status == 500 || http_status == 502 || http_status == 503 || http_status == 504;
+bool IsRetryable(const Status& failure) {
+  return failure.code() == Code::kUnavailable || failure.code() == Code::kDeadlineExceeded;
 }
 
 int64_t BackoffMs(int retry, double jitter) {

@@ -31,10 +31,13 @@ struct ServerOptions {
                                               // default 60 s; 0 = no retries
 };
 
-// Whether an attempt that failed so (transport Status, or HTTP status when
-// the server answered) is worth another: kUnavailable and
-// kDeadlineExceeded, or 500, 502, 503, 504.
-bool IsRetryable(const Status& transport, int http_status);
+// Whether an attempt that failed so is worth another: the transport's
+// Status, or the server's answer mapped by ErrorForResponse (the one reverse
+// map, http::StatusFromHttp). Only what is transient: kUnavailable (no
+// answer, 429, 502, 503 and a 5xx saying "unavailable") and
+// kDeadlineExceeded (timeouts, 504). Never a 500 that says it is internal
+// or data loss, nor a 4xx: the same request would fail the same way.
+bool IsRetryable(const Status& failure);
 
 // The wait before retry number `retry` (1, 2, ...): 250 ms doubling, at
 // most 4 s, times a factor in [0.75, 1.25) from `jitter` in [0, 1).

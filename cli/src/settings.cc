@@ -8,7 +8,7 @@
 namespace folio::cli {
 
 // The DOM parser: the one the CLI's simdjson picks a fast kernel for at run
-// time (see services/ingest/push_request.cc); app.json is small anyway.
+// time (see libs/ingest_api/src/push_request.cc); app.json is small anyway.
 VaultSettings ParseAppJson(std::string_view json, std::string* warning) {
   warning->clear();
   simdjson::dom::parser parser;

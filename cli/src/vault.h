@@ -16,14 +16,17 @@
 #include <vector>
 
 #include "folio/core/status.h"
+#include "folio/ingest_api/limits.h"
 #include "index.h"
 
 namespace folio::cli {
 
-inline constexpr int64_t kDefaultMaxNoteBytes = 4 << 20;  // the server's default per-note cap
-// The server's cap on one attachment, decoded: 1 MiB - 16 KiB, so that an
-// asset fits one NATS message (until a storage service holds assets).
-inline constexpr int64_t kMaxAttachmentBytes = (1 << 20) - (16 << 10);
+// The server's default per-note cap and its cap on one attachment, decoded
+// (1 MiB - 16 KiB, so that an asset fits one NATS message): the ingest API's
+// limits (folio/ingest_api/limits.h), assumed of a server whose manifest
+// does not say.
+inline constexpr int64_t kDefaultMaxNoteBytes = static_cast<int64_t>(ingest_api::kMaxNoteBytes);
+inline constexpr int64_t kMaxAttachmentBytes = static_cast<int64_t>(ingest_api::kMaxAttachmentBytes);
 
 // A note or an attachment found by the walk.
 struct LocalFile {

@@ -4,6 +4,7 @@
 
 #include "folio/bus/site_name.h"
 #include "folio/core/secret.h"
+#include "folio/ingest_api/limits.h"
 #include "folio/site/csp.h"
 #include "bundled_mermaid.h"
 #include "storage_client.h"
@@ -23,8 +24,10 @@ void AddIngestFlags(Flags* flags) {
              "request bodies all connections may hold at once; past it a request gets 503 with Retry-After before"
              " its body is read (default: 4 × the largest push body, 256MiB; 344MiB with --storage); at least that"
              " largest body");
-  flags->Add("max-note", "4MiB", "largest single note");
-  flags->Add("max-notes", "20000", "most notes (plus deletions) per push");
+  // The defaults are the ingest API's limits (folio/ingest_api/limits.h), which clients assume too.
+  flags->Add("max-note", std::to_string(ingest_api::kMaxNoteBytes >> 20) + "MiB", "largest single note");
+  static_assert(ingest_api::kMaxNoteBytes % (1 << 20) == 0);
+  flags->Add("max-notes", std::to_string(ingest_api::kMaxPushItems), "most notes (plus deletions) per push");
   flags->Add("render-threads", "0", "render threads (0 = CPUs available to the process)");
   flags->AddBool("strict-line-breaks", false,
                  "the default for sites whose pushes never said (folio push sends the vault's own Obsidian"

@@ -1,6 +1,8 @@
 // HTTP API of folio-ingest: POST /api/v1/push (also ?stage=ID&batch=N, a
-// staged batch: stage.h), POST /api/v1/push/commit?stage=ID and
-// GET /api/v1/manifest.
+// staged batch: stage.h), POST /api/v1/push/commit?stage=ID,
+// GET /api/v1/manifest and GET /api/v1/export. Their contract (shapes,
+// limits, error codes, fixtures) is libs/ingest_api; the handlers are split
+// by concern behind handlers_internal.h.
 // Every writing route first checks that this process holds the lease
 // (leader.h: else 503 not_leader naming the holder, with Retry-After).
 // Every route checks the bearer token from the headers, before a byte of
@@ -10,8 +12,8 @@
 // and its attachments uploaded on the prepare pool, then applied by that
 // site's writer on the writer loop; the answer goes back through the HTTP
 // loop, and the body stays the connection's until then (request views live
-// while the Responder is unanswered, http/server.h). The reply JSON is
-// written here, from the writer's PushSummary.
+// while the Responder is unanswered, http/server.h). Replies are written
+// with libs/ingest_api's encoders from what the writer returns.
 #pragma once
 
 #include <string>

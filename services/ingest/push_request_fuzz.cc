@@ -1,6 +1,6 @@
-// libFuzzer target: bytes -> ParsePushRequest (the body of POST
+// libFuzzer target: bytes -> DecodePushRequest (the body of POST
 // /api/v1/push) with small limits, so the fuzzer reaches every limit.
-// Checks what push_request.h promises whatever the body:
+// Checks what folio/ingest_api/push.h promises whatever the body:
 //   - refused: the status is kInvalidArgument or kTooLarge with a message;
 //   - accepted: every path is a valid vault path, notes end in ".md" and
 //     nothing else does, note content is valid UTF-8 and within the limit,
@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "folio/core/text.h"
-#include "push_request.h"
+#include "folio/ingest_api/push.h"
 
 namespace {
 
@@ -34,13 +34,13 @@ bool IsNote(std::string_view path) { return folio::EndsWith(folio::AsciiLower(pa
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
-  folio::ingest::PushLimits limits;
+  folio::ingest_api::PushLimits limits;
   limits.max_notes = 5;
   limits.max_note_bytes = 64;
   limits.max_attachment_bytes = 48;
-  folio::ingest::PushRequest req;
-  folio::ingest::PushError err;
-  if (!folio::ingest::ParsePushRequest(body, limits, &req, &err)) {
+  folio::ingest_api::PushRequest req;
+  folio::ingest_api::PushError err;
+  if (!folio::ingest_api::DecodePushRequest(body, limits, &req, &err)) {
     folio::Code code = err.status.code();
     Require(code == folio::Code::kInvalidArgument || code == folio::Code::kTooLarge, "unexpected error code",
             err.status.message());

@@ -1,23 +1,43 @@
-// SiteWriter: the manifest delta (GET /api/v1/manifest?since=V).
+// SiteWriter: the manifest, full and since a version (GET /api/v1/manifest),
+// as libs/ingest_api's Manifest; handlers encode it (ingest_api::EncodeManifest).
 #include <string>
 
-#include "folio/core/json.h"
 #include "site_writer.h"
 
 namespace folio::ingest {
 namespace {
 
-void Entries(JsonWriter* w, std::string_view key, const std::vector<ManifestEntry>& entries) {
-  w->Key(key).BeginArray();
-  for (const ManifestEntry& e : entries) {
-    w->BeginObject().Key("path").String(e.path).Key("sha256").String(e.sha256).Key("url").String(e.url).EndObject();
-  }
-  w->EndArray();
+std::vector<ingest_api::ManifestFile> Files(const std::vector<ManifestEntry>& entries) {
+  std::vector<ingest_api::ManifestFile> out;
+  out.reserve(entries.size());
+  for (const ManifestEntry& e : entries) out.push_back({e.path, e.sha256, e.url, {}});
+  return out;
 }
 
 }  // namespace
 
-Result<std::string> SiteWriter::ManifestDeltaJson(const PushLimits& limits, int64_t since) const {
+ingest_api::Manifest SiteWriter::FullManifest(const PushLimits& limits, std::string_view epoch) const {
+  ingest_api::Manifest m;
+  m.version = version_;
+  m.site = options_.site;
+  m.epoch = std::string(epoch);
+  std::string_view site_url = options_.base_url;
+  while (site_url.ends_with('/')) site_url.remove_suffix(1);
+  m.site_url = std::string(site_url);
+  m.max_note_bytes = static_cast<int64_t>(limits.max_note_bytes);
+  m.max_attachment_bytes = static_cast<int64_t>(limits.max_attachment_bytes);
+  m.strict_line_breaks = strict_line_breaks_;
+  m.notes.reserve(vault_.notes().size());
+  for (const auto& [path, n] : vault_.notes()) {
+    ingest_api::ManifestFile& f = m.notes.emplace_back(ingest_api::ManifestFile{path, n.sha256, n.url, {}});
+    if (auto held = warnings_.find(path); held != warnings_.end()) f.warnings = held->second;
+  }
+  m.attachments.reserve(vault_.attachments().size());
+  for (const auto& [path, a] : vault_.attachments()) m.attachments.push_back({path, a.sha256, a.url, {}});
+  return m;
+}
+
+Result<ingest_api::Manifest> SiteWriter::ManifestSince(const PushLimits& limits, int64_t since) const {
   if (since > version_) {
     return Status::Invalid("since=" + std::to_string(since) + " is newer than the site's version " +
                            std::to_string(version_) + " (a restored server? fetch the full manifest)");
@@ -26,27 +46,22 @@ Result<std::string> SiteWriter::ManifestDeltaJson(const PushLimits& limits, int6
   if (!epoch.ok()) return epoch.status();
   Result<ManifestDelta> delta = store_->ManifestSince(options_.site, since);
   if (!delta.ok()) return delta.status();
-  JsonWriter w;
-  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site).Key("epoch").String(*epoch);
-  w.Key("since").Int(since);
-  w.Key("limits").BeginObject();
-  w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
-  w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
-  w.EndObject();
-  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(strict_line_breaks_).EndObject();
-  if (delta->too_old) {
-    w.Key("too_old").Bool(true).EndObject();
-    return w.Take();
-  }
-  Entries(&w, "notes", delta->notes);
-  Entries(&w, "attachments", delta->attachments);
-  w.Key("deleted").BeginArray();
-  for (const std::string& p : delta->deleted) w.String(p);
-  w.EndArray();
-  w.Key("note_count").Int(static_cast<int64_t>(vault_.notes().size()));
-  w.Key("attachment_count").Int(static_cast<int64_t>(vault_.attachments().size()));
-  w.EndObject();
-  return w.Take();
+  ingest_api::Manifest m;
+  m.version = version_;
+  m.site = options_.site;
+  m.epoch = std::move(epoch).value();
+  m.since = since;
+  m.max_note_bytes = static_cast<int64_t>(limits.max_note_bytes);
+  m.max_attachment_bytes = static_cast<int64_t>(limits.max_attachment_bytes);
+  m.strict_line_breaks = strict_line_breaks_;
+  m.too_old = delta->too_old;
+  if (m.too_old) return m;
+  m.notes = Files(delta->notes);
+  m.attachments = Files(delta->attachments);
+  m.deleted = std::move(delta->deleted);
+  m.note_count = static_cast<int64_t>(vault_.notes().size());
+  m.attachment_count = static_cast<int64_t>(vault_.attachments().size());
+  return m;
 }
 
 }  // namespace folio::ingest

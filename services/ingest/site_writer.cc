@@ -467,34 +467,4 @@ Status SiteWriter::ResyncIfNeeded() {
   return bus_->WaitForAcks(kAckTimeoutMs);
 }
 
-std::string SiteWriter::ManifestJson(const PushLimits& limits, std::string_view epoch) const {
-  JsonWriter w;
-  w.BeginObject().Key("version").Int(version_).Key("site").String(options_.site);
-  if (!epoch.empty()) w.Key("epoch").String(epoch);
-  std::string_view site_url = options_.base_url;
-  while (site_url.ends_with('/')) site_url.remove_suffix(1);
-  w.Key("site_url").String(site_url);
-  w.Key("limits").BeginObject();
-  w.Key("max_note_bytes").Int(static_cast<int64_t>(limits.max_note_bytes));
-  w.Key("max_attachment_bytes").Int(static_cast<int64_t>(limits.max_attachment_bytes));
-  w.EndObject();
-  w.Key("settings").BeginObject().Key("strict_line_breaks").Bool(strict_line_breaks_).EndObject();
-  w.Key("notes").BeginArray();
-  for (const auto& [path, n] : vault_.notes()) {
-    w.BeginObject().Key("path").String(path).Key("sha256").String(n.sha256).Key("url").String(n.url);
-    if (auto held = warnings_.find(path); held != warnings_.end() && !held->second.empty()) {
-      w.Key("warnings").BeginArray();
-      for (const std::string& warning : held->second) w.String(warning);
-      w.EndArray();
-    }
-    w.EndObject();
-  }
-  w.EndArray().Key("attachments").BeginArray();
-  for (const auto& [path, a] : vault_.attachments()) {
-    w.BeginObject().Key("path").String(path).Key("sha256").String(a.sha256).Key("url").String(a.url).EndObject();
-  }
-  w.EndArray().EndObject();
-  return w.Take();
-}
-
 }  // namespace folio::ingest

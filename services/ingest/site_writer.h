@@ -37,6 +37,7 @@
 #include "folio/site/listings.h"
 #include "folio/site/vault.h"
 #include "page_record.h"
+#include "folio/ingest_api/manifest.h"
 #include "push_request.h"
 #include "related.h"
 #include "storage_client.h"
@@ -136,30 +137,21 @@ class SiteWriter {
   // failure nothing is kept. REQUIRES: update.site == site().
   Result<size_t> ApplyRelated(const bus::RelatedUpdate& update);
 
-  // {"version":N,"limits":{"max_note_bytes":N,"max_attachment_bytes":N},
-  //  "notes":[{"path","sha256","url"}],"attachments":[{"path","sha256","url"}]}
-  // limits are what a push accepts, so a client can leave out (and name)
-  // the files over them instead of having the whole push refused.
-  // Also "site":NAME, "settings":{"strict_line_breaks":B} (the site's),
-  // "site_url":URL (options' base_url without a trailing '/'; "" when unset),
-  // per note "warnings":[...] (the note's warnings as committed: dangling or
-  // ambiguous links etc.; the key is left out when it has none) and, when
-  // not empty, "epoch":EPOCH (Store::Epoch).
-  // (With storage, handlers.cc adds "missing_attachments" to this and to
-  // the delta: blob_census.h.)
-  std::string ManifestJson(const PushLimits& limits, std::string_view epoch = {}) const;
+  // GET /api/v1/manifest (site_manifest.cc): every note and attachment,
+  // with the limits a push accepts (`limits`), the site's name, settings,
+  // site_url (options' base_url without a trailing '/'; "" when unset), each
+  // note's warnings as committed and `epoch` (Store::Epoch; may be empty).
+  // The wire shape is libs/ingest_api's (folio/ingest_api/manifest.h);
+  // handlers add missing_attachments (blob_census.h) and encode it.
+  ingest_api::Manifest FullManifest(const PushLimits& limits, std::string_view epoch = {}) const;
   // GET /api/v1/manifest?since=SINCE (site_manifest.cc): what changed after
-  // version `since`, read through the store's (site, version) indexes:
-  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},"settings":{...},
-  //    "notes":[{"path","sha256","url"}],"attachments":[...],  (content written after SINCE)
-  //    "deleted":["path",...],                                  (deleted after SINCE, not back)
-  //    "note_count":N,"attachment_count":N}                     (held now, for a client's check)
-  // or, when the tombstones of deletions since SINCE were pruned,
-  //   {"version":N,"site":NAME,"epoch":EPOCH,"since":SINCE,"limits":{...},"too_old":true}
-  // (the client then fetches the full manifest). A URL that moved without
-  // a content change is not listed. Fails with kInvalidArgument if since >
-  // the site's version; store errors as Status. REQUIRES: since >= 0.
-  Result<std::string> ManifestDeltaJson(const PushLimits& limits, int64_t since) const;
+  // version `since`, read through the store's (site, version) indexes
+  // (content written after SINCE, deletions after SINCE not undone, the
+  // counts held now), or too_old when the tombstones of deletions since
+  // SINCE were pruned. A URL that moved without a content change is not
+  // listed. Fails with kInvalidArgument if since > the site's version;
+  // store errors as Status. REQUIRES: since >= 0.
+  Result<ingest_api::Manifest> ManifestSince(const PushLimits& limits, int64_t since) const;
   // Every attachment of the site as (path, sha256), sorted by path, for
   // the manifest's check that storage holds their bytes (blob_census.h).
   std::vector<std::pair<std::string, std::string>> AttachmentHashes() const {

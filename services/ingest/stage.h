@@ -9,7 +9,7 @@
 //
 // This file holds the pure parts: the stage ID check and the merge of the
 // batches into one PushRequest. The protocol is in docs/architecture.md
-// ("Staged imports"); handlers.cc wires it; store_stages.cc stores it.
+// ("Staged imports"); handlers_stage.cc wires it; store_stages.cc stores it.
 // Pure; thread-safe (a StagedPush is used by one thread at a time).
 #pragma once
 
@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "folio/core/status.h"
+#include "folio/ingest_api/limits.h"
 #include "push_request.h"
 
 namespace folio::ingest {
@@ -29,8 +30,9 @@ struct StageLimits {
   int64_t ttl_ms = 3600 * 1000;    // --stage-ttl (1h): a stage without an upload this long is dropped
 };
 
-inline constexpr size_t kMaxStageIdBytes = 64;
-inline constexpr int64_t kMaxStageBatch = 1'000'000;  // batch numbers are 0..kMaxStageBatch-1
+// The ingest API's (folio/ingest_api/limits.h): batch numbers are 0..kMaxStageBatch-1.
+inline constexpr size_t kMaxStageIdBytes = ingest_api::kMaxStageIdBytes;
+inline constexpr int64_t kMaxStageBatch = ingest_api::kMaxStageBatch;
 
 // kInvalidArgument unless `id` is 1 to kMaxStageIdBytes characters of
 // A-Z, a-z, 0-9, '-' and '_'.

@@ -1,4 +1,7 @@
-#include "push_request.h"
+// DecodePushRequest (push.h): the push body, validated whole before anything
+// is kept. simdjson's DOM API directly (not json::Decoder): these messages
+// name the note and index concerned, and clients show them as they are.
+#include "folio/ingest_api/push.h"
 
 #include <simdjson.h>
 
@@ -7,7 +10,7 @@
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 
-namespace folio::ingest {
+namespace folio::ingest_api {
 namespace {
 
 bool Fail(PushError* err, Status s, std::string path = "") {
@@ -190,8 +193,8 @@ bool ParseSettings(simdjson::dom::element settings_el, PushParse* st) {
 // without -march would use the slow fallback kernel.
 static_assert(kPushBodyPadding >= simdjson::SIMDJSON_PADDING);
 
-bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err,
-                      bool padded) {
+bool DecodePushRequest(std::string_view body, const PushLimits& limits, PushRequest* out, PushError* err,
+                       bool padded) {
   using namespace simdjson;
   dom::parser parser;
   dom::element doc;
@@ -217,4 +220,4 @@ bool ParsePushRequest(std::string_view body, const PushLimits& limits, PushReque
   return true;
 }
 
-}  // namespace folio::ingest
+}  // namespace folio::ingest_api

@@ -1,15 +1,15 @@
-#include "push_request.h"
+#include "folio/ingest_api/push.h"
 
 #include <doctest/doctest.h>
 
 using namespace folio;
-using namespace folio::ingest;
+using namespace folio::ingest_api;
 
 namespace {
 PushError Reject(const std::string& body, PushLimits limits = {}) {
   PushRequest r;
   PushError e;
-  CHECK(!ParsePushRequest(body, limits, &r, &e));
+  CHECK(!DecodePushRequest(body, limits, &r, &e));
   return e;
 }
 }  // namespace
@@ -17,7 +17,7 @@ PushError Reject(const std::string& body, PushLimits limits = {}) {
 TEST_CASE("push request: a valid body parses") {
   PushRequest r;
   PushError e;
-  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"A/b c.md","content":"# x\n"}],"delete":["Old.md"],"extra":{"x":[1]}})",
+  REQUIRE(DecodePushRequest(R"({"notes":[{"path":"A/b c.md","content":"# x\n"}],"delete":["Old.md"],"extra":{"x":[1]}})",
                            {}, &r, &e));
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].path == "A/b c.md");
@@ -56,7 +56,7 @@ TEST_CASE("push request: size and count limits answer too_large") {
 TEST_CASE("push request: attachments are base64, bounded, and deletable") {
   PushRequest r;
   PushError e;
-  REQUIRE(ParsePushRequest(R"({"attachments":[{"path":"Media/a.png","data":"aGVsbG8="}],"delete":["b.png","c.md"]})",
+  REQUIRE(DecodePushRequest(R"({"attachments":[{"path":"Media/a.png","data":"aGVsbG8="}],"delete":["b.png","c.md"]})",
                            {}, &r, &e));
   REQUIRE(r.attachments.size() == 1);
   CHECK(r.attachments[0].data == "hello");
@@ -77,20 +77,20 @@ TEST_CASE("push request: attachments are base64, bounded, and deletable") {
 TEST_CASE("push request: settings carry strict_line_breaks; anything else in them is refused") {
   PushRequest r;
   PushError e;
-  REQUIRE(ParsePushRequest(R"({"settings":{"strict_line_breaks":true}})", {}, &r, &e));
+  REQUIRE(DecodePushRequest(R"({"settings":{"strict_line_breaks":true}})", {}, &r, &e));
   CHECK(r.notes.empty());
   REQUIRE(r.settings.strict_line_breaks.has_value());
   CHECK(*r.settings.strict_line_breaks);
   PushRequest off;
-  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"a.md","content":"x"}],"settings":{"strict_line_breaks":false}})", {},
+  REQUIRE(DecodePushRequest(R"({"notes":[{"path":"a.md","content":"x"}],"settings":{"strict_line_breaks":false}})", {},
                            &off, &e));
   REQUIRE(off.settings.strict_line_breaks.has_value());
   CHECK(!*off.settings.strict_line_breaks);
   PushRequest none;
-  REQUIRE(ParsePushRequest(R"({"notes":[],"settings":{}})", {}, &none, &e));
+  REQUIRE(DecodePushRequest(R"({"notes":[],"settings":{}})", {}, &none, &e));
   CHECK(!none.settings.strict_line_breaks.has_value());
   PushRequest absent;
-  REQUIRE(ParsePushRequest(R"({"notes":[{"path":"a.md","content":"x"}]})", {}, &absent, &e));
+  REQUIRE(DecodePushRequest(R"({"notes":[{"path":"a.md","content":"x"}]})", {}, &absent, &e));
   CHECK(!absent.settings.strict_line_breaks.has_value());
 
   auto unknown = Reject(R"({"notes":[{"path":"a.md","content":"x"}],"settings":{"strictLineBreaks":true}})");
