@@ -7,6 +7,9 @@
 // Versioning: the routes carry /v1; new fields are added, never renamed,
 // and readers skip keys they do not know, so old clients keep working
 // against newer servers and the other way round.
+// Errors: a request over one of these limits is refused whole with
+// kTooLarge (413; a malformed key or stage ID: kInvalidArgument, 400), in
+// the error body of error.h naming the note concerned.
 #pragma once
 
 #include <cstddef>
