@@ -277,13 +277,6 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   notes_.erase(it);
 }
 
-int64_t UpdatedMs(const NoteMeta& n) { return n.modified_ms ? n.modified_ms : n.updated_ms; }
-
-int64_t PublishedMs(const NoteMeta& n) {
-  if (n.date_ms) return n.date_ms;
-  return n.created_ms ? n.created_ms : n.updated_ms;
-}
-
 void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   s.upserted.insert(u.path);
   s.content_changed.insert(u.path);
