@@ -79,10 +79,6 @@ class Db {
   Result<Stmt> Prepare(std::string_view sql);
   // Idle statements held by the cache (tests and diagnostics).
   size_t CachedStatements() const;
-  // Deprecated: use sqlite::Transaction (private once ingest's Store uses it).
-  Status Begin() { return Exec("BEGIN IMMEDIATE"); }
-  Status Commit() { return Exec("COMMIT"); }
-  void Rollback();  // best effort; never fails loudly
   int64_t LastInsertRowId() const;
   int Changes() const;
   // Rows inserted, updated or deleted by this connection since it opened.
@@ -114,6 +110,9 @@ class Db {
  private:
   // Transactions go through sqlite::Transaction (transaction.h) only.
   friend class Transaction;
+  Status Begin() { return Exec("BEGIN IMMEDIATE"); }
+  Status Commit() { return Exec("COMMIT"); }
+  void Rollback();  // best effort; never fails loudly
   bool InTransaction() const;  // a BEGIN is open (not autocommit)
 
   explicit Db(sqlite3* db);
