@@ -157,8 +157,9 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   c.site = options_.site;
   c.version = state_.version() + 1;
   c.drop_stage = stage;
-  VaultChange change = ApplyToVault(req, plan, ParseChanged(req, plan, options_.site, pool_), now_ms, c.version, &txn);
+  std::vector<markdown::RenderResult> meta = ParseChanged(req, plan, options_.site, pool_);
   phase("meta");
+  VaultChange change = ApplyToVault(req, plan, std::move(meta), now_ms, c.version, &txn);
   if (sum.settings_changed) ChangeSettings(*strict, &txn, &c, &change);
   // Sources of the render pass: pushed notes, plus the stored text of every
   // other note rendered or embedded (transitively) by a rendered note.
