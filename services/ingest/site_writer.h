@@ -82,7 +82,9 @@ class SiteWriter {
   // the push and re-renders every published note page in the same commit.
   // kConflict if the key is recorded already. A non-empty `stage` (the
   // commit of a staged import) drops that stage's batches in the push's own
-  // transaction (a push that changes nothing: in one of its own).
+  // transaction (a push that changes nothing: in one of its own). On any
+  // failure (store errors as Status; a full disk as kNoSpace) nothing is
+  // kept, in the store or in memory (the push's StateTxn undoes it).
   Result<PushSummary> Push(PushRequest req, const PushKey* key = nullptr, const std::string& stage = "");
   // The push recorded under `key` for this site, or nullopt. Store errors as Status.
   Result<std::optional<PushRecord>> FindPush(const std::string& key);
