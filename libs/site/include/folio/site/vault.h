@@ -55,6 +55,12 @@ class Vault {
   // filled in here) and deletions (paths; unknown ones are ignored), and
   // returns what must be re-rendered. REQUIRES: no path both upserted and deleted.
   Impact Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes);
+  // Undoes an Apply whose change was not kept (ingest's failed commit):
+  // puts `notes` back as they were before it, their url and created_ms as
+  // given (not assigned again), and removes `remove` (notes it added). The
+  // derived link state is recomputed as Apply does. REQUIRES: no path in
+  // both; `notes` are NoteMetas this Vault held before that Apply.
+  void Restore(std::vector<NoteMeta> notes, const std::vector<std::string>& remove);
 
   // Attachments: load as stored, or apply a change set. ApplyAttachments
   // returns the published notes that link to or embed an added, changed or
@@ -132,6 +138,7 @@ class Vault {
   void CollectRender(ApplyState& s) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
+  bool restoring_ = false;  // within Restore: upserts keep their url and created_ms
   std::map<std::string, std::string_view, std::less<>> url_owner_;  // url -> path (a view of notes_'s key)
   // The sets of backlinks_, embedders_ and linkers_ (and listing_'s orders)
   // hold views of notes_'s keys (a note's path is stored once, not once per
