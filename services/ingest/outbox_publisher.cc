@@ -3,7 +3,7 @@
 
 #include "folio/bus/page_schema.h"
 #include "folio/core/log.h"
-#include "site_writer_internal.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 

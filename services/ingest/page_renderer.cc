@@ -18,7 +18,7 @@
 #include "folio/site/listings.h"
 #include "crashed_notes.h"
 #include "page_record.h"
-#include "site_writer_internal.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 namespace {

@@ -10,7 +10,7 @@
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "blob_upload.h"
-#include "site_writer_internal.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 

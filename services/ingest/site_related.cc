@@ -8,7 +8,7 @@
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "site_writer.h"
-#include "site_writer_internal.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 namespace {

@@ -11,7 +11,7 @@
 #include "folio/core/time.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
-#include "site_writer_internal.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 namespace {
