@@ -390,9 +390,6 @@ TEST_CASE("report: summary line and sizes") {
         "folio: 12 notes sent (3 changed, 15 pages rendered), 0 unchanged; nothing deleted; version 7; 0.42 s");
   t.skipped = 2;
   CHECK(SummaryLine(t).ends_with("; 2 files skipped"));
-  CHECK(FormatBytes(812) == "812 B");
-  CHECK(FormatBytes(8 << 20) == "8 MiB");
-  CHECK(FormatBytes(1536) == "1.5 KiB");
   CHECK(ProgressLine(1, 4, 1024, 4096) == "[######..................] 1/4 files  1 KiB/4 KiB");
   CHECK(DryRunSendLine(Note("A.md", 12), true) == "would send A.md (new, 12 bytes)");
 }

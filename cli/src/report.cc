@@ -23,24 +23,6 @@ int64_t TotalSize(const FileChanges& changes) {
 
 }  // namespace
 
-std::string FormatBytes(int64_t n) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (n < 1024) return std::to_string(n) + " B";
-  double v = static_cast<double>(n);
-  int unit = 0;
-  while (v >= 1024 && unit < 4) {
-    v /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  if (v == static_cast<double>(static_cast<int64_t>(v)) || v >= 100) {
-    std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[unit]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  }
-  return buf;
-}
-
 std::string SummaryLine(const PushTotals& t) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.2f s", t.seconds);

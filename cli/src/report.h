@@ -17,9 +17,6 @@
 
 namespace folio::cli {
 
-// "812 B", "3.4 KiB", "8 MiB", "1.5 GiB" (binary units, one decimal when useful).
-std::string FormatBytes(int64_t n);
-
 struct PushTotals {
   int64_t sent = 0;       // notes the server received
   int64_t changed = 0;    // notes the server found changed

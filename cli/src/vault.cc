@@ -19,7 +19,6 @@
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
 #include "folio/core/text.h"
-#include "report.h"
 
 namespace folio::cli {
 namespace {

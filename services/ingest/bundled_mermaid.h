@@ -20,7 +20,7 @@
 
 #include "folio/core/status.h"
 #include "blob_upload.h"
-#include "site_writer.h"
+#include "site_options.h"
 #include "storage_client.h"
 
 namespace folio::ingest {
@@ -29,7 +29,6 @@ namespace folio::ingest {
 inline constexpr std::string_view kMermaidAuto = "auto";
 // Larger is not a mermaid build (11.x is ~3.5 MB); it is refused.
 inline constexpr size_t kMaxBundledMermaid = 16u << 20;
-inline constexpr std::string_view kMermaidContentType = "text/javascript; charset=utf-8";
 
 // "<directory of this process's executable>/<name>"; just `name` if the
 // directory cannot be read (/proc/self/exe).

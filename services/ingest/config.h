@@ -13,7 +13,7 @@
 #include "folio/core/status.h"
 #include "leader.h"
 #include "push_request.h"
-#include "site_writer.h"
+#include "site_options.h"
 #include "stage.h"
 
 namespace folio::ingest {

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -118,6 +119,161 @@ Status RestoreIfAsked(const ingest::IngestConfig& c) {
   return Status::Ok();
 }
 
+// The command line: the config to serve with, or nothing and *exit_code
+// (--help, a site|backup|restore command, or a bad flag).
+std::optional<ingest::IngestConfig> ParseCommandLine(int argc, char** argv, int* exit_code) {
+  Flags flags("folio-ingest", "Accepts pushes of markdown notes, renders and publishes pages.");
+  ingest::AddIngestFlags(&flags);
+  ServiceBasics basics;
+  if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) *exit_code = rc;
+  else if (int rc = RunCommand(flags); rc >= 0) *exit_code = rc;
+  if (*exit_code >= 0) return std::nullopt;
+  auto config = ingest::ReadIngestConfig(flags, basics);
+  if (!config.ok()) {
+    *exit_code = FailStartup(config.status());
+    return std::nullopt;
+  }
+  return std::move(*config);
+}
+
+// --lease-ttl > 0: the lease that makes this process the writer (leader.h);
+// null without one.
+Result<std::unique_ptr<ingest::Leadership>> StartLeadership(const ingest::IngestConfig& c) {
+  if (c.lease.ttl_ms <= 0) return std::unique_ptr<ingest::Leadership>();
+  return ingest::Leadership::Start(c.basics, c.lease);
+}
+
+// What serving holds of --data, opened in this order (and closed in the
+// reverse) by OpenDataDir, once leading and after RestoreIfAsked: the
+// store, the data lock, the API token, the notes that crashed the last run.
+struct DataDir {
+  std::unique_ptr<ingest::Store> store;
+  std::unique_ptr<FileLock> lock;
+  std::string token;
+  std::optional<ingest::CrashedNotes> crashed;
+};
+
+Status OpenDataDir(const ingest::IngestConfig& c, DataDir* d) {
+  if (Status s = RestoreIfAsked(c); !s.ok()) return s;
+  auto store = ingest::Store::Open(c.data_dir);
+  if (!store.ok()) return store.status();
+  d->store = std::move(*store);
+  auto lock = LockServiceData(c.data_dir, "ingest.lock", "folio-ingest");
+  if (!lock.ok()) return lock.status();
+  d->lock = std::move(*lock);
+  auto token = LoadToken(c.token, c.data_dir);
+  if (!token.ok()) return token.status();
+  d->token = std::move(*token);
+  // A note whose render crashed the last run is refused from now on; this
+  // run's renders are marked from here (crashed_notes.h, issue 22).
+  auto crashed_mark = CrashMarks::TakeCrashed(c.data_dir + "/crash_marks");
+  if (!crashed_mark.ok()) return crashed_mark.status();
+  auto crashed = ingest::CrashedNotes::Load(d->store.get(), *crashed_mark, ingest::IngestBuild());
+  if (!crashed.ok()) return crashed.status();
+  d->crashed.emplace(std::move(*crashed));
+  return CrashMarks::Install(c.data_dir + "/crash_marks");
+}
+
+void ExportCrashedNotes(metrics::Registry* registry, const ingest::CrashedNotes& crashed) {
+  registry->NewGauge("folio_ingest_crashed_notes",
+                     "Notes whose render crashed this build of ingest; pushes of their text get 422 until they change")
+      .Set(static_cast<double>(crashed.size()));
+}
+
+// folio_ingest_storage_up, when there is a --storage.
+void ExportStorageUp(metrics::Registry* registry, const ingest::IngestConfig& c, ingest::StorageProbe* probe) {
+  if (c.site.storage.url.empty()) return;
+  registry->AddScrapedGauge("folio_ingest_storage_up",
+                            "1 while --storage answers (a listing, with ingest's token); 0: pushes with attachments"
+                            " fail",
+                            [probe] { return probe->up() ? 1.0 : 0.0; });
+}
+
+// /readyz: not ready (503) for what fails every push: not leading, a full
+// disk, NATS away.
+metrics::ReadinessCheck Readiness(const ingest::Leadership* leader, const DiskFull* disk, const ingest::BusLink* link) {
+  return [leader, disk, link]() -> std::string {
+    if (leader && !leader->leading()) return leader->NotLeaderReason();
+    if (disk->full()) return "disk full: pushes fail until space returns; pages are still served";
+    return link->connected() ? "" : "not connected to NATS at " + link->url();
+  };
+}
+
+// The writer loop's first task (connect to NATS) and its periodic round.
+void ScheduleWriter(http::Loop* writer_loop, const ingest::IngestConfig& c, ingest::Store* store, ingest::Sites* sites,
+                    ingest::BusLink* link, metrics::Registry* registry) {
+  writer_loop->Post([link] { link->TryConnect(); });
+  ingest::ScheduleWriterRound(writer_loop, store, sites, link, registry, c.stage.ttl_ms);
+}
+
+http::ServerOptions ApiServerOptions(const ingest::IngestConfig& c, http::BodyBudget* body_budget) {
+  http::ServerOptions sopts;
+  sopts.max_body_bytes = c.max_body;
+  sopts.body_budget = body_budget;
+  return sopts;
+}
+
+// The API port, then the ops port (--admin-listen).
+Status Listen(http::Server* server, metrics::OpsEndpoints* ops, const ServiceBasics& basics) {
+  Status s = server->ListenActivatedOrBind(basics.host, basics.port);
+  if (s.ok()) s = ops->Listen();
+  return s;
+}
+
+void LogListening(const ingest::IngestConfig& c, const std::string& host, int port) {
+  log::Info("folio-ingest listening", {{"addr", host + ":" + std::to_string(port)},
+                                        {"site", c.site.site}, {"data", c.data_dir}});
+  if (c.site.base_url.empty()) {
+    log::Warn("no --base-url: RSS, the sitemap and OpenGraph tags carry relative URLs, which feed readers and link"
+              " previews cannot follow; set --base-url https://your.site",
+              {{"site", c.site.site}});
+  }
+}
+
+// Runs the HTTP loop until SIGTERM or SIGINT, or until another process takes
+// the lease over: then *taken_over is set, and the writer stops without
+// publishing. Either way the server drains and the writer loop is told to
+// stop. Everything is captured by pointer: the writer loop may run the last
+// task after this returns (*taken_over must live until it is joined).
+void ServeUntilStopped(http::Loop* loop, http::Loop* writer_loop, http::Server* server, metrics::OpsEndpoints* ops,
+                       ingest::Sites* sites, ingest::Leadership* leader, std::atomic<bool>* taken_over) {
+  auto shutdown = [=] {
+    log::Info("shutting down");
+    ops->Drain(server, [=] {
+      writer_loop->Post([=] {
+        if (!taken_over->load()) sites->PublishPending();
+        writer_loop->Stop();
+      });
+      loop->Stop();
+    });
+  };
+  loop->OnSignal(SIGTERM, shutdown);
+  loop->OnSignal(SIGINT, shutdown);
+  if (leader != nullptr) {
+    leader->OnTakenOver([=] {
+      loop->Post([=] {
+        if (taken_over->exchange(true)) return;
+        log::Error("lease taken over by another ingest: stopping, writes refused",
+                   {{"holder", leader->holder()}, {"instance", leader->instance()}});
+        shutdown();
+      });
+    });
+  }
+  loop->Run();
+  if (leader != nullptr) leader->OnTakenOver(nullptr);  // it posts to `loop`, which goes first
+}
+
+// Once the HTTP loop stopped (the writer loop was told to stop): backups,
+// then the related consumer (before the bus goes; a batch the writer has not
+// run is redelivered), the writer thread, the bus.
+void StopWork(std::unique_ptr<ingest::BackupSchedule>* backups, ingest::BusLink* link, std::thread* writer_thread) {
+  backups->reset();
+  link->StopRelated();
+  writer_thread->join();
+  link->Close();
+  log::Info("folio-ingest stopped");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,55 +281,32 @@ int main(int argc, char** argv) {
   // NATS threads' arenas kept ~12 MB resident after a 10,000-note import
   // that malloc_trim cannot return (issue 15).
   LimitHeapArenas(2);
-  Flags flags("folio-ingest", "Accepts pushes of markdown notes, renders and publishes pages.");
-  ingest::AddIngestFlags(&flags);
-  ServiceBasics basics;
-  if (int rc = ParseServiceFlags(&flags, argc, argv, &basics); rc >= 0) return rc;
-  if (int rc = RunCommand(flags); rc >= 0) return rc;
-  auto config = ingest::ReadIngestConfig(flags, basics);
-  if (!config.ok()) return FailStartup(config.status());
-  const std::string& data_dir = config->data_dir;
+  int exit_code = -1;
+  std::optional<ingest::IngestConfig> config = ParseCommandLine(argc, argv, &exit_code);
+  if (!config) return exit_code;
+  const ServiceBasics& basics = config->basics;
 
-  std::unique_ptr<ingest::Leadership> leader;  // outlives every write; released last
-  if (config->lease.ttl_ms > 0) {
-    auto l = ingest::Leadership::Start(config->basics, config->lease);
-    if (!l.ok()) return FailStartup(l.status());
-    leader = std::move(*l);
-  }
-  ingest::Standby standby(leader.get());
-  if (int rc = WaitForLease(*config, leader.get(), &standby); rc >= 0) return rc;
-  if (Status s = RestoreIfAsked(*config); !s.ok()) return FailStartup(s);
-
-  auto store = ingest::Store::Open(data_dir);
-  if (!store.ok()) return FailStartup(store.status());
-  auto lock = LockServiceData(data_dir, "ingest.lock", "folio-ingest");
-  if (!lock.ok()) return FailStartup(lock.status());
-  auto token = LoadToken(config->token, data_dir);
-  if (!token.ok()) return FailStartup(token.status());
-  // A note whose render crashed the last run is refused from now on; this
-  // run's renders are marked from here (crashed_notes.h, issue 22).
-  auto crashed_mark = CrashMarks::TakeCrashed(data_dir + "/crash_marks");
-  if (!crashed_mark.ok()) return FailStartup(crashed_mark.status());
-  auto crashed = ingest::CrashedNotes::Load(store->get(), *crashed_mark, ingest::IngestBuild());
-  if (!crashed.ok()) return FailStartup(crashed.status());
-  if (Status s = CrashMarks::Install(data_dir + "/crash_marks"); !s.ok()) return FailStartup(s);
+  auto leader = StartLeadership(*config);  // outlives every write; released last
+  if (!leader.ok()) return FailStartup(leader.status());
+  ingest::Standby standby(leader->get());
+  if (int rc = WaitForLease(*config, leader->get(), &standby); rc >= 0) return rc;
+  DataDir data;
+  if (Status s = OpenDataDir(*config, &data); !s.ok()) return FailStartup(s);
 
   // Request bodies held at once by every connection (issue 22). Declared
   // first: connections give their reservations back when the last
   // Responder goes, which may be in a task the loops or pools drop at exit.
   http::BodyBudget body_budget(config->max_inflight_body_bytes);
   metrics::Registry registry;
-  registry.NewGauge("folio_ingest_crashed_notes",
-                    "Notes whose render crashed this build of ingest; pushes of their text get 422 until they change")
-      .Set(static_cast<double>(crashed->size()));
+  ExportCrashedNotes(&registry, *data.crashed);
   metrics::ExportBodyBudget(&registry, &body_budget);
-  metrics::DiskGauges data_disk(&registry, data_dir);  // free space before writes fail (issue 24)
+  metrics::DiskGauges data_disk(&registry, config->data_dir);  // free space before writes fail (issue 24)
   ingest::JetStreamGauges jetstream(&registry, bus::BusOptionsFor(config->basics, "folio-ingest", nullptr));
   ingest::BlobsInFlight blobs_in_flight;  // uploaded, not committed yet: the collector leaves them
   std::shared_ptr<void> bundled_mermaid;  // holds the bundled mermaid's blob in blobs_in_flight
   ingest::UseBundledMermaid(config->mermaid_file, &config->site, &blobs_in_flight, &bundled_mermaid);
   ThreadPool pool(config->render_threads);
-  ingest::Sites sites(config->site, *token, store->get(), &pool, &registry);
+  ingest::Sites sites(config->site, data.token, data.store.get(), &pool, &registry);
   if (Status s = sites.Start(); !s.ok()) return FailStartup(s);
   ReleaseFreeHeap();  // loading the sites built (and freed) their generated pages
   ingest::BackupMetrics backup_metrics(&registry, config->backup_every_ms);
@@ -183,91 +316,42 @@ int main(int argc, char** argv) {
   http::Loop loop;          // HTTP
   http::Loop writer_loop;   // the single writer: SQLite, rendering, publishing
   ingest::BusLink link(basics, &writer_loop, &sites, &registry);
-  if (leader) link.SetPublishGate([&leader] { return leader->leading(); });
-  auto blob_gc = ingest::ScheduleBlobGc(*config, store->get(), &blobs_in_flight, &registry, &writer_loop);
-  writer_loop.Post([&link] { link.TryConnect(); });
-  ingest::ScheduleWriterRound(&writer_loop, store->get(), &sites, &link, &registry, config->stage.ttl_ms);
+  if (*leader) link.SetPublishGate([l = leader->get()] { return l->leading(); });
+  auto blob_gc = ingest::ScheduleBlobGc(*config, data.store.get(), &blobs_in_flight, &registry, &writer_loop);
+  ScheduleWriter(&writer_loop, *config, data.store.get(), &sites, &link, &registry);
   std::thread writer_thread([&] { writer_loop.Run(); });
 
   http::Router router;
-  DiskFull& disk = (*store)->disk();
-  // /readyz: not ready (503) for what fails every push: a full disk, NATS
-  // away. Ready but degraded (200, with the reason) while --storage is
-  // missing: only pushes with attachments need it (storage_probe.h says why).
+  // Ready but degraded (200, with the reason) while --storage is missing:
+  // only pushes with attachments need it (storage_probe.h says why).
   ingest::StorageProbe storage_probe(config->site.storage);
   storage_probe.Start();
-  if (!config->site.storage.url.empty()) {
-    registry.AddScrapedGauge("folio_ingest_storage_up",
-                             "1 while --storage answers (a listing, with ingest's token); 0: pushes with attachments"
-                             " fail",
-                             [&storage_probe] { return storage_probe.up() ? 1.0 : 0.0; });
-  }
-  if (leader) ingest::ExportLeaderGauge(&registry, leader.get());
-  metrics::OpsEndpoints ops(&loop, &registry, [&]() -> std::string {
-    if (leader && !leader->leading()) return leader->NotLeaderReason();
-    if (disk.full()) return "disk full: pushes fail until space returns; pages are still served";
-    return link.connected() ? "" : "not connected to NATS at " + link.url();
-  }, basics, [&storage_probe] { return storage_probe.Degraded(); });
+  ExportStorageUp(&registry, *config, &storage_probe);
+  if (*leader) ingest::ExportLeaderGauge(&registry, leader->get());
+  metrics::OpsEndpoints ops(&loop, &registry, Readiness(leader->get(), &data.store->disk(), &link), basics,
+                            [&storage_probe] { return storage_probe.Degraded(); });
   ops.MountPublic(&router);
   ThreadPool prepare_pool(1);  // push bodies parsed, attachments uploaded, in arrival order
   ingest::HandlerContext hctx{&loop,         &writer_loop,         &sites,           config->push_limits,
                               &registry,     &prepare_pool,        config->site.storage, &blobs_in_flight,
-                              config->stage, &*crashed};
-  hctx.leader = leader.get();
+                              config->stage, &*data.crashed};
+  hctx.leader = leader->get();
   ingest::MountApi(&router, &hctx);
 
-  http::ServerOptions sopts;
-  sopts.max_body_bytes = config->max_body;
-  sopts.body_budget = &body_budget;
-  http::Server server(&loop, &router, sopts);
+  http::Server server(&loop, &router, ApiServerOptions(*config, &body_budget));
   standby.Stop();  // its sockets are not SO_REUSEPORT: they go before ours bind
-  Status ls = server.ListenActivatedOrBind(basics.host, basics.port);
-  if (ls.ok()) ls = ops.Listen();
-  if (!ls.ok()) {
+  if (Status ls = Listen(&server, &ops, basics); !ls.ok()) {
     link.StopRelated();
     writer_loop.Stop();
     writer_thread.join();
     return FailStartup(ls);
   }
-  log::Info("folio-ingest listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
-                                        {"site", config->site.site}, {"data", data_dir}});
-  if (config->site.base_url.empty()) {
-    log::Warn("no --base-url: RSS, the sitemap and OpenGraph tags carry relative URLs, which feed readers and link"
-              " previews cannot follow; set --base-url https://your.site",
-              {{"site", config->site.site}});
-  }
+  LogListening(*config, basics.host, server.port());
 
   // Taken over by another process: stop without publishing and exit 75, so
   // a supervisor starts this one again as a standby that reloads its data.
   std::atomic<bool> taken_over{false};
-  auto shutdown = [&] {
-    log::Info("shutting down");
-    ops.Drain(&server, [&] {
-      writer_loop.Post([&] {
-        if (!taken_over.load()) sites.PublishPending();
-        writer_loop.Stop();
-      });
-      loop.Stop();
-    });
-  };
-  loop.OnSignal(SIGTERM, shutdown);
-  loop.OnSignal(SIGINT, shutdown);
-  if (leader) {
-    leader->OnTakenOver([&] {
-      loop.Post([&] {
-        if (taken_over.exchange(true)) return;
-        log::Error("lease taken over by another ingest: stopping, writes refused",
-                   {{"holder", leader->holder()}, {"instance", leader->instance()}});
-        shutdown();
-      });
-    });
-  }
-  loop.Run();
-  if (leader) leader->OnTakenOver(nullptr);  // it posts to `loop`, which goes first
-  backups.reset();
-  link.StopRelated();  // before the bus goes; a batch the writer has not run is redelivered
-  writer_thread.join();
-  link.Close();
-  log::Info("folio-ingest stopped");
+  ServeUntilStopped(&loop, &writer_loop, &server, &ops, &sites, leader->get(), &taken_over);
+  StopWork(&backups, &link, &writer_thread);
   return taken_over.load() ? 75 : 0;
 }

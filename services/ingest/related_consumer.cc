@@ -14,6 +14,13 @@ namespace {
 // get acked and become kAcked.
 enum class Outcome { kPending, kApplied, kUnknownSite, kFailed, kAcked };
 
+// Unacked, a message comes again; applying a list twice changes nothing.
+void Ack(bus::PullConsumer* consumer, const bus::StreamMessage& m) {
+  if (Status s = consumer->Ack(m); !s.ok()) {
+    log::Warn("related ack failed", {{"seq", std::to_string(m.stream_seq)}, {"error", s.message()}});
+  }
+}
+
 }  // namespace
 
 // One fetched batch on its way through the writer loop. The consumer thread
@@ -106,12 +113,21 @@ void RelatedConsumer::Run(bus::Bus* bus) {
 }
 
 void RelatedConsumer::Process(bus::PullConsumer* consumer, std::vector<bus::StreamMessage> msgs) {
-  auto ack = [&](const bus::StreamMessage& m) {
-    // Unacked, it comes again; applying a list twice changes nothing.
-    if (Status s = consumer->Ack(m); !s.ok()) {
-      log::Warn("related ack failed", {{"seq", std::to_string(m.stream_seq)}, {"error", s.message()}});
-    }
-  };
+  std::shared_ptr<Batch> batch = Group(consumer, msgs);
+  if (!batch) return;
+  // A failed commit is retried here, in order, rather than nak'ed: a later
+  // list of the same note must not be overtaken by a redelivered older one.
+  int64_t backoff_ms = options_.backoff_min_ms;
+  for (;;) {
+    if (!RunOnWriter(batch)) return;  // unacked: redelivered after a restart
+    if (!Settle(consumer, msgs, batch.get())) return;
+    Backoff(&backoff_ms);
+    if (stopping()) return;
+  }
+}
+
+std::shared_ptr<RelatedConsumer::Batch> RelatedConsumer::Group(bus::PullConsumer* consumer,
+                                                               const std::vector<bus::StreamMessage>& msgs) {
   auto batch = std::make_shared<Batch>();
   std::map<std::string, size_t, std::less<>> by_site;
   for (size_t i = 0; i < msgs.size(); ++i) {
@@ -125,7 +141,7 @@ void RelatedConsumer::Process(bus::PullConsumer* consumer, std::vector<bus::Stre
                                                      {"seq", std::to_string(msgs[i].stream_seq)},
                                                      {"error", s.message()}});
       malformed_->Increment();
-      ack(msgs[i]);
+      Ack(consumer, msgs[i]);
       continue;
     }
     // Updates of one site merge into one commit (later lists win).
@@ -138,65 +154,65 @@ void RelatedConsumer::Process(bus::PullConsumer* consumer, std::vector<bus::Stre
     for (auto& l : u.lists) lists.push_back(std::move(l));
     batch->msgs[it->second].push_back(i);
   }
-  if (batch->updates.empty()) return;
+  if (batch->updates.empty()) return nullptr;
   batch->outcomes.assign(batch->updates.size(), Outcome::kPending);
+  return batch;
+}
 
-  // A failed commit is retried here, in order, rather than nak'ed: a later
-  // list of the same note must not be overtaken by a redelivered older one.
-  int64_t backoff_ms = options_.backoff_min_ms;
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> l(batch->mu);
-      batch->done = false;
-    }
-    writer_loop_->Post([batch, sites = sites_] {
-      for (size_t i = 0; i < batch->updates.size(); ++i) {
-        if (batch->outcomes[i] != Outcome::kPending && batch->outcomes[i] != Outcome::kFailed) continue;
-        const bus::RelatedUpdate& u = batch->updates[i];
-        SiteWriter* writer = sites->writer(u.site);
-        if (!writer) {
-          log::Warn("related lists for a site not served here dropped", {{"site", u.site}});
-          batch->outcomes[i] = Outcome::kUnknownSite;
-          continue;
-        }
-        auto rerendered = writer->ApplyRelated(u);
-        if (!rerendered.ok()) {
-          log::Error("related lists not applied; retrying", {{"site", u.site}, {"error", rerendered.status().message()}});
-          batch->outcomes[i] = Outcome::kFailed;
-          continue;
-        }
-        batch->outcomes[i] = Outcome::kApplied;
-        log::Info("related lists applied", {{"site", u.site}, {"lists", std::to_string(u.lists.size())},
-                                            {"rerendered", std::to_string(*rerendered)}});
-      }
-      std::lock_guard<std::mutex> l(batch->mu);
-      batch->done = true;
-      batch->cv.notify_all();
-    });
-    {
-      std::unique_lock<std::mutex> l(batch->mu);
-      while (!batch->done) {
-        if (stopping()) return;  // unacked: redelivered after a restart
-        batch->cv.wait_for(l, std::chrono::milliseconds(100));
-      }
-    }
-    bool retry = false;
-    for (size_t i = 0; i < batch->updates.size(); ++i) {
-      Outcome o = batch->outcomes[i];
-      double n = static_cast<double>(batch->msgs[i].size());
-      if (o == Outcome::kFailed) {
-        failed_->Increment(n);
-        retry = true;
-      } else if (o == Outcome::kApplied || o == Outcome::kUnknownSite) {
-        for (size_t m : batch->msgs[i]) ack(msgs[m]);
-        (o == Outcome::kApplied ? applied_ : unknown_site_)->Increment(n);
-        batch->outcomes[i] = Outcome::kAcked;
-      }
-    }
-    if (!retry) return;
-    Backoff(&backoff_ms);
-    if (stopping()) return;
+bool RelatedConsumer::RunOnWriter(const std::shared_ptr<Batch>& batch) {
+  {
+    std::lock_guard<std::mutex> l(batch->mu);
+    batch->done = false;
   }
+  writer_loop_->Post([batch, sites = sites_] { ApplyOnWriter(batch.get(), sites); });
+  std::unique_lock<std::mutex> l(batch->mu);
+  while (!batch->done) {
+    if (stopping()) return false;
+    batch->cv.wait_for(l, std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
+void RelatedConsumer::ApplyOnWriter(Batch* batch, Sites* sites) {
+  for (size_t i = 0; i < batch->updates.size(); ++i) {
+    if (batch->outcomes[i] != Outcome::kPending && batch->outcomes[i] != Outcome::kFailed) continue;
+    const bus::RelatedUpdate& u = batch->updates[i];
+    SiteWriter* writer = sites->writer(u.site);
+    if (!writer) {
+      log::Warn("related lists for a site not served here dropped", {{"site", u.site}});
+      batch->outcomes[i] = Outcome::kUnknownSite;
+      continue;
+    }
+    auto rerendered = writer->ApplyRelated(u);
+    if (!rerendered.ok()) {
+      log::Error("related lists not applied; retrying", {{"site", u.site}, {"error", rerendered.status().message()}});
+      batch->outcomes[i] = Outcome::kFailed;
+      continue;
+    }
+    batch->outcomes[i] = Outcome::kApplied;
+    log::Info("related lists applied", {{"site", u.site}, {"lists", std::to_string(u.lists.size())},
+                                        {"rerendered", std::to_string(*rerendered)}});
+  }
+  std::lock_guard<std::mutex> l(batch->mu);
+  batch->done = true;
+  batch->cv.notify_all();
+}
+
+bool RelatedConsumer::Settle(bus::PullConsumer* consumer, const std::vector<bus::StreamMessage>& msgs, Batch* batch) {
+  bool retry = false;
+  for (size_t i = 0; i < batch->updates.size(); ++i) {
+    Outcome o = batch->outcomes[i];
+    double n = static_cast<double>(batch->msgs[i].size());
+    if (o == Outcome::kFailed) {
+      failed_->Increment(n);
+      retry = true;
+    } else if (o == Outcome::kApplied || o == Outcome::kUnknownSite) {
+      for (size_t m : batch->msgs[i]) Ack(consumer, msgs[m]);
+      (o == Outcome::kApplied ? applied_ : unknown_site_)->Increment(n);
+      batch->outcomes[i] = Outcome::kAcked;
+    }
+  }
+  return retry;
 }
 
 }  // namespace folio::ingest

@@ -60,6 +60,16 @@ class RelatedConsumer {
   // Decodes, hands the batch to the writer loop, waits, acks (retrying
   // failed commits until they succeed or Stop).
   void Process(bus::PullConsumer* consumer, std::vector<bus::StreamMessage> msgs);
+  // Process's steps. Group: msgs decoded into one update per site (the
+  // malformed ones acked and counted); null if none is left.
+  std::shared_ptr<Batch> Group(bus::PullConsumer* consumer, const std::vector<bus::StreamMessage>& msgs);
+  // Hands the batch to the writer loop (ApplyOnWriter) and waits until it
+  // ran; false if Stop came first (the batch stays unacked).
+  bool RunOnWriter(const std::shared_ptr<Batch>& batch);
+  // Writer loop: applies the batch's pending and failed updates, then marks it done.
+  static void ApplyOnWriter(Batch* batch, Sites* sites);
+  // Acks and counts the updates applied or dropped; true if one failed (retry).
+  bool Settle(bus::PullConsumer* consumer, const std::vector<bus::StreamMessage>& msgs, Batch* batch);
   bool stopping() const;
 
   http::Loop* writer_loop_;

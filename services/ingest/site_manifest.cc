@@ -18,7 +18,7 @@ std::vector<ingest_api::ManifestFile> Files(const std::vector<ManifestEntry>& en
 
 ingest_api::Manifest SiteWriter::FullManifest(const PushLimits& limits, std::string_view epoch) const {
   ingest_api::Manifest m;
-  m.version = version_;
+  m.version = state_.version();
   m.site = options_.site;
   m.epoch = std::string(epoch);
   std::string_view site_url = options_.base_url;
@@ -26,41 +26,41 @@ ingest_api::Manifest SiteWriter::FullManifest(const PushLimits& limits, std::str
   m.site_url = std::string(site_url);
   m.max_note_bytes = static_cast<int64_t>(limits.max_note_bytes);
   m.max_attachment_bytes = static_cast<int64_t>(limits.max_attachment_bytes);
-  m.strict_line_breaks = strict_line_breaks_;
-  m.notes.reserve(vault_.notes().size());
-  for (const auto& [path, n] : vault_.notes()) {
+  m.strict_line_breaks = state_.strict_line_breaks();
+  m.notes.reserve(state_.vault().notes().size());
+  for (const auto& [path, n] : state_.vault().notes()) {
     ingest_api::ManifestFile& f = m.notes.emplace_back(ingest_api::ManifestFile{path, n.sha256, n.url, {}});
-    if (auto held = warnings_.find(path); held != warnings_.end()) f.warnings = held->second;
+    if (auto held = state_.warnings().find(path); held != state_.warnings().end()) f.warnings = held->second;
   }
-  m.attachments.reserve(vault_.attachments().size());
-  for (const auto& [path, a] : vault_.attachments()) m.attachments.push_back({path, a.sha256, a.url, {}});
+  m.attachments.reserve(state_.vault().attachments().size());
+  for (const auto& [path, a] : state_.vault().attachments()) m.attachments.push_back({path, a.sha256, a.url, {}});
   return m;
 }
 
 Result<ingest_api::Manifest> SiteWriter::ManifestSince(const PushLimits& limits, int64_t since) const {
-  if (since > version_) {
+  if (since > state_.version()) {
     return Status::Invalid("since=" + std::to_string(since) + " is newer than the site's version " +
-                           std::to_string(version_) + " (a restored server? fetch the full manifest)");
+                           std::to_string(state_.version()) + " (a restored server? fetch the full manifest)");
   }
   Result<std::string> epoch = store_->Epoch(options_.site);
   if (!epoch.ok()) return epoch.status();
   Result<ManifestDelta> delta = store_->ManifestSince(options_.site, since);
   if (!delta.ok()) return delta.status();
   ingest_api::Manifest m;
-  m.version = version_;
+  m.version = state_.version();
   m.site = options_.site;
   m.epoch = std::move(epoch).value();
   m.since = since;
   m.max_note_bytes = static_cast<int64_t>(limits.max_note_bytes);
   m.max_attachment_bytes = static_cast<int64_t>(limits.max_attachment_bytes);
-  m.strict_line_breaks = strict_line_breaks_;
+  m.strict_line_breaks = state_.strict_line_breaks();
   m.too_old = delta->too_old;
   if (m.too_old) return m;
   m.notes = Files(delta->notes);
   m.attachments = Files(delta->attachments);
   m.deleted = std::move(delta->deleted);
-  m.note_count = static_cast<int64_t>(vault_.notes().size());
-  m.attachment_count = static_cast<int64_t>(vault_.attachments().size());
+  m.note_count = static_cast<int64_t>(state_.vault().notes().size());
+  m.attachment_count = static_cast<int64_t>(state_.vault().attachments().size());
   return m;
 }
 

@@ -1,21 +1,32 @@
-// SiteWriter: applies pushes to one site. A push goes through named stages
-// (Push reads as the list):
-//   plan       hashes decide which notes and attachments changed (PlanPush);
+// SiteWriter: applies pushes to one site. It composes parts with one job
+// each; Push reads as a push's phases, each in its part's file:
+//   plan       hashes decide which notes and attachments changed
+//              (PlanPush, push_plan.h);
 //   meta       one md4c pass over the changed notes for their metadata and
-//              links, applied to the in-memory vault, which says what else
-//              must change: pages linking to them, listings, related lists
-//              (ParseChanged, ApplyToVault);
-//   render     full pages of exactly those notes, in parallel (RenderNotes);
-//              each page's record is made in one place (page_record.h);
-//   assemble   the commit: rows, pages, redirects, deletions, assets,
-//              listings, note events for search (AssembleCommit, ...);
-//   commit and publish: one SQLite transaction with the version bump and
-//              outbox, then JetStream publish (CommitAndPublish, the ending
-//              Push, Start and ApplyRelated share).
+//              links (ParseChanged, push_plan.h), applied to the model
+//              through the push's StateTxn (ApplyToVault, push_plan.h;
+//              SiteState and StateTxn, site_state.h), which says what else
+//              must change: pages linking to them, listings, related lists;
+//   render     full pages of exactly those notes, in parallel
+//              (PageRenderer, page_renderer.h); each page's record is made
+//              in one place (page_record.h);
+//   assemble   the commit: rows, pages, redirects, deletions, assets
+//              (PushAssembler, push_commit.h); the listings that changed
+//              (ListingBuilder, site_listings.h); note events for search
+//              and the report (PushAssembler);
+//   commit     one SQLite transaction with the version bump and outbox
+//              (CommitChange, push_commit.h); only then does the StateTxn
+//              keep the change in the model; a push that fails before (or
+//              at) its commit drops the StateTxn, which undoes it;
+//   publish    JetStream publish of the outbox (OutboxPublisher,
+//              outbox_publisher.h).
+// Start and ApplyRelated (site_related.cc) end like a push: commit, publish.
 // Attachment bytes are already in folio-storage when a push gets here
 // (blob_upload.h, run before the writer task). The reply's data is a
-// PushSummary; handlers.cc writes it as JSON.
+// PushSummary (push_summary.h); handlers_push.cc encodes it (libs/ingest_api).
 //
+// Ownership: Sites owns each SiteWriter; a SiteWriter owns its parts and
+// borrows the Store, ThreadPool and Registry (and the Bus while set).
 // Threading: every method runs on ingest's writer thread; rendering fans
 // out to the ThreadPool and joins before returning.
 #pragma once
@@ -31,16 +42,18 @@
 #include "folio/bus/bus.h"
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
-#include "folio/metrics/metrics.h"
-#include "folio/markdown/render.h"
-#include "folio/site/layout.h"
-#include "folio/site/listings.h"
-#include "folio/site/vault.h"
-#include "page_record.h"
 #include "folio/ingest_api/manifest.h"
+#include "folio/metrics/metrics.h"
+#include "folio/site/vault.h"
+#include "outbox_publisher.h"
+#include "page_renderer.h"
+#include "push_commit.h"
+#include "push_plan.h"
 #include "push_request.h"
-#include "related.h"
-#include "storage_client.h"
+#include "push_summary.h"
+#include "site_listings.h"
+#include "site_options.h"
+#include "site_state.h"
 #include "store.h"
 
 namespace folio::ingest {
@@ -48,58 +61,6 @@ namespace folio::ingest {
 namespace internal {
 class PhaseLog;
 }  // namespace internal
-
-struct SiteOptions {
-  std::string site = "default";        // namespace of keys and rows
-  std::string site_name = "folio";     // shown on pages
-  std::string base_url;                // "https://notes.example.com": absolute links in RSS, sitemap, OG; "" = relative
-  bool strict_line_breaks = false;     // markdown::RenderOptions::strict_line_breaks of a site that never
-                                       // sent its own (PushSettings, stored per site: issue 13)
-  size_t recent_pages = 1;             // site::ListingOptions::recent_max_pages (--recent-pages)
-  std::string mermaid_url = std::string(site::kMermaidUrl);  // script loaded only by pages with a
-                                       // mermaid diagram; checked by site::CheckMermaidSource
-  std::string mermaid_integrity = std::string(site::kMermaidIntegrity);  // its SRI ("" for a path on the site)
-  std::string mermaid_blob;            // "" (default), or the full hex SHA-256 of the bundled mermaid in
-                                       // storage: Start publishes a page at mermaid_url whose body is
-                                       // that blob (bundled_mermaid.h)
-  StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
-                                       // attachment bytes go there, not to SQLite or the bus; url ""
-                                       // (default) = as before
-};
-
-// One entry of a push's report: a pushed note or attachment, or a note
-// this push re-rendered without it being pushed (its links now resolve
-// elsewhere, say), with the warnings it has now.
-struct NoteReport {
-  enum class Kind { kPushed, kAttachment, kRerendered };
-  Kind kind = Kind::kPushed;
-  std::string path;
-  std::string url;         // "" when it has none
-  bool published = true;   // kPushed: false when its front matter says publish: false
-  std::vector<std::string> warnings;
-};
-
-struct PushSummary {
-  int64_t version = 0;
-  size_t received = 0, changed = 0, rendered = 0, deleted = 0;  // notes and attachments
-  size_t att_received = 0, att_changed = 0, att_deleted = 0;    // the attachments among them
-  size_t listings = 0;     // generated pages (listings, feeds, redirects) re-rendered or removed
-  int64_t rows = 0;        // SQLite rows the commit wrote (Commit::rows_written)
-  bool published = false;  // false: committed, publish pending (retried)
-  bool strict_line_breaks = false;  // the site's setting after the push
-  bool settings_changed = false;    // this push changed it: every note page was re-rendered
-  std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
-  std::vector<NoteReport> notes;  // pushed notes, attachments, then re-rendered notes
-};
-
-// A push sent with an Idempotency-Key: its reply is recorded with the push
-// (in the same transaction) so that a retry gets it again.
-struct PushKey {
-  std::string key;
-  std::string body_sha256;
-  // The reply's recorded part, as the API writes it (handlers.cc).
-  std::string (*encode_reply)(const PushSummary&) = nullptr;
-};
 
 class SiteWriter {
  public:
@@ -109,7 +70,7 @@ class SiteWriter {
   // (stylesheet, 404) if they are missing or stale.
   Status Start();
   // Sets the bus (once connected); nullptr while disconnected.
-  void SetBus(bus::Bus* bus) { bus_ = bus; }
+  void SetBus(bus::Bus* bus) { publisher_.SetBus(bus); }
 
   // Besides the pushed notes, re-renders the pages that link to, embed or
   // list as related (within what they show) a note whose title, URL or
@@ -122,7 +83,9 @@ class SiteWriter {
   // the push and re-renders every published note page in the same commit.
   // kConflict if the key is recorded already. A non-empty `stage` (the
   // commit of a staged import) drops that stage's batches in the push's own
-  // transaction (a push that changes nothing: in one of its own).
+  // transaction (a push that changes nothing: in one of its own). On any
+  // failure (store errors as Status; a full disk as kNoSpace) nothing is
+  // kept, in the store or in memory (the push's StateTxn undoes it).
   Result<PushSummary> Push(PushRequest req, const PushKey* key = nullptr, const std::string& stage = "");
   // The push recorded under `key` for this site, or nullopt. Store errors as Status.
   Result<std::optional<PushRecord>> FindPush(const std::string& key);
@@ -156,150 +119,57 @@ class SiteWriter {
   // the manifest's check that storage holds their bytes (blob_census.h).
   std::vector<std::pair<std::string, std::string>> AttachmentHashes() const {
     std::vector<std::pair<std::string, std::string>> out;
-    out.reserve(vault_.attachments().size());
-    for (const auto& [path, meta] : vault_.attachments()) out.emplace_back(path, meta.sha256);
+    out.reserve(state_.vault().attachments().size());
+    for (const auto& [path, meta] : state_.vault().attachments()) out.emplace_back(path, meta.sha256);
     return out;
   }
   // Store::Epoch of this site. Store errors as Status.
   Result<std::string> Epoch() const { return store_->Epoch(options_.site); }
-  // GET /api/v1/export (handlers.cc): Store::PageUrls of this site.
+  // GET /api/v1/export (handlers_read.cc): Store::PageUrls of this site.
   Result<std::vector<std::string>> PageUrls(const std::string& after, int limit) const {
     return store_->PageUrls(options_.site, after, limit);
   }
 
-  // Publishes the outbox; true when it is empty afterwards.
-  bool PublishPending();
+  // Publishes the outbox; true when it is empty afterwards (OutboxPublisher).
+  bool PublishPending() { return publisher_.PublishPending(); }
   // If the bus lost its data (no marker for our version), republishes every page.
-  Status ResyncIfNeeded();
+  Status ResyncIfNeeded() { return publisher_.ResyncIfNeeded(state_.version()); }
   const std::string& site() const { return options_.site; }
 
  private:
-  // Messages sent per round before waiting for their acks.
-  static constexpr size_t kOutboxRound = 4096;
-  // PublishPending's work for a commit whose messages are the whole outbox,
-  // taken from memory (Commit::outbox_was_empty).
-  bool PublishCommitted(const Commit& c);
-  bool SendOutboxMsg(int kind, const std::string& subject, const std::string& payload, const std::string& msg_id);
-  bool AckRound(int64_t upto_seq);
-  // Plan: what a push changes, decided by hashes alone.
-  struct PushPlan {
-    std::vector<std::string> sha;        // of each req.notes[i]
-    std::vector<size_t> changed;         // indexes into req.notes of new or changed notes
-    std::vector<std::string> deletes;    // notes to delete that the vault has
-    std::vector<site::AttachmentMeta> att_upserts;  // new or changed attachments
-    std::vector<const PushAttachment*> att_bytes;   // their bytes (parallel to att_upserts)
-    std::vector<std::string> att_deletes;           // attachments to delete that the vault has
-    bool empty() const { return changed.empty() && deletes.empty() && att_upserts.empty() && att_deletes.empty(); }
-  };
-  // What applying a plan to the vault did, and what it asks for.
-  struct VaultChange {
-    std::vector<markdown::RenderResult> meta;   // metadata pass of each plan.changed note
-    std::vector<std::string> deleted_urls;      // URL each plan.deletes note had
-    std::vector<std::string> unused_asset_urls; // asset URLs no attachment has any more
-    site::Impact impact;                        // notes to render, URLs moved or gone
-    site::ListingFilter dirty;                  // listings the change can alter
-    size_t related_renders = 0;                 // of impact.render, added for related lists
-    bool publish_css_toggled = false;           // publish.css arrived or left: every page changes
-    std::map<std::string, std::vector<std::string>> warnings;  // per path, this push
-  };
-  // One page produced by the render pass.
-  struct Rendered {
-    std::string path;
-    std::vector<std::string> warnings;
-    std::string record;  // MakePageRecord
-  };
-  // Note sources available to a render pass: pushed content and everything
-  // preloaded from the store (the store is not thread-safe; renders are).
-  using Sources = std::map<std::string, const std::string*, std::less<>>;
-  // How the notes a change touches appeared in related lists before it.
-  using RelatedBefore = std::map<std::string, std::optional<site::LinkItem>, std::less<>>;
-
-  // (Re)loads the vault, attachments, warnings and related lists from the store.
-  Status LoadState();
-  // LoadState after a failed commit (the in-memory state moved ahead); logs errors.
-  void ReloadState();
-
-  // Push's stages, in order (push_stages.cc).
-  PushPlan PlanPush(const PushRequest& req) const;
-  std::vector<markdown::RenderResult> ParseChanged(const PushRequest& req, const PushPlan& plan) const;
-  VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, std::vector<markdown::RenderResult> meta,
-                           int64_t now_ms, int64_t version);
-  // Rows, pages, redirects, deletions and assets of a push (not listings).
-  void AssembleCommit(const PushRequest& req, const PushPlan& plan, VaultChange* change, std::vector<Rendered>* out,
-                      const Sources& sources, int64_t now_s, Commit* c);
-  // Note events for search: changed and deleted notes (unpublished = deleted for readers).
-  void AddNoteEvents(const PushRequest& req, const PushPlan& plan, const VaultChange& change, Commit* c) const;
-  // The report of each pushed note and attachment, then of the notes
-  // re-rendered without being pushed. Warnings: this push's, else (a pushed
-  // note this push does not rewrite) those the site holds.
-  std::vector<NoteReport> Reports(const PushRequest& req, const std::map<std::string, std::vector<std::string>>& warnings,
-                                  const std::set<std::string>& rewritten) const;
   // A push that changes nothing: its summary, recorded under `key` on its own.
   Result<PushSummary> Unchanged(const PushRequest& req, const PushKey* key, const std::string& stage,
                                 PushSummary sum, int64_t now_ms);
-
-  // The ending every change shares: commits c (its version becomes the
-  // site's), then publishes the outbox (*published: all acknowledged). On a
-  // failed commit the in-memory state is reloaded and nothing is kept; a
-  // full disk is kNoSpace with a message saying so.
+  // The counts of a push's plan, into *sum.
+  static void Count(const PushRequest& req, const PushPlan& plan, PushSummary* sum);
+  // A new settings value: stored with the commit, every note page re-rendered.
+  void ChangeSettings(bool strict, StateTxn* txn, Commit* c, VaultChange* change);
+  // Start's fixed pages (stylesheet, script, 404, the bundled mermaid) and
+  // listings: only those the store does not hold as they are now stay in
+  // *c, with their puts and the deletions; the listings' fingerprints go
+  // to *txn. Cannot fail (a page the store cannot read is rewritten).
+  void AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c);
+  // The ending every change shares: commits c (CommitChange: its version
+  // becomes the site's and *txn keeps the change; on failure nothing is
+  // kept), then publishes the outbox (*published: all acknowledged).
   // `phase` (may be null) logs "commit" and "publish".
-  Status CommitAndPublish(Commit* c, bool* published, internal::PhaseLog* phase = nullptr);
-
-  // Adds to *sources the stored text of every note in `render` not there
-  // yet, and of every note they embed, transitively (kept in *stored).
-  Status LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
-                     Sources* sources);
-  // Full pages of `render` (published notes of the vault), in parallel.
-  std::vector<Rendered> RenderNotes(const std::vector<std::string>& render, const Sources& sources,
-                                    int64_t version, int64_t now_s) const;
-  // Renders `paths` (loading their sources) into *c: the ending of a change
-  // that re-renders pages without pushing notes (Start, ApplyRelated).
-  Status RenderInto(const std::vector<std::string>& paths, int64_t now_s, Commit* c);
-  // Adds each rendered page (record and outbox put) to *c and its warnings
-  // to *warnings (an entry even when empty: "no warnings now" is news).
-  void AddRendered(Commit* c, std::vector<Rendered>* out, std::map<std::string, std::vector<std::string>>* warnings);
-  // How a note appears in related lists now (nullopt: it has no page).
-  std::optional<site::LinkItem> RelatedItem(std::string_view path) const;
-  // The related-list appearance of those `paths` some list names, before a change.
-  RelatedBefore CaptureRelatedBefore(const std::vector<std::string>& paths) const;
-  // After the vault changed: adds to *render the published notes whose shown
-  // related list differs from before; returns how many it added.
-  size_t AddRelatedImpact(const RelatedBefore& before, std::set<std::string>* render) const;
-  // A generated or fixed page (not a note's): its record and outbox put.
-  void AddPage(Commit* c, std::string url, PageHead head, std::string_view body);
-  // Generated page URL -> (fingerprint, status); in a delta, nullopt = gone.
-  using ListingFp = std::pair<uint64_t, uint16_t>;
-  using ListingDelta = std::map<std::string, std::optional<ListingFp>>;
-  // Adds every generated page whose content changed since the last commit
-  // (all of them when `force`); returns how many were added or removed.
-  // Only the listings `only` selects are built and diffed (null: all of
-  // them); the work is what those pages show, never a walk over every
-  // listing. *delta: what to apply to listing_fp_ once the commit holds.
-  size_t AddChangedListings(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
-                            ListingDelta* delta);
-  void ApplyListingDelta(bool force, ListingDelta delta);
-  site::SiteInfo Info() const;
-  // The layout fingerprint of the site's settings and this build's layout.
-  std::string Layout() const;
+  Status CommitAndPublish(Commit* c, StateTxn* txn, bool* published, internal::PhaseLog* phase = nullptr);
 
   SiteOptions options_;
   Store* store_;
   ThreadPool* pool_;
-  bus::Bus* bus_ = nullptr;
-  site::Vault vault_;
-  RelatedIndex related_;
-  int64_t version_ = 0;
-  // The site's own setting, else options_.strict_line_breaks (LoadState).
-  bool strict_line_breaks_ = false;
-  // Generated page URL -> (fingerprint, status) as last published.
-  std::map<std::string, ListingFp> listing_fp_;
-  // Each note's warnings as committed (notes without warnings absent), so a
-  // push's report reads no row.
-  std::map<std::string, std::vector<std::string>, std::less<>> warnings_;
+  SiteState state_;
+  PageRenderer renderer_;
+  ListingBuilder listings_;
+  PushAssembler assembler_;
+  OutboxPublisher publisher_;
+  // Read-only views of the model for site_manifest.cc (owned by the API
+  // work of issue 25; it reads them as members): state_'s own fields.
+  const site::Vault& vault_;
+  const int64_t& version_;
+  const bool& strict_line_breaks_;
   metrics::Counter* rendered_total_;
   metrics::Counter* rows_written_total_;
-  metrics::Counter* publish_failures_;
-  metrics::Gauge* outbox_pending_;
   metrics::Counter* related_lists_;
   metrics::Counter* related_rerendered_;
 };

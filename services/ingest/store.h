@@ -15,6 +15,11 @@
 // which any thread may read (atomic). Other processes (`folio-ingest site
 // add|remove`) may open the same file; SQLite's locking serialises them, and
 // DataVersionChanged() tells the writer about it.
+//
+// Files: store.cc opens the database and migrates its schema; each table
+// group has its own store_<group>.cc (notes, pages, outbox, sites, pushes,
+// stages, crashed, delta), and store_commit.cc writes a push's Commit.
+// Every multi-statement write runs in one sqlite::Transaction.
 #pragma once
 
 #include <functional>
@@ -286,7 +291,12 @@ class Store {
 
  private:
   Store(std::unique_ptr<sqlite::Db> db, const std::string& dir) : db_(std::move(db)), disk_(dir, "data") {}
-  Status ApplyTransaction(Commit* commit);
+  Status ApplyTransaction(Commit* commit);  // store_commit.cc
+  // Apply's steps, one per table group. REQUIRES: inside Apply's transaction.
+  Status WriteTables(Commit* commit);
+  // PutStageBatch without the disk's bookkeeping (store_stages.cc).
+  Result<StageInfo> PutStageBatchTransaction(const std::string& site, const std::string& stage, int64_t batch,
+                                             std::string_view body, int64_t now_ms, int64_t max_site_bytes);
   // The first column of the row matching (site, key) for a 2-parameter query; nullopt if none.
   Result<std::optional<std::string>> SelectOne(std::string_view sql, const std::string& site, const std::string& key);
   Status Migrate();

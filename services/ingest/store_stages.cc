@@ -1,6 +1,7 @@
 // Store's staged imports (store.h): the stage_batches table. Every row of a
 // stage carries the stage's last use (updated_ms), so that dropping stale
 // stages is one indexed DELETE and never splits a stage.
+#include "folio/sqlite/transaction.h"
 #include "store.h"
 
 namespace folio::ingest {
@@ -13,51 +14,53 @@ CREATE TABLE IF NOT EXISTS stage_batches(
 CREATE INDEX IF NOT EXISTS stage_batches_by_age ON stage_batches(updated_ms);
 )sql";
 
+Status StageFull(int64_t size, int64_t held, int64_t max_site_bytes) {
+  return Status(Code::kTooLarge, "the staging area is full: this batch (" + std::to_string(size) + " bytes) and the " +
+                                     std::to_string(held) + " bytes this site has staged exceed --stage-max-bytes (" +
+                                     std::to_string(max_site_bytes) +
+                                     " bytes); commit or wait out the stages first, or push in one request");
+}
+
 }  // namespace
 
 Status Store::MigrateStages() { return db_->Exec(kStageSchema); }
 
 Result<StageInfo> Store::PutStageBatch(const std::string& site, const std::string& stage, int64_t batch,
                                        std::string_view body, int64_t now_ms, int64_t max_site_bytes) {
-  if (Status s = db_->Begin(); !s.ok()) return s;
-  auto fail = [&](Status s) -> Result<StageInfo> {
-    db_->Rollback();
-    disk_.Observe(s);
-    return s;
-  };
+  Result<StageInfo> info = PutStageBatchTransaction(site, stage, batch, body, now_ms, max_site_bytes);
+  disk_.Observe(info.ok() ? Status::Ok() : info.status());
+  return info;
+}
+
+Result<StageInfo> Store::PutStageBatchTransaction(const std::string& site, const std::string& stage, int64_t batch,
+                                                  std::string_view body, int64_t now_ms, int64_t max_site_bytes) {
+  auto tx = sqlite::Transaction::Begin(db_.get());
+  if (!tx.ok()) return tx.status();
   // The site's staged bytes without the batch this one replaces.
   auto others = db_->Prepare(
       "SELECT coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND NOT (stage=? AND batch=?)");
-  if (!others.ok()) return fail(others.status());
+  if (!others.ok()) return others.status();
   others->Bind(1, site).Bind(2, stage).Bind(3, batch);
-  auto row = others->Step();
-  if (!row.ok()) return fail(row.status());
+  if (auto row = others->Step(); !row.ok()) return row.status();
   const int64_t held = others->Int(0);
   others->Reset();
   const int64_t size = static_cast<int64_t>(body.size());
-  if (held + size > max_site_bytes) {
-    return fail(Status(Code::kTooLarge,
-                       "the staging area is full: this batch (" + std::to_string(size) + " bytes) and the " +
-                           std::to_string(held) + " bytes this site has staged exceed --stage-max-bytes (" +
-                           std::to_string(max_site_bytes) +
-                           " bytes); commit or wait out the stages first, or push in one request"));
-  }
+  if (held + size > max_site_bytes) return StageFull(size, held, max_site_bytes);
   auto put = db_->Prepare(
       "INSERT OR REPLACE INTO stage_batches(site,stage,batch,body,bytes,updated_ms) VALUES(?,?,?,?,?,?)");
-  if (!put.ok()) return fail(put.status());
+  if (!put.ok()) return put.status();
   Status s = put->Bind(1, site).Bind(2, stage).Bind(3, batch).BindBlob(4, body).Bind(5, size).Bind(6, now_ms).Run();
-  if (!s.ok()) return fail(s);
+  if (!s.ok()) return s;
   auto touch = db_->Prepare("UPDATE stage_batches SET updated_ms=? WHERE site=? AND stage=?");
-  if (!touch.ok()) return fail(touch.status());
-  if (s = touch->Bind(1, now_ms).Bind(2, site).Bind(3, stage).Run(); !s.ok()) return fail(s);
+  if (!touch.ok()) return touch.status();
+  if (s = touch->Bind(1, now_ms).Bind(2, site).Bind(3, stage).Run(); !s.ok()) return s;
   auto count = db_->Prepare("SELECT count(*), coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND stage=?");
-  if (!count.ok()) return fail(count.status());
+  if (!count.ok()) return count.status();
   count->Bind(1, site).Bind(2, stage);
-  if (auto r = count->Step(); !r.ok()) return fail(r.status());
+  if (auto r = count->Step(); !r.ok()) return r.status();
   StageInfo info{count->Int(0), count->Int(1)};
   count->Reset();
-  if (s = db_->Commit(); !s.ok()) return fail(s);
-  disk_.Observe(s);
+  if (s = tx->Commit(); !s.ok()) return s;
   return info;
 }
 
@@ -82,16 +85,10 @@ Status Store::DropStageRows(const std::string& site, const std::string& stage) {
 }
 
 Status Store::DropStage(const std::string& site, const std::string& stage) {
-  if (Status s = db_->Begin(); !s.ok()) return s;
-  if (Status s = DropStageRows(site, stage); !s.ok()) {
-    db_->Rollback();
-    return s;
-  }
-  if (Status s = db_->Commit(); !s.ok()) {
-    db_->Rollback();
-    return s;
-  }
-  return Status::Ok();
+  auto tx = sqlite::Transaction::Begin(db_.get());
+  if (!tx.ok()) return tx.status();
+  if (Status s = DropStageRows(site, stage); !s.ok()) return s;
+  return tx->Commit();
 }
 
 Result<int64_t> Store::DropStaleStages(int64_t cutoff_ms) {

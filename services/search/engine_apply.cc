@@ -7,6 +7,7 @@
 #include "engine_internal.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/sqlite/transaction.h"
 
 namespace folio::search {
 namespace {
@@ -258,19 +259,12 @@ Result<std::vector<std::vector<float>>> Engine::EmbedTexts(const std::vector<std
 
 // Commit: notes, vectors, full text, and mark their related lists dirty.
 Status Engine::CommitWork(std::vector<ApplyWork>* work) {
-  sqlite::Db* db = store_->db();
-  if (Status s = db->Begin(); !s.ok()) return s;
+  auto tx = sqlite::Transaction::Begin(store_->db());
+  if (!tx.ok()) return tx.status();
   for (ApplyWork& w : *work) {
-    if (Status s = CommitNote(&w); !s.ok()) {
-      db->Rollback();
-      return s;
-    }
+    if (Status s = CommitNote(&w); !s.ok()) return s;  // tx rolls back
   }
-  if (Status s = db->Commit(); !s.ok()) {
-    db->Rollback();
-    return s;
-  }
-  return Status::Ok();
+  return tx->Commit();
 }
 
 Status Engine::CommitNote(ApplyWork* w) {

@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "engine_internal.h"
+#include "folio/sqlite/transaction.h"
 
 namespace folio::search {
 namespace {
@@ -211,29 +212,19 @@ Engine::RelatedPlan Engine::PlanRelated(const Site& site, const std::unordered_s
 
 Status Engine::StoreRelated(const Site& site, RelatedPlan* plan, const std::vector<int64_t>& publish,
                             const std::unordered_set<int64_t>& changed) {
-  sqlite::Db* db = store_->db();
-  if (Status s = db->Begin(); !s.ok()) return s;
+  auto tx = sqlite::Transaction::Begin(store_->db());
+  if (!tx.ok()) return tx.status();
   for (int64_t id : plan->targets) {
     if (site.docs.count(id) == 0) continue;
     // Unchanged lists keep their published flag; scores are refreshed.
     if (std::binary_search(publish.begin(), publish.end(), id)) {
-      if (Status s = store_->SetRelated(id, EncodeRelatedList(plan->fresh[id]), false); !s.ok()) {
-        db->Rollback();
-        return s;
-      }
+      if (Status s = store_->SetRelated(id, EncodeRelatedList(plan->fresh[id]), false); !s.ok()) return s;
     }
     if (changed.count(id)) {
-      if (Status s = store_->SetRelatedDirty(id, false); !s.ok()) {
-        db->Rollback();
-        return s;
-      }
+      if (Status s = store_->SetRelatedDirty(id, false); !s.ok()) return s;
     }
   }
-  if (Status s = db->Commit(); !s.ok()) {
-    db->Rollback();
-    return s;
-  }
-  return Status::Ok();
+  return tx->Commit();
 }
 
 bus::RelatedUpdate Engine::InstallRelated(Site* site, std::string site_name, const std::unordered_set<int64_t>& changed,
@@ -320,13 +311,10 @@ Status Engine::MarkPublished(const std::vector<bus::RelatedUpdate>& updates) {
       }
     }
   }
-  sqlite::Db* db = store_->db();
-  if (Status s = db->Begin(); !s.ok()) return s;
-  if (Status s = store_->MarkRelatedPublished(ids); !s.ok()) {
-    db->Rollback();
-    return s;
-  }
-  return db->Commit();
+  auto tx = sqlite::Transaction::Begin(store_->db());
+  if (!tx.ok()) return tx.status();
+  if (Status s = store_->MarkRelatedPublished(ids); !s.ok()) return s;
+  return tx->Commit();
 }
 
 }  // namespace folio::search

@@ -10,6 +10,7 @@
 #include "folio/core/text.h"
 #include "folio/core/utf8.h"
 #include "folio/sqlite/db.h"
+#include "folio/sqlite/transaction.h"
 #include "folio/testing/testing.h"
 #include "fulltext.h"
 #include "snippet.h"
@@ -33,10 +34,11 @@ struct Fixture {
     fts = std::make_unique<FullTextIndex>(db.get());
   }
   void Add(int64_t id, std::string_view site, std::string_view title, std::string_view body) {
-    REQUIRE(db->Begin().ok());
+    auto tx = sqlite::Transaction::Begin(db.get());
+    REQUIRE(tx.ok());
     Status s = fts->Upsert(id, site, title, body);
     REQUIRE_MESSAGE(s.ok(), s.ToString());
-    REQUIRE(db->Commit().ok());
+    REQUIRE(tx->Commit().ok());
   }
   // Unrelated notes, so that real terms get a positive IDF.
   void AddFiller(std::string_view site, int64_t first_id) {
@@ -147,9 +149,11 @@ TEST_CASE("sites are isolated; upsert replaces; remove") {
   CHECK(f.Ids("b", "zebra").empty());
 
   // The caller's transaction covers our writes: a rollback undoes them.
-  REQUIRE(f.db->Begin().ok());
-  REQUIRE(f.fts->Upsert(7, "a", "Rolled back", "okapi").ok());
-  f.db->Rollback();
+  {
+    auto tx = sqlite::Transaction::Begin(f.db.get());
+    REQUIRE(tx.ok());
+    REQUIRE(f.fts->Upsert(7, "a", "Rolled back", "okapi").ok());
+  }  // rolled back
   CHECK(f.Ids("a", "okapi").empty());
 }
 

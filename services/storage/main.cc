@@ -45,6 +45,117 @@ Result<storage::TokenHashes> LoadTokens(const storage::TokenConfig& tc) {
   return hashes;
 }
 
+// --data, created if missing. kUnavailable if it cannot be.
+Status CreateDataDir(const std::string& data_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return Status::Unavailable("cannot create --data " + data_dir + ": " + ec.message());
+  return Status::Ok();
+}
+
+// Opens the journal in data_dir and logs what it found.
+Result<std::unique_ptr<journal::Journal>> OpenJournal(const storage::StorageConfig& config) {
+  auto journal = journal::Journal::Open(config.data_dir, config.journal);
+  if (!journal.ok()) return journal.status();
+  journal::Stats st = (*journal)->stats();
+  log::Info("journal opened", {{"blobs", std::to_string(st.live_blobs)},
+                               {"segments", std::to_string(st.segments)},
+                               {"checkpoint", st.checkpoint_loaded ? "yes" : "no"},
+                               {"truncated_bytes", std::to_string(st.truncated_bytes)},
+                               {"corrupt_records", std::to_string(st.corrupt_records)}});
+  return journal;
+}
+
+// The journal's counters as gauges, set by Refresh (loop thread, once a second).
+class JournalGauges {
+ public:
+  JournalGauges(metrics::Registry* registry, journal::Journal* journal)
+      : journal_(journal),
+        blobs_(registry->NewGauge("folio_storage_blobs", "Live blobs and objects")),
+        live_(registry->NewGauge("folio_storage_live_bytes", "Bytes of live records")),
+        disk_(registry->NewGauge("folio_storage_disk_bytes", "Bytes of segment files")),
+        fsyncs_(registry->NewGauge("folio_storage_fsyncs", "fdatasync/fsync calls since start")),
+        commits_(registry->NewGauge("folio_storage_group_commits", "Group commits (each one fdatasync) since start")),
+        commit_sync_(registry->NewGauge("folio_storage_group_commit_sync_seconds",
+                                        "Seconds the group commits spent in fdatasync since start")),
+        wa_(registry->NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start")),
+        corrupt_(registry->NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start")) {}
+
+  void Refresh() {
+    journal::Stats st = journal_->stats();
+    blobs_.Set(static_cast<double>(st.live_blobs));
+    live_.Set(static_cast<double>(st.live_bytes));
+    disk_.Set(static_cast<double>(st.disk_bytes));
+    fsyncs_.Set(static_cast<double>(st.fsyncs));
+    commits_.Set(static_cast<double>(st.batches));
+    commit_sync_.Set(static_cast<double>(st.batch_sync_us) / 1e6);
+    wa_.Set(st.write_amplification());
+    corrupt_.Set(static_cast<double>(st.corrupt_records));
+  }
+
+ private:
+  journal::Journal* journal_;
+  metrics::Gauge &blobs_, &live_, &disk_, &fsyncs_, &commits_, &commit_sync_, &wa_, &corrupt_;
+};
+
+// The gauges of the journal's disk. They read the same state /readyz reads
+// (NotReadyReason), at each scrape: they never disagree with it (they
+// lagged up to a second).
+void AddDiskStateGauges(metrics::Registry* registry, DiskFull* disk, journal::Journal* journal) {
+  registry->AddScrapedGauge("folio_storage_disk_full",
+                            "1 while the disk is full: writes are refused (507) until space returns",
+                            [disk] { return disk->full() ? 1.0 : 0.0; });
+  registry->AddScrapedGauge("folio_storage_write_failed",
+                            "1 once a write or fsync failed: writes are refused until a restart",
+                            [journal] { return journal->WriteError().ok() ? 0.0 : 1.0; });
+}
+
+// --replicated: the JetStream replica over the journal (replication.h).
+Result<std::unique_ptr<storage::Replica>> StartReplica(const ServiceBasics& basics, http::Loop* loop, ThreadPool* io,
+                                                       journal::Journal* journal, metrics::Registry* registry) {
+  storage::ReplicaOptions ro;
+  ro.nats_url = basics.nats_url;
+  ro.replicas = basics.nats_replicas;
+  ro.nats_user = basics.nats_user;
+  ro.nats_password = basics.nats_password;
+  ro.nats_ca = basics.nats_ca;
+  auto r = storage::Replica::Start(ro, loop, io, journal, registry);
+  if (!r.ok()) return r.status();
+  log::Info("replicating on NATS JetStream", {{"nats", basics.nats_url},
+                                              {"replicas", std::to_string(basics.nats_replicas)}});
+  return r;
+}
+
+// Only the PUT routes take a body, and they stream it behind the token
+// check: any other body is refused (413) before a byte of it is read.
+http::ServerOptions ServerOptionsFor(const storage::ApiContext& ctx, http::BodyBudget* body_budget) {
+  http::ServerOptions sopts;
+  sopts.max_body_bytes = 0;
+  sopts.body_budget = body_budget;
+  sopts.stream_body_budget_bytes = storage::UploadHoldBytes(ctx.options);
+  sopts.stream_pull_bytes = 256 * 1024;
+  sopts.stream_watermark_bytes = 1024 * 1024;
+  return sopts;
+}
+
+// Listens, serves until SIGTERM or SIGINT, drains. The exit code.
+int ListenAndRun(http::Loop* loop, http::Server* server, metrics::OpsEndpoints* ops, const ServiceBasics& basics,
+                 const std::string& data_dir) {
+  if (Status ls = server->ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return FailStartup(ls);
+  if (Status s = ops->Listen(); !s.ok()) return FailStartup(s);
+  log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server->port())},
+                                         {"data", data_dir}});
+  auto shutdown = [loop, server, ops] {
+    log::Info("shutting down");
+    ops->Drain(server, [loop] { loop->Stop(); });
+  };
+  loop->OnSignal(SIGTERM, shutdown);
+  loop->OnSignal(SIGINT, shutdown);
+  loop->Run();
+  log::Info("folio-storage stopped");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,22 +169,11 @@ int main(int argc, char** argv) {
   auto config = storage::ReadStorageConfig(flags, basics);
   if (!config.ok()) return FailStartup(config.status());
   const std::string& data_dir = config->data_dir;
-
-  std::error_code ec;
-  std::filesystem::create_directories(data_dir, ec);
-  if (ec) return FailStartup(Status::Unavailable("cannot create --data " + data_dir + ": " + ec.message()));
+  if (Status s = CreateDataDir(data_dir); !s.ok()) return FailStartup(s);
   auto tokens = LoadTokens(config->tokens);
   if (!tokens.ok()) return FailStartup(tokens.status());
-  auto journal = journal::Journal::Open(data_dir, config->journal);
+  auto journal = OpenJournal(*config);
   if (!journal.ok()) return FailStartup(journal.status());
-  {
-    journal::Stats st = (*journal)->stats();
-    log::Info("journal opened", {{"blobs", std::to_string(st.live_blobs)},
-                                 {"segments", std::to_string(st.segments)},
-                                 {"checkpoint", st.checkpoint_loaded ? "yes" : "no"},
-                                 {"truncated_bytes", std::to_string(st.truncated_bytes)},
-                                 {"corrupt_records", std::to_string(st.corrupt_records)}});
-  }
 
   // Upload bodies held at once (issue 22). Declared before everything that
   // may hold a connection (the I/O pool's tasks hold Responders).
@@ -81,38 +181,12 @@ int main(int argc, char** argv) {
   metrics::Registry registry;
   metrics::ExportBodyBudget(&registry, &body_budget);
   metrics::DiskGauges data_disk(&registry, data_dir);  // free space before writes fail (issue 24)
-  auto& g_blobs = registry.NewGauge("folio_storage_blobs", "Live blobs and objects");
-  auto& g_live = registry.NewGauge("folio_storage_live_bytes", "Bytes of live records");
-  auto& g_disk = registry.NewGauge("folio_storage_disk_bytes", "Bytes of segment files");
-  auto& g_fsyncs = registry.NewGauge("folio_storage_fsyncs", "fdatasync/fsync calls since start");
-  auto& g_commits = registry.NewGauge("folio_storage_group_commits", "Group commits (each one fdatasync) since start");
-  auto& g_commit_sync = registry.NewGauge("folio_storage_group_commit_sync_seconds",
-                                          "Seconds the group commits spent in fdatasync since start");
-  auto& g_wa = registry.NewGauge("folio_storage_write_amplification", "Bytes written to disk / blob bytes since start");
-  auto& g_corrupt = registry.NewGauge("folio_storage_corrupt_records", "Records that failed their checksum since start");
+  JournalGauges gauges(&registry, journal->get());
   // The journal's disk: marked full by a write that failed for lack of
   // space, cleared by the next successful write or once space returns.
-  // Its gauges read the same state /readyz reads (NotReadyReason), at each
-  // scrape: they never disagree with it (they lagged up to a second).
   DiskFull disk(data_dir, "data");
-  registry.AddScrapedGauge("folio_storage_disk_full",
-                           "1 while the disk is full: writes are refused (507) until space returns",
-                           [&disk] { return disk.full() ? 1.0 : 0.0; });
-  registry.AddScrapedGauge("folio_storage_write_failed",
-                           "1 once a write or fsync failed: writes are refused until a restart",
-                           [j = journal->get()] { return j->WriteError().ok() ? 0.0 : 1.0; });
-  auto refresh = [&] {
-    journal::Stats st = (*journal)->stats();
-    g_blobs.Set(static_cast<double>(st.live_blobs));
-    g_live.Set(static_cast<double>(st.live_bytes));
-    g_disk.Set(static_cast<double>(st.disk_bytes));
-    g_fsyncs.Set(static_cast<double>(st.fsyncs));
-    g_commits.Set(static_cast<double>(st.batches));
-    g_commit_sync.Set(static_cast<double>(st.batch_sync_us) / 1e6);
-    g_wa.Set(st.write_amplification());
-    g_corrupt.Set(static_cast<double>(st.corrupt_records));
-  };
-  refresh();
+  AddDiskStateGauges(&registry, &disk, journal->get());
+  gauges.Refresh();
 
   http::Loop loop;
   // Replicated: destroyed after the I/O pool drained (its tasks use it), before the loop.
@@ -120,17 +194,9 @@ int main(int argc, char** argv) {
   // Declared after the loop: destroyed (drained) before it, since its tasks post to the loop.
   ThreadPool io(config->io_threads);
   if (config->replicated) {
-    storage::ReplicaOptions ro;
-    ro.nats_url = basics.nats_url;
-    ro.replicas = basics.nats_replicas;
-    ro.nats_user = basics.nats_user;
-    ro.nats_password = basics.nats_password;
-    ro.nats_ca = basics.nats_ca;
-    auto r = storage::Replica::Start(ro, &loop, &io, journal->get(), &registry);
+    auto r = StartReplica(basics, &loop, &io, journal->get(), &registry);
     if (!r.ok()) return FailStartup(r.status());
     replica = std::move(*r);
-    log::Info("replicating on NATS JetStream", {{"nats", basics.nats_url},
-                                                {"replicas", std::to_string(basics.nats_replicas)}});
   }
   http::Router router;
   storage::ApiContext ctx{&loop, &io, journal->get(), &registry, {}, &disk, *tokens, replica.get()};
@@ -140,29 +206,8 @@ int main(int argc, char** argv) {
   storage::MountApi(&router, &ctx);
   loop.Every(1000, [&] {
     if (disk.full()) io.Submit([&disk] { disk.Recheck(); });  // statvfs, off the loop
-    refresh();
+    gauges.Refresh();
   });
-
-  http::ServerOptions sopts;
-  // Only the PUT routes take a body, and they stream it behind the token
-  // check: any other body is refused (413) before a byte of it is read.
-  sopts.max_body_bytes = 0;
-  sopts.body_budget = &body_budget;
-  sopts.stream_body_budget_bytes = storage::UploadHoldBytes(ctx.options);
-  sopts.stream_pull_bytes = 256 * 1024;
-  sopts.stream_watermark_bytes = 1024 * 1024;
-  http::Server server(&loop, &router, sopts);
-  if (Status ls = server.ListenActivatedOrBind(basics.host, basics.port); !ls.ok()) return FailStartup(ls);
-  if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);
-  log::Info("folio-storage listening", {{"addr", basics.host + ":" + std::to_string(server.port())},
-                                         {"data", data_dir}});
-  auto shutdown = [&] {
-    log::Info("shutting down");
-    ops.Drain(&server, [&loop] { loop.Stop(); });
-  };
-  loop.OnSignal(SIGTERM, shutdown);
-  loop.OnSignal(SIGINT, shutdown);
-  loop.Run();
-  log::Info("folio-storage stopped");
-  return 0;
+  http::Server server(&loop, &router, ServerOptionsFor(ctx, &body_budget));
+  return ListenAndRun(&loop, &server, &ops, basics, data_dir);
 }

@@ -109,6 +109,19 @@ TEST_CASE("sha256 and base64url") {
   CHECK(!Base64Decode("a*b", &d));
 }
 
+TEST_CASE("FormatBytes: binary units, one decimal when useful") {
+  CHECK(FormatBytes(812) == "812 B");
+  CHECK(FormatBytes(8 << 20) == "8 MiB");
+  CHECK(FormatBytes(1536) == "1.5 KiB");
+}
+
+TEST_CASE("AppendXmlText: escapes like HTML and keeps the document well-formed") {
+  std::string out;
+  AppendXmlText("a<b & \"c\" 'd'\t\x01\x7f\xc2\x85\xef\xbf\xbe\xff", &out);
+  CHECK(out == "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\t\xef\xbf\xbd\xef\xbf\xbd");
+  CHECK(HtmlEscape("<&>") == "&lt;&amp;&gt;");
+}
+
 TEST_CASE("utf-8 validation") {
   CHECK(IsValidUtf8("plain"));
   CHECK(IsValidUtf8("Заметка 笔记 🎉"));

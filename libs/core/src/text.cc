@@ -1,8 +1,9 @@
 #include "folio/core/text.h"
 
-#include "folio/core/utf8.h"
-
 #include <cstdint>
+#include <cstdio>
+
+#include "folio/core/utf8.h"
 
 namespace folio {
 
@@ -135,16 +136,61 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
 }
 
+namespace {
+
+// The entity for one of & < > " ', else nullptr.
+const char* HtmlEntity(char c) {
+  switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string FormatBytes(int64_t n) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) return std::to_string(n) + " B";
+  double v = static_cast<double>(n);
+  int unit = 0;
+  while (v >= 1024 && unit < 4) {
+    v /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  if (v == static_cast<double>(static_cast<int64_t>(v)) || v >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[unit]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  }
+  return buf;
+}
+
 void AppendHtmlEscaped(std::string_view in, std::string* out) {
   for (char c : in) {
-    switch (c) {
-      case '&': *out += "&amp;"; break;
-      case '<': *out += "&lt;"; break;
-      case '>': *out += "&gt;"; break;
-      case '"': *out += "&quot;"; break;
-      case '\'': *out += "&#39;"; break;
-      default: out->push_back(c);
+    if (const char* e = HtmlEntity(c)) *out += e;
+    else out->push_back(c);
+  }
+}
+
+void AppendXmlText(std::string_view in, std::string* out) {
+  size_t i = 0;
+  while (i < in.size()) {
+    char c = in[i];
+    if (static_cast<unsigned char>(c) < 0x80) {
+      ++i;
+      if (const char* e = HtmlEntity(c)) *out += e;
+      else if (c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c != 0x7F)) out->push_back(c);
+      continue;
     }
+    uint32_t cp = DecodeUtf8(in, &i);
+    if (cp <= 0x9F) continue;  // C1 controls
+    if (cp == kBadCodePoint || cp == 0xFFFE || cp == 0xFFFF) cp = 0xFFFD;
+    AppendUtf8(cp, out);
   }
 }
 

@@ -5,7 +5,7 @@
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
 #include "html_util.h"
-#include "renderer.h"
+#include "render_internal.h"
 
 namespace folio::markdown {
 

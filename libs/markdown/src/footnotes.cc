@@ -1,7 +1,7 @@
 // The footnote list at the end of a note. Definitions were taken out of the
 // body by Preprocess; references were numbered by TryFootnoteRef.
 #include "folio/core/text.h"
-#include "renderer.h"
+#include "render_internal.h"
 
 namespace folio::markdown {
 

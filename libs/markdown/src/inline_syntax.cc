@@ -5,7 +5,7 @@
 
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
-#include "renderer.h"
+#include "render_internal.h"
 #include "utf8.h"
 
 namespace folio::markdown {

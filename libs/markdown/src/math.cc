@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "folio/core/text.h"
 #include "utf8.h"
 
 namespace folio::markdown {
@@ -280,34 +281,6 @@ namespace {
 
 using math_internal::Node;
 using math_internal::NodeKind;
-
-// Escapes for XML text and attributes, and drops what XML 1.0 forbids or
-// HTML flags (control characters, non-characters, malformed UTF-8 becomes
-// U+FFFD), so any input yields a well-formed document.
-void AppendXmlText(std::string_view in, std::string* out) {
-  size_t i = 0;
-  while (i < in.size()) {
-    char c = in[i];
-    if (static_cast<unsigned char>(c) < 0x80) {
-      ++i;
-      switch (c) {
-        case '&': *out += "&amp;"; break;
-        case '<': *out += "&lt;"; break;
-        case '>': *out += "&gt;"; break;
-        case '"': *out += "&quot;"; break;
-        case '\'': *out += "&#39;"; break;
-        case '\t': case '\n': case '\r': out->push_back(c); break;
-        default:
-          if (c >= 0x20 && c != 0x7F) out->push_back(c);
-      }
-      continue;
-    }
-    uint32_t cp = DecodeUtf8(in, &i);
-    if (cp <= 0x9F) continue;  // C1 controls
-    if (cp == kBadCodePoint || cp == 0xFFFE || cp == 0xFFFF) cp = 0xFFFD;
-    AppendUtf8(cp, out);
-  }
-}
 
 // Elements whose children form an inferred <mrow>: a kRow kid is inlined.
 bool InfersRow(const char* tag) {

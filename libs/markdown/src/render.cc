@@ -9,7 +9,7 @@
 #include "html_util.h"
 #include "math.h"
 #include "highlight.h"
-#include "renderer.h"
+#include "render_internal.h"
 
 namespace folio::markdown {
 

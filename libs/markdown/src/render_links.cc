@@ -1,4 +1,4 @@
-// Links, images and wikilinks of the renderer (see renderer.h).
+// Links, images and wikilinks of the renderer (see render_internal.h).
 #include <algorithm>
 #include <cctype>
 
@@ -6,7 +6,7 @@
 #include "folio/markdown/sanitize.h"
 #include "folio/markdown/slug.h"
 #include "html_util.h"
-#include "renderer.h"
+#include "render_internal.h"
 
 namespace folio::markdown {
 

@@ -6,7 +6,7 @@
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
-#include "folio/site/listings.h"
+#include "folio/site/urls.h"
 #include "layout_internal.h"
 
 namespace folio::site {

@@ -5,8 +5,8 @@
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
-#include "folio/site/listings.h"
-#include "folio/site/vault.h"
+#include "folio/site/note_meta.h"
+#include "folio/site/urls.h"
 
 namespace folio::site {
 namespace {

@@ -409,21 +409,6 @@ void AddAliasRedirects(const Scope& s, Pages& out) {
 
 }  // namespace
 
-std::string DayOf(int64_t unix_ms) { return unix_ms > 0 ? Iso8601Ms(unix_ms).substr(0, 10) : ""; }
-
-std::string FolderUrl(std::string_view folder) {
-  std::string url = markdown::UrlForNotePath(std::string(folder) + "/index.md");
-  return url;
-}
-
-std::string TagUrl(std::string_view tag) { return std::string(markdown::kTagUrlPrefix) + AsciiLower(tag); }
-
-std::string SitemapShardUrl(size_t i) { return "/sitemap-" + std::to_string(i) + ".xml"; }
-
-std::string TreeUrl(std::string_view folder_url) { return std::string(markdown::kTreePrefix) + std::string(folder_url); }
-
-std::string GraphChunkUrl(size_t i) { return std::string(markdown::kGraphChunkPrefix) + std::to_string(i) + ".json"; }
-
 bool NaturalLess(std::string_view a, std::string_view b) {
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {

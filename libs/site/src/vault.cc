@@ -258,6 +258,12 @@ Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string
   return std::move(s.impact);
 }
 
+void Vault::Restore(std::vector<NoteMeta> notes, const std::vector<std::string>& remove) {
+  restoring_ = true;
+  (void)Apply(std::move(notes), remove);
+  restoring_ = false;
+}
+
 void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   auto it = notes_.find(path);
   if (it == notes_.end()) return;
@@ -277,25 +283,18 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   notes_.erase(it);
 }
 
-int64_t UpdatedMs(const NoteMeta& n) { return n.modified_ms ? n.modified_ms : n.updated_ms; }
-
-int64_t PublishedMs(const NoteMeta& n) {
-  if (n.date_ms) return n.date_ms;
-  return n.created_ms ? n.created_ms : n.updated_ms;
-}
-
 void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   s.upserted.insert(u.path);
   s.content_changed.insert(u.path);
   auto it = notes_.find(u.path);
   // First seen: kept from the note's earlier version.
-  if (it != notes_.end() && it->second.created_ms) u.created_ms = it->second.created_ms;
-  if (!u.created_ms) u.created_ms = it != notes_.end() ? it->second.updated_ms : u.updated_ms;
+  if (!restoring_ && it != notes_.end() && it->second.created_ms) u.created_ms = it->second.created_ms;
+  if (!restoring_ && !u.created_ms) u.created_ms = it != notes_.end() ? it->second.updated_ms : u.updated_ms;
   if (it == notes_.end()) {
     s.created.push_back(u.path);
     s.NamesOf(u);
     s.impact.home_changed = true;
-    if (u.published) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
+    if (u.published && !restoring_) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
     u.out.clear();
     u.embeds_out.clear();
     std::string path = u.path;
@@ -313,7 +312,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     s.NamesOf(u);
     s.impact.home_changed = true;
     Unindex(old);
-    u.url = u.published ? AssignUrl(u, &s.impact.url_warnings[u.path]) : "";
+    if (!restoring_) u.url = u.published ? AssignUrl(u, &s.impact.url_warnings[u.path]) : "";
     if (old.published && old.url != u.url) {
       if (u.published) s.impact.moved[old.url] = u.url; else s.impact.deleted_urls.push_back(old.url);
     }

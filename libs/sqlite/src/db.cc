@@ -200,6 +200,7 @@ Result<Stmt> Db::Prepare(std::string_view sql) {
 }
 
 void Db::Rollback() { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
+bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 int Db::Changes() const { return sqlite3_changes(db_); }
 

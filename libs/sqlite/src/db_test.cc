@@ -1,4 +1,5 @@
 #include "folio/sqlite/db.h"
+#include "folio/sqlite/transaction.h"
 
 #include <doctest/doctest.h>
 
@@ -25,9 +26,12 @@ TEST_CASE("sqlite: WAL database, bind, step, transactions roll back") {
     REQUIRE(ins.ok());
     REQUIRE(ins->Bind(1, "a").BindBlob(2, std::string("x\0y", 3)).Bind(3, int64_t{7}).Run().ok());
     CHECK(!ins->Bind(1, "a").BindNull(2).Bind(3, int64_t{1}).Run().ok());  // duplicate key
-    REQUIRE((*db)->Begin().ok());
-    REQUIRE(ins->Bind(1, "b").BindNull(2).Bind(3, int64_t{2}).Run().ok());
-    (*db)->Rollback();
+    {
+      auto tx = sqlite::Transaction::Begin(db->get());
+      REQUIRE(tx.ok());
+      REQUIRE(ins->Bind(1, "b").BindNull(2).Bind(3, int64_t{2}).Run().ok());
+      tx->Rollback();
+    }
     auto q = (*db)->Prepare("SELECT k, v, n FROM t ORDER BY k");
     REQUIRE(q.ok());
     auto row = q->Step();
@@ -134,11 +138,14 @@ TEST_CASE("sqlite: online backup is a consistent snapshot while another connecti
   REQUIRE(src.ok());
   REQUIRE((*src)->Exec("CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)").ok());
   std::string filler(1000, 'x');
-  REQUIRE((*src)->Begin().ok());
-  auto ins = (*src)->Prepare("INSERT INTO t(v) VALUES(?)");
-  REQUIRE(ins.ok());
-  for (int i = 0; i < 2000; ++i) REQUIRE(ins->Bind(1, filler).Run().ok());
-  REQUIRE((*src)->Commit().ok());
+  {
+    auto tx = sqlite::Transaction::Begin(src->get());
+    REQUIRE(tx.ok());
+    auto ins = (*src)->Prepare("INSERT INTO t(v) VALUES(?)");
+    REQUIRE(ins.ok());
+    for (int i = 0; i < 2000; ++i) REQUIRE(ins->Bind(1, filler).Run().ok());
+    REQUIRE(tx->Commit().ok());
+  }
 
   // A writer on its own connection commits batches of 100 rows while the
   // backup steps one page at a time; every snapshot must hold whole batches.
@@ -149,9 +156,10 @@ TEST_CASE("sqlite: online backup is a consistent snapshot while another connecti
     auto wi = (*w)->Prepare("INSERT INTO t(v) VALUES(?)");
     REQUIRE(wi.ok());
     for (int b = 0; b < 20 && !stop; ++b) {
-      REQUIRE((*w)->Begin().ok());
+      auto tx = sqlite::Transaction::Begin(w->get());
+      REQUIRE(tx.ok());
       for (int i = 0; i < 100; ++i) REQUIRE(wi->Bind(1, filler).Run().ok());
-      REQUIRE((*w)->Commit().ok());
+      REQUIRE(tx->Commit().ok());
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   });
@@ -265,12 +273,14 @@ TEST_CASE("sqlite: a full database is kNoSpace, the transaction rolls back, writ
   // SQLite answers SQLITE_FULL ("database or disk is full") past
   // max_page_count exactly as when the file system is full.
   REQUIRE((*db)->Exec("PRAGMA max_page_count=" + std::to_string(8)).ok());
-  REQUIRE((*db)->Begin().ok());
-  Status s;
-  for (int i = 0; i < 100 && s.ok(); ++i) s = ins->BindBlob(1, std::string(4000, 'b')).Run();
-  CHECK(s.code() == Code::kNoSpace);
-  CHECK(s.message().find("full") != std::string::npos);
-  (*db)->Rollback();
+  {
+    auto tx = sqlite::Transaction::Begin(db->get());
+    REQUIRE(tx.ok());
+    Status s;
+    for (int i = 0; i < 100 && s.ok(); ++i) s = ins->BindBlob(1, std::string(4000, 'b')).Run();
+    CHECK(s.code() == Code::kNoSpace);
+    CHECK(s.message().find("full") != std::string::npos);
+  }  // the guard rolls back
   CHECK(Count(db->get()) == 1);  // nothing of the transaction stayed
   REQUIRE((*db)->Exec("PRAGMA max_page_count=1000000").ok());
   CHECK(ins->BindBlob(1, std::string(4000, 'c')).Run().ok());

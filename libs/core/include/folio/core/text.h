@@ -37,8 +37,16 @@ bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
 bool EndsWith(std::string_view s, std::string_view suffix);
 bool StartsWith(std::string_view s, std::string_view prefix);
 
+// "812 B", "3.4 KiB", "8 MiB", "1.5 GiB" (binary units, one decimal when useful).
+std::string FormatBytes(int64_t n);
+
 // Escapes &, <, >, ", ' for HTML text and attribute values; appends to *out.
 void AppendHtmlEscaped(std::string_view in, std::string* out);
 std::string HtmlEscape(std::string_view in);
+// AppendHtmlEscaped for XML (MathML, feeds) that must be well-formed
+// whatever the input: also drops what XML 1.0 forbids or HTML flags (control
+// characters but tab and newlines, C1 controls, U+FFFE/U+FFFF) and turns
+// malformed UTF-8 into U+FFFD.
+void AppendXmlText(std::string_view in, std::string* out);
 
 }  // namespace folio

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "folio/site/layout.h"
+#include "folio/site/urls.h"
 #include "folio/site/vault.h"
 
 namespace folio::site {
@@ -97,19 +98,6 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
                                                    const ListingOptions& options = {},
                                                    const ListingFilter* only = nullptr);
 
-// "2026-11-30" for a unix time in ms (0 -> "").
-std::string DayOf(int64_t unix_ms);
-// The URL of a folder's page ("Docs/Sub" -> "/docs/sub/").
-std::string FolderUrl(std::string_view folder);
-// The URL of a tag's page ("Topic/Sub" -> "/_/tags/topic/sub").
-std::string TagUrl(std::string_view tag);
-// The URL of sitemap shard i ("/sitemap-3.xml").
-std::string SitemapShardUrl(size_t i);
-// The explorer JSON of the folder whose page is at folder_url ("/docs/" ->
-// "/_/tree/docs/"; "/" -> "/_/tree/").
-std::string TreeUrl(std::string_view folder_url);
-// The URL of link-graph chunk i ("/_/graph/3.json").
-std::string GraphChunkUrl(size_t i);
 // Obsidian's file-explorer order: case-insensitive, runs of digits by value
 // ("Note 2" < "Note 10").
 bool NaturalLess(std::string_view a, std::string_view b);

@@ -16,43 +16,9 @@
 
 #include "folio/markdown/links.h"
 #include "folio/site/listing_index.h"
+#include "folio/site/note_meta.h"
 
 namespace folio::site {
-
-struct NoteMeta {
-  std::string path;                  // vault path "Folder/Note.md"
-  std::string url;                   // canonical URL path, assigned by the Vault ("" if unpublished)
-  std::string sha256;                // of the raw content
-  std::string title;
-  std::vector<std::string> targets;  // link and embed targets as written (decoded, no anchor), unique
-  std::vector<std::string> embeds;   // the subset of targets that are ![[embeds]]
-  std::vector<std::string> aliases;
-  std::vector<std::string> tags;     // frontmatter + inline, without '#'
-  std::string permalink;             // frontmatter permalink/slug ("" = from the path)
-  std::vector<std::string> anchors;  // heading ids and "^block" ids, for checking [[note#anchor]]
-  bool published = true;             // false for publish: false / draft: true
-  int64_t updated_ms = 0;            // when the content last changed
-  int64_t created_ms = 0;            // when ingest first saw the note (kept across changes; 0 = unknown)
-  int64_t date_ms = 0;               // frontmatter date/created (0 = none)
-  int64_t modified_ms = 0;           // frontmatter updated/modified (0 = none)
-  int64_t version = 0;               // push version that last changed it
-  std::vector<std::string> out;      // derived: resolved target paths, sorted, unique
-  std::vector<std::string> embeds_out;  // derived: resolved embed targets, sorted, unique
-};
-
-// The dates listings show: updated (/recent's order, the sitemap's lastmod)
-// is the frontmatter's updated/modified, else when the content last changed;
-// published (RSS's pubDate) is the frontmatter's date/created, else when
-// ingest first saw the note.
-int64_t UpdatedMs(const NoteMeta& n);
-int64_t PublishedMs(const NoteMeta& n);
-
-// A non-note file of the vault (image, audio, video, PDF, ...).
-struct AttachmentMeta {
-  std::string path;    // vault path "Media/pic.png"
-  std::string sha256;  // of the bytes
-  std::string url;     // "/assets/<first 16 hex of sha256>/<file name>"
-};
 
 // What a change set does to the site.
 struct Impact {
@@ -89,6 +55,12 @@ class Vault {
   // filled in here) and deletions (paths; unknown ones are ignored), and
   // returns what must be re-rendered. REQUIRES: no path both upserted and deleted.
   Impact Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes);
+  // Undoes an Apply whose change was not kept (ingest's failed commit):
+  // puts `notes` back as they were before it, their url and created_ms as
+  // given (not assigned again), and removes `remove` (notes it added). The
+  // derived link state is recomputed as Apply does. REQUIRES: no path in
+  // both; `notes` are NoteMetas this Vault held before that Apply.
+  void Restore(std::vector<NoteMeta> notes, const std::vector<std::string>& remove);
 
   // Attachments: load as stored, or apply a change set. ApplyAttachments
   // returns the published notes that link to or embed an added, changed or
@@ -166,6 +138,7 @@ class Vault {
   void CollectRender(ApplyState& s) const;
 
   std::map<std::string, NoteMeta, std::less<>> notes_;
+  bool restoring_ = false;  // within Restore: upserts keep their url and created_ms
   std::map<std::string, std::string_view, std::less<>> url_owner_;  // url -> path (a view of notes_'s key)
   // The sets of backlinks_, embedders_ and linkers_ (and listing_'s orders)
   // hold views of notes_'s keys (a note's path is stored once, not once per

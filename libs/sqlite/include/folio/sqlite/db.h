@@ -12,6 +12,7 @@
 // Every failure is a Status whose message names the statement's purpose:
 // kNoSpace when the disk (or a quota) is full (SQLITE_FULL; the statement
 // kept nothing: roll the transaction back), kInternal otherwise.
+// Transactions: sqlite::Transaction (transaction.h), an RAII guard.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ struct sqlite3_stmt;
 
 namespace folio::sqlite {
 
-class StmtCache;  // idle prepared statements of one Db (db.cc)
+class StmtCache;    // idle prepared statements of one Db (db.cc)
+class Transaction;  // transaction.h: the only way to BEGIN/COMMIT/ROLLBACK
 
 class Stmt {
  public:
@@ -77,9 +79,6 @@ class Db {
   Result<Stmt> Prepare(std::string_view sql);
   // Idle statements held by the cache (tests and diagnostics).
   size_t CachedStatements() const;
-  Status Begin() { return Exec("BEGIN IMMEDIATE"); }
-  Status Commit() { return Exec("COMMIT"); }
-  void Rollback();  // best effort; never fails loudly
   int64_t LastInsertRowId() const;
   int Changes() const;
   // Rows inserted, updated or deleted by this connection since it opened.
@@ -109,6 +108,13 @@ class Db {
   Result<std::vector<std::string>> QueryPlan(std::string_view sql);
 
  private:
+  // Transactions go through sqlite::Transaction (transaction.h) only.
+  friend class Transaction;
+  Status Begin() { return Exec("BEGIN IMMEDIATE"); }
+  Status Commit() { return Exec("COMMIT"); }
+  void Rollback();  // best effort; never fails loudly
+  bool InTransaction() const;  // a BEGIN is open (not autocommit)
+
   explicit Db(sqlite3* db);
   sqlite3* db_;
   std::shared_ptr<StmtCache> cache_;

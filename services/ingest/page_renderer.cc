@@ -1,6 +1,7 @@
-// The render stage of a push (and of a related-list update, and of a new
-// layout at start): full pages for the notes whose pages must change,
-// rendered in parallel on the ThreadPool.
+// PageRenderer (page_renderer.h): full pages for the notes whose pages
+// must change, rendered in parallel on the ThreadPool.
+#include "page_renderer.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -14,18 +15,16 @@
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
+#include "folio/site/listings.h"
 #include "crashed_notes.h"
-#include "site_writer.h"
-#include "site_writer_internal.h"
+#include "page_record.h"
+#include "writer_parts.h"
 
 namespace folio::ingest {
 namespace {
 
 // A page lists at most this many backlinks (a hub note can have thousands).
 constexpr size_t kMaxBacklinks = 500;
-
-// SiteWriter::Sources (private there).
-using Sources = std::map<std::string, const std::string*, std::less<>>;
 
 constexpr int kMaxEmbedDepth = 8;
 
@@ -197,22 +196,91 @@ std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
   return out;
 }
 
+
+// The page of `note` from its render `res`: what the layout shows besides
+// the body (description, dates, image, TOC, backlinks, related notes).
+site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, const site::NoteMeta& note,
+                          markdown::RenderResult res, std::vector<std::string>* warnings) {
+  const site::Vault& vault = state.vault();
+  const std::string& path = note.path;
+  // res.warnings holds a frontmatter problem already: adding it again here
+  // made the CLI print it twice.
+  const markdown::Frontmatter& fm = res.frontmatter;
+  site::NotePage page;
+  page.site = info;
+  page.url = note.url;
+  page.title = note.title;
+  page.body_html = std::move(res.html);
+  page.description = fm.description.empty() ? Summary(res.text) : fm.description;
+  page.created = fm.date;
+  page.updated = fm.updated.empty() ? site::DayOf(note.updated_ms) : fm.updated;
+  page.image = ResolveImage(vault, fm.image, path, warnings);
+  page.words = CountWords(res.text);
+  page.lang = fm.lang;
+  page.cssclasses = fm.cssclasses;
+  page.tags = res.tags;
+  page.breadcrumbs = Breadcrumbs(path);
+  for (const auto& h : res.headings) {
+    if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
+  }
+  page.has_mermaid = res.has_mermaid;
+  // The first kMaxBacklinks by title, chosen among pointers: a hub note
+  // has a backlink from most of the vault, and only those shown are copied.
+  std::vector<const site::NoteMeta*> sources;
+  vault.ForEachBacklink(path, [&](const site::NoteMeta& src) {
+    if (src.published) sources.push_back(&src);
+  });
+  page.backlinks_total = sources.size();
+  auto by_title = [](const site::NoteMeta* a, const site::NoteMeta* b) {
+    return a->title != b->title ? a->title < b->title : a->url < b->url;
+  };
+  const size_t shown = std::min(sources.size(), kMaxBacklinks);
+  std::partial_sort(sources.begin(), sources.begin() + static_cast<ptrdiff_t>(shown), sources.end(), by_title);
+  page.backlinks.reserve(shown);
+  for (size_t i = 0; i < shown; ++i) page.backlinks.push_back({sources[i]->title, sources[i]->url, ""});
+  auto related_item = [&state](std::string_view p) { return state.RelatedItem(p); };
+  if (const std::vector<std::string>* list = state.related().Find(path)) {
+    page.related = ShownRelated(*list, related_item);
+  }
+  return page;
+}
+
 }  // namespace
 
-Status SiteWriter::LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
-                               Sources* sources) {
+site::SiteInfo SiteInfoOf(const SiteOptions& options, const site::Vault& vault) {
+  site::SiteInfo info;
+  info.name = options.site_name;
+  info.base_url = options.base_url;
+  while (!info.base_url.empty() && info.base_url.back() == '/') info.base_url.pop_back();
+  info.mermaid_url = options.mermaid_url;
+  info.mermaid_integrity = options.mermaid_integrity;
+  if (vault.FindAttachment(site::kPublishCssPath)) info.publish_css_url = std::string(site::kPublishCssUrl);
+  return info;
+}
+
+std::string LayoutOf(const SiteOptions& options, bool strict_line_breaks) {
+  std::string settings = strict_line_breaks ? "strict-line-breaks" : "";
+  // Another mermaid source changes every page with a diagram (the pinned CDN
+  // build adds nothing: fingerprints from before the bundled one stay).
+  if (options.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options.mermaid_url;
+  return site::LayoutFingerprint(options.site_name, settings);
+}
+
+Status PageRenderer::LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
+                                 Sources* sources) const {
+  const site::Vault& vault = state_->vault();
   std::vector<std::string> todo = render;
   std::set<std::string> seen(todo.begin(), todo.end());
   while (!todo.empty()) {
     std::string path = std::move(todo.back());
     todo.pop_back();
     if (!sources->count(path)) {
-      auto c = store_->NoteContent(options_.site, path);
+      auto c = store_->NoteContent(options_->site, path);
       if (!c.ok()) return c.status();
       auto [it, _] = stored->insert_or_assign(path, std::move(*c));
       (*sources)[path] = &it->second;
     }
-    if (const site::NoteMeta* m = vault_.Find(path)) {
+    if (const site::NoteMeta* m = vault.Find(path)) {
       for (const auto& e : m->embeds_out) {
         if (seen.insert(e).second) todo.push_back(e);
       }
@@ -221,63 +289,28 @@ Status SiteWriter::LoadSources(const std::vector<std::string>& render, std::map<
   return Status::Ok();
 }
 
-std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std::string>& render, const Sources& sources,
-                                                          int64_t version, int64_t now_s) const {
+std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& render, const Sources& sources,
+                                                int64_t version, int64_t now_s) const {
   std::vector<Rendered> out(render.size());
   const site::SiteInfo info = Info();
-  auto related_item = [this](std::string_view p) { return RelatedItem(p); };
+  const site::Vault& vault = state_->vault();
   pool_->ParallelFor(render.size(), [&](size_t k) {
     const std::string& path = render[k];
-    const site::NoteMeta* note = vault_.Find(path);
+    const site::NoteMeta* note = vault.Find(path);
     Rendered& r = out[k];
     r.path = path;
     markdown::RenderOptions opts;
-    opts.strict_line_breaks = strict_line_breaks_;
-    VaultResolver resolver(vault_, sources, path, &r.warnings);
+    opts.strict_line_breaks = state_->strict_line_breaks();
+    VaultResolver resolver(vault, sources, path, &r.warnings);
     opts.resolver = &resolver;
     const std::string& source = *sources.find(path)->second;
     // Names the note if its render crashes us (crashed_notes.h).
-    ScopedCrashMark mark(NoteMark(options_.site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));
+    ScopedCrashMark mark(NoteMark(options_->site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));
     MaybeCrashForTest(source);
     markdown::RenderResult res = markdown::RenderNote(source, path, opts);
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
-    CheckAnchors(vault_, path, res.links, &r.warnings);
-    // res.warnings holds a frontmatter problem already: adding it again here
-    // made the CLI print it twice.
-    const markdown::Frontmatter& fm = res.frontmatter;
-    site::NotePage page;
-    page.site = info;
-    page.url = note->url;
-    page.title = note->title;
-    page.body_html = std::move(res.html);
-    page.description = fm.description.empty() ? Summary(res.text) : fm.description;
-    page.created = fm.date;
-    page.updated = fm.updated.empty() ? site::DayOf(note->updated_ms) : fm.updated;
-    page.image = ResolveImage(vault_, fm.image, path, &r.warnings);
-    page.words = CountWords(res.text);
-    page.lang = fm.lang;
-    page.cssclasses = fm.cssclasses;
-    page.tags = res.tags;
-    page.breadcrumbs = Breadcrumbs(path);
-    for (const auto& h : res.headings) {
-      if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
-    }
-    page.has_mermaid = res.has_mermaid;
-    // The first kMaxBacklinks by title, chosen among pointers: a hub note
-    // has a backlink from most of the vault, and only those shown are copied.
-    std::vector<const site::NoteMeta*> sources;
-    vault_.ForEachBacklink(path, [&](const site::NoteMeta& src) {
-      if (src.published) sources.push_back(&src);
-    });
-    page.backlinks_total = sources.size();
-    auto by_title = [](const site::NoteMeta* a, const site::NoteMeta* b) {
-      return a->title != b->title ? a->title < b->title : a->url < b->url;
-    };
-    const size_t shown = std::min(sources.size(), kMaxBacklinks);
-    std::partial_sort(sources.begin(), sources.begin() + static_cast<ptrdiff_t>(shown), sources.end(), by_title);
-    page.backlinks.reserve(shown);
-    for (size_t i = 0; i < shown; ++i) page.backlinks.push_back({sources[i]->title, sources[i]->url, ""});
-    if (const std::vector<std::string>* list = related_.Find(path)) page.related = ShownRelated(*list, related_item);
+    CheckAnchors(vault, path, res.links, &r.warnings);
+    site::NotePage page = NotePageOf(*state_, info, *note, std::move(res), &r.warnings);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
     std::vector<site::ChromeSpan> chrome;
     const std::string html = site::AssembleNotePage(page, &chrome);
@@ -288,21 +321,20 @@ std::vector<SiteWriter::Rendered> SiteWriter::RenderNotes(const std::vector<std:
   return out;
 }
 
-Status SiteWriter::RenderInto(const std::vector<std::string>& paths, int64_t now_s, Commit* c) {
+Status PageRenderer::RenderInto(const std::vector<std::string>& paths, int64_t now_s, Commit* c) const {
   if (paths.empty()) return Status::Ok();
   std::map<std::string, std::string> stored;
   Sources sources;
   if (Status s = LoadSources(paths, &stored, &sources); !s.ok()) return s;
   std::vector<Rendered> out = RenderNotes(paths, sources, c->version, now_s);
-  std::map<std::string, std::vector<std::string>> warnings;  // unchanged (no note changed); not stored
+  WarningsByPath warnings;  // unchanged (no note changed); not stored
   AddRendered(c, &out, &warnings);
   return Status::Ok();
 }
 
-void SiteWriter::AddRendered(Commit* c, std::vector<Rendered>* out,
-                             std::map<std::string, std::vector<std::string>>* warnings) {
+void PageRenderer::AddRendered(Commit* c, std::vector<Rendered>* out, WarningsByPath* warnings) const {
   for (auto& r : *out) {
-    const site::NoteMeta* note = vault_.Find(r.path);
+    const site::NoteMeta* note = state_->vault().Find(r.path);
     auto& w = (*warnings)[r.path];
     w.insert(w.end(), r.warnings.begin(), r.warnings.end());
     c->AddPage(note->url, std::move(r.record));

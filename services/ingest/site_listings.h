@@ -1,0 +1,41 @@
+// ListingBuilder: the generated pages of a site (home, folders, tags,
+// recent, RSS, sitemap, graph data, alias redirects) a change alters: it
+// builds those a ListingFilter selects from the model, compares their
+// fingerprints with the ones last published (SiteState::listing_fp) and
+// adds to a Commit the pages that changed and the deletions of those gone.
+// The new fingerprints go to a ListingDelta, which the change's StateTxn
+// applies once the commit holds.
+//
+// Ownership: owned by SiteWriter; borrows its SiteOptions and SiteState for
+// its lifetime. Threads: ingest's writer thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "folio/site/listings.h"
+#include "site_options.h"
+#include "site_state.h"
+#include "store.h"
+
+namespace folio::ingest {
+
+class ListingBuilder {
+ public:
+  ListingBuilder(const SiteOptions* options, const SiteState* state) : options_(options), state_(state) {}
+
+  // Adds to *c every generated page whose content changed since the last
+  // commit (all of them when `force`) and the deletion of each one gone
+  // (unless a note now has its URL); returns how many were added or
+  // removed. Only the listings `only` selects are built and diffed (null:
+  // all of them); the work is what those pages show, never a walk over
+  // every listing. *delta: what to apply to the fingerprints once the
+  // commit holds (StateTxn::SetListings). Cannot fail.
+  size_t AddChanged(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only, ListingDelta* delta) const;
+
+ private:
+  const SiteOptions* options_;
+  const SiteState* state_;
+};
+
+}  // namespace folio::ingest
