@@ -62,9 +62,6 @@ struct PreparedPush {
   std::shared_ptr<void> blobs_held;  // its blobs, safe from collection until it is done
 };
 
-// The recorded part of a push's reply (ingest_api::EncodePushReplyRecord of
-// the summary); PushKey::encode_reply.
-std::string PushReplyRecord(const PushSummary& sum);
 // Writer loop. A push whose Idempotency-Key is recorded already: the
 // recorded reply again (nothing is applied), or 422 if the body differs.
 http::Response Replay(SiteWriter* writer, const PushRecord& rec, const std::string& body_sha256, PushCounters& m);

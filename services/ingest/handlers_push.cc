@@ -18,32 +18,6 @@ constexpr size_t kReleaseHeapAfterPages = 1000;
 // server leaves kBodyPadding readable bytes after a body for simdjson.
 static_assert(http::kBodyPadding >= kPushBodyPadding);
 
-ingest_api::PushReply ReplyOf(const PushSummary& sum) {
-  ingest_api::PushReply r;
-  r.version = sum.version;
-  r.received = static_cast<int64_t>(sum.received);
-  r.changed = static_cast<int64_t>(sum.changed);
-  r.rendered = static_cast<int64_t>(sum.rendered);
-  r.listings = static_cast<int64_t>(sum.listings);
-  r.deleted = static_cast<int64_t>(sum.deleted);
-  r.attachments_received = static_cast<int64_t>(sum.att_received);
-  r.attachments_changed = static_cast<int64_t>(sum.att_changed);
-  r.attachments_deleted = static_cast<int64_t>(sum.att_deleted);
-  r.notes.reserve(sum.notes.size());
-  for (const NoteReport& n : sum.notes) {
-    ingest_api::NoteReport& out = r.notes.emplace_back();
-    out.path = n.path;
-    out.url = n.url;
-    out.warnings = n.warnings;
-    out.published = !(n.kind == NoteReport::Kind::kPushed && !n.published);
-    out.attachment = n.kind == NoteReport::Kind::kAttachment;
-    out.rerendered = n.kind == NoteReport::Kind::kRerendered;
-  }
-  r.strict_line_breaks = sum.strict_line_breaks;
-  r.settings_changed = sum.settings_changed;
-  return r;
-}
-
 // Writer loop, once a push of many pages is answered: malloc keeps their
 // freed memory, so hand it back (the next writer task). The counters belong
 // to the registry, which outlives the writer loop.
@@ -127,7 +101,6 @@ void PreparePush(HandlerContext* ctx, std::string site, std::string key, std::st
   p->started_us = MonotonicUs();
   p->site = std::move(site);
   p->key.key = std::move(key);
-  p->key.encode_reply = &PushReplyRecord;
   if (!p->key.key.empty()) p->key.body_sha256 = Sha256Hex(body);
   PushError err;
   if (!ingest_api::DecodePushRequest(body, ctx->limits, &p->request, &err, /*padded=*/true)) {
@@ -148,7 +121,6 @@ void CommitStage(HandlerContext* ctx, std::string site, std::string stage, std::
   p->site = std::move(site);
   p->stage = std::move(stage);
   p->key.key = std::move(key);
-  p->key.encode_reply = &PushReplyRecord;
   // The key covers the stage too: the same key on another stage is refused.
   if (!p->key.key.empty()) {
     Sha256Stream h;  // of "stage <ID>\n<body>", without copying the body
@@ -171,8 +143,6 @@ void CommitStage(HandlerContext* ctx, std::string site, std::string stage, std::
 }
 
 }  // namespace
-
-std::string PushReplyRecord(const PushSummary& sum) { return ingest_api::EncodePushReplyRecord(ReplyOf(sum)); }
 
 http::Response Replay(SiteWriter* writer, const PushRecord& rec, const std::string& body_sha256, PushCounters& m) {
   if (rec.body_sha256 != body_sha256) {

@@ -1,14 +1,17 @@
 // What a push returns: PushSummary (with a NoteReport per note), and the
 // PushKey a push is recorded under for its retries. Plain data: SiteWriter
-// fills a summary on the writer thread and hands it over by value;
-// handlers_push.cc writes it with libs/ingest_api's encoders (the writer
-// never formats a reply).
+// fills a summary on the writer thread and hands it over by value. Its wire
+// form is libs/ingest_api's PushReply (ReplyOf): handlers_push.cc encodes
+// it as the answer, and SiteWriter records RecordedReply(summary) with a
+// keyed push, so neither passes the other a format.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "folio/ingest_api/push.h"
 
 namespace folio::ingest {
 
@@ -42,8 +45,11 @@ struct PushSummary {
 struct PushKey {
   std::string key;
   std::string body_sha256;
-  // The reply's recorded part, as the API writes it (handlers_push.cc).
-  std::string (*encode_reply)(const PushSummary&) = nullptr;
 };
+
+// The summary as the API's push reply (every field a retry gets again).
+ingest_api::PushReply ReplyOf(const PushSummary& sum);
+// The recorded part of the reply: ingest_api::EncodePushReplyRecord(ReplyOf(sum)).
+std::string RecordedReply(const PushSummary& sum);
 
 }  // namespace folio::ingest

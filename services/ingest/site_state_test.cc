@@ -42,7 +42,6 @@ std::string Snapshot(const SiteState& s) {
   return out;
 }
 
-std::string Reply(const PushSummary& sum) { return std::to_string(sum.version); }
 
 struct Fixture {
   testing::TempDir dir;
@@ -126,7 +125,7 @@ TEST_CASE("StateTxn: dropped without Committed, every step is undone; Committed 
 
 TEST_CASE("SiteWriter: a push whose commit fails changes nothing, in the store or in memory") {
   Fixture f;
-  PushKey key{"k1", "body", &Reply};
+  PushKey key{"k1", "body"};
   REQUIRE(f.writer->Push(Notes({{"z.md", "# Z\n"}}), &key).ok());
   const std::string manifest = folio::ingest_api::EncodeManifest(f.writer->FullManifest({}));
   const std::string model = f.Stored();

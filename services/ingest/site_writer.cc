@@ -185,7 +185,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   std::set<std::string> rewritten;
   for (size_t i : plan.changed) rewritten.insert(req.notes[i].path);
   sum.notes = assembler_.Reports(req, change.warnings, rewritten);
-  if (key) c.push_record = PushRecord{key->key, key->body_sha256, key->encode_reply(sum), now_ms};
+  if (key) c.push_record = PushRecord{key->key, key->body_sha256, RecordedReply(sum), now_ms};
 
   if (Status s = CommitAndPublish(&c, &txn, &sum.published, &phase); !s.ok()) return s;
   sum.rows = c.rows_written;
@@ -203,7 +203,7 @@ Result<PushSummary> SiteWriter::Unchanged(const PushRequest& req, const PushKey*
     if (Status s = store_->DropStage(options_.site, stage); !s.ok()) return s;
   }
   if (key) {
-    PushRecord rec{key->key, key->body_sha256, key->encode_reply(sum), now_ms};
+    PushRecord rec{key->key, key->body_sha256, RecordedReply(sum), now_ms};
     if (Status s = store_->RecordPush(options_.site, rec); !s.ok()) return s;
   }
   return sum;

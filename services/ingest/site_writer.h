@@ -76,7 +76,7 @@ class SiteWriter {
   // list as related (within what they show) a note whose title, URL or
   // presence changed; a deleted note's own related list is dropped.
   // Attachments carry their sha256 and, with storage, are in storage
-  // already (UploadAttachments). With `key`, key->encode_reply(summary) is
+  // already (UploadAttachments). With `key`, RecordedReply(summary) is
   // recorded under the key in the push's own transaction (a push that
   // changes nothing: in one of its own), so a retry finds it with FindPush.
   // A setting in req.settings that differs from the site's is stored with
