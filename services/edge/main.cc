@@ -4,7 +4,7 @@
 // picks the site (site records, bus::SiteKey, map hosts to sites); requests
 // for unknown hosts, or without Host, get the --site site.
 //
-// GET /search forwards the reader's query to the search service over NATS
+// GET /_/search forwards the reader's query to the search service over NATS
 // ("search.query", on the same connection as the watcher) from a small
 // thread pool, and answers with the search page.
 //

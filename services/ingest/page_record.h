@@ -23,7 +23,7 @@ inline constexpr size_t kMaxPublishedPage = (1u << 20) - 8192;
 
 // Everything about a page but its body.
 struct PageHead {
-  uint16_t status = 200;      // 200, 301 (location set) or 404
+  uint16_t status = 200;      // 200, 301 (location set), 404 or 410
   std::string content_type;   // "text/html; charset=utf-8"
   std::string cache_control;
   std::string csp;            // the page's Content-Security-Policy (libs/site csp.h)

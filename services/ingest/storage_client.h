@@ -1,7 +1,7 @@
 // How ingest reaches folio-storage: its URL and the write token (--storage,
 // --storage-token or --storage-token-file, FOLIO_STORAGE_TOKEN), and the
 // libs/storage_client Client that every storage request goes through
-// (attachment uploads in site_writer.cc, blob collection in blob_gc.cc,
+// (attachment uploads in blob_upload.cc, blob collection in blob_gc.cc,
 // backups in backup.cc). Values and pure functions; thread-safe.
 #pragma once
 
