@@ -26,26 +26,12 @@
 #include "folio/http/loop.h"
 #include "folio/http/server.h"
 #include "http_test_util.h"
+#include "folio/testing/count_allocations.h"  // t_allocations: heap allocations per thread
 
 using namespace folio;
 using namespace folio::http;
 using namespace folio::http::test;
 using namespace std::chrono_literals;
-
-// Counts heap allocations per thread, to check the prepared path makes none.
-// (GCC flags free() of operator new's memory, not knowing both are ours.)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpragmas"
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-thread_local uint64_t t_allocations = 0;
-void* operator new(size_t n) {
-  ++t_allocations;
-  if (void* p = malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { free(p); }
-void operator delete(void* p, size_t) noexcept { free(p); }
-#pragma GCC diagnostic pop
 
 namespace {
 
