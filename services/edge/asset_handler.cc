@@ -268,8 +268,7 @@ void Worker::SendNotFound(http::Responder r, std::string_view host, bool head_on
   if (const PageTable* pages = sites_.Find(host)) {
     if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) page = nf->second;
   }
-  counters_.not_found->Increment();
-  r.SendPrepared(Respond(std::move(page), /*gzip=*/false, /*not_modified=*/false, head_only));
+  SendPage(std::move(r), std::move(page), /*gzip=*/false, /*not_modified=*/false, head_only);
 }
 
 }  // namespace folio::edge

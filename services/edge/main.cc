@@ -49,7 +49,9 @@ edge::ServeCounters NewServeCounters(metrics::Registry* registry) {
   auto code = [registry](const char* c) -> metrics::Counter* {
     return &registry->NewCounter("folio_edge_requests_total", "Page requests", {{"code", c}});
   };
-  return edge::ServeCounters{code("200"), code("304"), code("404"), code("other")};
+  return edge::ServeCounters{code("200"), code("304"), code("404"), code("other"),
+                             &registry->NewCounter("folio_edge_corrupt_bodies_total",
+                                                   "Identity answers refused (500): the page's gzip body did not inflate")};
 }
 
 std::vector<std::unique_ptr<edge::Worker>> NewWorkers(size_t n, const std::string& site,

@@ -1,7 +1,6 @@
 #include "page.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <cstring>
 
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
@@ -15,9 +14,6 @@ namespace folio::edge {
 namespace {
 
 constexpr std::string_view kAssetPrefix = "/assets/";
-
-// BuildPage's inflate buffer is kept between pages up to this capacity.
-constexpr size_t kMaxScratchKept = 4u << 20;
 
 constexpr std::string_view k304Line = "HTTP/1.1 304 Not Modified\r\n";
 
@@ -65,18 +61,42 @@ const char* BadHeaderValue(const bus::PageRecord& rec) {
   return nullptr;
 }
 
-// The identity size of a gzip body, checked by inflating it once into a
-// per-thread scratch buffer (pages are built on the feed's thread, one at a
-// time). kInvalidArgument if corrupt or past what a page may hold.
-Result<size_t> InflatedSize(std::string_view gzip) {
-  thread_local std::string scratch;
-  Status s = GzipDecompress(gzip, &scratch);
-  if (!s.ok()) return s;
-  const size_t size = scratch.size();
-  // Keep the buffer for the next page, unless one huge page grew it.
-  if (scratch.capacity() > kMaxScratchKept) std::string().swap(scratch);
-  if (size > UINT32_MAX) return Status::Invalid("page record: body too large");
-  return size;
+// Deflate's best ratio is 1032:1 (a 258-byte match in one bit and a bit);
+// an ISIZE past that for the body's length is not this body's size.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+// What Page::Identity may inflate (GzipDecompress's default limit).
+constexpr uint64_t kMaxIdentitySize = 256u << 20;
+
+// The identity size of a gzip body, from its trailer's ISIZE (RFC 1952
+// 2.3.1: the input size mod 2^32; pages are far below 4 GiB), after checking
+// only the member's structure: the magic, CM = deflate, no reserved flag,
+// the optional header fields inside the body, at least one byte of deflate
+// data, and an ISIZE that deflate could reach from that many bytes and
+// Identity may inflate. The deflate data itself is not inflated here: the
+// record comes from ingest, which made it; an identity answer inflates it
+// (Page::Identity) and answers 500 if it does not inflate to ISIZE bytes.
+Result<size_t> GzipIdentitySize(std::string_view gz) {
+  constexpr size_t kHeader = 10, kTrailer = 8;
+  constexpr unsigned kFhcrc = 2, kFextra = 4, kFname = 8, kFcomment = 16, kReserved = 0xe0;
+  const auto* b = reinterpret_cast<const unsigned char*>(gz.data());
+  if (gz.size() < kHeader + 1 + kTrailer || b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || (b[3] & kReserved) != 0) {
+    return Status::Invalid("page record: the body is not a gzip member");
+  }
+  const size_t end = gz.size() - kTrailer;  // where the deflate data must end
+  size_t at = kHeader;
+  if (b[3] & kFextra) at = at + 2 > end ? end : at + 2 + (b[at] | b[at + 1] << 8);
+  for (unsigned flag : {kFname, kFcomment}) {
+    if (!(b[3] & flag) || at >= end) continue;
+    const void* nul = memchr(b + at, 0, end - at);
+    at = nul == nullptr ? end : static_cast<size_t>(static_cast<const unsigned char*>(nul) - b) + 1;
+  }
+  if (b[3] & kFhcrc) at += 2;
+  if (at >= end) return Status::Invalid("page record: the gzip header runs past the body");
+  const uint64_t isize = uint64_t{b[end + 4]} | uint64_t{b[end + 5]} << 8 | uint64_t{b[end + 6]} << 16 |
+                         uint64_t{b[end + 7]} << 24;
+  if (isize > (end - at) * kMaxDeflateRatio) return Status::Invalid("page record: the gzip trailer's size is impossible");
+  if (isize > kMaxIdentitySize) return Status::Invalid("page record: body too large");
+  return static_cast<size_t>(isize);
 }
 
 }  // namespace
@@ -106,16 +126,12 @@ std::string_view Page::Part(int i) const {
   return std::string_view(data_).substr(begin, ends_[i] - begin);
 }
 
-std::string Page::Identity() const {
+Result<std::string> Page::Identity() const {
   std::string body;
   if (blob_ != nullptr) return body;
-  Status s = GzipDecompress(body_gzip(), &body);
-  if (!s.ok()) {
-    // BuildPage inflated these very bytes: a broken invariant, not bad input.
-    std::fprintf(stderr, "edge page %.*s: its checked gzip body fails to inflate: %s\n",
-                 static_cast<int>(url().size()), url().data(), s.ToString().c_str());
-    std::abort();
-  }
+  Status s = GzipDecompress(body_gzip(), &body, identity_size_);
+  if (s.ok() && body.size() != identity_size_) s = Status::Invalid("inflates to fewer bytes than its trailer says");
+  if (!s.ok()) return Status::DataLoss("the page's gzip body does not inflate: " + s.message());
   return body;
 }
 
@@ -142,7 +158,8 @@ struct IdentityAnswer {
 
 }  // namespace
 
-http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only) {
+Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                      bool head_only) {
   http::PreparedResponse r = page->PreparedHead(gzip, not_modified);
   if (not_modified) {
     r.keep = std::move(page);
@@ -152,8 +169,10 @@ http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool
   } else if (head_only || page->identity_size() == 0) {
     r.keep = std::move(page);  // Content-Length is in the head; nothing to inflate
   } else {
+    Result<std::string> body = page->Identity();
+    if (!body.ok()) return body.status();
     auto answer = std::make_shared<IdentityAnswer>();
-    answer->body = page->Identity();
+    answer->body = std::move(body.value());
     answer->page = std::move(page);
     r.body = answer->body;
     r.keep = std::move(answer);
@@ -181,7 +200,7 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
   }
   size_t identity_size = 0;
   if (blob == nullptr) {  // a blob page has no body here: storage holds it
-    Result<size_t> size = InflatedSize(rec.body_gzip);
+    Result<size_t> size = GzipIdentitySize(rec.body_gzip);
     if (!size.ok()) return size.status();
     identity_size = *size;
   }

@@ -27,11 +27,15 @@ namespace folio::edge {
 class Page;
 class HeadTails;
 
-// Builds a Page from a record (inflates the body once, into a per-thread
-// scratch buffer that is not kept, to check it and learn the identity
-// Content-Length). kInvalidArgument if the gzip body is corrupt or a value
-// that goes into a header (content_type, cache_control, location, etag, csp)
-// has control characters. `url` is the
+// Builds a Page from a record without inflating its body: the record is
+// ingest's, which made the gzip, so the identity Content-Length is the gzip
+// trailer's ISIZE, and only the member's structure is checked (magic, method,
+// flags, header fields within the body, an ISIZE deflate can reach from the
+// body's length and at most 256 MiB). kInvalidArgument if that structure is
+// broken or a value that goes into a header (content_type, cache_control,
+// location, etag, csp) has control characters. Deflate data that is corrupt
+// inside a well-formed member is accepted: gzip answers send it as it is,
+// and an identity answer, which inflates it, is refused (Respond). `url` is the
 // record's decoded URL path: an attachment published as a page record (under
 // /assets/, ingest without --storage) is served like one from storage
 // (http/attachment.h): its Content-Type and Content-Disposition follow
@@ -65,10 +69,11 @@ class Page {
   std::string_view url() const { return Part(kUrl); }
   std::string_view body_gzip() const { return Part(kBodyGzip); }  // empty for a blob page
   // The identity body, inflated from body_gzip() on each call (allocates;
-  // off the gzip hot path). Empty for a blob page. BuildPage checked the
-  // gzip, so this cannot fail (a failure aborts: a broken invariant).
-  std::string Identity() const;
-  // Bytes of the identity body (its Content-Length), known without inflating.
+  // off the gzip hot path). Empty for a blob page. kDataLoss if the body
+  // does not inflate to exactly identity_size() bytes (BuildPage checked
+  // only its structure).
+  Result<std::string> Identity() const;
+  // Bytes of the identity body (its Content-Length): the gzip trailer's ISIZE.
   size_t identity_size() const { return identity_size_; }
   std::string_view etag() const { return Part(kEtag); }            // identity representation, quoted
   std::string_view etag_gzip() const { return Part(kEtagGzip); }   // gzip representation, quoted
@@ -79,8 +84,8 @@ class Page {
   std::string Head(bool gzip, bool not_modified) const;
 
  private:
-  friend http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
-                                        bool head_only);
+  friend Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                                bool head_only);
   friend Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord&, std::string_view, HeadTails*);
   friend std::shared_ptr<const Page> PageForTest(std::string_view, std::string_view, uint16_t);
   // Parts of data_, in this order; ends_[i] is where part i ends.
@@ -105,8 +110,11 @@ class Page {
 // bytes. 304 (`not_modified`) has no body. gzip: the page's own bytes, no
 // allocation (the hot path). Identity: the body is inflated into a string
 // that `keep` owns (with the page), unless `head_only` (a HEAD request,
-// whose body is not sent: nothing is inflated).
-http::PreparedResponse Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only);
+// whose body is not sent: nothing is inflated); kDataLoss if it does not
+// inflate to the Content-Length the head promises (Page::Identity): the
+// caller answers 500 instead (nothing of this answer was sent).
+Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                       bool head_only);
 
 // Interns the header lines pages share (HeadTails above), so equal tails
 // are one string. Not thread-safe: one owner (the page feed's thread).

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <tuple>
@@ -35,7 +36,7 @@ TEST_CASE("page: the gzip body held, heads for both encodings prepared once") {
   auto p = BuildPage(rec);
   REQUIRE(p.ok());
   const Page& page = **p;
-  CHECK(page.Identity() == "<p>hello</p>");
+  CHECK(page.Identity().value() == "<p>hello</p>");
   CHECK(page.identity_size() == 12);
   CHECK(page.body_gzip() == rec.body_gzip);
   CHECK(page.body_bytes() == rec.body_gzip.size());  // the gzip body is the only copy
@@ -151,14 +152,15 @@ TEST_CASE("page: pages built with one HeadTails share one copy of their common h
   auto c = BuildPage(rec, "/c", &tails);
   REQUIRE((a.ok() && b.ok() && c.ok()));
   CHECK(tails.size() == 2);  // two policies, two tails
-  auto pa = Respond(*a, false, false, false), pb = Respond(*b, true, true, false), pc = Respond(*c, false, false, false);
+  auto pa = Respond(*a, false, false, false).value(), pb = Respond(*b, true, true, false).value(),
+       pc = Respond(*c, false, false, false).value();
   CHECK(pa.more_head[1].data() == pb.more_head[1].data());  // the same bytes, not a copy
   CHECK(pa.more_head[1].data() != pc.more_head[1].data());
   CHECK(pa.more_head[1].find("Content-Security-Policy: " + site::PageCsp() + "\r\n") != std::string_view::npos);
   CHECK(pc.more_head[1].find("Content-Security-Policy: default-src 'none'\r\n") != std::string_view::npos);
   // Each page keeps its own URL, bodies and ETags.
   CHECK((*a)->url() == "/a");
-  CHECK((*b)->Identity() == "<p>b</p>");
+  CHECK((*b)->Identity().value() == "<p>b</p>");
   CHECK((*b)->etag() == "\"b\"");
   CHECK((*b)->etag_gzip() == "\"b-gz\"");
   CHECK(pb.body.empty());  // a 304
@@ -177,7 +179,7 @@ TEST_CASE("page: a record whose body is a blob in storage (the bundled mermaid) 
   CHECK((*js)->blob()->sha256 == sha);
   CHECK((*js)->blob()->content_type == "text/javascript; charset=utf-8");  // ingest's, not the name's rule
   CHECK((*js)->body_gzip().empty());
-  CHECK((*js)->Identity().empty());
+  CHECK((*js)->Identity().value().empty());
   for (const std::string& bad : {std::string(63, 'a'), std::string(64, 'A'), std::string(63, 'a') + "g", std::string("x")}) {
     rec.body_blob = bad;
     CHECK_MESSAGE(BuildPage(rec, "/assets/aaaaaaaaaaaaaaaa/mermaid.min.js").status().code() == Code::kInvalidArgument,
@@ -216,7 +218,7 @@ TEST_CASE("page: an identity answer inflates the gzip body per request; gzip is 
   CHECK(page->body_bytes() == rec.body_gzip.size());
 
   SUBCASE("identity 200: Content-Length and body are the inflated bytes; identity ETag") {
-    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/false);
+    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/false).value();
     CHECK(r.body == html);
     CHECK(r.body.data() != page->body_gzip().data());
     CHECK(r.head.find("Content-Length: " + std::to_string(html.size()) + "\r\n") != std::string_view::npos);
@@ -231,7 +233,7 @@ TEST_CASE("page: an identity answer inflates the gzip body per request; gzip is 
     CHECK(page.use_count() == pinned - 1);
   }
   SUBCASE("gzip 200: the page's own bytes, keep is the page itself") {
-    http::PreparedResponse r = Respond(page, /*gzip=*/true, /*not_modified=*/false, /*head_only=*/false);
+    http::PreparedResponse r = Respond(page, /*gzip=*/true, /*not_modified=*/false, /*head_only=*/false).value();
     CHECK(r.body.data() == page->body_gzip().data());
     CHECK(r.body.size() == rec.body_gzip.size());
     CHECK(r.head.find("Content-Encoding: gzip\r\nContent-Length: " + std::to_string(rec.body_gzip.size()) + "\r\n") !=
@@ -245,17 +247,17 @@ TEST_CASE("page: an identity answer inflates the gzip body per request; gzip is 
     for (auto [gz, nm, head] : {std::tuple{true, false, false}, std::tuple{true, true, false},
                                 std::tuple{false, true, false}, std::tuple{false, false, true},
                                 std::tuple{true, false, true}}) {
-      http::PreparedResponse r = Respond(page, gz, nm, head);
+      http::PreparedResponse r = Respond(page, gz, nm, head).value();
       CHECK(!r.head.empty());
     }
     CHECK(t_allocations == before);
-    http::PreparedResponse id = Respond(std::move(copy), false, false, false);
+    http::PreparedResponse id = Respond(std::move(copy), false, false, false).value();
     CHECK(t_allocations > before);
     CHECK(id.body.size() == html.size());
   }
   SUBCASE("304 in either encoding: no body, the encoding's ETag, nothing inflated") {
     for (bool gz : {false, true}) {
-      http::PreparedResponse r = Respond(page, gz, /*not_modified=*/true, /*head_only=*/false);
+      http::PreparedResponse r = Respond(page, gz, /*not_modified=*/true, /*head_only=*/false).value();
       CHECK(r.head == "HTTP/1.1 304 Not Modified\r\n");
       CHECK(r.body.empty());
       CHECK(r.more_head[0].find(gz ? "ETag: \"e1-gz\"\r\n" : "ETag: \"e1\"\r\n") == 0);
@@ -263,25 +265,61 @@ TEST_CASE("page: an identity answer inflates the gzip body per request; gzip is 
     }
   }
   SUBCASE("HEAD identity: the identity Content-Length, nothing inflated") {
-    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/true);
+    http::PreparedResponse r = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/true).value();
     CHECK(r.head.find("Content-Length: " + std::to_string(html.size()) + "\r\n") != std::string_view::npos);
     CHECK(r.body.empty());
     CHECK(r.keep.get() == page.get());
   }
 }
 
-TEST_CASE("page: a corrupt or truncated gzip record is refused at build, whatever the encoding asked later") {
+TEST_CASE("page: a gzip body whose structure is broken is refused at build") {
   bus::PageRecord rec;
   rec.content_type = "text/html; charset=utf-8";
   rec.etag = "\"x\"";
   const std::string good = GzipCompress("<p>a body long enough to have a real deflate stream</p>");
-  for (const std::string& bad : {std::string("broken"), good.substr(0, good.size() / 2), std::string(),
-                                 good.substr(0, 10) + std::string(good.size() - 10, '\xff')}) {
+  std::string bad_method = good, reserved_flag = good, name_past_end = good, huge = good;
+  bad_method[2] = 7;
+  reserved_flag[3] = static_cast<char>(0x20);
+  name_past_end[3] = 8;  // FNAME: a name that never ends within the header
+  std::fill(name_past_end.begin() + 10, name_past_end.end(), 'n');
+  huge.replace(huge.size() - 4, 4, "\x00\x00\x00\x7f");  // ISIZE 2 GiB from ~60 bytes
+  for (const std::string& bad : {std::string("broken"), std::string(), good.substr(0, 18), bad_method, reserved_flag,
+                                 name_past_end, huge, good.substr(0, 10) + std::string(good.size() - 10, '\xff')}) {
     rec.body_gzip = bad;
     auto p = BuildPage(rec, "/p");
     CAPTURE(bad.size());
     CHECK(p.status().code() == Code::kInvalidArgument);
   }
   rec.body_gzip = good;
-  CHECK(BuildPage(rec, "/p").ok());
+  auto p = BuildPage(rec, "/p");
+  REQUIRE(p.ok());
+  CHECK((*p)->identity_size() == 55);  // from the trailer
+}
+
+TEST_CASE("page: corrupt deflate data in a well-formed member is trusted at build; identity answers refuse it") {
+  const std::string html = "<p>a body long enough to have a real deflate stream</p>";
+  const std::string good = GzipCompress(html);
+  std::string corrupt = good, short_isize = good;
+  // BTYPE 11 (reserved) in the first block header: inflate fails at once.
+  std::fill(corrupt.begin() + 10, corrupt.end() - 8, '\xff');
+  short_isize[short_isize.size() - 4] = static_cast<char>(html.size() - 1);  // inflates one byte past it
+  for (const std::string& body : {corrupt, short_isize}) {
+    bus::PageRecord rec;
+    rec.content_type = "text/html; charset=utf-8";
+    rec.etag = "\"x\"";
+    rec.body_gzip = body;
+    auto built = BuildPage(rec, "/p");
+    REQUIRE(built.ok());
+    std::shared_ptr<const Page> page = *built;
+    CHECK(page->Identity().status().code() == Code::kDataLoss);
+    // A gzip answer is the record's bytes, as they are: the reader's inflate judges them.
+    auto gz = Respond(page, /*gzip=*/true, /*not_modified=*/false, /*head_only=*/false);
+    REQUIRE(gz.ok());
+    CHECK(gz->body == body);
+    // HEAD and 304 inflate nothing, so they answer; an identity GET is refused.
+    CHECK(Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/true).ok());
+    CHECK(Respond(page, /*gzip=*/false, /*not_modified=*/true, /*head_only=*/false).ok());
+    auto id = Respond(page, /*gzip=*/false, /*not_modified=*/false, /*head_only=*/false);
+    CHECK(id.status().code() == Code::kDataLoss);
+  }
 }

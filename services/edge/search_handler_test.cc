@@ -5,6 +5,7 @@
 // The path through a real search responder is tests/integration/edge_search_test.cc.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <future>
 #include <thread>
 
@@ -26,7 +27,8 @@ struct EdgeUnderTest {
   ServeCounters counters{&registry.NewCounter("t_requests", "t", {{"code", "200"}}),
                          &registry.NewCounter("t_requests", "t", {{"code", "304"}}),
                          &registry.NewCounter("t_requests", "t", {{"code", "404"}}),
-                         &registry.NewCounter("t_requests", "t", {{"code", "other"}})};
+                         &registry.NewCounter("t_requests", "t", {{"code", "other"}}),
+                         &registry.NewCounter("t_corrupt", "t")};
   SearchBackend backend;
   Worker worker;
   std::thread thread;
@@ -177,4 +179,34 @@ TEST_CASE("edge search: past max_in_flight a search is refused at once with 503"
   CHECK(Has(e.registry.Serialize(), "folio_edge_searches_total{outcome=\"overloaded\"} 1"));
   // Pages are unaffected.
   CHECK(e.Get("/no-such-page").status == 404);
+}
+
+// Not search, but the same real Worker: BuildPage trusts a well-formed gzip
+// member without inflating it, so a page whose deflate data is corrupt is
+// served as it is to gzip readers, and an identity GET, which inflates it,
+// answers the usual JSON 500 (counted) instead of a Content-Length it cannot keep.
+TEST_CASE("edge pages: a corrupt body is sent as is for gzip, refused with 500 for identity") {
+  EdgeUnderTest e(SearchOptions{1, 64, 500});
+  bus::PageRecord rec;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"c\"";
+  rec.body_gzip = GzipCompress("<p>a body long enough to have a real deflate stream</p>");
+  std::fill(rec.body_gzip.begin() + 10, rec.body_gzip.end() - 8, '\xff');
+  auto page = BuildPage(rec, "/bad");
+  REQUIRE(page.ok());
+  e.OnLoop([&] { e.worker.sites().Put("default", *page); });
+  http::ClientRequest req;
+  req.url = e.Url("/bad");
+  req.headers = {{"Accept-Encoding", "gzip"}};
+  auto gz = http::Fetch(req);
+  REQUIRE(gz.ok());
+  CHECK(gz->status == 200);
+  CHECK(gz->Header("Content-Encoding") == "gzip");
+  CHECK(gz->body == rec.body_gzip);
+  auto id = e.Get("/bad");
+  CHECK(id.status == 500);
+  CHECK(id.Header("Content-Type") == "application/json");
+  CHECK(Has(id.body, "\"code\":\"data_loss\""));
+  CHECK(e.counters.corrupt_body->Value() == 1);
+  CHECK(e.Get("/bad", "HEAD").status == 200);  // nothing to inflate
 }

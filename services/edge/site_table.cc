@@ -14,7 +14,10 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
   if (it == sites_.end()) it = sites_.emplace(std::string(site), Site{}).first;
   PageTable& pages = it->second.pages;
   std::string_view url = page->url();
-  if (url == kNotFoundKey) it->second.name = site::SiteNameFromPage(page->Identity());
+  if (url == kNotFoundKey) {
+    Result<std::string> html = page->Identity();  // a corrupt body: no name
+    it->second.name = html.ok() ? site::SiteNameFromPage(html.value()) : std::string();
+  }
   page_bytes_ += page->body_bytes();
   auto at = pages.find(url);
   if (at == pages.end()) {

@@ -13,7 +13,7 @@ std::string BodyAt(SiteTables& t, std::string_view host, const std::string& url)
   const PageTable* pages = t.Find(host);
   if (!pages) return "<no site>";
   auto it = pages->find(url);
-  return it == pages->end() ? "<none>" : it->second->Identity();
+  return it == pages->end() ? "<none>" : it->second->Identity().value();
 }
 }  // namespace
 

@@ -146,14 +146,27 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
   std::string_view inm = req.GetHeader("if-none-match");
   bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
+  // gzip (nearly every reader): the page's bytes as they are. Identity: the
+  // body is inflated for this answer (not for HEAD or 304).
+  SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head);
+}
+
+void Worker::SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                      bool head_only) {
+  const uint16_t status = page->status();
+  Result<http::PreparedResponse> answer = Respond(std::move(page), gzip, not_modified, head_only);
+  if (!answer.ok()) {
+    counters_.corrupt_body->Increment();
+    counters_.other->Increment();
+    r.SendError(500, CodeName(answer.status().code()), answer.status().message());
+    return;
+  }
   if (not_modified) {
     counters_.not_modified->Increment();
   } else {
-    (page->status() == 200 ? counters_.ok : page->status() == 404 ? counters_.not_found : counters_.other)->Increment();
+    (status == 200 ? counters_.ok : status == 404 ? counters_.not_found : counters_.other)->Increment();
   }
-  // gzip (nearly every reader): the page's bytes as they are. Identity: the
-  // body is inflated for this answer (not for HEAD or 304).
-  r.SendPrepared(Respond(std::move(keep), gz, not_modified, req.is_head));
+  r.SendPrepared(*answer);
 }
 
 }  // namespace folio::edge

@@ -30,6 +30,9 @@ struct ServeCounters {
   metrics::Counter* not_modified;
   metrics::Counter* not_found;
   metrics::Counter* other;
+  // Identity answers refused because the page's gzip body did not inflate
+  // (500; counted under "other" as well): BuildPage checks only its structure.
+  metrics::Counter* corrupt_body;
 };
 
 class Worker {
@@ -98,6 +101,9 @@ class Worker {
   void SendAssetError(http::Responder r, const Status& why);
   // The site's 404 page (identity); `head_only` for HEAD (nothing inflated).
   void SendNotFound(http::Responder r, std::string_view host, bool head_only);
+  // Answers `page` (REQUIRES: not a blob page) as Respond builds it and
+  // counts the answer by its status; 500 if an identity body fails to inflate.
+  void SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only);
 
   http::Loop loop_;
   http::Router router_;
