@@ -4,7 +4,7 @@
 // driver runs where it is started, e.g. `taskset -c 1`).
 //
 //   propagation-bench [--notes 3000] [--pushes 200] [--gap-ms 20] [--cpu 0]
-//                     [--csv FILE] [--samples FILE]     (--cpu "": nothing pinned)
+//                     [--csv FILE] [--samples FILE] [--trace FILE]   (--cpu "": nothing pinned)
 //
 // The site holds N notes bench/note_{i}.md of push-bench's shape, imported
 // in one push. Then --pushes single-note pushes, --gap-ms apart, each
@@ -19,7 +19,9 @@
 // conditional GETs a push took after its response (about one per edge means
 // the edges had the page before the response arrived), the means of
 // ingest's own took_ms and phases_ms, each service's CPU time per push and
-// the page records (KV puts) a push published. Exits 1 if a page never changes
+// the page records (KV puts) a push published. --trace writes each push's
+// send time (Unix us, CLOCK_REALTIME) with its figures, to line the slow
+// ones up with a trace of the services (strace -ttt, perf sched). Exits 1 if a page never changes
 // within 5 s.
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -215,6 +217,7 @@ struct Sample {
   std::string phases;  // the reply's phases_ms ("hash=0 meta=1 ..."), whole ms
   double took_ms = 0;  // the reply's took_ms (ingest's own time), whole ms
   int polls = 0;       // conditional GETs sent after the response
+  int64_t t0_unix_us = 0;  // when the push was sent (CLOCK_REALTIME), to line samples up with traces
 };
 
 // The string value of "key":"..." in a JSON reply; "" if absent.
@@ -274,6 +277,8 @@ Sample TimedPush(it::Cluster& c, Conn* edges[2], int i, int rev) {
     }
   }
   std::string body = Body({i}, rev);
+  const int64_t t0_unix_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   auto t0 = Clock::now();
   auto r = c.Push(body);
   auto t1 = Clock::now();
@@ -305,7 +310,7 @@ Sample TimedPush(it::Cluster& c, Conn* edges[2], int i, int rev) {
     }
   }
   return {Ms(t1 - t0), Ms(seen[0] - t0), Ms(seen[1] - t0), JsonString(r.body, "phases_ms"),
-          JsonNumber(r.body, "took_ms"), polls};
+          JsonNumber(r.body, "took_ms"), polls, t0_unix_us};
 }
 
 }  // namespace
@@ -316,6 +321,7 @@ int main(int argc, char** argv) {
   std::string cpu = "0";
   std::string csv = "loadtest/results/propagation-bench.csv";
   std::string samples_csv = "loadtest/results/propagation-samples.csv";
+  std::string trace_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--notes") notes = std::max(1, std::stoi(v));
@@ -324,6 +330,7 @@ int main(int argc, char** argv) {
     else if (a == "--cpu") cpu = v;
     else if (a == "--csv") csv = v;
     else if (a == "--samples") samples_csv = v;
+    else if (a == "--trace") trace_file = v;
     else {
       fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -400,6 +407,14 @@ int main(int argc, char** argv) {
     snprintf(line, sizeof line, "%s,%s,%zu,%.3f,%.3f,%.3f\n", date.c_str(), rev_id.c_str(), k, s[k].push_ms,
              s[k].a_ms, s[k].b_ms);
     so << line;
+  }
+  if (!trace_file.empty()) {
+    std::ofstream tr(trace_file);
+    tr << "i,t0_unix_us,push_ms,edge_a_ms,edge_b_ms,took_ms\n";
+    for (size_t k = 0; k < s.size(); ++k) {
+      tr << k << ',' << s[k].t0_unix_us << ',' << s[k].push_ms << ',' << s[k].a_ms << ',' << s[k].b_ms << ','
+         << s[k].took_ms << '\n';
+    }
   }
   PrintPhases(s);
   printf("target: both edges p99 <= 3 ms\ncsv: %s, %s\n", csv.c_str(), samples_csv.c_str());

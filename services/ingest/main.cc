@@ -52,6 +52,7 @@
 #include "sites.h"
 #include "storage_probe.h"
 #include "store.h"
+#include "wal_checkpointer.h"
 #include "writer_chores.h"
 
 using namespace folio;
@@ -319,6 +320,9 @@ int main(int argc, char** argv) {
   if (*leader) link.SetPublishGate([l = leader->get()] { return l->leading(); });
   auto blob_gc = ingest::ScheduleBlobGc(*config, data.store.get(), &blobs_in_flight, &registry, &writer_loop);
   ScheduleWriter(&writer_loop, *config, data.store.get(), &sites, &link, &registry);
+  // The log's checkpoint, off the writer thread (its fsyncs stalled pushes).
+  auto checkpointer = ingest::WalCheckpointer::Start(config->data_dir + "/ingest.db", 1000);
+  if (!checkpointer.ok()) return FailStartup(checkpointer.status());
   std::thread writer_thread([&] { writer_loop.Run(); });
 
   http::Router router;

@@ -60,7 +60,8 @@ void ScheduleWriterRound(http::Loop* writer_loop, Store* store, Sites* sites, Bu
       link->Round();
       measure_outbox();
       sweep_stages();
-      if (Status s = store->Checkpoint(); !s.ok()) log::Warn("checkpoint failed", {{"error", s.message()}});
+      // No checkpoint here: its fdatasyncs stalled the pushes queued behind
+      // this round; WalCheckpointer does it beside the writer.
     });
   });
 }

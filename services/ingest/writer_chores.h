@@ -1,7 +1,8 @@
 // The periodic work folio-ingest's writer loop does besides pushes:
 // blob collection (--blob-gc-every) and a one-second round (the disk-full
 // recheck, reloading the sites table, connecting to NATS or publishing the
-// outbox, the outbox's age, dropping stale staged imports).
+// outbox, the outbox's age, dropping stale staged imports). The log's
+// checkpoint is not among them: wal_checkpointer.h.
 //
 // Ownership: everything is borrowed from main and outlives the writer
 // loop's run; the returned BlobGc belongs to the caller, likewise.
