@@ -5,7 +5,12 @@
 // one-second round, and a push that arrived meanwhile waited for it: about
 // one push a second under a steady stream, the propagation tail (issue 26).
 // A PASSIVE checkpoint runs beside the writer in WAL mode (it copies the
-// frames committed so far and never waits for a lock); SQLite's own
+// frames committed so far and never waits for a lock). After a checkpoint
+// that copied the whole log it rewrites one row of its own table
+// (wal_restart), so that the log's restart, and the fdatasync of its new
+// header that SQLite does then, happen here and not in the writer's next
+// commit (a push would collide only if it began in that moment; SQLite's
+// busy timeout makes it wait). SQLite's own
 // checkpoint inside a commit (wal_autocheckpoint, Store::kWalPages) stays
 // the backstop should this one fall behind.
 //
@@ -41,6 +46,7 @@ class WalCheckpointer {
  private:
   WalCheckpointer(std::unique_ptr<sqlite::Db> db, int64_t interval_ms);
   void Run();
+  Status Checkpoint();
 
   std::unique_ptr<sqlite::Db> db_;  // used by the thread only
   const int64_t interval_ms_;

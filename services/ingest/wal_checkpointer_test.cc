@@ -41,5 +41,12 @@ TEST_CASE("wal checkpointer: the writer's log reaches the database file without 
   }
   CHECK(db_size() >= 1'000'000);  // all 1,000 rows of 1 KB copied into the database file
   CHECK((*cp)->checkpoints() >= seen + 2);
+  // The log copied whole, the checkpointer wrote its row: the log restarted
+  // on its connection, not in the writer's next commit.
+  auto q = (*writer)->Prepare("SELECT COUNT(*) FROM wal_restart WHERE at_ms > 0");
+  REQUIRE(q.ok());
+  auto counted = q->Step();
+  REQUIRE((counted.ok() && *counted));
+  CHECK(q->Int(0) == 1);
   cp->reset();  // stops and joins
 }
