@@ -67,6 +67,7 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("json", false,
                  "print the push's summary (status: the whole report) as one JSON line (counts, files hashed,"
                  " manifest kind)");
+  flags->AddBool("timings", false, "push: one 'folio: timings PHASE=MS ...' line on stderr (where the time went)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
   flags->AddBool("no-delete", false, "send new and changed files only; delete nothing on the server");
   flags->AddBool("strict-line-breaks", false,
@@ -113,6 +114,7 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->yes = flags.GetBool("yes");
   out->full = flags.GetBool("full");
   out->json = flags.GetBool("json");
+  out->timings = flags.GetBool("timings");
   if (flags.GetBool("strict-line-breaks") && flags.GetBool("no-strict-line-breaks")) {
     return "--strict-line-breaks and --no-strict-line-breaks contradict each other";
   }
