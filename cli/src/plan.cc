@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "folio/core/text.h"
@@ -10,34 +9,67 @@
 namespace folio::cli {
 namespace {
 
-FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote,
+// Files sorted by path: the lists Diff is given are (WalkVault, LoadServerView);
+// others are sorted here, by pointer.
+template <typename File>
+std::vector<const File*> SortedByPath(const std::vector<File>& files) {
+  std::vector<const File*> out;
+  out.reserve(files.size());
+  for (const File& f : files) out.push_back(&f);
+  auto by_path = [](const File* a, const File* b) { return a->path < b->path; };
+  if (!std::is_sorted(out.begin(), out.end(), by_path)) std::sort(out.begin(), out.end(), by_path);
+  return out;
+}
+
+// A merge of two path-sorted lists: no hash table of 100k paths (issue 26).
+FileChanges DiffFiles(const std::vector<LocalFile>& local_files, const std::vector<RemoteFile>& remote_files,
                       std::string_view scope, const std::vector<std::string>& lost_paths = {}) {
   const std::unordered_set<std::string_view> lost(lost_paths.begin(), lost_paths.end());
-  std::unordered_map<std::string_view, std::string_view> remote_hash;
-  remote_hash.reserve(remote.size());
-  for (const RemoteFile& f : remote) {
-    if (f.path.starts_with(scope)) remote_hash.emplace(f.path, f.sha256);
-  }
+  std::vector<const LocalFile*> local = SortedByPath(local_files);
+  std::vector<const RemoteFile*> remote = SortedByPath(remote_files);
   FileChanges out;
-  for (const LocalFile& f : local) {
-    auto it = remote_hash.find(f.path);
-    bool is_new = it == remote_hash.end();
+  size_t r = 0;
+  for (const LocalFile* f : local) {
+    while (r < remote.size() && remote[r]->path < f->path) ++r;
+    // A path listed twice by the server: its first entry counts.
+    const RemoteFile* held = nullptr;
+    for (size_t k = r; k < remote.size() && remote[k]->path == f->path; ++k) {
+      if (held == nullptr && remote[k]->path.starts_with(scope)) held = remote[k];
+    }
+    bool is_new = held == nullptr;
     if (is_new) {
       ++out.new_count;
-    } else if (!EqualsIgnoreAsciiCase(it->second, f.sha256)) {
+    } else if (!EqualsIgnoreAsciiCase(held->sha256, f->sha256)) {
       ++out.changed_count;
-    } else if (!lost.empty() && lost.contains(f.path)) {
+    } else if (!lost.empty() && lost.contains(f->path)) {
       ++out.changed_count;  // the server lists this hash but cannot serve its bytes: send them again
       ++out.lost_count;
     } else {
       ++out.unchanged;
       continue;
     }
-    out.to_send.push_back(f);
+    out.to_send.push_back(*f);
     out.is_new.push_back(is_new);
   }
+  // to_send keeps the order of `local` (sorted by path, as plan.h says).
   return out;
 }
+
+// Walks a path-sorted list along increasing paths: Has(p) says whether p is
+// in it. REQUIRES: successive calls with non-decreasing paths.
+template <typename File>
+class SortedCursor {
+ public:
+  explicit SortedCursor(const std::vector<const File*>& files) : files_(files) {}
+  bool Has(const std::string& path) {
+    while (next_ < files_.size() && files_[next_]->path < path) ++next_;
+    return next_ < files_.size() && files_[next_]->path == path;
+  }
+
+ private:
+  const std::vector<const File*>& files_;
+  size_t next_ = 0;
+};
 
 }  // namespace
 
@@ -46,14 +78,17 @@ PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope
   plan.notes = DiffFiles(local.notes, remote.notes, scope);
   plan.attachments = DiffFiles(local.attachments, remote.attachments, scope, remote.missing_attachments);
 
-  std::unordered_set<std::string_view> present;
-  present.reserve(local.notes.size() + local.attachments.size() + local.skipped.size());
-  for (const LocalFile& f : local.notes) present.insert(f.path);
-  for (const LocalFile& f : local.attachments) present.insert(f.path);
-  for (const SkippedFile& s : local.skipped) present.insert(s.path);
+  // Deletions: server files (in scope) that are no local note, attachment or skipped file.
+  std::vector<const LocalFile*> notes = SortedByPath(local.notes), attachments = SortedByPath(local.attachments);
+  std::vector<const SkippedFile*> skipped = SortedByPath(local.skipped);
   for (const auto* files : {&remote.notes, &remote.attachments}) {
-    for (const RemoteFile& f : *files) {
-      if (f.path.starts_with(scope) && !present.contains(f.path)) plan.to_delete.push_back(f.path);
+    std::vector<const RemoteFile*> held = SortedByPath(*files);
+    SortedCursor<LocalFile> in_notes(notes), in_attachments(attachments);
+    SortedCursor<SkippedFile> in_skipped(skipped);
+    for (const RemoteFile* f : held) {
+      // Every cursor sees every path, in order (|| would skip some).
+      bool present = in_notes.Has(f->path) | in_attachments.Has(f->path) | in_skipped.Has(f->path);
+      if (f->path.starts_with(scope) && !present) plan.to_delete.push_back(f->path);
     }
   }
   std::sort(plan.to_delete.begin(), plan.to_delete.end());
