@@ -115,10 +115,6 @@ class Pusher {
     vault_ = std::move(vault).value();
     AddScope(options_.scope, &vault_);  // from here on, paths are the site's
     clock_.Mark("walk");
-    // The stat cache's work is done: give its entries back to the heap now,
-    // so the diff and the next index reuse that memory instead of faulting
-    // in fresh pages (a 100k-file index is ~40 MB of strings).
-    std::vector<IndexEntry>().swap(index_.entries);
     Vault* const local = &vault_;
     totals_.files = static_cast<int64_t>(local->notes.size() + local->attachments.size());
     totals_.hashed = static_cast<int64_t>(local->hashed);
@@ -415,8 +411,14 @@ class Pusher {
     outcome_.version = synced_version_;
     // Nothing new to record (no file hashed, nothing sent, same server version): keep it.
     if (view_.from_delta && vault_.hashed == 0 && batches_.empty() && synced_version_ == index_.version) return;
-    Index next = IndexAfterPush(vault_, view_.manifest, plan_, outcome_, options_.server.url, walked_ns_);
-    if (Status s = WriteIndex(options_.dir, next); !s.ok()) {
+    Index next;  // the header; the rows refer to vault_, view_, plan_ and outcome_
+    next.server = options_.server.url;
+    next.site = view_.manifest.site;
+    next.epoch = view_.manifest.epoch;
+    next.version = outcome_.version;
+    next.walked_ns = walked_ns_;
+    if (Status s = UpdateIndex(options_.dir, index_, next, IndexRowsAfterPush(vault_, view_.manifest, plan_, outcome_));
+        !s.ok()) {
       std::fprintf(stderr, "folio: %s (the next push hashes every file)\n", s.message().c_str());
     }
   }
