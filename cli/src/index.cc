@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -48,9 +49,16 @@ bool ParseInt(std::string_view s, T* out) {
 }
 
 bool IsSha(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-         });
+  // A table, not a chain of compares: 200k hashes per index read.
+  static constexpr auto kHex = [] {
+    std::array<bool, 256> t{};
+    for (char c : std::string_view("0123456789abcdefABCDEF")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+  }();
+  if (s.size() != 64) return false;
+  bool ok = true;
+  for (char c : s) ok &= kHex[static_cast<unsigned char>(c)];
+  return ok;
 }
 
 // "key<TAB>value" header line; false if the key differs.
@@ -279,12 +287,38 @@ const std::string* StatCache::Find(std::string_view path, const FileStat& stat) 
   };
   auto it = std::lower_bound(entries_->begin(), entries_->end(), path, less);
   if (it == entries_->end() || it->path.size() != scope.size() + path.size() || !it->path.starts_with(scope) ||
-      std::string_view(it->path).substr(scope.size()) != path || it->stat.size < 0 || !(it->stat == stat)) {
+      std::string_view(it->path).substr(scope.size()) != path) {
     return nullptr;
   }
-  const int64_t walked_ns = it->walked_ns != 0 ? it->walked_ns : walked_ns_;
+  return Trust(*it, stat);
+}
+
+const std::string* StatCache::Trust(const IndexEntry& e, const FileStat& stat) const {
+  if (e.stat.size < 0 || !(e.stat == stat)) return nullptr;
+  const int64_t walked_ns = e.walked_ns != 0 ? e.walked_ns : walked_ns_;
   if (stat.mtime_ns + kRacyMarginNs >= walked_ns) return nullptr;  // racy: maybe changed within the tick
-  return &it->sha256;
+  return &e.sha256;
+}
+
+StatCache::Folder StatCache::In(std::string_view prefix) const {
+  if (entries_ == nullptr) return {};
+  std::string key = scope_;
+  key.append(prefix);
+  const IndexEntry* first = entries_->data();
+  const IndexEntry* last = first + entries_->size();
+  const IndexEntry* begin =
+      std::lower_bound(first, last, key, [](const IndexEntry& e, const std::string& k) { return e.path < k; });
+  const IndexEntry* end =
+      std::partition_point(begin, last, [&key](const IndexEntry& e) { return e.path.starts_with(key); });
+  return {begin, end, key.size()};
+}
+
+const std::string* StatCache::Find(const Folder& folder, std::string_view name, const FileStat& stat) const {
+  const size_t skip = folder.skip;
+  auto less = [skip](const IndexEntry& e, std::string_view n) { return std::string_view(e.path).substr(skip) < n; };
+  const IndexEntry* it = std::lower_bound(folder.begin, folder.end, name, less);
+  if (it == folder.end || std::string_view(it->path).substr(skip) != name) return nullptr;
+  return Trust(*it, stat);
 }
 
 }  // namespace folio::cli

@@ -546,3 +546,32 @@ TEST_CASE("index journal: an entry is racy against its own block's walk; one tha
   CHECK(EntryOf(*back, "A note.md")->walked_ns == next.walked_ns);
   CHECK(StatCache(*back).Find("A note.md", back->entries[0].stat) != nullptr);
 }
+
+TEST_CASE("stat cache: a folder's files are found among its entries alone, under a scope too") {
+  for (std::string scope : {"", "Team A/"}) {
+    INFO("scope '", scope, "'");
+    Index index;
+    index.walked_ns = 1'700'000'000 * kSecond;
+    const FileStat st{4, 1'600'000'000 * kSecond, 9};
+    for (std::string p : {"A/B/y.md", "A/x.md", "A/z.md", "Ax.md", "top.md"}) {
+      index.entries.push_back({scope + p, false, st, Sha(p.size()), ""});
+    }
+    index.entries.push_back({"Z outside.md", false, st, Sha(0), ""});
+    std::sort(index.entries.begin(), index.entries.end(),
+              [](const IndexEntry& a, const IndexEntry& b) { return a.path < b.path; });
+    StatCache cache(index, scope);
+    StatCache::Folder a = cache.In("A/");
+    CHECK(a.end - a.begin == 3);  // A/B/y.md, A/x.md, A/z.md
+    REQUIRE(cache.Find(a, "x.md", st) != nullptr);
+    CHECK(*cache.Find(a, "x.md", st) == Sha(6));
+    CHECK(cache.Find(a, "z.md", st) != nullptr);
+    CHECK(cache.Find(a, "y.md", st) == nullptr);  // in A/B/, not A/
+    CHECK(cache.Find(a, "x.md", FileStat{5, st.mtime_ns, st.ino}) == nullptr);
+    CHECK(cache.Find(cache.In("A/B/"), "y.md", st) != nullptr);
+    StatCache::Folder root = cache.In("");
+    CHECK(cache.Find(root, "top.md", st) != nullptr);
+    CHECK(cache.Find(root, "Ax.md", st) != nullptr);
+    CHECK(cache.Find(cache.In("Nope/"), "x.md", st) == nullptr);
+    CHECK(StatCache().In("A/").begin == StatCache().In("A/").end);
+  }
+}

@@ -137,6 +137,7 @@ class Walker {
 
  private:
   void List(const std::string& dir, const std::string& prefix, std::vector<DirQueue::Dir>* found) {
+    folder_ = options_.cache ? options_.cache->In(prefix) : StatCache::Folder{};
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
     if (d == nullptr) {
@@ -210,7 +211,11 @@ class Walker {
         out_->skipped.back().too_large = true;
         return;
       }
-      if (const std::string* sha = options_.cache ? options_.cache->Find(rel, fst) : nullptr) {
+      // A file of the folder being listed is looked up among its entries alone.
+      const std::string* sha = !options_.cache ? nullptr
+                               : dir_fd >= 0   ? options_.cache->Find(folder_, name, fst)
+                                               : options_.cache->Find(rel, fst);
+      if (sha != nullptr) {
         list.push_back({rel, *sha, fst.size, fst});
         return;
       }
@@ -233,6 +238,7 @@ class Walker {
   const fs::path& canonical_root_;
   const WalkOptions& options_;
   Vault* out_;
+  StatCache::Folder folder_;  // the cache's entries under the folder being listed
 };
 
 // Re-reads `rel` for sending: still inside the vault, still within the limit.
