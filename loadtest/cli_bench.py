@@ -4,7 +4,8 @@
 Starts nats-server -js, folio-storage and folio-ingest on free loopback ports (as scale_bench
 does, without an edge), imports VAULT (made by loadtest/vaultgen.py) once, then runs --runs
 pushes that each change one note, alternating the `folio` binaries given with --folio (old vs
-new in the same run). Prints, per binary, the median end-to-end wall time, the CLI's CPU time
+new in the same run; each on its own hard-linked copy of VAULT, which must be on the same file
+system as $TMPDIR). Prints, per binary, the median end-to-end wall time, the CLI's CPU time
 (user + sys of the process), the server's took_ms, and the median of each phase the CLI reports
 with --timings.
 
@@ -70,16 +71,22 @@ def main():
         t0 = time.monotonic()
         push([os.path.abspath(args.folio[0])], url, args.vault, ["--full"])
         print("import: %.1f s" % (time.monotonic() - t0), flush=True)
+        # Each binary pushes its own copy (hard links: one edit reaches every copy), so that
+        # their indexes do not mix; each push also sees the other binaries' edits (hashed, not sent).
+        vaults = {args.folio[0]: args.vault}
+        for k, f in enumerate(args.folio[1:], 1):
+            vaults[f] = os.path.join(work, "vault-%d" % k)
+            subprocess.run(["cp", "-al", args.vault, vaults[f]], check=True)
         notes = sorted(os.path.join(d, f) for d, _, fs in os.walk(args.vault) for f in fs if f.endswith(".md")
-                       and "/." not in d)
+                       and "/." not in d + "/")
         rows = {f: [] for f in args.folio}
         for i in range(args.runs):
-            for f in args.folio:
-                with open(notes[(i * 7919) % len(notes)], "a") as out:
+            for j, f in enumerate(args.folio):
+                with open(notes[((i * len(args.folio) + j) * 7919) % len(notes)], "a") as out:
                     out.write("\nEdit %d of the CLI bench.\n" % time.monotonic_ns())
                 time.sleep(1.1)  # past the index's racy margin, as an author's next save is
                 prefix = (["taskset", "-c", args.cpu] if args.cpu else []) + [os.path.abspath(f)]
-                wall, cpu, phases, out = push(prefix, url, args.vault)
+                wall, cpu, phases, out = push(prefix, url, vaults[f])
                 rows[f].append((wall, cpu, phases))
                 print("%s: %.1f ms wall, %.1f ms cpu  %s  [%s]" % (f, wall, cpu, " ".join(
                     "%s=%.1f" % kv for kv in phases.items()), out), flush=True)
