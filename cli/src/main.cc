@@ -1,5 +1,6 @@
 // folio: the command-line client. Parses flags (and FOLIO_<NAME> env vars)
 // and dispatches; the work lives in push.cc, status.cc and their helpers.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -154,6 +155,12 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A push at 100k files reads a 15 MB index and builds several 100k-entry
+  // lists: large buffers come from the heap and freed memory stays there,
+  // so later lists reuse pages already touched instead of faulting in fresh
+  // ones (-22% page faults of a one-change push; issue 26).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   folio::Flags flags("folio push|watch DIR", "Sends a vault's changed notes and attachments to a folio-ingest server.");
   DeclareFlags(&flags);
   folio::Status st = flags.Parse(argc, argv);
