@@ -41,6 +41,7 @@ Manifest ApplyDelta(const Index& index, const Manifest& delta) {
   for (const auto* files : {&delta.notes, &delta.attachments}) {
     for (const RemoteFile& f : *files) written[f.path] = &f;
   }
+  m.notes.reserve(index.entries.size() + delta.notes.size());  // no regrowth of a 100k list
   std::unordered_map<std::string_view, bool> gone;
   for (const std::string& p : delta.deleted) gone[p] = true;
   for (const IndexEntry& e : index.entries) {
