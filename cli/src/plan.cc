@@ -22,18 +22,20 @@ std::vector<const File*> SortedByPath(const std::vector<File>& files) {
 }
 
 // A merge of two path-sorted lists: no hash table of 100k paths (issue 26).
-FileChanges DiffFiles(const std::vector<LocalFile>& local_files, const std::vector<RemoteFile>& remote_files,
-                      std::string_view scope, const std::vector<std::string>& lost_paths = {}) {
+// Sets (*seen)[k] for each remote[k] whose path is one of local.
+FileChanges DiffFiles(const std::vector<const LocalFile*>& local, const std::vector<const RemoteFile*>& remote,
+                      std::string_view scope, const std::vector<std::string>& lost_paths, std::vector<bool>* seen) {
   const std::unordered_set<std::string_view> lost(lost_paths.begin(), lost_paths.end());
-  std::vector<const LocalFile*> local = SortedByPath(local_files);
-  std::vector<const RemoteFile*> remote = SortedByPath(remote_files);
+  seen->assign(remote.size(), false);
   FileChanges out;
   size_t r = 0;
   for (const LocalFile* f : local) {
-    while (r < remote.size() && remote[r]->path < f->path) ++r;
-    // A path listed twice by the server: its first entry counts.
+    int c = -1;
+    while (r < remote.size() && (c = remote[r]->path.compare(f->path)) < 0) ++r;
+    // A path listed twice by the server: its first entry (in scope) counts.
     const RemoteFile* held = nullptr;
-    for (size_t k = r; k < remote.size() && remote[k]->path == f->path; ++k) {
+    for (size_t k = r; k < remote.size() && (k == r ? c == 0 : remote[k]->path == f->path); ++k) {
+      (*seen)[k] = true;
       if (held == nullptr && remote[k]->path.starts_with(scope)) held = remote[k];
     }
     bool is_new = held == nullptr;
@@ -55,40 +57,34 @@ FileChanges DiffFiles(const std::vector<LocalFile>& local_files, const std::vect
   return out;
 }
 
-// Walks a path-sorted list along increasing paths: Has(p) says whether p is
-// in it. REQUIRES: successive calls with non-decreasing paths.
+// Whether `path` is a file of `sorted` (by path).
 template <typename File>
-class SortedCursor {
- public:
-  explicit SortedCursor(const std::vector<const File*>& files) : files_(files) {}
-  bool Has(const std::string& path) {
-    while (next_ < files_.size() && files_[next_]->path < path) ++next_;
-    return next_ < files_.size() && files_[next_]->path == path;
-  }
-
- private:
-  const std::vector<const File*>& files_;
-  size_t next_ = 0;
-};
+bool Contains(const std::vector<const File*>& sorted, const std::string& path) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), path,
+                             [](const File* f, const std::string& p) { return f->path < p; });
+  return it != sorted.end() && (*it)->path == path;
+}
 
 }  // namespace
 
 PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope) {
-  PushPlan plan;
-  plan.notes = DiffFiles(local.notes, remote.notes, scope);
-  plan.attachments = DiffFiles(local.attachments, remote.attachments, scope, remote.missing_attachments);
-
-  // Deletions: server files (in scope) that are no local note, attachment or skipped file.
   std::vector<const LocalFile*> notes = SortedByPath(local.notes), attachments = SortedByPath(local.attachments);
+  std::vector<const RemoteFile*> remote_notes = SortedByPath(remote.notes);
+  std::vector<const RemoteFile*> remote_attachments = SortedByPath(remote.attachments);
+  std::vector<bool> notes_seen, attachments_seen;
+  PushPlan plan;
+  plan.notes = DiffFiles(notes, remote_notes, scope, {}, &notes_seen);
+  plan.attachments = DiffFiles(attachments, remote_attachments, scope, remote.missing_attachments, &attachments_seen);
+
+  // Deletions: server files (in scope) that are no local note, attachment or
+  // skipped file. The merges above saw most; the others are looked up.
   std::vector<const SkippedFile*> skipped = SortedByPath(local.skipped);
-  for (const auto* files : {&remote.notes, &remote.attachments}) {
-    std::vector<const RemoteFile*> held = SortedByPath(*files);
-    SortedCursor<LocalFile> in_notes(notes), in_attachments(attachments);
-    SortedCursor<SkippedFile> in_skipped(skipped);
-    for (const RemoteFile* f : held) {
-      // Every cursor sees every path, in order (|| would skip some).
-      bool present = in_notes.Has(f->path) | in_attachments.Has(f->path) | in_skipped.Has(f->path);
-      if (f->path.starts_with(scope) && !present) plan.to_delete.push_back(f->path);
+  for (auto [files, seen] : {std::pair{&remote_notes, &notes_seen}, std::pair{&remote_attachments, &attachments_seen}}) {
+    for (size_t k = 0; k < files->size(); ++k) {
+      const std::string& path = (*files)[k]->path;
+      if ((*seen)[k] || !path.starts_with(scope)) continue;
+      if (Contains(notes, path) || Contains(attachments, path) || Contains(skipped, path)) continue;
+      plan.to_delete.push_back(path);
     }
   }
   std::sort(plan.to_delete.begin(), plan.to_delete.end());
