@@ -1,26 +1,30 @@
 #include "index.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <sstream>
 #include <system_error>
 
 #include "folio/core/service.h"
 #include "folio/core/thread_pool.h"
+#include "index_internal.h"
 
 namespace folio::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using index_internal::AppendEntry;
+using index_internal::ParseEntry;
 
 // A cursor over the index text; each call takes one field of the current line.
 class Fields {
@@ -45,9 +49,16 @@ bool ParseInt(std::string_view s, T* out) {
 }
 
 bool IsSha(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-         });
+  // A table, not a chain of compares: 200k hashes per index read.
+  static constexpr auto kHex = [] {
+    std::array<bool, 256> t{};
+    for (char c : std::string_view("0123456789abcdefABCDEF")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+  }();
+  if (s.size() != 64) return false;
+  bool ok = true;
+  for (char c : s) ok &= kHex[static_cast<unsigned char>(c)];
+  return ok;
 }
 
 // "key<TAB>value" header line; false if the key differs.
@@ -56,6 +67,10 @@ bool Header(std::string_view line, std::string_view key, std::string_view* value
   *value = line.substr(key.size() + 1);
   return true;
 }
+
+}  // namespace
+
+namespace index_internal {
 
 bool ParseEntry(std::string_view line, IndexEntry* e) {
   Fields f(line);
@@ -83,6 +98,10 @@ bool ParseEntry(std::string_view line, IndexEntry* e) {
   }
   return true;
 }
+
+}  // namespace index_internal
+
+namespace {
 
 Status Corrupt(std::string_view what) { return Status::Invalid(std::string(kIndexFile) + ": " + std::string(what)); }
 
@@ -133,7 +152,11 @@ Status ParseIndex(std::string_view text, Index* out) {
   return Status::Ok();
 }
 
-void AppendEntry(const IndexEntry& e, std::string* out) {
+}  // namespace
+
+namespace index_internal {
+
+void AppendEntry(const IndexRow& e, std::string* out) {
   char buf[96];
   bool local = e.stat.size >= 0;
   int n = std::snprintf(buf, sizeof buf, "%c\t%lld\t%lld\t%llu\t", e.attachment ? 'a' : 'n',
@@ -161,45 +184,9 @@ Status WriteAll(int fd, std::string_view data) {
   return Status::Ok();
 }
 
-}  // namespace
-
-int64_t WallClockNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-Result<Index> ReadIndex(const fs::path& vault) {
-  std::ifstream in(vault / fs::path(kIndexFile), std::ios::binary);
-  if (!in) return Status::NotFound(std::string(kIndexFile) + ": none");
-  std::string text;
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0) return Corrupt("cannot be read");
-  text.resize(static_cast<size_t>(size));
-  in.read(text.data(), size);
-  if (in.gcount() != size || in.bad()) return Corrupt("cannot be read");
-  Index index;
-  if (Status s = ParseIndex(text, &index); !s.ok()) return s;
-  return index;
-}
-
-Status WriteIndex(const fs::path& vault, const Index& index) {
-  std::string text;
-  text.reserve(128 + index.entries.size() * 120);
-  text.append(kIndexMagic).append("\nserver\t").append(index.server).append("\nsite\t").append(index.site);
-  text.append("\nepoch\t").append(index.epoch);
-  text.append("\nversion\t").append(std::to_string(index.version));
-  text.append("\nwalked_ns\t").append(std::to_string(index.walked_ns)).append("\n");
-  for (const IndexEntry& e : index.entries) AppendEntry(e, &text);
-  text.append("end\t").append(std::to_string(index.entries.size())).append("\n");
-
-  std::error_code ec;
-  fs::create_directories(vault / fs::path(kIndexDir), ec);
-  if (ec) return Status::Internal("cannot create " + std::string(kIndexDir) + ": " + ec.message());
-  const fs::path final_path = vault / fs::path(kIndexFile);
+Status ReplaceFile(const fs::path& final_path, std::string_view text) {
   const fs::path tmp = final_path.string() + ".tmp." + std::to_string(::getpid());
-  // No fsync: after a crash a torn index fails ParseIndex (the end line) and
+  // No fsync: after a crash a torn file fails its parse (the end line) and
   // is ignored, which costs one full hash, not a wrong push.
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::Internal("cannot write " + tmp.string() + ": " + std::strerror(errno));
@@ -207,11 +194,86 @@ Status WriteIndex(const fs::path& vault, const Index& index) {
   if (::close(fd) != 0 && s.ok()) s = Status::Internal(std::strerror(errno));
   if (s.ok() && std::rename(tmp.c_str(), final_path.c_str()) != 0) s = Status::Internal(std::strerror(errno));
   if (!s.ok()) {
+    std::error_code ec;
     fs::remove(tmp, ec);
     return Status::Internal("cannot write " + final_path.string() + ": " + s.message());
   }
   return Status::Ok();
 }
+
+Result<std::string> ReadWholeFile(const fs::path& path, FileStat* stat) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(path.filename().string() + ": none");
+    return Status::Invalid(path.string() + ": cannot be read: " + std::strerror(errno));
+  }
+  struct stat sb;
+  std::string text;
+  bool ok = ::fstat(fd, &sb) == 0;
+  if (ok) {
+    text.resize(static_cast<size_t>(sb.st_size));
+    size_t got = 0;
+    while (got < text.size()) {
+      ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    ok = got == text.size();
+  }
+  ::close(fd);
+  if (!ok) return Status::Invalid(path.string() + ": cannot be read");
+  if (stat != nullptr) *stat = StatOf(sb);
+  return text;
+}
+
+}  // namespace index_internal
+
+int64_t WallClockNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<Index> ReadIndex(const fs::path& vault) {
+  FileStat file;
+  Result<std::string> text = index_internal::ReadWholeFile(vault / fs::path(kIndexFile), &file);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return Status::NotFound(std::string(kIndexFile) + ": none");
+    return Corrupt("cannot be read");
+  }
+  Index index;
+  if (Status s = ParseIndex(*text, &index); !s.ok()) return s;
+  index.file = file;
+  index_internal::ApplyJournal(vault, &index);
+  return index;
+}
+
+Status WriteIndex(const fs::path& vault, const Index& index) {
+  std::vector<IndexRow> rows;
+  rows.reserve(index.entries.size());
+  for (const IndexEntry& e : index.entries) rows.push_back(RowOf(e));
+  return index_internal::WriteRows(vault, index, rows);
+}
+
+namespace index_internal {
+
+Status WriteRows(const fs::path& vault, const Index& index, std::span<const IndexRow> rows) {
+  std::string text;
+  text.reserve(128 + rows.size() * 160);
+  text.append(kIndexMagic).append("\nserver\t").append(index.server).append("\nsite\t").append(index.site);
+  text.append("\nepoch\t").append(index.epoch);
+  text.append("\nversion\t").append(std::to_string(index.version));
+  text.append("\nwalked_ns\t").append(std::to_string(index.walked_ns)).append("\n");
+  for (const IndexRow& e : rows) AppendEntry(e, &text);
+  text.append("end\t").append(std::to_string(rows.size())).append("\n");
+
+  std::error_code ec;
+  fs::create_directories(vault / fs::path(kIndexDir), ec);
+  if (ec) return Status::Internal("cannot create " + std::string(kIndexDir) + ": " + ec.message());
+  return ReplaceFile(vault / fs::path(kIndexFile), text);
+}
+
+}  // namespace index_internal
 
 const std::string* StatCache::Find(std::string_view path, const FileStat& stat) const {
   if (entries_ == nullptr) return nullptr;
@@ -225,11 +287,38 @@ const std::string* StatCache::Find(std::string_view path, const FileStat& stat) 
   };
   auto it = std::lower_bound(entries_->begin(), entries_->end(), path, less);
   if (it == entries_->end() || it->path.size() != scope.size() + path.size() || !it->path.starts_with(scope) ||
-      std::string_view(it->path).substr(scope.size()) != path || it->stat.size < 0 || !(it->stat == stat)) {
+      std::string_view(it->path).substr(scope.size()) != path) {
     return nullptr;
   }
-  if (stat.mtime_ns + kRacyMarginNs >= walked_ns_) return nullptr;  // racy: maybe changed within the tick
-  return &it->sha256;
+  return Trust(*it, stat);
+}
+
+const std::string* StatCache::Trust(const IndexEntry& e, const FileStat& stat) const {
+  if (e.stat.size < 0 || !(e.stat == stat)) return nullptr;
+  const int64_t walked_ns = e.walked_ns != 0 ? e.walked_ns : walked_ns_;
+  if (stat.mtime_ns + kRacyMarginNs >= walked_ns) return nullptr;  // racy: maybe changed within the tick
+  return &e.sha256;
+}
+
+StatCache::Folder StatCache::In(std::string_view prefix) const {
+  if (entries_ == nullptr) return {};
+  std::string key = scope_;
+  key.append(prefix);
+  const IndexEntry* first = entries_->data();
+  const IndexEntry* last = first + entries_->size();
+  const IndexEntry* begin =
+      std::lower_bound(first, last, key, [](const IndexEntry& e, const std::string& k) { return e.path < k; });
+  const IndexEntry* end =
+      std::partition_point(begin, last, [&key](const IndexEntry& e) { return e.path.starts_with(key); });
+  return {begin, end, key.size()};
+}
+
+const std::string* StatCache::Find(const Folder& folder, std::string_view name, const FileStat& stat) const {
+  const size_t skip = folder.skip;
+  auto less = [skip](const IndexEntry& e, std::string_view n) { return std::string_view(e.path).substr(skip) < n; };
+  const IndexEntry* it = std::lower_bound(folder.begin, folder.end, name, less);
+  if (it == folder.end || std::string_view(it->path).substr(skip) != name) return nullptr;
+  return Trust(*it, stat);
 }
 
 }  // namespace folio::cli

@@ -17,6 +17,7 @@
 
 #include "folio/core/hash.h"
 #include "index.h"
+#include "index_internal.h"
 #include "plan.h"
 #include "sync.h"
 #include "vault.h"
@@ -339,7 +340,19 @@ TEST_CASE("sync: the plan from the index plus a manifest delta equals the full p
       server.Push(inc_plan);
       PushOutcome outcome;
       outcome.version = server.version;
-      REQUIRE(WriteIndex(dir.path, IndexAfterPush(*inc_vault, v->manifest, inc_plan, outcome, url, walked)).ok());
+      // As push records it: odd seeds keep every push in the journal, even
+      // ones rewrite the index as a small vault's push does.
+      Index next = IndexAfterPush(*inc_vault, v->manifest, inc_plan, outcome, url, walked);
+      const Index none;
+      const Index& old = have_index ? *read : none;
+      std::vector<IndexRow> rows = IndexRowsAfterPush(*inc_vault, v->manifest, inc_plan, outcome);
+      int64_t bound = seed % 2 ? int64_t{1} << 20 : old.file.size / 16;
+      REQUIRE(index_internal::UpdateIndex(dir.path, old, next, rows, bound).ok());
+      Result<Index> back = ReadIndex(dir.path);
+      REQUIRE(back.ok());
+      CHECK(SameEntries(*back, next));
+      CHECK(back->version == next.version);
+      if (seed % 2 == 1 && have_index) CHECK(fs::exists(dir.path / ".folio" / "index.log"));
       have_index = true;
     }
   }
@@ -422,4 +435,143 @@ TEST_CASE("sync: an unusable delta falls back to the full manifest with one note
   CHECK(full_fetches == 0);
   REQUIRE(v->manifest.notes.size() == 1);
   CHECK(v->manifest.notes[0].sha256 == Sha(1));
+}
+
+namespace {
+
+std::vector<IndexRow> RowsOf(const Index& index) {
+  std::vector<IndexRow> rows;
+  for (const IndexEntry& e : index.entries) rows.push_back(RowOf(e));
+  return rows;
+}
+
+const IndexEntry* EntryOf(const Index& index, const std::string& path) {
+  for (const IndexEntry& e : index.entries) {
+    if (e.path == path) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("index journal: a push changing few entries appends a block; the index file stays; reads apply it") {
+  Scratch dir;
+  REQUIRE(WriteIndex(dir.path, SampleIndex()).ok());
+  const fs::path file = dir.path / ".folio" / "index", journal = dir.path / ".folio" / "index.log";
+  struct stat before;
+  REQUIRE(::stat(file.c_str(), &before) == 0);
+  Result<Index> old = ReadIndex(dir.path);
+  REQUIRE(old.ok());
+  Index next = *old;  // one note edited and pushed, one gone, one new
+  next.version = 43;
+  next.walked_ns = old->walked_ns + 10 * kSecond;
+  next.entries[0].stat.size = 11;
+  next.entries[0].sha256 = next.entries[0].server_sha256 = Sha(5);
+  next.entries.erase(next.entries.begin() + 2);  // "local only.md"
+  next.entries.push_back({"zz new.md", false, {5, old->walked_ns + kSecond, 90}, Sha(1), Sha(1)});
+  REQUIRE(index_internal::UpdateIndex(dir.path, *old, next, RowsOf(next), 1 << 20).ok());
+  struct stat after;
+  REQUIRE(::stat(file.c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);  // not rewritten
+  CHECK(after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+  CHECK(fs::exists(journal));
+  Result<Index> back = ReadIndex(dir.path);
+  REQUIRE(back.ok());
+  CHECK(SameEntries(*back, next));
+  CHECK(back->version == 43);
+  CHECK(EntryOf(*back, "zz new.md")->walked_ns == next.walked_ns);  // its own walk, for the racy rule
+  CHECK(EntryOf(*back, "Media/p.png")->walked_ns == 0);             // unchanged: the index's
+
+  SUBCASE("a second block on top, then a torn third one: the complete blocks stand") {
+    Index third = *back;
+    third.version = 44;
+    third.walked_ns = next.walked_ns + kSecond;
+    third.entries.erase(third.entries.begin());  // "A note.md" deleted
+    for (IndexEntry& e : third.entries) e.walked_ns = 0;
+    REQUIRE(index_internal::UpdateIndex(dir.path, *back, third, RowsOf(third), 1 << 20).ok());
+    { std::ofstream(journal, std::ios::app) << "push\t45\t" << third.walked_ns + kSecond << "\ndel\tMedia/p.png\n"; }
+    Result<Index> again = ReadIndex(dir.path);
+    REQUIRE(again.ok());
+    CHECK(SameEntries(*again, third));
+    CHECK(again->version == 44);
+  }
+  SUBCASE("a journal of another index (rewritten meanwhile) is ignored") {
+    Index other = SampleIndex();
+    other.version = 50;
+    REQUIRE(WriteIndex(dir.path, other).ok());  // leaves the journal in place
+    REQUIRE(fs::exists(journal));
+    Result<Index> again = ReadIndex(dir.path);
+    REQUIRE(again.ok());
+    CHECK(SameEntries(*again, other));
+    CHECK(again->version == 50);
+    CHECK(again->journal.empty());
+  }
+  SUBCASE("past its bound (1/16 of a small index here) the index is rewritten and the journal dropped") {
+    Index third = *back;
+    third.version = 44;
+    for (IndexEntry& e : third.entries) e.walked_ns = 0;
+    REQUIRE(UpdateIndex(dir.path, *back, third, RowsOf(third)).ok());
+    CHECK_FALSE(fs::exists(journal));
+    Result<Index> again = ReadIndex(dir.path);
+    REQUIRE(again.ok());
+    CHECK(SameEntries(*again, third));
+    CHECK(again->version == 44);
+  }
+}
+
+TEST_CASE("index journal: an entry is racy against its own block's walk; one that becomes trusted is recorded") {
+  Scratch dir;
+  Index index = SampleIndex();
+  const int64_t m = index.entries[0].stat.mtime_ns;
+  index.walked_ns = m + 100 * kSecond;
+  {
+    Index racy = index;
+    racy.entries[0].walked_ns = m + kSecond / 2;  // hashed within the tick of its walk
+    CHECK(StatCache(racy).Find("A note.md", racy.entries[0].stat) == nullptr);
+    racy.entries[0].walked_ns = 0;  // the index's walk, long after
+    CHECK(StatCache(racy).Find("A note.md", racy.entries[0].stat) != nullptr);
+  }
+  // Written racy; the next push (same fields, a later walk) records it again, now trusted.
+  index.walked_ns = m + kSecond / 2;
+  REQUIRE(WriteIndex(dir.path, index).ok());
+  Result<Index> old = ReadIndex(dir.path);
+  REQUIRE(old.ok());
+  CHECK(StatCache(*old).Find("A note.md", old->entries[0].stat) == nullptr);
+  Index next = *old;
+  next.version = 43;
+  next.walked_ns = m + 100 * kSecond;
+  REQUIRE(index_internal::UpdateIndex(dir.path, *old, next, RowsOf(next), 1 << 20).ok());
+  Result<Index> back = ReadIndex(dir.path);
+  REQUIRE(back.ok());
+  CHECK(EntryOf(*back, "A note.md")->walked_ns == next.walked_ns);
+  CHECK(StatCache(*back).Find("A note.md", back->entries[0].stat) != nullptr);
+}
+
+TEST_CASE("stat cache: a folder's files are found among its entries alone, under a scope too") {
+  for (std::string scope : {"", "Team A/"}) {
+    INFO("scope '", scope, "'");
+    Index index;
+    index.walked_ns = 1'700'000'000 * kSecond;
+    const FileStat st{4, 1'600'000'000 * kSecond, 9};
+    for (std::string p : {"A/B/y.md", "A/x.md", "A/z.md", "Ax.md", "top.md"}) {
+      index.entries.push_back({scope + p, false, st, Sha(p.size()), ""});
+    }
+    index.entries.push_back({"Z outside.md", false, st, Sha(0), ""});
+    std::sort(index.entries.begin(), index.entries.end(),
+              [](const IndexEntry& a, const IndexEntry& b) { return a.path < b.path; });
+    StatCache cache(index, scope);
+    StatCache::Folder a = cache.In("A/");
+    CHECK(a.end - a.begin == 3);  // A/B/y.md, A/x.md, A/z.md
+    REQUIRE(cache.Find(a, "x.md", st) != nullptr);
+    CHECK(*cache.Find(a, "x.md", st) == Sha(6));
+    CHECK(cache.Find(a, "z.md", st) != nullptr);
+    CHECK(cache.Find(a, "y.md", st) == nullptr);  // in A/B/, not A/
+    CHECK(cache.Find(a, "x.md", FileStat{5, st.mtime_ns, st.ino}) == nullptr);
+    CHECK(cache.Find(cache.In("A/B/"), "y.md", st) != nullptr);
+    StatCache::Folder root = cache.In("");
+    CHECK(cache.Find(root, "top.md", st) != nullptr);
+    CHECK(cache.Find(root, "Ax.md", st) != nullptr);
+    CHECK(cache.Find(cache.In("Nope/"), "x.md", st) == nullptr);
+    CHECK(StatCache().In("A/").begin == StatCache().In("A/").end);
+  }
 }

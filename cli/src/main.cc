@@ -1,5 +1,6 @@
 // folio: the command-line client. Parses flags (and FOLIO_<NAME> env vars)
 // and dispatches; the work lives in push.cc, status.cc and their helpers.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -67,6 +68,7 @@ void DeclareFlags(folio::Flags* flags) {
   flags->AddBool("json", false,
                  "print the push's summary (status: the whole report) as one JSON line (counts, files hashed,"
                  " manifest kind)");
+  flags->AddBool("timings", false, "push: one 'folio: timings PHASE=MS ...' line on stderr (where the time went)");
   flags->AddBool("allow-delete-all", false, "let a push from a vault with no notes delete every note on the server");
   flags->AddBool("no-delete", false, "send new and changed files only; delete nothing on the server");
   flags->AddBool("strict-line-breaks", false,
@@ -113,6 +115,7 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
   out->yes = flags.GetBool("yes");
   out->full = flags.GetBool("full");
   out->json = flags.GetBool("json");
+  out->timings = flags.GetBool("timings");
   if (flags.GetBool("strict-line-breaks") && flags.GetBool("no-strict-line-breaks")) {
     return "--strict-line-breaks and --no-strict-line-breaks contradict each other";
   }
@@ -152,6 +155,12 @@ std::string LoadPushOptions(const folio::Flags& flags, folio::cli::PushOptions* 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A push at 100k files reads a 15 MB index and builds several 100k-entry
+  // lists: large buffers come from the heap and freed memory stays there,
+  // so later lists reuse pages already touched instead of faulting in fresh
+  // ones (-22% page faults of a one-change push; issue 26).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   folio::Flags flags("folio push|watch DIR", "Sends a vault's changed notes and attachments to a folio-ingest server.");
   DeclareFlags(&flags);
   folio::Status st = flags.Parse(argc, argv);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "folio/core/text.h"
@@ -10,50 +9,82 @@
 namespace folio::cli {
 namespace {
 
-FileChanges DiffFiles(const std::vector<LocalFile>& local, const std::vector<RemoteFile>& remote,
-                      std::string_view scope, const std::vector<std::string>& lost_paths = {}) {
+// Files sorted by path: the lists Diff is given are (WalkVault, LoadServerView);
+// others are sorted here, by pointer.
+template <typename File>
+std::vector<const File*> SortedByPath(const std::vector<File>& files) {
+  std::vector<const File*> out;
+  out.reserve(files.size());
+  for (const File& f : files) out.push_back(&f);
+  auto by_path = [](const File* a, const File* b) { return a->path < b->path; };
+  if (!std::is_sorted(out.begin(), out.end(), by_path)) std::sort(out.begin(), out.end(), by_path);
+  return out;
+}
+
+// A merge of two path-sorted lists: no hash table of 100k paths (issue 26).
+// Sets (*seen)[k] for each remote[k] whose path is one of local.
+FileChanges DiffFiles(const std::vector<const LocalFile*>& local, const std::vector<const RemoteFile*>& remote,
+                      std::string_view scope, const std::vector<std::string>& lost_paths, std::vector<bool>* seen) {
   const std::unordered_set<std::string_view> lost(lost_paths.begin(), lost_paths.end());
-  std::unordered_map<std::string_view, std::string_view> remote_hash;
-  remote_hash.reserve(remote.size());
-  for (const RemoteFile& f : remote) {
-    if (f.path.starts_with(scope)) remote_hash.emplace(f.path, f.sha256);
-  }
+  seen->assign(remote.size(), false);
   FileChanges out;
-  for (const LocalFile& f : local) {
-    auto it = remote_hash.find(f.path);
-    bool is_new = it == remote_hash.end();
+  size_t r = 0;
+  for (const LocalFile* f : local) {
+    int c = -1;
+    while (r < remote.size() && (c = remote[r]->path.compare(f->path)) < 0) ++r;
+    // A path listed twice by the server: its first entry (in scope) counts.
+    const RemoteFile* held = nullptr;
+    for (size_t k = r; k < remote.size() && (k == r ? c == 0 : remote[k]->path == f->path); ++k) {
+      (*seen)[k] = true;
+      if (held == nullptr && remote[k]->path.starts_with(scope)) held = remote[k];
+    }
+    bool is_new = held == nullptr;
     if (is_new) {
       ++out.new_count;
-    } else if (!EqualsIgnoreAsciiCase(it->second, f.sha256)) {
+    } else if (!EqualsIgnoreAsciiCase(held->sha256, f->sha256)) {
       ++out.changed_count;
-    } else if (!lost.empty() && lost.contains(f.path)) {
+    } else if (!lost.empty() && lost.contains(f->path)) {
       ++out.changed_count;  // the server lists this hash but cannot serve its bytes: send them again
       ++out.lost_count;
     } else {
       ++out.unchanged;
       continue;
     }
-    out.to_send.push_back(f);
+    out.to_send.push_back(*f);
     out.is_new.push_back(is_new);
   }
+  // to_send keeps the order of `local` (sorted by path, as plan.h says).
   return out;
+}
+
+// Whether `path` is a file of `sorted` (by path).
+template <typename File>
+bool Contains(const std::vector<const File*>& sorted, const std::string& path) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), path,
+                             [](const File* f, const std::string& p) { return f->path < p; });
+  return it != sorted.end() && (*it)->path == path;
 }
 
 }  // namespace
 
 PushPlan Diff(const Vault& local, const Manifest& remote, std::string_view scope) {
+  std::vector<const LocalFile*> notes = SortedByPath(local.notes), attachments = SortedByPath(local.attachments);
+  std::vector<const RemoteFile*> remote_notes = SortedByPath(remote.notes);
+  std::vector<const RemoteFile*> remote_attachments = SortedByPath(remote.attachments);
+  std::vector<bool> notes_seen, attachments_seen;
   PushPlan plan;
-  plan.notes = DiffFiles(local.notes, remote.notes, scope);
-  plan.attachments = DiffFiles(local.attachments, remote.attachments, scope, remote.missing_attachments);
+  plan.notes = DiffFiles(notes, remote_notes, scope, {}, &notes_seen);
+  plan.attachments = DiffFiles(attachments, remote_attachments, scope, remote.missing_attachments, &attachments_seen);
 
-  std::unordered_set<std::string_view> present;
-  present.reserve(local.notes.size() + local.attachments.size() + local.skipped.size());
-  for (const LocalFile& f : local.notes) present.insert(f.path);
-  for (const LocalFile& f : local.attachments) present.insert(f.path);
-  for (const SkippedFile& s : local.skipped) present.insert(s.path);
-  for (const auto* files : {&remote.notes, &remote.attachments}) {
-    for (const RemoteFile& f : *files) {
-      if (f.path.starts_with(scope) && !present.contains(f.path)) plan.to_delete.push_back(f.path);
+  // Deletions: server files (in scope) that are no local note, attachment or
+  // skipped file. The merges above saw most; the others are looked up.
+  std::vector<const SkippedFile*> skipped = SortedByPath(local.skipped);
+  for (auto [files, seen] : {std::pair{&remote_notes, &notes_seen}, std::pair{&remote_attachments, &attachments_seen}}) {
+    for (size_t k = 0; k < files->size(); ++k) {
+      const std::string& path = (*files)[k]->path;
+      if ((*seen)[k] || !path.starts_with(scope)) continue;
+      if (Contains(notes, path) || Contains(attachments, path) || Contains(skipped, path)) continue;
+      plan.to_delete.push_back(path);
     }
   }
   std::sort(plan.to_delete.begin(), plan.to_delete.end());

@@ -87,6 +87,9 @@ struct PushOptions {
   bool progress = false;                          // draw a progress bar on stderr
   bool full = false;                              // ignore the index: full manifest, hash every file
   bool json = false;                              // the summary as one JSON line (SummaryJson)
+  // One "folio: timings index_read=MS manifest=MS walk=MS diff=MS send=MS
+  // index_write=MS total=MS" line on stderr at the end (loadtest/cli_bench.py).
+  bool timings = false;
   // --strict-line-breaks (true) / --no-strict-line-breaks (false); unset
   // (default): DIR/.obsidian/app.json's, if it says.
   std::optional<bool> strict_line_breaks;

@@ -190,6 +190,18 @@ TEST_CASE("diff: sends new and changed notes, deletes what is gone, keeps skippe
   CHECK(plan.to_delete == std::vector<std::string>{"Also gone.md", "Gone.md"});
 }
 
+TEST_CASE("diff: unsorted lists, a path the server lists twice, a server attachment that is a local note") {
+  Vault local;
+  local.notes = {Note("Z.md", 1, "zz"), Note("A.md", 1, "aa"), Note("pic.png.md", 1, "pp")};
+  Manifest remote;
+  remote.notes = {{"Z.md", "zz", "/z"}, {"A.md", "aa", "/a"}, {"A.md", "other", "/a"}, {"Gone.md", "g", "/g"}};
+  remote.attachments = {{"pic.png.md", "pp", "/assets/p"}, {"x.png", "xx", "/assets/x"}};
+  PushPlan plan = Diff(local, remote);
+  CHECK(plan.notes.unchanged == 2);  // A.md: the first of its two entries counts
+  CHECK(Paths(plan.notes.to_send) == std::vector<std::string>{"pic.png.md"});  // not a server note
+  CHECK(plan.to_delete == std::vector<std::string>{"Gone.md", "x.png"});  // pic.png.md is present locally
+}
+
 TEST_CASE("diff: an empty manifest sends everything") {
   Vault local;
   local.notes = {Note("A.md", 1, "aa"), Note("B.md", 1, "bb")};

@@ -41,6 +41,7 @@ Manifest ApplyDelta(const Index& index, const Manifest& delta) {
   for (const auto* files : {&delta.notes, &delta.attachments}) {
     for (const RemoteFile& f : *files) written[f.path] = &f;
   }
+  m.notes.reserve(index.entries.size() + delta.notes.size());  // no regrowth of a 100k list
   std::unordered_map<std::string_view, bool> gone;
   for (const std::string& p : delta.deleted) gone[p] = true;
   for (const IndexEntry& e : index.entries) {
@@ -109,34 +110,29 @@ std::vector<std::pair<const File*, bool>> Merged(const std::vector<File>& notes,
   return out;
 }
 
-IndexEntry* Find(std::vector<IndexEntry>* entries, std::string_view path) {
-  auto it = std::lower_bound(entries->begin(), entries->end(), path,
-                             [](const IndexEntry& e, std::string_view p) { return e.path < p; });
-  return it != entries->end() && it->path == path ? &*it : nullptr;
+IndexRow* Find(std::vector<IndexRow>* rows, std::string_view path) {
+  auto it = std::lower_bound(rows->begin(), rows->end(), path,
+                             [](const IndexRow& e, std::string_view p) { return e.path < p; });
+  return it != rows->end() && it->path == path ? &*it : nullptr;
 }
 
 }  // namespace
 
-// Sorted merges and binary searches: a 100k-file vault costs no tree of nodes.
-Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
-                     std::string server_url, int64_t walked_ns) {
+// Sorted merges and binary searches: a 100k-file vault costs no tree of
+// nodes and no copy of its paths and hashes (issue 26).
+std::vector<IndexRow> IndexRowsAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan,
+                                         const PushOutcome& outcome) {
   auto remote = Merged(view.notes, view.attachments);
   auto local = Merged(vault.notes, vault.attachments);
-  Index index;
-  index.server = std::move(server_url);
-  index.site = view.site;
-  index.epoch = view.epoch;
-  index.version = outcome.version;
-  index.walked_ns = walked_ns;
-  std::vector<IndexEntry>& entries = index.entries;
-  entries.reserve(std::max(remote.size(), local.size()));
+  std::vector<IndexRow> rows;
+  rows.reserve(std::max(remote.size(), local.size()));
   size_t i = 0, j = 0;
   while (i < remote.size() || j < local.size()) {
     bool has_r = i < remote.size(), has_l = j < local.size();
-    const std::string& path = !has_l || (has_r && remote[i].first->path < local[j].first->path)
-                                  ? remote[i].first->path
-                                  : local[j].first->path;
-    IndexEntry e;
+    std::string_view path = !has_l || (has_r && remote[i].first->path < local[j].first->path)
+                                ? remote[i].first->path
+                                : local[j].first->path;
+    IndexRow e;
     e.path = path;
     if (has_r && remote[i].first->path == path) {
       e.attachment = remote[i].second;
@@ -148,21 +144,36 @@ Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& p
       e.stat = f.stat;
       if (f.stat.size >= 0) e.sha256 = f.sha256;
     }
-    entries.push_back(std::move(e));
+    rows.push_back(e);
   }
   for (const FileChanges* c : {&plan.notes, &plan.attachments}) {
     for (const LocalFile& f : c->to_send) {
       if (outcome.not_sent.contains(f.path)) continue;
-      IndexEntry* e = Find(&entries, f.path);
+      IndexRow* e = Find(&rows, f.path);
       if (e == nullptr) continue;  // not from this walk; REQUIRES says it is
       auto sent = outcome.sent_sha256.find(f.path);
-      e->server_sha256 = sent == outcome.sent_sha256.end() ? f.sha256 : sent->second;
+      e->server_sha256 = sent == outcome.sent_sha256.end() ? std::string_view(f.sha256) : sent->second;
     }
   }
   for (const std::string& p : plan.to_delete) {
-    if (IndexEntry* e = Find(&entries, p)) e->server_sha256.clear();
+    if (IndexRow* e = Find(&rows, p)) e->server_sha256 = {};
   }
-  std::erase_if(entries, [](const IndexEntry& e) { return e.server_sha256.empty() && e.stat.size < 0; });
+  std::erase_if(rows, [](const IndexRow& e) { return e.server_sha256.empty() && e.stat.size < 0; });
+  return rows;
+}
+
+Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
+                     std::string server_url, int64_t walked_ns) {
+  Index index;
+  index.server = std::move(server_url);
+  index.site = view.site;
+  index.epoch = view.epoch;
+  index.version = outcome.version;
+  index.walked_ns = walked_ns;
+  for (const IndexRow& r : IndexRowsAfterPush(vault, view, plan, outcome)) {
+    index.entries.push_back({std::string(r.path), r.attachment, r.stat, std::string(r.sha256),
+                             std::string(r.server_sha256), 0});
+  }
   return index;
 }
 

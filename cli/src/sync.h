@@ -64,4 +64,9 @@ struct PushOutcome {
 Index IndexAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan, const PushOutcome& outcome,
                      std::string server_url, int64_t walked_ns);
 
+// IndexAfterPush's entries by reference (into vault, view, plan and
+// outcome, which must outlive them), for UpdateIndex (index.h).
+std::vector<IndexRow> IndexRowsAfterPush(const Vault& vault, const Manifest& view, const PushPlan& plan,
+                                         const PushOutcome& outcome);
+
 }  // namespace folio::cli

@@ -137,6 +137,7 @@ class Walker {
 
  private:
   void List(const std::string& dir, const std::string& prefix, std::vector<DirQueue::Dir>* found) {
+    folder_ = options_.cache ? options_.cache->In(prefix) : StatCache::Folder{};
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
     if (d == nullptr) {
@@ -161,16 +162,15 @@ class Walker {
       }
       std::string rel = prefix;
       rel.append(name);
-      std::string path = dir;
-      path.append("/").append(name);
+      auto path = [&] { return dir + "/" + e->d_name; };  // built only when needed: not for a cached file
       if (type == DT_LNK) {
-        OnSymlink(path, rel);
+        OnSymlink(path(), rel);
       } else if (type == DT_DIR) {
         rel.push_back('/');
-        found->emplace_back(std::move(path), std::move(rel));
+        found->emplace_back(path(), std::move(rel));
       } else if (type == DT_REG) {
         Kind kind = KindOf(name);
-        if (kind != Kind::kOther) AddFile(fd, e->d_name, path, rel, kind);
+        if (kind != Kind::kOther) AddFile(fd, e->d_name, dir, std::move(rel), kind);
       }  // fifos, sockets, devices: ignored
     }
     ::closedir(d);  // closes fd
@@ -193,15 +193,16 @@ class Walker {
 
   // Reads the file once to hash it, unless the stat cache knows its hash;
   // the content is dropped (re-read at send time). `name` is the file's name
-  // in the open directory dir_fd, or dir_fd is -1 and `file` is stat'ed.
-  void AddFile(int dir_fd, const char* name, const std::string& file, const std::string& rel, Kind kind) {
+  // in the open directory dir_fd, whose path is `where`; or dir_fd is -1 and
+  // `where` is the file's path.
+  void AddFile(int dir_fd, const char* name, const std::string& where, std::string rel, Kind kind) {
     if (Status st = CheckVaultPath(rel); !st.ok()) return Skip(rel, st.message() + "; not sent", true);
     bool note = kind == Kind::kNote;
     int64_t max_bytes = note ? options_.max_note_bytes : options_.max_attachment_bytes;
     auto& list = note ? out_->notes : out_->attachments;
     struct stat sb;
     FileStat fst;
-    int rc = dir_fd >= 0 ? ::fstatat(dir_fd, name, &sb, 0) : ::stat(file.c_str(), &sb);
+    int rc = dir_fd >= 0 ? ::fstatat(dir_fd, name, &sb, 0) : ::stat(where.c_str(), &sb);
     if (rc == 0) {
       fst = {static_cast<int64_t>(sb.st_size), static_cast<int64_t>(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec,
              static_cast<uint64_t>(sb.st_ino)};
@@ -210,12 +211,17 @@ class Walker {
         out_->skipped.back().too_large = true;
         return;
       }
-      if (const std::string* sha = options_.cache ? options_.cache->Find(rel, fst) : nullptr) {
-        list.push_back({rel, *sha, fst.size, fst});
+      // A file of the folder being listed is looked up among its entries alone.
+      const std::string* sha = !options_.cache ? nullptr
+                               : dir_fd >= 0   ? options_.cache->Find(folder_, name, fst)
+                                               : options_.cache->Find(rel, fst);
+      if (sha != nullptr) {
+        list.push_back({std::move(rel), *sha, fst.size, fst});
         return;
       }
     }
     std::string content;
+    const std::string file = dir_fd >= 0 ? where + "/" + name : where;
     if (Status st = ReadBounded(file, kind, max_bytes, &content); !st.ok()) {
       return Skip(rel, st.message() + "; not sent", true);
     }
@@ -223,7 +229,7 @@ class Walker {
     if (note && !IsValidUtf8(content)) return Skip(rel, "content is not valid UTF-8; not sent", true);
     // Stat data that does not match what was read (changed meanwhile) is never trusted later.
     if (fst.size != static_cast<int64_t>(content.size())) fst = FileStat{};
-    list.push_back({rel, Sha256Hex(content), static_cast<int64_t>(content.size()), fst});
+    list.push_back({std::move(rel), Sha256Hex(content), static_cast<int64_t>(content.size()), fst});
   }
 
   void Skip(std::string rel, std::string reason, bool is_error) {
@@ -233,6 +239,7 @@ class Walker {
   const fs::path& canonical_root_;
   const WalkOptions& options_;
   Vault* out_;
+  StatCache::Folder folder_;  // the cache's entries under the folder being listed
 };
 
 // Re-reads `rel` for sending: still inside the vault, still within the limit.

@@ -130,6 +130,46 @@ TEST_CASE("CLI index: the second push hashes only the changed file; another copy
   CHECK(JsonInt(idle.summary, "hashed") == 0);
 }
 
+// Issue 26: a push changing one file of a vault does not rewrite its index.
+TEST_CASE("CLI index: a one-change push records a journal, not a new index; the next push trusts both") {
+  Cluster c;
+  testing::TempDir tmp;
+  const fs::path a = fs::path(tmp.path()) / "a";
+  for (int i = 0; i < 200; ++i) {
+    WriteFile(a / ("d" + std::to_string(i % 4)) / ("n" + std::to_string(i) + ".md"), "# Note " + std::to_string(i) + "\n");
+  }
+  Age(a);
+  REQUIRE(Push(c, a).rc == 0);
+  struct stat first;
+  REQUIRE(::stat((a / ".folio" / "index").c_str(), &first) == 0);
+
+  for (int round = 0; round < 3; ++round) {
+    INFO("round ", round);
+    const std::string rel = "d1/n" + std::to_string(5 + round * 4) + ".md";
+    WriteFile(a / rel, "# Edited in round " + std::to_string(round) + "\n");
+    Age(a / rel, 1'600'000'100 + round);
+    Pushed p = Push(c, a);
+    INFO(p.out);
+    REQUIRE(p.rc == 0);
+    CHECK(JsonInt(p.summary, "hashed") == 1);  // the journal's entries are trusted like the index's
+    CHECK(JsonInt(p.summary, "sent") == 1);
+    CHECK(JsonStr(p.summary, "manifest") == "delta");
+    CHECK(c.WaitForPage("/d1/n" + std::to_string(5 + round * 4), 200, "Edited in round").status == 200);
+    struct stat now;
+    REQUIRE(::stat((a / ".folio" / "index").c_str(), &now) == 0);
+    CHECK(now.st_ino == first.st_ino);  // the index file was not rewritten
+    CHECK(fs::exists(a / ".folio" / "index.log"));
+  }
+  // Nothing changed since: nothing hashed, nothing sent.
+  Pushed idle = Push(c, a);
+  CHECK(idle.rc == 0);
+  CHECK(JsonInt(idle.summary, "hashed") == 0);
+  CHECK(JsonInt(idle.summary, "sent") == 0);
+  // --full rewrites the index and drops the journal.
+  REQUIRE(Push(c, a, {"--full"}).rc == 0);
+  CHECK_FALSE(fs::exists(a / ".folio" / "index.log"));
+}
+
 TEST_CASE("CLI index: --full and a corrupt index take the full path; a corrupt one is only a note") {
   Cluster c;
   testing::TempDir tmp;
