@@ -343,9 +343,8 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     CheckAnchors(vault, path, res.links, &r.warnings);
     site::NotePage page = NotePageOf(*state_, info, *note, std::move(res), &r.warnings);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
-    std::vector<site::ChromeSpan> chrome;
-    const std::string html = site::AssembleNotePage(page, &chrome);
-    PageRecordOut rec = MakePageRecord(head, html, &chrome);
+    const std::string html = site::AssembleNotePage(page);
+    PageRecordOut rec = MakePageRecord(head, html);
     r.record = std::move(rec.record);
     if (!rec.warning.empty()) r.warnings.push_back(std::move(rec.warning));
   });
