@@ -333,6 +333,7 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     opts.resolver = &resolver;
     markdown::RenderResult res;
     if (!FinishFirst(firsts, path, &resolver, &res, &r.warnings)) {
+      r.parsed_twice = firsts != nullptr && firsts->count(path) != 0;
       const std::string& source = *sources.find(path)->second;
       // Names the note if its render crashes us (crashed_notes.h).
       ScopedCrashMark mark(NoteMark(options_->site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));

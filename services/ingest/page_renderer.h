@@ -48,6 +48,7 @@ struct Rendered {
   std::string path;
   std::vector<std::string> warnings;
   std::string record;  // MakePageRecord
+  bool parsed_twice = false;  // in FirstRenders, but rendered anew (a link dangles now, or a note embed)
 };
 
 // What every page shows of the site (name, base URL, mermaid, publish.css).

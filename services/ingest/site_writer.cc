@@ -2,6 +2,7 @@
 // as its phases, and the manifest.
 #include "site_writer.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -59,6 +60,9 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
                                          "Related-note lists stored because their sequence of notes changed", l);
   related_rerendered_ = &registry->NewCounter("folio_ingest_related_rerendered_total",
                                               "Note pages re-rendered because what their related list shows changed", l);
+  parsed_twice_ = &registry->NewCounter("folio_ingest_notes_parsed_twice_total",
+                                        "Pushed notes whose first render could not become their page (a link that "
+                                        "dangles, a note embed): rendered again", l);
 }
 
 void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {
@@ -177,6 +181,8 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   }
   std::vector<Rendered> out = renderer_.RenderNotes(render, sources, c.version, now_s, &firsts);
   sum.rendered = out.size();
+  parsed_twice_->Increment(static_cast<double>(
+      std::count_if(out.begin(), out.end(), [](const Rendered& r) { return r.parsed_twice; })));
   phase("render");
   assembler_.Assemble(req, plan, &change, &out, sources, now_s, &txn, &c);
   phase("assemble");
