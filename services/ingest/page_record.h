@@ -4,8 +4,7 @@
 // ETag from the identity body, the gzip body, the encoding, and the check
 // against the bus's message limit.
 //
-// Pure functions; thread-safe (each thread keeps its own compressor, and
-// with it the compressed chrome of the pages it built).
+// Pure functions; thread-safe (each thread keeps its own compressor).
 #pragma once
 
 #include <cstddef>
@@ -38,13 +37,9 @@ struct PageRecordOut {
                         // it is stored, and the outbox skips it
 };
 
-// The record of `body` served with `head`. `chrome`, when given, names the
-// body's site-constant runs (site::AssembleNotePage): they are compressed
-// once per thread and reused, so a page costs deflate time for its own
-// bytes; the gzip body differs in bytes, never in what it inflates to, and
-// the ETag (from the identity body) does not change.
-PageRecordOut MakePageRecord(const PageHead& head, std::string_view body,
-                             const std::vector<site::ChromeSpan>* chrome = nullptr);
+// The record of `body` served with `head`: the gzip body is igzip's
+// (core/gzip.h GzipAssembler), the ETag from the identity body.
+PageRecordOut MakePageRecord(const PageHead& head, std::string_view body);
 // The record of a body folio-storage holds (bus::PageRecord::body_blob),
 // served with `head`; its ETag is the blob's hash. REQUIRES: sha256 is 64
 // lower-case hex digits of a blob in storage.

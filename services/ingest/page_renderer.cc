@@ -245,6 +245,34 @@ site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, co
   return page;
 }
 
+// The page of a pushed note from its first render (push_plan.h), when every
+// link resolves and it embeds no note; false (nothing added): render it.
+bool FinishFirst(const FirstRenders* firsts, const std::string& path, markdown::LinkResolver* resolver,
+                 markdown::RenderResult* res, std::vector<std::string>* warnings) {
+  if (firsts == nullptr) return false;
+  auto it = firsts->find(path);
+  if (it == firsts->end()) return false;
+  const size_t had = warnings->size();  // the resolver's (ambiguous links), as a render adds them
+  std::optional<std::string> html = markdown::FillLinks(it->second.result->html, *it->second.links, resolver);
+  if (!html) {
+    warnings->resize(had);
+    return false;
+  }
+  const markdown::RenderResult& first = *it->second.result;
+  res->title = first.title;
+  res->text = first.text;
+  res->frontmatter = first.frontmatter;
+  res->links = first.links;
+  res->headings = first.headings;
+  res->warnings = first.warnings;
+  res->tags = first.tags;
+  res->block_ids = first.block_ids;
+  res->has_math = first.has_math;
+  res->has_mermaid = first.has_mermaid;
+  res->html = std::move(*html);
+  return true;
+}
+
 }  // namespace
 
 site::SiteInfo SiteInfoOf(const SiteOptions& options, const site::Vault& vault) {
@@ -290,7 +318,7 @@ Status PageRenderer::LoadSources(const std::vector<std::string>& render, std::ma
 }
 
 std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& render, const Sources& sources,
-                                                int64_t version, int64_t now_s) const {
+                                                int64_t version, int64_t now_s, const FirstRenders* firsts) const {
   std::vector<Rendered> out(render.size());
   const site::SiteInfo info = Info();
   const site::Vault& vault = state_->vault();
@@ -303,18 +331,21 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     opts.strict_line_breaks = state_->strict_line_breaks();
     VaultResolver resolver(vault, sources, path, &r.warnings);
     opts.resolver = &resolver;
-    const std::string& source = *sources.find(path)->second;
-    // Names the note if its render crashes us (crashed_notes.h).
-    ScopedCrashMark mark(NoteMark(options_->site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));
-    MaybeCrashForTest(source);
-    markdown::RenderResult res = markdown::RenderNote(source, path, opts);
+    markdown::RenderResult res;
+    if (!FinishFirst(firsts, path, &resolver, &res, &r.warnings)) {
+      r.parsed_twice = firsts != nullptr && firsts->count(path) != 0;
+      const std::string& source = *sources.find(path)->second;
+      // Names the note if its render crashes us (crashed_notes.h).
+      ScopedCrashMark mark(NoteMark(options_->site, path, note != nullptr ? note->sha256 : Sha256Hex(source)));
+      MaybeCrashForTest(source);
+      res = markdown::RenderNote(source, path, opts);
+    }
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault, path, res.links, &r.warnings);
     site::NotePage page = NotePageOf(*state_, info, *note, std::move(res), &r.warnings);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
-    std::vector<site::ChromeSpan> chrome;
-    const std::string html = site::AssembleNotePage(page, &chrome);
-    PageRecordOut rec = MakePageRecord(head, html, &chrome);
+    const std::string html = site::AssembleNotePage(page);
+    PageRecordOut rec = MakePageRecord(head, html);
     r.record = std::move(rec.record);
     if (!rec.warning.empty()) r.warnings.push_back(std::move(rec.warning));
   });

@@ -18,6 +18,7 @@
 
 #include "folio/core/status.h"
 #include "folio/core/thread_pool.h"
+#include "folio/markdown/deferred.h"
 #include "folio/site/layout.h"
 #include "site_options.h"
 #include "site_state.h"
@@ -32,11 +33,22 @@ using Sources = std::map<std::string, const std::string*, std::less<>>;
 // Warnings per note path, of one change.
 using WarningsByPath = std::map<std::string, std::vector<std::string>>;
 
+// A pushed note's render from the first pass (push_plan.h), its links
+// still open (folio/markdown/deferred.h); borrowed from the VaultChange.
+struct FirstRender {
+  const markdown::RenderResult* result;
+  const markdown::DeferredLinks* links;
+};
+// By note path. Every one must have been rendered with the site's current
+// strict-line-breaks setting.
+using FirstRenders = std::map<std::string, FirstRender, std::less<>>;
+
 // One page produced by the render pass.
 struct Rendered {
   std::string path;
   std::vector<std::string> warnings;
   std::string record;  // MakePageRecord
+  bool parsed_twice = false;  // in FirstRenders, but rendered anew (a link dangles now, or a note embed)
 };
 
 // What every page shows of the site (name, base URL, mermaid, publish.css).
@@ -55,9 +67,11 @@ class PageRenderer {
   Status LoadSources(const std::vector<std::string>& render, std::map<std::string, std::string>* stored,
                      Sources* sources) const;
   // Full pages of `render` (published notes of the vault), in parallel.
+  // A note in `firsts` is not rendered again when its links all resolve
+  // and it embeds no note: its first render gets the links' URLs.
   // REQUIRES: every path of `render` in `sources`. Cannot fail.
   std::vector<Rendered> RenderNotes(const std::vector<std::string>& render, const Sources& sources, int64_t version,
-                                    int64_t now_s) const;
+                                    int64_t now_s, const FirstRenders* firsts = nullptr) const;
   // Renders `paths` (loading their sources) into *c: the ending of a change
   // that re-renders pages without pushing notes (Start, ApplyRelated).
   // Store errors as Status.

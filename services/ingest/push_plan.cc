@@ -104,27 +104,32 @@ PushPlan PlanPush(const PushRequest& req, const site::Vault& vault, ThreadPool* 
   return plan;
 }
 
-std::vector<markdown::RenderResult> ParseChanged(const PushRequest& req, const PushPlan& plan, const std::string& site,
-                                                 ThreadPool* pool) {
-  std::vector<markdown::RenderResult> meta(plan.changed.size());
+FirstPass ParseChanged(const PushRequest& req, const PushPlan& plan, const std::string& site, bool strict_line_breaks,
+                       ThreadPool* pool) {
+  FirstPass first;
+  first.meta.resize(plan.changed.size());
+  first.links.resize(plan.changed.size());
+  first.strict_line_breaks = strict_line_breaks;
   markdown::RenderOptions opts;
-  opts.highlight_code = false;  // only metadata and text are read; the render pass colours the page
+  opts.strict_line_breaks = strict_line_breaks;
   pool->ParallelFor(plan.changed.size(), [&](size_t k) {
     const PushNote& note = req.notes[plan.changed[k]];
     // Names the note if its render crashes us (crashed_notes.h).
     ScopedCrashMark mark(NoteMark(site, note.path, plan.sha[plan.changed[k]]));
     MaybeCrashForTest(note.content);
-    meta[k] = markdown::RenderNote(note.content, note.path, opts);
+    first.meta[k] = markdown::RenderNoteDeferred(note.content, note.path, opts, &first.links[k]);
   });
-  return meta;
+  return first;
 }
 
-VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, std::vector<markdown::RenderResult> meta,
-                         int64_t now_ms, int64_t version, StateTxn* txn) {
+VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, FirstPass first, int64_t now_ms,
+                         int64_t version, StateTxn* txn) {
   const SiteState& state = txn->state();
   const site::Vault& vault = state.vault();
   VaultChange change;
-  change.meta = std::move(meta);
+  change.meta = std::move(first.meta);
+  change.links = std::move(first.links);
+  change.strict_line_breaks = first.strict_line_breaks;
   const bool had_css = vault.FindAttachment(site::kPublishCssPath) != nullptr;
   std::set<std::string> attachment_users =
       txn->ApplyAttachments(plan.att_upserts, plan.att_deletes, &change.unused_asset_urls);

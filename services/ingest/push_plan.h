@@ -1,6 +1,7 @@
 // The first phases of a push (SiteWriter::Push, site_writer.h): the plan
-// (which notes and attachments changed, by hashes alone), the metadata pass
-// (one md4c pass over the changed notes) and the change applied to the
+// (which notes and attachments changed, by hashes alone), the first pass
+// (the one md4c render of each changed note, its links left open:
+// folio/markdown/deferred.h) and the change applied to the
 // model through the push's StateTxn, which says what else must change:
 // pages linking to them, listings, related lists.
 //
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "folio/core/thread_pool.h"
+#include "folio/markdown/deferred.h"
 #include "folio/markdown/render.h"
 #include "folio/site/listings.h"
 #include "folio/site/vault.h"
@@ -35,9 +37,20 @@ struct PushPlan {
   bool empty() const { return changed.empty() && deletes.empty() && att_upserts.empty() && att_deletes.empty(); }
 };
 
+// The first pass over a push's changed notes: each rendered once, with its
+// links left open. Its metadata changes the model; the render pass fills in
+// the links (PageRenderer::RenderNotes) instead of rendering again.
+struct FirstPass {
+  std::vector<markdown::RenderResult> meta;    // of each plan.changed note (html with open links)
+  std::vector<markdown::DeferredLinks> links;  // their questions, parallel to meta
+  bool strict_line_breaks = false;             // the setting they were rendered with
+};
+
 // What applying a plan to the vault did, and what it asks for.
 struct VaultChange {
-  std::vector<markdown::RenderResult> meta;   // metadata pass of each plan.changed note
+  std::vector<markdown::RenderResult> meta;   // first pass of each plan.changed note
+  std::vector<markdown::DeferredLinks> links; // its open links, parallel to meta
+  bool strict_line_breaks = false;            // the first pass's setting
   std::vector<std::string> deleted_urls;      // URL each plan.deletes note had
   std::vector<std::string> unused_asset_urls; // asset URLs no attachment has any more
   site::Impact impact;                        // notes to render, URLs moved or gone
@@ -50,17 +63,18 @@ struct VaultChange {
 // The plan of `req` against `vault` (hashes in parallel on `pool`). Cannot fail.
 PushPlan PlanPush(const PushRequest& req, const site::Vault& vault, ThreadPool* pool);
 
-// The metadata pass of each plan.changed note, in parallel (no highlighting).
+// The first pass over each plan.changed note, in parallel: the full
+// render (highlighting too) with `strict_line_breaks`, links left open.
 // A note whose render crashes the process is named by its crash mark
 // (crashed_notes.h) under `site`. Cannot fail.
-std::vector<markdown::RenderResult> ParseChanged(const PushRequest& req, const PushPlan& plan, const std::string& site,
-                                                 ThreadPool* pool);
+FirstPass ParseChanged(const PushRequest& req, const PushPlan& plan, const std::string& site, bool strict_line_breaks,
+                       ThreadPool* pool);
 
 // Applies the plan to the model through *txn (attachments, then notes,
 // as of `version` at `now_ms`) and collects what it affects: pages to
 // render (links, attachments, related lists, publish.css), listings,
 // URL warnings. Cannot fail; the txn undoes it if the push is not committed.
-VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, std::vector<markdown::RenderResult> meta,
+VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, FirstPass first,
                          int64_t now_ms, int64_t version, StateTxn* txn);
 
 }  // namespace folio::ingest

@@ -2,6 +2,7 @@
 // as its phases, and the manifest.
 #include "site_writer.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -59,6 +60,9 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
                                          "Related-note lists stored because their sequence of notes changed", l);
   related_rerendered_ = &registry->NewCounter("folio_ingest_related_rerendered_total",
                                               "Note pages re-rendered because what their related list shows changed", l);
+  parsed_twice_ = &registry->NewCounter("folio_ingest_notes_parsed_twice_total",
+                                        "Pushed notes whose first render could not become their page (a link that "
+                                        "dangles, a note embed): rendered again", l);
 }
 
 void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {
@@ -156,9 +160,9 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   c.site = options_.site;
   c.version = state_.version() + 1;
   c.drop_stage = stage;
-  std::vector<markdown::RenderResult> meta = ParseChanged(req, plan, options_.site, pool_);
+  FirstPass first = ParseChanged(req, plan, options_.site, sum.strict_line_breaks, pool_);
   phase("meta");
-  VaultChange change = ApplyToVault(req, plan, std::move(meta), now_ms, c.version, &txn);
+  VaultChange change = ApplyToVault(req, plan, std::move(first), now_ms, c.version, &txn);
   if (sum.settings_changed) ChangeSettings(*strict, &txn, &c, &change);
   // Sources of the render pass: pushed notes, plus the stored text of every
   // other note rendered or embedded (transitively) by a rendered note.
@@ -168,8 +172,17 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   const std::vector<std::string> render(change.impact.render.begin(), change.impact.render.end());
   if (Status s = renderer_.LoadSources(render, &stored, &sources); !s.ok()) return s;
   phase("apply");
-  std::vector<Rendered> out = renderer_.RenderNotes(render, sources, c.version, now_s);
+  // The pushed notes' pages are the first pass's renders with their links filled in.
+  FirstRenders firsts;
+  if (change.strict_line_breaks == state_.strict_line_breaks()) {
+    for (size_t k = 0; k < plan.changed.size(); ++k) {
+      firsts.emplace(req.notes[plan.changed[k]].path, FirstRender{&change.meta[k], &change.links[k]});
+    }
+  }
+  std::vector<Rendered> out = renderer_.RenderNotes(render, sources, c.version, now_s, &firsts);
   sum.rendered = out.size();
+  parsed_twice_->Increment(static_cast<double>(
+      std::count_if(out.begin(), out.end(), [](const Rendered& r) { return r.parsed_twice; })));
   phase("render");
   assembler_.Assemble(req, plan, &change, &out, sources, now_s, &txn, &c);
   phase("assemble");

@@ -172,6 +172,7 @@ class SiteWriter {
   metrics::Counter* rows_written_total_;
   metrics::Counter* related_lists_;
   metrics::Counter* related_rerendered_;
+  metrics::Counter* parsed_twice_;
 };
 
 }  // namespace folio::ingest

@@ -2,6 +2,8 @@
 // headers, 304, HEAD, 404, updates, deletions, incremental rendering.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "cluster.h"
 #include "folio/core/gzip.h"
 #include "folio/core/json.h"
@@ -11,6 +13,19 @@ using namespace folio;
 using namespace folio::it;
 
 namespace {
+
+// The value of one series of ingest's /metrics ("name{labels}"), or -1.
+double IngestMetric(Cluster& c, const std::string& series) {
+  auto r = http::Get(c.ingest_url() + "/metrics");
+  if (!r.ok() || r->status != 200) return -1;
+  const std::string want = series + " ";
+  for (size_t at = 0; (at = r->body.find(want, at)) != std::string::npos; at += want.size()) {
+    if (at == 0 || r->body[at - 1] == '\n') return std::strtod(r->body.c_str() + at + want.size(), nullptr);
+  }
+  return -1;
+}
+const std::string kParsedTwice = "folio_ingest_notes_parsed_twice_total{site=\"default\"}";
+
 std::string FixtureVault() { return testing::SourcePath("tests/fixtures/vault"); }
 }  // namespace
 
@@ -231,6 +246,9 @@ TEST_CASE("updates and deletions reach the edge without restart; unchanged notes
   c.WaitForPage("/a", 200, "Revision 1");
   auto b_page = c.WaitForPage("/b", 200, "href=\"/a\"");  // backlink from A
   CHECK(b_page.body.find("href=\"/a\"") != std::string::npos);
+  // A's link to B, pushed with it, resolved on A's one parse (markdown/deferred.h).
+  CHECK(c.WaitForPage("/a", 200, "href=\"/b\"").body.find("href=\"/b\"") != std::string::npos);
+  CHECK(IngestMetric(c, kParsedTwice) == 0);
 
   // Same content again: nothing changes, nothing renders, version stays.
   auto same = c.Push(PushBody({{"A.md", "# A\n\nRevision 1. See [[B]].\n"}, {"C.md", "# C\n\nSee.\n"}}));
@@ -248,6 +266,8 @@ TEST_CASE("updates and deletions reach the edge without restart; unchanged notes
   // A dangling link reported as a warning, resolved once the target exists.
   auto r3 = c.Push(PushBody({{"C.md", "# C\n\nSee [[Later]].\n"}}));
   CHECK(r3.body.find("dangling link [[Later]]") != std::string::npos);
+  CHECK(IngestMetric(c, kParsedTwice) == 1);  // a dead link is rendered anew, as a dead span
+  CHECK(c.WaitForPage("/c", 200, "link-dead").body.find("Missing note: Later") != std::string::npos);
   auto r4 = c.Push(PushBody({{"Later.md", "# Later\n"}}));
   CHECK(JsonInt(r4.body, "rendered") == 2);  // Later itself + C whose link now resolves
   // C was re-rendered without being pushed: reported with its (now empty) warnings.

@@ -1,9 +1,11 @@
 #include "folio/core/gzip.h"
 
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace folio {
 
@@ -37,112 +39,73 @@ std::string GzipCompress(std::string_view in, int level) {
 
 namespace {
 
-z_stream* NewRawDeflate(int level) {
-  auto* zs = new z_stream{};
-  // windowBits -15: raw deflate, the gzip header and trailer are written here.
-  if (deflateInit2(zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::abort();
-  return zs;
-}
-
-void FreeDeflate(z_stream* zs) {
-  deflateEnd(zs);
-  delete zs;
-}
-
-void AppendLe32(uint32_t v, std::string* out) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+size_t LevelBufSize(int level) {
+  switch (level) {
+    case 0: return 0;
+    case 1: return ISAL_DEF_LVL1_DEFAULT;
+    case 2: return ISAL_DEF_LVL2_DEFAULT;
+    default: return ISAL_DEF_LVL3_DEFAULT;
+  }
 }
 
 }  // namespace
 
-GzipAssembler::GzipAssembler(int level) : zs_(NewRawDeflate(level)), part_(NewRawDeflate(level)) {}
-
-GzipAssembler::~GzipAssembler() {
-  FreeDeflate(zs_);
-  FreeDeflate(part_);
+GzipAssembler::GzipAssembler(int level) : level_(std::clamp(level, 0, 3)) {
+  level_buf_.resize(LevelBufSize(level_));
 }
 
-// Feeds `in` with `flush`, growing *out as needed. With any flush but
-// Z_NO_FLUSH, returns once the flush is complete (zlib's contract: a call
-// that leaves avail_out > 0 has delivered everything).
-void GzipAssembler::Deflate(z_stream* zs, std::string_view in, int flush, std::string* out) {
-  zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs->avail_in = static_cast<uInt>(in.size());
-  size_t used = out->size();
-  for (;;) {
-    out->resize(used + deflateBound(zs, zs->avail_in) + 64);
-    zs->next_out = reinterpret_cast<Bytef*>(out->data() + used);
-    zs->avail_out = static_cast<uInt>(out->size() - used);
-    const uInt room = zs->avail_out;
-    int rc = deflate(zs, flush);
-    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) std::abort();
-    used += room - zs->avail_out;
-    if (zs->avail_out != 0 && zs->avail_in == 0 && (flush != Z_FINISH || rc == Z_STREAM_END)) break;
-  }
-  out->resize(used);
-}
-
-const GzipAssembler::Cached& GzipAssembler::Lookup(std::string_view bytes) {
-  auto it = cache_.find(bytes);
-  if (it != cache_.end()) return it->second;
-  Cached c;
-  deflateReset(part_);
-  // A sync flush ends the part's blocks on a byte boundary without a final
-  // block, so page bytes can follow it.
-  Deflate(part_, bytes, Z_SYNC_FLUSH, &c.deflated);
-  c.crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
-  const size_t cost = bytes.size() + c.deflated.size() + 64;
-  if (cache_bytes_ + cost > kMaxCacheBytes) {
-    cache_.clear();
-    cache_bytes_ = 0;
-  }
-  cache_bytes_ += cost;
-  return cache_.emplace(std::string(bytes), std::move(c)).first->second;
-}
+GzipAssembler::~GzipAssembler() = default;
 
 void GzipAssembler::Assemble(std::span<const GzipPart> parts, std::string* out) {
-  // RFC 1952 header: deflate, no flags, no mtime, no extra flags, OS unix (3),
-  // as zlib writes it at level 6.
-  static constexpr char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
-  out->assign(kHeader, sizeof kHeader);
-  deflateReset(zs_);
-  uLong crc = crc32(0, nullptr, 0);
-  uint32_t total = 0;
-  auto inline_part = [](const GzipPart& p) {
-    return !p.cacheable || p.bytes.size() < kMinCachedPart || p.bytes.size() > kMaxCachedPart;
-  };
-  // Past the last inline part, cached parts need not become history.
-  size_t last_inline = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (inline_part(parts[i]) && !parts[i].bytes.empty()) last_inline = i + 1;
-  }
-  bool open_block = false;  // input fed since the last byte boundary
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const GzipPart& p = parts[i];
-    const auto* data = reinterpret_cast<const Bytef*>(p.bytes.data());
-    if (inline_part(p)) {
-      if (p.bytes.empty()) continue;
-      Deflate(zs_, p.bytes, Z_NO_FLUSH, out);
-      crc = crc32(crc, data, static_cast<uInt>(p.bytes.size()));
-      total += static_cast<uint32_t>(p.bytes.size());
-      open_block = true;
-      continue;
+  // One view of the page: the parts themselves when each follows the last
+  // in memory (ingest's are slices of one page), else a copy.
+  std::string_view page;
+  bool contiguous = true;
+  for (const GzipPart& p : parts) {
+    if (p.bytes.empty()) continue;
+    if (page.empty()) {
+      page = p.bytes;
+    } else if (page.data() + page.size() == p.bytes.data()) {
+      page = std::string_view(page.data(), page.size() + p.bytes.size());
+    } else {
+      contiguous = false;
+      break;
     }
-    if (open_block) Deflate(zs_, {}, Z_SYNC_FLUSH, out);  // byte-aligned, no final bit
-    open_block = false;
-    const Cached& c = Lookup(p.bytes);
-    out->append(c.deflated);
-    crc = crc32_combine(crc, c.crc, static_cast<z_off_t>(p.bytes.size()));
-    total += static_cast<uint32_t>(p.bytes.size());
-    // The part is now the stream's latest history (its last 32 KiB at most),
-    // so later distances count through it as the reader's window does.
-    if (i >= last_inline) continue;
-    const size_t dict = std::min<size_t>(p.bytes.size(), 32768);
-    if (deflateSetDictionary(zs_, data + p.bytes.size() - dict, static_cast<uInt>(dict)) != Z_OK) std::abort();
   }
-  Deflate(zs_, {}, Z_FINISH, out);  // the final block (empty if the last part was cached)
-  AppendLe32(static_cast<uint32_t>(crc), out);
-  AppendLe32(total, out);
+  if (!contiguous) {
+    joined_.clear();
+    for (const GzipPart& p : parts) joined_ += p.bytes;
+    page = joined_;
+  }
+  // RFC 1952 header: deflate, no flags, no mtime, no extra flags, OS unix (3),
+  // as zlib writes it; igzip adds the deflate blocks and the trailer.
+  static constexpr char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
+  // Incompressible input grows by stored blocks' 5 bytes per 64 KiB; igzip
+  // says so (STATELESS_OVERFLOW) if a level's output needs more room.
+  size_t room = page.size() + page.size() / 16 + 1024;
+  for (;;) {
+    out->resize(sizeof kHeader + room);
+    std::memcpy(out->data(), kHeader, sizeof kHeader);
+    isal_zstream zs;
+    isal_deflate_stateless_init(&zs);
+    zs.level = static_cast<uint32_t>(level_);
+    zs.level_buf = level_buf_.empty() ? nullptr : reinterpret_cast<uint8_t*>(level_buf_.data());
+    zs.level_buf_size = static_cast<uint32_t>(level_buf_.size());
+    zs.gzip_flag = IGZIP_GZIP_NO_HDR;
+    zs.end_of_stream = 1;
+    zs.flush = NO_FLUSH;
+    zs.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(page.data()));
+    zs.avail_in = static_cast<uint32_t>(page.size());
+    zs.next_out = reinterpret_cast<uint8_t*>(out->data() + sizeof kHeader);
+    zs.avail_out = static_cast<uint32_t>(room);
+    const int rc = isal_deflate_stateless(&zs);
+    if (rc == COMP_OK) {
+      out->resize(sizeof kHeader + zs.total_out);
+      return;
+    }
+    if (rc != STATELESS_OVERFLOW) std::abort();
+    room *= 2;
+  }
 }
 
 namespace {

@@ -123,8 +123,8 @@ struct RenderOptions {
   // embedded note ("e1-") keep ids of their own next to the host's.
   std::string_view id_prefix;
   // Syntax-highlight fenced code (default). False leaves fences plain and
-  // escaped, for callers that read only the metadata and text (ingest's
-  // first pass): highlighting is the costliest part of a render.
+  // escaped, for callers that read only the metadata and text:
+  // highlighting is the costliest part of a render.
   bool highlight_code = true;
   // How many renders enclose this one: 0 for a page's note (the default);
   // the renderer and EmbedNote's `nested` count the levels below it.

@@ -82,9 +82,10 @@ struct ListingPage {
 
 // A note page; its Content-Security-Policy is NotePageCsp(p) (csp.h).
 // A range [begin, end) of an assembled page that is the same on every page
-// of the site (or of a folder): the page's chrome. Page records gzip it
-// once and reuse it (core/gzip.h GzipAssembler). Spans are in page order
-// and do not overlap. Marking only speeds compression, never changes bytes.
+// of the site (or of a folder): the page's chrome. Spans are in page order
+// and do not overlap; marking never changes bytes. Page records no longer
+// ask for them: igzip deflates a whole page faster than zlib deflated its
+// own bytes with the chrome reused (core/gzip.h GzipAssembler).
 struct ChromeSpan {
   size_t begin = 0;
   size_t end = 0;
