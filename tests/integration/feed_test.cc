@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -214,4 +215,45 @@ TEST_CASE("feed: a blob page (the bundled mermaid in storage) replays after a sn
   REQUIRE(Cluster::WaitForPageOn(c.edge2_url(), "/churn", 200).status == 200);
   CompareEdges(c, urls);
   for (const std::string& url : blobs) CHECK_MESSAGE(c.EdgeGet(url).status == 200, url);
+}
+
+TEST_CASE("feed: ingest moves a site still in per-page keys to a snapshot and purges those keys") {
+  Cluster c;
+  INFO(c.Logs());
+  REQUIRE(c.Push(PushBody({{"One.md", "# One\n\n[[Two]]\n"}, {"Two.md", "# Two\n"}})).status == 200);
+  REQUIRE(c.WaitForPage("/two", 200, "Two").status == 200);
+  c.StopIngest();
+  auto b = Connect(c);
+  auto now = testing::ReadFeed(b.get(), "default");
+  REQUIRE(now.ok());
+  const std::map<std::string, std::string> records = now->records;
+  // What an ingest of the layout before packs left: a key per page, no packs.
+  REQUIRE(b->PurgeStream("KV_pages", bus::PackSubjects("default"), 0).ok());
+  REQUIRE(b->PurgeStream("KV_pages", bus::SnapshotSubjects("default"), 0).ok());
+  for (const auto& [url, record] : records) REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::PageKey("default", url), record).ok());
+  REQUIRE(b->WaitForAcks(5000).ok());
+
+  c.StartIngest();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  testing::FeedPages feed;
+  for (;;) {
+    auto f = testing::ReadFeed(b.get(), "default");
+    REQUIRE(f.ok());
+    feed = *f;
+    // The snapshot first, then the purge of the per-page keys.
+    const bool moved = feed.snapshots > 0 && feed.keys.size() == static_cast<size_t>(feed.snapshots);
+    if (moved || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE(feed.snapshots > 0);
+  std::string site, url;
+  for (const std::string& k : feed.keys) CHECK_MESSAGE(!bus::ParsePageKey(k, &site, &url), k);
+  CHECK(feed.records == records);
+  // Running and fresh edges agree.
+  c.StartEdge2();
+  REQUIRE(testing::WaitForHttp(c.edge2_url() + "/readyz", 200, 10000));
+  std::vector<std::string> urls;
+  for (const auto& [u, r] : records) urls.push_back(u);
+  CompareEdges(c, urls);
+  CHECK(c.EdgeGet("/two").status == 200);
 }
