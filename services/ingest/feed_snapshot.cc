@@ -14,21 +14,21 @@ namespace {
 
 const std::string kPagesStream = "KV_" + std::string(bus::kPagesBucket);
 
-// Where each chunk of a snapshot starts: chunks of at most kMaxPack bytes.
+// Where each chunk of a snapshot starts: chunks of at most `limit` bytes.
 // Records too large for one are left out (the push that made them warned).
-std::vector<size_t> ChunkStarts(const std::vector<PageRow>& pages, std::vector<bool>* skip) {
+std::vector<size_t> ChunkStarts(const std::vector<PageRow>& pages, size_t limit, std::vector<bool>* skip) {
   std::vector<size_t> starts{0};
   const size_t empty = bus::PagePackWriter(bus::PackHeader{}).size();
   size_t size = empty;
   skip->assign(pages.size(), false);
   for (size_t i = 0; i < pages.size(); ++i) {
     size_t op = bus::PagePackWriter::OpSize(pages[i].url, pages[i].record);
-    if (empty + op > bus::kMaxPack) {
+    if (empty + op > limit) {
       (*skip)[i] = true;
       log::Error("page too large for the bus; left out of the snapshot", {{"url", pages[i].url}});
       continue;
     }
-    if (size + op > bus::kMaxPack) {
+    if (size + op > limit) {
       starts.push_back(i);
       size = empty;
     }
@@ -43,7 +43,7 @@ Status OutboxPublisher::PublishSnapshot(const std::string& site, int64_t version
   auto pages = store_->AllPages(site);
   if (!pages.ok()) return pages.status();
   std::vector<bool> skip;
-  std::vector<size_t> starts = ChunkStarts(*pages, &skip);
+  std::vector<size_t> starts = ChunkStarts(*pages, PackLimit(), &skip);
   const auto chunks = static_cast<uint32_t>(starts.size());
   uint64_t first_seq = 0;
   for (uint32_t k = 0; k < chunks; ++k) {

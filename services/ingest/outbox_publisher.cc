@@ -121,7 +121,13 @@ bool OutboxPublisher::AckRound(int64_t upto_seq) {
   return true;
 }
 
+size_t OutboxPublisher::PackLimit() const {
+  const int64_t server = bus_->max_payload() - 8192;
+  return server > 0 ? std::min(bus::kMaxPack, static_cast<size_t>(server)) : bus::kMaxPack;
+}
+
 bool OutboxPublisher::SendRows(const std::vector<Row>& rows) {
+  const size_t limit = PackLimit();
   std::optional<bus::PagePackWriter> pack;
   std::string pack_site, pack_key, site, url;
   int64_t pack_records = 0;
@@ -142,7 +148,7 @@ bool OutboxPublisher::SendRows(const std::vector<Row>& rows) {
     RowOp op = Classify(r, &site, &url);
     if (op == RowOp::kPut || op == RowOp::kDelete) {
       size_t need = bus::PagePackWriter::OpSize(url, op == RowOp::kPut ? r.payload : std::string_view());
-      if (pack && (pack_site != site || pack->size() + need > bus::kMaxPack) && !flush(i)) return false;
+      if (pack && (pack_site != site || pack->size() + need > limit) && !flush(i)) return false;
       if (!pack) {
         pack.emplace(bus::PackHeader{});
         pack_site = site;

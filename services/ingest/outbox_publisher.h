@@ -79,6 +79,9 @@ class OutboxPublisher {
   static constexpr size_t kRoundBytes = size_t{64} << 20;
   static constexpr int64_t kAckTimeoutMs = 10'000;
 
+  // The largest pack to build: bus::kMaxPack, or less on a server whose
+  // max payload is smaller (with room for the message's headers).
+  size_t PackLimit() const;
   // Publishes rows in order as packs and messages, in rounds; true when all
   // were acknowledged and dropped from the outbox.
   bool SendRows(const std::vector<Row>& rows);

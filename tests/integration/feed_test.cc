@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -256,4 +257,35 @@ TEST_CASE("feed: ingest moves a site still in per-page keys to a snapshot and pu
   for (const auto& [u, r] : records) urls.push_back(u);
   CompareEdges(c, urls);
   CHECK(c.EdgeGet("/two").status == 200);
+}
+
+TEST_CASE("feed: packs fit a server whose max payload is smaller than a pack") {
+  testing::TempDir dir;
+  const int port = testing::FreePort(), monitor = testing::FreePort();
+  std::ofstream(dir.path() + "/nats.conf") << "listen: 127.0.0.1:" << port << "\nhttp: 127.0.0.1:" << monitor
+                                           << "\nmax_payload: 65536\njetstream { store_dir: \"" << dir.path()
+                                           << "/js\" }\n";
+  testing::Process nats({"nats-server", "-c", dir.path() + "/nats.conf"}, {}, dir.path() + "/nats.log");
+  REQUIRE(testing::WaitForHttp("http://127.0.0.1:" + std::to_string(monitor) + "/healthz?js-enabled-only=true", 200,
+                               10000));
+  Cluster c("nats://127.0.0.1:" + std::to_string(port), {});
+  c.StartIngest();
+  c.StartEdge();
+  INFO(c.Logs());
+  // ~100 notes of ~2 KiB: far more than one 64 KiB message.
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (int i = 0; i < 100; ++i) {
+    notes.push_back({"N" + std::to_string(i) + ".md", "# N" + std::to_string(i) + "\n\n" + std::string(2000, 'a' + i % 26) + "\n"});
+  }
+  REQUIRE(c.Push(PushBody(notes)).status == 200);
+  for (int i : {0, 50, 99}) CHECK(c.WaitForPage("/n" + std::to_string(i), 200).status == 200);
+  bus::BusOptions o;
+  o.url = "nats://127.0.0.1:" + std::to_string(port);
+  auto b = bus::Bus::Connect(o);
+  REQUIRE(b.ok());
+  CHECK((*b)->max_payload() == 65536);
+  auto feed = testing::ReadFeed(b->get(), "default");
+  REQUIRE(feed.ok());
+  for (int i = 0; i < 100; ++i) CHECK(feed->records.count("/n" + std::to_string(i)) == 1);
+  CHECK(feed->keys.size() > 3);  // several packs, none refused
 }

@@ -432,6 +432,11 @@ std::string Bus::connected_url() const {
   return url;
 }
 
+int64_t Bus::max_payload() const {
+  int64_t n = natsConnection_GetMaxPayload(impl_->nc);
+  return n > 0 ? n : 0;
+}
+
 bool Bus::connected() const {
   return natsConnection_Status(impl_->nc) == NATS_CONN_STATUS_CONNECTED;
 }

@@ -160,6 +160,9 @@ class Bus {
   Result<AccountUsage> GetAccountUsage(int64_t timeout_ms = 5'000);
 
   bool connected() const;
+  // The largest message the connected server takes (its max_payload; 1 MiB
+  // by default), or 0 when not connected.
+  int64_t max_payload() const;
   // The URL of the server this client is connected to; "" if none.
   std::string connected_url() const;
 

@@ -33,7 +33,8 @@
 namespace folio::bus {
 
 inline constexpr uint8_t kPagePackSchema = 1;
-// The largest pack the publisher builds: the bound a page record already had
+// The largest pack the publisher builds (less on a server with a smaller
+// max payload: Bus::max_payload()): the bound a page record already had
 // (1 MiB, NATS's default max payload, minus room for headers). An op larger
 // than this goes alone in a pack of its own (the server refuses one over its
 // max payload: kTooLarge, and the publisher skips it as it skipped such a
