@@ -137,7 +137,7 @@ void PageFeed::OnPack(const std::string& site, const bus::KvEntry& e) {
     log::Warn("skipping bad page pack", {{"key", e.key}, {"error", s.message()}});
     return;
   }
-  if (h.kind == bus::PackKind::kSnapshot) {
+  if (bus::IsSnapshot(h.kind)) {
     OnSnapshotChunk(site, h, ops, &f);
     return;
   }
@@ -177,7 +177,9 @@ void PageFeed::OnSnapshotChunk(const std::string& site, const bus::PackHeader& h
   }
   f->next_chunk = h.chunk + 1;
   if (!in_sequence || h.chunk + 1 != h.chunks) return;
-  f->applied = std::max(f->applied, h.version);
+  // A resync's version is the site's now, even below what the edge had (a
+  // restore from backup: its versions come again).
+  f->applied = h.kind == bus::PackKind::kResync ? h.version : std::max(f->applied, h.version);
   f->snap_version = -1;
   if (!f->prune) return;
   Update u;

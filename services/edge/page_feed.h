@@ -14,7 +14,9 @@
 // not above it is skipped without decoding its ops (a running edge already
 // has it). A snapshot applied while the edge held pages of the site (it
 // lagged and the packs it missed were purged) erases, after its last chunk,
-// the site's pages it did not list.
+// the site's pages it did not list. A resync snapshot (bus::PackKind::kResync:
+// the bus lost data, or ingest's store went back to a backup) is always
+// applied, and its version becomes the site's even if lower.
 //
 // Order: every worker applies the updates in the order of the entries.
 // During the initial replay they travel in batches (kReplayBatch entries per

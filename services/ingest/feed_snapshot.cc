@@ -39,7 +39,7 @@ std::vector<size_t> ChunkStarts(const std::vector<PageRow>& pages, size_t limit,
 
 }  // namespace
 
-Status OutboxPublisher::PublishSnapshot(const std::string& site, int64_t version) {
+Status OutboxPublisher::PublishSnapshot(const std::string& site, int64_t version, bool resync) {
   auto pages = store_->AllPages(site);
   if (!pages.ok()) return pages.status();
   std::vector<bool> skip;
@@ -47,7 +47,7 @@ Status OutboxPublisher::PublishSnapshot(const std::string& site, int64_t version
   const auto chunks = static_cast<uint32_t>(starts.size());
   uint64_t first_seq = 0;
   for (uint32_t k = 0; k < chunks; ++k) {
-    bus::PagePackWriter w(bus::PackHeader{bus::PackKind::kSnapshot, version, k, chunks});
+    bus::PagePackWriter w(bus::PackHeader{resync ? bus::PackKind::kResync : bus::PackKind::kSnapshot, version, k, chunks});
     size_t end = k + 1 < chunks ? starts[k + 1] : pages->size();
     for (size_t i = starts[k]; i < end; ++i) {
       if (!skip[i]) w.Put((*pages)[i].url, (*pages)[i].record);
@@ -93,7 +93,7 @@ void OutboxPublisher::SnapshotIfDue() {
     int64_t threshold = std::max(snapshot_bytes_, *live);
     next_check_[site] = threshold;
     if (bytes <= threshold) continue;
-    if (Status s = PublishSnapshot(site, *version); !s.ok()) {
+    if (Status s = PublishSnapshot(site, *version, /*resync=*/false); !s.ok()) {
       log::Warn("page feed snapshot failed; will retry", {{"site", site}, {"error", s.message()}});
       publish_failures_->Increment();
       next_check_.erase(site);
@@ -131,7 +131,7 @@ Status OutboxPublisher::ResyncIfNeeded(int64_t version) {
   if (!lost && !old_keys) return Status::Ok();
   log::Info(lost ? "republishing the site as a snapshot" : "moving the site's pages to packs",
             {{"site", site_}, {"version", std::to_string(version)}});
-  if (Status s = PublishSnapshot(site_, version); !s.ok()) return s;
+  if (Status s = PublishSnapshot(site_, version, /*resync=*/lost); !s.ok()) return s;
   // Only keys of one token after the site: packs and snapshots have more.
   if (old_keys) {
     if (Status s = bus_->PurgeStream(kPagesStream, bus::OldPageSubjects(site_), 0); !s.ok()) return s;

@@ -104,8 +104,9 @@ class OutboxPublisher {
   void SnapshotIfDue();
   // Every page of `site` as snapshot chunks at `version`, the first put
   // synchronously to learn its stream sequence, then the purge of the packs
-  // and snapshots before it.
-  Status PublishSnapshot(const std::string& site, int64_t version);
+  // and snapshots before it. resync: a bus::PackKind::kResync snapshot,
+  // which every edge applies (the bus lost data, or the store went back).
+  Status PublishSnapshot(const std::string& site, int64_t version, bool resync);
 
   const std::string site_;
   Store* store_;

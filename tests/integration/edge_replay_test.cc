@@ -114,10 +114,11 @@ void PutPacks(bus::Bus* b, int from, int to, int version, uint64_t key_base = 0)
 }
 
 // A snapshot of the pages `ids` at `version`, chunks of `per_chunk` pages.
-void PutSnapshot(bus::Bus* b, const std::vector<int>& ids, int version, size_t per_chunk) {
+void PutSnapshot(bus::Bus* b, const std::vector<int>& ids, int version, size_t per_chunk,
+                 bus::PackKind kind = bus::PackKind::kSnapshot) {
   const auto chunks = static_cast<uint32_t>((ids.size() + per_chunk - 1) / per_chunk);
   for (uint32_t k = 0; k < chunks; ++k) {
-    bus::PagePackWriter w(bus::PackHeader{bus::PackKind::kSnapshot, version, k, chunks});
+    bus::PagePackWriter w(bus::PackHeader{kind, version, k, chunks});
     for (size_t j = k * per_chunk; j < ids.size() && j < (k + 1) * per_chunk; ++j) {
       w.Put(Url(ids[j]), bus::EncodePageRecord(Record(ids[j], version)));
     }
@@ -348,4 +349,16 @@ TEST_CASE("snapshots on a running edge: one it has is skipped; one over pages it
   REQUIRE(fresh.WaitReady() >= 0);
   CheckServed(fresh, 31, Record(31, 8));
   CheckServed(fresh, 20, Record(20, 7));
+
+  // A resync snapshot (ingest's store went back to a backup: version 5, below
+  // the edges' 8) is applied all the same, and prunes.
+  PutSnapshot(b.get(), {0, 1}, 5, 1, bus::PackKind::kResync);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  for (Edge* e : {&edge, &fresh}) {
+    until = std::chrono::steady_clock::now() + 10s;
+    while (e->Metric("folio_edge_pages") != 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+    CHECK(e->Metric("folio_edge_pages") == 2);
+    CheckServed(*e, 0, Record(0, 5));
+    CHECK(e->Get(Url(20), false).status == 404);
+  }
 }

@@ -169,7 +169,7 @@ Status ReadHeader(ViewReader* rd, PackHeader* h, uint32_t* ops) {
   if (rd->failed()) return Status::Invalid("page pack: truncated header");
   if (kind == static_cast<uint8_t>(PackKind::kPack)) {
     if (h->chunk != 0 || h->chunks != 0) return Status::Invalid("page pack: a pack with a chunk index");
-  } else if (kind == static_cast<uint8_t>(PackKind::kSnapshot)) {
+  } else if (kind == static_cast<uint8_t>(PackKind::kSnapshot) || kind == static_cast<uint8_t>(PackKind::kResync)) {
     if (h->chunk >= h->chunks) return Status::Invalid("page pack: snapshot chunk index past its count");
   } else {
     return Status::Invalid("page pack: unknown kind " + std::to_string(kind));

@@ -68,6 +68,14 @@ TEST_CASE("page pack: round trip of a pack and a snapshot chunk") {
   CHECK(ops[1].url == "/gone");
   CHECK(ops[2].put);
   CHECK(ops[2].record.empty());
+  PagePackWriter r(PackHeader{PackKind::kResync, 9, 0, 1});
+  r.Delete("/x");
+  PackHeader rh;
+  std::vector<PackOp> rops;
+  REQUIRE(DecodePagePack(r.Finish(), &rh, &rops).ok());
+  CHECK(rh.kind == PackKind::kResync);
+  CHECK(IsSnapshot(rh.kind));
+  CHECK(!IsSnapshot(PackKind::kPack));
   PackHeader only;
   REQUIRE(DecodePackHeader(pack, &only).ok());
   CHECK(only.version == h.version);
@@ -88,7 +96,8 @@ TEST_CASE("page pack: truncation, trailing bytes and unknown bytes are rejected"
     return p;
   };
   CHECK(!DecodePagePack(with(0, 2), &h, &ops).ok());    // schema
-  CHECK(!DecodePagePack(with(1, 3), &h, &ops).ok());    // kind
+  CHECK(!DecodePagePack(with(1, 4), &h, &ops).ok());    // kind
+  CHECK(!DecodePagePack(with(1, 3), &h, &ops).ok());    // a resync snapshot with 0 chunks
   CHECK(!DecodePagePack(with(1, 2), &h, &ops).ok());    // a snapshot with 0 chunks
   CHECK(!DecodePagePack(with(10, 1), &h, &ops).ok());   // a pack with a chunk index
   CHECK(!DecodePagePack(with(18, 3), &h, &ops).ok());   // more ops than there are

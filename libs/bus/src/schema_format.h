@@ -27,7 +27,7 @@ inline constexpr size_t kMaxBodySize = 0xFFFFFFFFu;   // u32-prefixed body
 // Page pack (KV "pages" value under <site>.p.<n> or <site>.s.<v>.<i>,
 // page_pack.h), little-endian:
 //   u8  schema            = kPagePackSchema (1)
-//   u8  kind              1 pack, 2 snapshot chunk
+//   u8  kind              1 pack, 2 snapshot chunk, 3 resync snapshot chunk
 //   i64 version           the site version an edge is at after it
 //   u32 chunk             snapshot: chunk index; pack: 0
 //   u32 chunks            snapshot: chunk count (>= 1); pack: 0

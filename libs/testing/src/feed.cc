@@ -37,7 +37,7 @@ Result<FeedPages> ReadFeed(bus::Bus* bus, std::string_view site, int64_t timeout
       bus::PackHeader h;
       std::vector<bus::PackOp> ops;
       if (Status st = bus::DecodePagePack(e.value, &h, &ops); !st.ok()) return st;
-      if (h.kind == bus::PackKind::kSnapshot) ++out.snapshots;
+      if (bus::IsSnapshot(h.kind)) ++out.snapshots;
       for (const bus::PackOp& op : ops) {
         if (op.put) out.records[std::string(op.url)] = std::string(op.record);
         else out.records.erase(std::string(op.url));

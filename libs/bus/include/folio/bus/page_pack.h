@@ -41,7 +41,13 @@ inline constexpr uint8_t kPagePackSchema = 1;
 // page before).
 inline constexpr size_t kMaxPack = (size_t{1} << 20) - 8192;
 
-enum class PackKind : uint8_t { kPack = 1, kSnapshot = 2 };
+// kSnapshot: a compaction; an edge already at its version skips it.
+// kResync: a snapshot every edge applies (then erases the site's pages it does
+// not list) and whose version becomes the edge's for the site: ingest
+// republished the site because the bus lost data or its own store went back
+// (a restore from backup, whose versions come again).
+enum class PackKind : uint8_t { kPack = 1, kSnapshot = 2, kResync = 3 };
+inline bool IsSnapshot(PackKind k) { return k == PackKind::kSnapshot || k == PackKind::kResync; }
 
 struct PackHeader {
   PackKind kind = PackKind::kPack;
