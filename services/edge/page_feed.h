@@ -1,9 +1,22 @@
 // PageFeed: turns the entries of the KV bucket "pages" into updates of every
-// worker's site tables. Page entries (bus::PageKey) are decoded and built
-// into a Page once, then the same shared Page goes to each worker's loop;
-// site records (bus::SiteKey) (re)map or withdraw a site's hosts and title
-// on every worker. Undecodable records are counted
-// (folio_edge_bad_records_total), logged and skipped; nothing else changes.
+// worker's site tables. Packs and snapshot chunks (bus/page_pack.h, issue
+// 26) are decoded and their ops applied in order, each page record decoded
+// once, straight from the pack's bytes, and built into a Page once; the same
+// shared Page goes to each worker's loop. Per-page keys of the layout before
+// packs (bus::PageKey) are still read, so edges can be upgraded first. Site
+// records (bus::SiteKey) (re)map a site's hosts and title on every worker;
+// a deleted one withdraws its hosts and drops its pages. Undecodable
+// records are counted (folio_edge_bad_records_total), logged and skipped;
+// nothing else changes.
+//
+// Versions: the feed keeps, per site, the version applied (the largest a
+// pack or a whole snapshot brought it to). A snapshot chunk of a version
+// not above it is skipped without decoding its ops (a running edge already
+// has it). A snapshot applied while the edge held pages of the site (it
+// lagged and the packs it missed were purged) erases, after its last chunk,
+// the site's pages it did not list. A resync snapshot (bus::PackKind::kResync:
+// the bus lost data, or ingest's store went back to a backup) is always
+// applied, and its version becomes the site's even if lower.
 //
 // Order: every worker applies the updates in the order of the entries.
 // During the initial replay they travel in batches (kReplayBatch entries per
@@ -18,14 +31,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/page_pack.h"
 #include "folio/bus/site_schema.h"
 #include "folio/metrics/metrics.h"
 #include "page.h"
+#include "site_table.h"
 #include "worker.h"
 
 namespace folio::edge {
@@ -50,17 +68,35 @@ class PageFeed {
   size_t pages() const;
 
  private:
-  // One change to every worker's tables: a page put (page set), a page
-  // erased (url set), or a site record set or withdrawn (is_site).
+  using UrlSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+  // One change to every worker's tables, in order.
   struct Update {
+    enum Kind : uint8_t { kPut, kErase, kSite, kDropSite, kRetain };
+    Kind kind = kPut;
     std::string site;
-    std::string url;
-    std::shared_ptr<const Page> page;
-    std::shared_ptr<const bus::SiteRecord> record;
-    bool is_site = false;
+    std::string url;                                     // kErase
+    std::shared_ptr<const Page> page;                    // kPut
+    std::shared_ptr<const bus::SiteRecord> record;       // kSite; null: withdrawn
+    std::shared_ptr<const UrlSet> keep;  // kRetain: URLs kept
+  };
+  // What the feed knows of one site (watcher thread).
+  struct SiteFeed {
+    int64_t applied = 0;     // version applied (lower bound)
+    bool has_pages = false;  // a page of it was put since it was (re)created
+    // The snapshot being applied: its version and next chunk expected; -1 none.
+    int64_t snap_version = -1;
+    uint32_t next_chunk = 0;
+    bool prune = false;  // it began over pages: erase those it does not list
+    UrlSet listed;
   };
   void OnSiteRecord(const std::string& site, const bus::KvEntry& e);
   void OnPage(std::string site, std::string url, const bus::KvEntry& e);
+  void OnPack(const std::string& site, const bus::KvEntry& e);
+  // A snapshot chunk whose ops were decoded; the feed's state of its site.
+  void OnSnapshotChunk(const std::string& site, const bus::PackHeader& h, const std::vector<bus::PackOp>& ops,
+                       SiteFeed* f);
+  // A put of a pack or snapshot: the record decoded once, the page built once.
+  bool PutRecord(const std::string& site, std::string_view url, std::string_view record);
   void Add(Update u);
   void Flush();
 
@@ -71,6 +107,7 @@ class PageFeed {
   metrics::Counter& bad_records_;
   // Watcher thread only.
   HeadTails tails_;
+  std::map<std::string, SiteFeed, std::less<>> feeds_;
   std::vector<Update> batch_;
   bool replayed_ = false;
 };

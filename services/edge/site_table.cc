@@ -44,6 +44,26 @@ void SiteTables::Erase(std::string_view site, std::string_view url) {
   it->second.pages.erase(at);
 }
 
+void SiteTables::Retain(std::string_view site, const std::function<bool(std::string_view url)>& keep) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) return;
+  PageTable& pages = it->second.pages;
+  for (auto at = pages.begin(); at != pages.end();) {
+    if (keep(at->first)) {
+      ++at;
+      continue;
+    }
+    if (at->first == kNotFoundKey) it->second.name.clear();
+    page_bytes_ -= at->second->body_bytes();
+    --pages_;
+    at = pages.erase(at);
+  }
+}
+
+void SiteTables::EraseSite(std::string_view site) {
+  Retain(site, [](std::string_view) { return false; });
+}
+
 void SiteTables::SetHosts(const std::string& site, const std::vector<std::string>& hosts) {
   RemoveHosts(site);
   auto it = sites_.find(site);

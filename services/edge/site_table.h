@@ -40,10 +40,16 @@ class SiteTables {
   // REQUIRES: page != nullptr.
   void Put(std::string_view site, std::shared_ptr<const Page> page);
   void Erase(std::string_view site, std::string_view url);
+  // Erases every page of `site` whose URL `keep` returns false for (a
+  // snapshot applied over pages it did not list: page_feed.h).
+  void Retain(std::string_view site, const std::function<bool(std::string_view url)>& keep);
+  // Erases every page of `site` (its site record was deleted).
+  void EraseSite(std::string_view site);
   // Replaces the hosts of `site` (from its site record); a host another site
   // claimed moves to this one.
   void SetHosts(const std::string& site, const std::vector<std::string>& hosts);
-  // Withdraws every host of `site` (its site record was deleted); its pages stay.
+  // Withdraws every host of `site` (its site record was deleted); its pages
+  // stay until EraseSite.
   void RemoveHosts(std::string_view site);
   // The title of `site`'s site record ("" when it has none or it was deleted).
   void SetTitle(const std::string& site, std::string title);

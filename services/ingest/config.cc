@@ -36,6 +36,9 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("recent-pages", "1",
              "pages of /_/recent (50 notes each, newest first); an edit moves its note to the top and so"
              " rewrites every one of them, so each page beyond the first costs every push one more message");
+  flags->Add("feed-snapshot-bytes", "64MiB",
+             "page feed: bytes of packs published since a site's last snapshot past which (and past the site's live"
+             " page bytes) the site is written again as one snapshot and the packs before it are purged");
   flags->Add("base-url", "", "public URL of --site (https://notes.example.com): absolute links in RSS, sitemap, OG");
   flags->Add("mermaid-url", "auto",
              "mermaid script (one-file build) loaded only by pages with a diagram: \"auto\" = the bundled"
@@ -109,6 +112,9 @@ Status ReadSiteOptions(const Flags& flags, SiteOptions* out, std::string* mermai
   auto recent = flags.GetInt("recent-pages");
   if (!recent.ok() || *recent < 1 || *recent > 100) return Status::Invalid("--recent-pages must be in 1..100");
   out->recent_pages = static_cast<size_t>(*recent);
+  auto snapshot_bytes = flags.GetBytes("feed-snapshot-bytes");
+  if (!snapshot_bytes.ok() || *snapshot_bytes < 1) return Status::Invalid("--feed-snapshot-bytes must be positive");
+  out->feed_snapshot_bytes = static_cast<int64_t>(*snapshot_bytes);
   if (Status s = ReadMermaidSource(flags, out, mermaid_file); !s.ok()) return s;
   auto storage = StorageAccessFromFlags(flags);
   if (!storage.ok()) return storage.status();

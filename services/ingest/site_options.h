@@ -25,6 +25,10 @@ struct SiteOptions {
   std::string mermaid_blob;            // "" (default), or the full hex SHA-256 of the bundled mermaid in
                                        // storage: Start publishes a page at mermaid_url whose body is
                                        // that blob (bundled_mermaid.h)
+  int64_t feed_snapshot_bytes = int64_t{64} << 20;  // --feed-snapshot-bytes: the pack bytes published
+                                       // since a site's last snapshot (page_pack.h) that, once they also
+                                       // exceed the site's live page bytes, make the publisher write a new
+                                       // snapshot and purge the packs before it
   StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
                                        // attachment bytes go there, not to SQLite or the bus; url ""
                                        // (default) = as before

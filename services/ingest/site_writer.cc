@@ -48,7 +48,7 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
       renderer_(&options_, store_, pool_, &state_),
       listings_(&options_, &state_),
       assembler_(&options_, store_, &state_, &renderer_),
-      publisher_(options_.site, store_, registry),
+      publisher_(options_.site, store_, registry, options_.feed_snapshot_bytes),
       vault_(state_.vault()),
       version_(state_.version()),
       strict_line_breaks_(state_.strict_line_breaks()) {

@@ -101,6 +101,10 @@ Status Sites::Reload() {
           log::Warn("site record not published; will publish at next start",
                     {{"site", name}, {"error", s.message()}});
         }
+        // A site added again: its removal purged its pages from the bus.
+        if (Status s = writers_[name]->ResyncIfNeeded(); !s.ok()) {
+          log::Warn("resync failed", {{"site", name}, {"error", s.message()}});
+        }
       }
     }
     (*tokens)[row.token_sha256] = name;

@@ -92,6 +92,7 @@ CREATE TABLE IF NOT EXISTS deleted(
   PRIMARY KEY(site, path));
 CREATE INDEX IF NOT EXISTS deleted_by_version ON deleted(site, version);
 CREATE INDEX IF NOT EXISTS notes_by_version ON notes(site, version);
+CREATE TABLE IF NOT EXISTS feed_bytes(site TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS sites(
   name TEXT PRIMARY KEY, title TEXT NOT NULL, hosts TEXT NOT NULL, token_sha256 TEXT NOT NULL UNIQUE,
   created_ms INTEGER NOT NULL);

@@ -118,6 +118,13 @@ class Store {
 
   // Outbox rows in seq order, at most `limit`.
   Result<std::vector<OutboxMsg>> PendingOutbox(size_t limit);
+  // The page feed's counts (outbox_publisher.h): record bytes of the packs
+  // published per site since its last snapshot, the sites past `floor`,
+  // and the bytes of a site's page records as stored now.
+  Status AddFeedBytes(const std::string& site, int64_t bytes);
+  Status ResetFeedBytes(const std::string& site);
+  Result<std::vector<std::pair<std::string, int64_t>>> FeedBytesOver(int64_t floor);
+  Result<int64_t> PageBytes(const std::string& site);
   Status AckOutbox(int64_t upto_seq);
   Result<int64_t> OutboxSize();
 

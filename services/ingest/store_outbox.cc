@@ -67,3 +67,43 @@ Status Store::InsertOutbox(const std::vector<OutboxMsg>& outbox) {
 }
 
 }  // namespace folio::ingest
+
+namespace folio::ingest {
+
+Status Store::AddFeedBytes(const std::string& site, int64_t bytes) {
+  auto q = db_->Prepare(
+      "INSERT INTO feed_bytes(site,bytes) VALUES(?,?) ON CONFLICT(site) DO UPDATE SET bytes=bytes+excluded.bytes");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, site).Bind(2, bytes).Run();
+}
+
+Status Store::ResetFeedBytes(const std::string& site) {
+  auto q = db_->Prepare("DELETE FROM feed_bytes WHERE site=?");
+  if (!q.ok()) return q.status();
+  return q->Bind(1, site).Run();
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> Store::FeedBytesOver(int64_t floor) {
+  auto q = db_->Prepare("SELECT site, bytes FROM feed_bytes WHERE bytes>?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, floor);
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (;;) {
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.emplace_back(std::string(q->Text(0)), q->Int(1));
+  }
+  return out;
+}
+
+Result<int64_t> Store::PageBytes(const std::string& site) {
+  auto q = db_->Prepare("SELECT coalesce(sum(length(record)),0) FROM pages WHERE site=?");
+  if (!q.ok()) return q.status();
+  q->Bind(1, site);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  return q->Int(0);
+}
+
+}  // namespace folio::ingest

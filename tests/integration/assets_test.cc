@@ -16,6 +16,7 @@
 #include "folio/bus/page_schema.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
+#include "folio/testing/feed.h"
 #include "test_util.h"
 
 using namespace folio;
@@ -113,8 +114,11 @@ TEST_CASE("attachments go through folio-storage and the edge serves them from it
     o.url = c.nats().url();
     auto b = bus::Bus::Connect(o);
     REQUIRE(b.ok());
-    CHECK((*b)->KvGet(bus::kPagesBucket, bus::PageKey("default", img_url)).status().code() == Code::kNotFound);
-    CHECK((*b)->KvGet(bus::kPagesBucket, bus::PageKey("default", pdf_url)).status().code() == Code::kNotFound);
+    auto feed = testing::ReadFeed(b->get(), "default");
+    REQUIRE(feed.ok());
+    CHECK(!feed->records.empty());  // the note's page is there
+    CHECK(feed->records.count(img_url) == 0);
+    CHECK(feed->records.count(pdf_url) == 0);
   }
 
   auto img = c.EdgeGet(img_url);

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "folio/bus/bus.h"
+#include "folio/bus/page_pack.h"
 #include "folio/bus/page_schema.h"
 #include "folio/core/gzip.h"
 #include "folio/core/hash.h"
@@ -86,6 +88,42 @@ std::unique_ptr<bus::Bus> Connect(const testing::NatsServer& nats) {
 
 void Put(bus::Bus* b, int i, int version) {
   REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::PageKey("docs", Url(i)), bus::EncodePageRecord(Record(i, version))).ok());
+}
+
+// Pages [from, to) at `version` as packs of the page feed (issue 26), the
+// key of each the index of its first page plus `key_base`.
+void PutPacks(bus::Bus* b, int from, int to, int version, uint64_t key_base = 0) {
+  std::optional<bus::PagePackWriter> w;
+  int first = from;
+  auto flush = [&] {
+    if (!w) return;
+    w->SetVersion(version);
+    REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::PackKey("docs", key_base + static_cast<uint64_t>(first)), w->Finish()).ok());
+    w.reset();
+  };
+  for (int i = from; i < to; ++i) {
+    std::string rec = bus::EncodePageRecord(Record(i, version));
+    if (w && w->size() + bus::PagePackWriter::OpSize(Url(i), rec) > bus::kMaxPack) flush();
+    if (!w) {
+      w.emplace(bus::PackHeader{});
+      first = i;
+    }
+    w->Put(Url(i), rec);
+  }
+  flush();
+}
+
+// A snapshot of the pages `ids` at `version`, chunks of `per_chunk` pages.
+void PutSnapshot(bus::Bus* b, const std::vector<int>& ids, int version, size_t per_chunk,
+                 bus::PackKind kind = bus::PackKind::kSnapshot) {
+  const auto chunks = static_cast<uint32_t>((ids.size() + per_chunk - 1) / per_chunk);
+  for (uint32_t k = 0; k < chunks; ++k) {
+    bus::PagePackWriter w(bus::PackHeader{kind, version, k, chunks});
+    for (size_t j = k * per_chunk; j < ids.size() && j < (k + 1) * per_chunk; ++j) {
+      w.Put(Url(ids[j]), bus::EncodePageRecord(Record(ids[j], version)));
+    }
+    REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::SnapshotKey("docs", version, k), w.Finish()).ok());
+  }
 }
 
 std::string ReadFile(const std::string& path) {
@@ -253,5 +291,74 @@ TEST_CASE("puts and deletes made during a replay apply in order: the edge ends a
     } else {
       CheckServed(edge, i, Record(i, it->second));
     }
+  }
+}
+
+TEST_CASE("a fresh edge replays packs (issue 26): every page served byte-identical") {
+  testing::NatsServer nats;
+  auto b = Connect(nats);
+  const int n = PagesToReplay();
+  PutPacks(b.get(), 0, n, 1);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  auto packs = b->StreamMessageCount("KV_pages");
+  REQUIRE(packs.ok());
+  CHECK(*packs < static_cast<uint64_t>(n) / 100 + 2);  // few, large messages
+
+  Edge edge(nats);
+  int64_t ready_ms = edge.WaitReady();
+  REQUIRE_MESSAGE(ready_ms >= 0, "edge not ready:\n" << edge.Log());
+  double cpu_s = edge.CpuSeconds();
+  CHECK(edge.Metric("folio_edge_pages") == n);
+  MESSAGE("replay of " << n << " pages in " << *packs << " packs: ready in " << ready_ms << " ms (edge CPU " << cpu_s
+                       << " s); RSS " << edge.Metric("process_resident_memory_bytes") / 1e6 << " MB");
+  const int step = n <= 5000 ? 1 : n / 2000;
+  for (int i = 0; i < n; i += step) CheckServed(edge, i, Record(i, 1));
+  CheckServed(edge, n - 1, Record(n - 1, 1));
+}
+
+TEST_CASE("snapshots on a running edge: one it has is skipped; one over pages it lagged on erases what it does not list") {
+  testing::NatsServer nats;
+  auto b = Connect(nats);
+  PutPacks(b.get(), 0, 10, 3);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  Edge edge(nats);
+  REQUIRE_MESSAGE(edge.WaitReady() >= 0, "edge not ready:\n" << edge.Log());
+  CHECK(edge.Metric("folio_edge_pages") == 10);
+  const double updates = edge.Metric("folio_edge_updates_total");
+
+  // A snapshot of a version the edge is at: skipped unread (its pages would
+  // be version 2, older than what the edge serves).
+  PutSnapshot(b.get(), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 2, 4);
+  // Then a newer snapshot, as an edge that lagged past a purge meets it: it
+  // lists pages 0..5 and 20 (6..9 were deleted by packs this edge missed).
+  PutSnapshot(b.get(), {0, 1, 2, 3, 4, 5, 20}, 7, 3);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  auto until = std::chrono::steady_clock::now() + 20s;
+  while (edge.Get(Url(20), false).status != 200 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  until = std::chrono::steady_clock::now() + 10s;
+  while (edge.Metric("folio_edge_pages") != 7 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  CHECK(edge.Metric("folio_edge_pages") == 7);
+  CHECK(edge.Metric("folio_edge_updates_total") == updates + 7);  // the skipped snapshot applied nothing
+  for (int i : {0, 1, 2, 3, 4, 5, 20}) CheckServed(edge, i, Record(i, 7));
+  for (int i : {6, 7, 8, 9}) CHECK_MESSAGE(edge.Get(Url(i), false).status == 404, Url(i));
+
+  // A pack after it applies as usual; a fresh edge replays all of it alike.
+  PutPacks(b.get(), 30, 32, 8, 1000);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  Edge fresh(nats);
+  REQUIRE(fresh.WaitReady() >= 0);
+  CheckServed(fresh, 31, Record(31, 8));
+  CheckServed(fresh, 20, Record(20, 7));
+
+  // A resync snapshot (ingest's store went back to a backup: version 5, below
+  // the edges' 8) is applied all the same, and prunes.
+  PutSnapshot(b.get(), {0, 1}, 5, 1, bus::PackKind::kResync);
+  REQUIRE(b->WaitForAcks(kWaitMs).ok());
+  for (Edge* e : {&edge, &fresh}) {
+    until = std::chrono::steady_clock::now() + 10s;
+    while (e->Metric("folio_edge_pages") != 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+    CHECK(e->Metric("folio_edge_pages") == 2);
+    CheckServed(*e, 0, Record(0, 5));
+    CHECK(e->Get(Url(20), false).status == 404);
   }
 }

@@ -18,6 +18,7 @@
 #include "folio/core/hash.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
+#include "folio/testing/feed.h"
 #include "test_util.h"
 
 using namespace folio;
@@ -125,11 +126,13 @@ TEST_CASE("mermaid: the bundled file is served by the site, same origin, immutab
     o.url = c.nats().url();
     auto b = bus::Bus::Connect(o);
     REQUIRE(b.ok());
-    auto rec = (*b)->KvGet(bus::kPagesBucket, bus::PageKey("default", url));
-    REQUIRE(rec.ok());
-    CHECK(rec->size() < 1024);
+    auto feed = testing::ReadFeed(b->get(), "default");
+    REQUIRE(feed.ok());
+    REQUIRE(feed->records.count(url) == 1);
+    const std::string& rec = feed->records[url];
+    CHECK(rec.size() < 1024);
     bus::PageRecord r;
-    REQUIRE(bus::DecodePageRecord(*rec, &r).ok());
+    REQUIRE(bus::DecodePageRecord(rec, &r).ok());
     CHECK(r.body_blob == sha);
     CHECK(r.body_gzip.empty());
   }

@@ -336,6 +336,42 @@ Status Bus::KvDeleteAsync(std::string_view bucket, std::string_view key) {
   return impl_->Publish(KvSubject(bucket, key), {}, {}, true);
 }
 
+Result<uint64_t> Bus::KvPut(std::string_view bucket, std::string_view key, std::string_view value) {
+  if (!IsValidKvKey(key)) return Status::Invalid("invalid KV key '" + std::string(key) + "'");
+  if (impl_->write_fence && !impl_->write_fence()) {
+    return Status::Unavailable("put of '" + std::string(key) + "' fenced: this process may not write now");
+  }
+  int64_t max_payload = natsConnection_GetMaxPayload(impl_->nc);
+  if (max_payload > 0 && static_cast<int64_t>(value.size()) > max_payload) {
+    return Status::TooLarge("put of '" + std::string(key) + "': " + std::to_string(value.size()) +
+                            " bytes exceed the NATS server's max payload");
+  }
+  Result<kvStore*> kv = impl_->Kv(bucket);
+  if (!kv.ok()) return kv.status();
+  std::string k(key);
+  uint64_t rev = 0;
+  natsStatus s = kvStore_Put(&rev, *kv, k.c_str(), value.data(), static_cast<int>(value.size()));
+  if (s != NATS_OK) return Status::Unavailable(NatsError(s, "put '" + k + "'").message());
+  return rev;
+}
+
+Status Bus::PurgeStream(std::string_view stream, std::string_view subject, uint64_t before_seq) {
+  std::string name(stream), subj(subject);
+  if (!IsValidSubject(subj, true)) return Status::Invalid("invalid NATS subject '" + subj + "'");
+  if (impl_->write_fence && !impl_->write_fence()) {
+    return Status::Unavailable("purge of '" + subj + "' fenced: this process may not write now");
+  }
+  jsOptions jo;
+  jsOptions_Init(&jo);
+  jo.Stream.Purge.Subject = subj.c_str();
+  jo.Stream.Purge.Sequence = before_seq;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_PurgeStream(impl_->js, name.c_str(), &jo, &jerr);
+  if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) return Status::NotFound("stream '" + name + "' does not exist");
+  if (s != NATS_OK) return Status::Unavailable(NatsError(s, "purge '" + subj + "' of stream '" + name + "'").message());
+  return Status::Ok();
+}
+
 Status WaitForPublishAcks(jsCtx* js, int64_t timeout_ms, std::string_view what,
                           const std::function<void(uint64_t* failed, std::string* first_error)>& take_failures) {
   jsPubOptions po;
@@ -394,6 +430,11 @@ std::string Bus::connected_url() const {
   char url[256] = "";
   if (natsConnection_GetConnectedUrl(impl_->nc, url, sizeof url) != NATS_OK) return "";
   return url;
+}
+
+int64_t Bus::max_payload() const {
+  int64_t n = natsConnection_GetMaxPayload(impl_->nc);
+  return n > 0 ? n : 0;
 }
 
 bool Bus::connected() const {

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "folio/bus/note_schema.h"
+#include "folio/bus/page_pack.h"
 #include "folio/bus/page_schema.h"
 #include "folio/bus/related_schema.h"
 #include "folio/testing/testing.h"
@@ -33,6 +34,36 @@ TEST_CASE("Connect to a dead port fails quickly with kUnavailable") {
   REQUIRE(!bus.ok());
   CHECK(bus.status().code() == Code::kUnavailable);
   CHECK(elapsed < std::chrono::milliseconds(o.connect_timeout_ms));
+}
+
+TEST_CASE("KvPut returns the stream sequence; PurgeStream drops a subject filter's messages before it") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  REQUIRE(bus->EnsureSchema().ok());
+  REQUIRE(bus->KvPutAsync(kPagesBucket, PackKey("docs", 1), "p1").ok());
+  REQUIRE(bus->KvPutAsync(kPagesBucket, PackKey("other", 2), "o2").ok());
+  REQUIRE(bus->KvPutAsync(kPagesBucket, PageKey("docs", "/old"), "old").ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+  auto rev = bus->KvPut(kPagesBucket, SnapshotKey("docs", 3, 0), "s");
+  REQUIRE_MESSAGE(rev.ok(), rev.status().ToString());
+  CHECK(*rev == 4);
+  REQUIRE(bus->KvPutAsync(kPagesBucket, PackKey("docs", 5), "p5").ok());
+  REQUIRE(bus->WaitForAcks(5000).ok());
+  REQUIRE(bus->PurgeStream("KV_pages", PackSubjects("docs"), *rev).ok());
+  CHECK(bus->KvGet(kPagesBucket, PackKey("docs", 1)).status().code() == Code::kNotFound);
+  CHECK(bus->KvGet(kPagesBucket, PackKey("docs", 5)).value() == "p5");    // after the sequence
+  CHECK(bus->KvGet(kPagesBucket, PackKey("other", 2)).value() == "o2");   // another site
+  CHECK(bus->KvGet(kPagesBucket, PageKey("docs", "/old")).value() == "old");
+  // The per-page keys: one token after the site, never a pack or a snapshot.
+  REQUIRE(bus->PurgeStream("KV_pages", OldPageSubjects("docs"), 0).ok());
+  CHECK(bus->KvGet(kPagesBucket, PageKey("docs", "/old")).status().code() == Code::kNotFound);
+  CHECK(bus->KvGet(kPagesBucket, SnapshotKey("docs", 3, 0)).value() == "s");
+  CHECK(bus->StreamMessageCount("KV_pages").value() == 3);
+  CHECK(bus->PurgeStream("KV_nope", PackSubjects("docs"), 0).code() == Code::kNotFound);
+  // Fenced like a publish.
+  bus->SetWriteFence([] { return false; });
+  CHECK(bus->KvPut(kPagesBucket, "docs.x", "v").status().code() == Code::kUnavailable);
+  CHECK(bus->PurgeStream("KV_pages", PackSubjects("docs"), 0).code() == Code::kUnavailable);
 }
 
 TEST_CASE("KV put, get and delete against a real nats-server") {

@@ -98,8 +98,18 @@ class Bus {
   Status PublishAsync(std::string_view subject, std::string_view data, std::string_view msg_id = {});
   Status KvPutAsync(std::string_view bucket, std::string_view key, std::string_view value);
   Status KvDeleteAsync(std::string_view bucket, std::string_view key);
+  // A synchronous KV put: returns the revision (the stream sequence) the
+  // server stored it at, once acknowledged. Fenced like the async puts;
+  // kTooLarge over the server's max payload; kUnavailable on no ack.
+  Result<uint64_t> KvPut(std::string_view bucket, std::string_view key, std::string_view value);
+  // Removes from `stream` the messages on subjects matching `subject` (may
+  // hold wildcards) with a sequence below `before_seq` (0: every one). A
+  // purge leaves no delete markers: watchers see nothing of it. Fenced like
+  // a publish. kNotFound if the stream does not exist; kUnavailable if the
+  // server does not answer.
+  Status PurgeStream(std::string_view stream, std::string_view subject, uint64_t before_seq);
   // Fencing (issue 23): while `may_write` returns false, PublishAsync,
-  // KvPutAsync and KvDeleteAsync send nothing and fail with kUnavailable
+  // KvPutAsync, KvDeleteAsync, KvPut and PurgeStream send nothing and fail with kUnavailable
   // ("fenced"), so a process that lost its lease (folio-ingest's KvLease)
   // cannot overwrite its successor's pages. null (the default) = never
   // fenced. REQUIRES: called before any publish; `may_write` is thread-safe
@@ -150,6 +160,9 @@ class Bus {
   Result<AccountUsage> GetAccountUsage(int64_t timeout_ms = 5'000);
 
   bool connected() const;
+  // The largest message the connected server takes (its max_payload; 1 MiB
+  // by default), or 0 when not connected.
+  int64_t max_payload() const;
   // The URL of the server this client is connected to; "" if none.
   std::string connected_url() const;
 

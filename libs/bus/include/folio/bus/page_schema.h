@@ -1,7 +1,8 @@
-// The pages contract: KV bucket "pages", key PageKey(site, url_path), value
-// EncodePageRecord(PageRecord) (binary, schema 3 for a record with a
-// body_blob, else schema 2; schema 1 still decoded).
-// Ingest writes it, every edge watches it. URL paths are the decoded path a
+// The page record: EncodePageRecord(PageRecord) (binary, schema 3 for a
+// record with a body_blob, else schema 2; schema 1 still decoded), carried
+// in KV bucket "pages" by the page feed's packs and snapshots (page_pack.h,
+// issue 26) and, in the layout before them, one per key PageKey(site,
+// url_path), which edges still read. Ingest writes it, every edge watches it. URL paths are the decoded path a
 // reader asks for ("/folder/my-note", "/" for home). Keys use base64url so any
 // Unicode path fits NATS's key alphabet [-/_=.a-zA-Z0-9]. Keys starting with
 // '_' are folio's own bookkeeping ("_meta.<site>", "_site.<site>" in
