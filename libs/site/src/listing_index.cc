@@ -5,6 +5,7 @@
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/listings.h"
 #include "folio/site/note_meta.h"
 #include "folio/site/urls.h"
 
@@ -44,7 +45,24 @@ std::set<std::pair<std::string, std::string>> TagPairs(const std::vector<std::st
   return pairs;
 }
 
+// Adds `item` to a folder's notes, in both orders.
+void AddToFolder(const LinkItem& item, ListingIndex::Folder* f) {
+  auto [it, added] = f->notes.insert(item);
+  if (added) f->natural.insert(&*it);
+}
+
+void RemoveFromFolder(const LinkItem& item, ListingIndex::Folder* f) {
+  auto it = f->notes.find(item);
+  if (it == f->notes.end()) return;
+  f->natural.erase(&*it);
+  f->notes.erase(it);
+}
+
 }  // namespace
+
+bool ByNaturalTitle::operator()(const LinkItem* a, const LinkItem* b) const {
+  return NaturalLess(a->title, b->title) || (!NaturalLess(b->title, a->title) && ByTitle()(*a, *b));
+}
 
 LinkItem ItemOf(const NoteMeta& n) { return LinkItem{n.title, n.url, DayOf(UpdatedMs(n))}; }
 
@@ -102,7 +120,7 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   newest_.insert({-UpdatedMs(n), stored_path});
   by_hash_.insert({PathHash(n.path), stored_path});
   std::string_view dir = PathDir(n.path);
-  (dir.empty() ? root_ : folders_[std::string(dir)]).notes.insert(item);
+  AddToFolder(item, dir.empty() ? &root_ : &folders_[std::string(dir)]);
   ++root_.below;
   for (std::string_view d = dir; !d.empty();) {
     ++folders_[std::string(d)].below;
@@ -129,9 +147,9 @@ void ListingIndex::Remove(const NoteMeta& n) {
   by_hash_.erase({PathHash(n.path), n.path});
   std::string_view dir = PathDir(n.path);
   if (dir.empty()) {
-    root_.notes.erase(item);
+    RemoveFromFolder(item, &root_);
   } else if (auto f = folders_.find(dir); f != folders_.end()) {
-    f->second.notes.erase(item);
+    RemoveFromFolder(item, &f->second);
   }
   if (root_.below > 0) --root_.below;
   for (std::string_view d = dir; !d.empty();) {

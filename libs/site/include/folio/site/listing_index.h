@@ -31,11 +31,25 @@ struct ByTitle {
   }
 };
 using TitleOrdered = std::set<LinkItem, ByTitle>;
+// The explorer's order: NaturalLess of the titles (listings.h), then ByTitle.
+struct ByNaturalTitle {
+  bool operator()(const LinkItem* a, const LinkItem* b) const;
+};
 
 class ListingIndex {
  public:
   struct Folder {
+    Folder() = default;
+    // `natural` points into `notes`: moved together (set nodes stay put), never copied.
+    Folder(Folder&&) = default;
+    Folder& operator=(Folder&&) = default;
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+
     TitleOrdered notes;                          // published notes directly inside
+    // The same notes (elements of `notes`) in the explorer's order, so its
+    // JSON takes the first ones instead of sorting the folder each time.
+    std::set<const LinkItem*, ByNaturalTitle> natural;
     std::map<std::string, size_t, std::less<>> subfolders;  // child folder -> notes at or below it
     size_t below = 0;                            // published notes at or below this folder
   };
