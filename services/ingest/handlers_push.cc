@@ -92,6 +92,7 @@ http::Response RunPush(HandlerContext* ctx, PreparedPush* p, PushCounters& m) {
                                {"requested_deletes", std::to_string(deletes)},
                                {"rows", std::to_string(sum->rows)},
                                {"took_ms", std::to_string(took_us / 1000)}, {"phases_ms", sum->phases},
+                               {"phases_cpu_ms", sum->phases_cpu},
                                {"stage", p->stage}});
   if (sum->rendered + sum->listings >= kReleaseHeapAfterPages) ReleaseHeapLater(ctx, m);
   ingest_api::PushReply reply = ReplyOf(*sum);
