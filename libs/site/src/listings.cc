@@ -406,33 +406,6 @@ void AddAliasRedirects(const Scope& s, Pages& out) {
 
 }  // namespace
 
-bool NaturalLess(std::string_view a, std::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[j]);
-    if (std::isdigit(x) && std::isdigit(y)) {
-      size_t i0 = i, j0 = j;
-      while (i0 < a.size() && a[i0] == '0') ++i0;  // leading zeros do not count
-      while (j0 < b.size() && b[j0] == '0') ++j0;
-      size_t i1 = i0, j1 = j0;
-      while (i1 < a.size() && std::isdigit(static_cast<unsigned char>(a[i1]))) ++i1;
-      while (j1 < b.size() && std::isdigit(static_cast<unsigned char>(b[j1]))) ++j1;
-      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
-      int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
-      if (c != 0) return c < 0;
-      i = i1;
-      j = j1;
-      continue;
-    }
-    x = static_cast<unsigned char>(std::tolower(x));
-    y = static_cast<unsigned char>(std::tolower(y));
-    if (x != y) return x < y;
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
-}
-
 std::string GeneratedPage::Render() const {
   switch (kind) {
     case Kind::kListing: return AssembleListingPage(listing);

@@ -31,7 +31,11 @@ struct ByTitle {
   }
 };
 using TitleOrdered = std::set<LinkItem, ByTitle>;
-// The explorer's order: NaturalLess of the titles (listings.h), then ByTitle.
+// Obsidian's file-explorer order: case-insensitive, runs of digits by value
+// ("Note 2" < "Note 10").
+bool NaturalLess(std::string_view a, std::string_view b);
+
+// The explorer's order: NaturalLess of the titles, then ByTitle.
 struct ByNaturalTitle {
   bool operator()(const LinkItem* a, const LinkItem* b) const;
 };
