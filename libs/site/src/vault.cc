@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
@@ -202,6 +203,7 @@ std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) con
 // What one Apply call has found so far.
 struct Vault::ApplyState {
   Impact impact;
+  std::vector<NoteMeta>* replaced = nullptr;  // Apply's: where overwritten and deleted notes go
   // Names (LinkIndex::NameKeys) added or removed: the notes whose links
   // depend on them are resolved again.
   std::set<std::string> changed_names;
@@ -239,8 +241,10 @@ bool IsRenameOf(const NoteMeta& added, const NoteMeta& gone) {
 
 }  // namespace
 
-Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
+Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes,
+                    std::vector<NoteMeta>* replaced) {
   ApplyState s;
+  s.replaced = replaced;
   for (const auto& path : deletes) ApplyDelete(path, s);
   for (auto& u : upserts) ApplyUpsert(u, s);
   // Renames: a deleted note's URL answers 301 to the note that replaced it.
@@ -280,6 +284,7 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   }
   Unindex(n);
   Unlist(n);
+  if (s.replaced) s.replaced->push_back(std::move(n));
   notes_.erase(it);
 }
 
@@ -331,7 +336,11 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   u.out = std::move(old.out);
   u.embeds_out = std::move(old.embeds_out);
   // ReresolveLinks() re-derives links; keep the reverse maps consistent meanwhile.
-  old = std::move(u);
+  if (s.replaced) {
+    s.replaced->push_back(std::exchange(old, std::move(u)));
+  } else {
+    old = std::move(u);
+  }
   List(old);
 }
 
