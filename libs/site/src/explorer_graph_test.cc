@@ -124,6 +124,33 @@ TEST_CASE("explorer: the folder's order is kept through retitles and removals; t
   CHECK(!Has(top5, "\"Alpha 9\""));   // gone
 }
 
+TEST_CASE("vault: a text-only edit keeps its links and moves in /recent only; a renamed target still relinks it") {
+  // Apply skips the link and listing bookkeeping a text-only edit cannot
+  // change (issue 26); these are the cases where skipping would go wrong.
+  Vault v = Sample();
+  NoteMeta edit = Note("Docs/Note 2.md", "Note 2", {"Start"});
+  edit.updated_ms = 5000;  // newer than every other note
+  (void)v.Apply({edit}, {});
+  CHECK(v.Find("Docs/Note 2.md")->out == std::vector<std::string>{"Start.md"});
+  CHECK(v.Backlinks("Start.md") == std::vector<std::string>{"Docs/Note 2.md", "Docs/Sub/Deep.md"});
+  std::string recent = Body(BuildListings(v, SiteInfo{}), "/_/recent");
+  CHECK(recent.find("Note 2") < recent.find("Note 10"));  // newest first
+  CHECK(recent.find("Note 2") < recent.find("Start"));
+  // The same edit again, while its target is renamed in the same change: the
+  // link (by name) now dangles, then resolves to the new note of that name.
+  edit.updated_ms = 6000;
+  (void)v.Apply({edit, Note("Other/Start.md", "Start 2")}, {"Start.md"});
+  CHECK(v.Find("Docs/Note 2.md")->out == std::vector<std::string>{"Other/Start.md"});
+  CHECK(v.Backlinks("Other/Start.md") == std::vector<std::string>{"Docs/Note 2.md", "Docs/Sub/Deep.md"});
+  // A title change is not text-only: the listings show the new title.
+  NoteMeta retitled = Note("Docs/Note 2.md", "Second note", {"Start"});
+  retitled.updated_ms = 6000;
+  (void)v.Apply({retitled}, {});
+  std::string docs = Body(BuildListings(v, SiteInfo{}), "/_/tree/docs/");
+  CHECK(Has(docs, "\"Second note\""));
+  CHECK(!Has(docs, "\"Note 2\""));
+}
+
 TEST_CASE("graph: chunks hold each note's URL, title and resolved links; the index names them") {
   Vault v = Sample();
   auto pages = BuildListings(v, SiteInfo{});

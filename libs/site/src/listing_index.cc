@@ -167,6 +167,12 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   }
 }
 
+void ListingIndex::Retime(int64_t was, int64_t now, std::string_view stored_path) {
+  if (was == now) return;
+  newest_.erase({-was, stored_path});
+  newest_.insert({-now, stored_path});
+}
+
 void ListingIndex::Remove(const NoteMeta& n) {
   const LinkItem item = ItemOf(n);
   by_title_.erase(item);

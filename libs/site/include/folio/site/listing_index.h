@@ -70,6 +70,9 @@ class ListingIndex {
   // map key): newest() and the sitemap shards hold views of it, not copies.
   void Add(const NoteMeta& n, std::string_view stored_path);
   void Remove(const NoteMeta& n);
+  // A listed note whose recency alone changed (UpdatedMs from `was` to
+  // `now`; entry, tags and aliases the same): moves it in newest() only.
+  void Retime(int64_t was, int64_t now, std::string_view stored_path);
 
   size_t size() const { return by_title_.size(); }
   const TitleOrdered& by_title() const { return by_title_; }
