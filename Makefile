@@ -39,6 +39,7 @@ run: build
 bench: build
 	@FOLIO_BENCH_DEPS=1 bash scripts/install-deps.sh
 	@bash loadtest/push-bench.sh $(BUILD)
+	@bash loadtest/push-bench.sh $(BUILD) --growth 2000
 	@bash loadtest/watch-bench.sh $(BUILD)
 	@bash loadtest/propagation-bench.sh $(BUILD)
 	@bash loadtest/serve-bench.sh $(BUILD)

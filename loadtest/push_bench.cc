@@ -2,6 +2,7 @@
 // nats-server, folio-ingest and folio-edge, the services pinned to one core.
 //
 //   push-bench [--sizes 10,100,1000,10000] [--cpu 0] [--csv FILE]
+//   push-bench --growth N [--reps 3] [--bound 2] [--cpu 0]
 //
 // For each N: notes bench/note_{i}.md (~400 bytes: frontmatter title, H1,
 // "Revision R.", a paragraph with [[bench/note_0]], a three-item list, a
@@ -10,6 +11,10 @@
 // of 3); then RSS of ingest and edge. Each push is timed from request to
 // response (committed and acknowledged by JetStream) and to the moment the
 // edge serves the last changed page.
+//
+// --growth N: the guard that an import's per-note cost does not grow with the
+// vault (growth_check.cc): imports N notes, and 10*N notes in ten pushes of N,
+// and exits 1 when a cost per note at 10*N exceeds --bound times that at N.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "bench_notes.h"
+#include "growth_check.h"
 #include "cluster.h"
 #include "folio/core/json.h"
 #include "json_util.h"
@@ -34,26 +40,6 @@ using folio::bench::Body;
 using folio::bench::Note;
 
 namespace {
-
-// User plus system CPU time of a process so far, in ms (/proc/PID/stat
-// fields 14 and 15).
-double CpuMs(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::stringstream ss(stat.substr(close + 2));
-  std::string f;
-  double utime = 0, stime = 0;
-  for (int field = 3; ss >> f; ++field) {
-    if (field == 14) utime = std::stod(f);
-    if (field == 15) {
-      stime = std::stod(f);
-      break;
-    }
-  }
-  return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 // The phases_ms of the last push ingest logged ("" if none).
 std::string LastPhases(const std::string& log_path) {
@@ -131,6 +117,9 @@ int main(int argc, char** argv) {
   std::string csv = "loadtest/results/push-bench.csv";
   std::string commit = "unknown";
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--growth") return folio::bench::GrowthCheck(argc, argv);
+  }
+  for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--sizes") {
       sizes.clear();
@@ -161,12 +150,12 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i) all[i] = i;
     const pid_t pids[3] = {c.nats().pid(), c.ingest_pid(), c.edge_pid()};
     double cpu0[3];
-    for (int k = 0; k < 3; ++k) cpu0[k] = CpuMs(pids[k]);
+    for (int k = 0; k < 3; ++k) cpu0[k] = folio::bench::ProcessCpuMs(pids[k]);
     Timing first = TimedPush(c, all, 1);
     // The edge may still apply what follows the last note (listings).
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     double cpu[3];
-    for (int k = 0; k < 3; ++k) cpu[k] = CpuMs(pids[k]) - cpu0[k];
+    for (int k = 0; k < 3; ++k) cpu[k] = folio::bench::ProcessCpuMs(pids[k]) - cpu0[k];
     printf("import of %d: CPU ms nats-server %.0f, ingest %.0f, edge %.0f; ingest phases_ms: %s\n", n, cpu[0], cpu[1],
            cpu[2], LastPhases(c.dir() + "/ingest.log").c_str());
     printf("streams after import: KV_pages %s; notes %s\n", StreamSize(c, "KV_pages").c_str(),

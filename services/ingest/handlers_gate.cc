@@ -18,8 +18,8 @@ std::shared_ptr<PushCounters> NewPushCounters(metrics::Registry* registry) {
       registry->NewCounter("folio_ingest_heap_released_bytes_total",
                            "Resident bytes those hand-backs returned (0 under sanitizers)"),
       registry->NewGauge("folio_ingest_heap_bytes",
-                         "Heap bytes in use (malloc) after the last hand-back; the rest of the resident set is"
-                         " code, stacks and freed heap")});
+                         "Heap bytes in use (malloc), read after a hand-back at most every 30 s; the rest of the"
+                         " resident set is code, stacks and freed heap")});
 }
 
 // The check found the site but cannot hand it on, so it is looked up again.

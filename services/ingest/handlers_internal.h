@@ -27,7 +27,7 @@ struct PushCounters {
   metrics::Histogram& seconds;
   metrics::Counter& heap_releases;        // after pushes of kReleaseHeapAfterPages+ pages
   metrics::Counter& heap_released_bytes;  // RSS before minus after each of them
-  metrics::Gauge& heap_bytes;             // malloc's bytes in use after the last of them
+  metrics::Gauge& heap_bytes;             // malloc's bytes in use, read after some of them
 };
 
 // ---- The gate and thread hops (handlers_gate.cc) ----

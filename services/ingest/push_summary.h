@@ -36,7 +36,8 @@ struct PushSummary {
   bool published = false;  // false: committed, publish pending (retried)
   bool strict_line_breaks = false;  // the site's setting after the push
   bool settings_changed = false;    // this push changed it: every note page was re-rendered
-  std::string phases;      // "hash=1 meta=3 ..." milliseconds per phase, for the log
+  std::string phases;      // "hash=0.1 meta=3.2 ..." milliseconds per phase, for the log and reply
+  std::string phases_cpu;  // the same in the writer thread's CPU time, for the log
   std::vector<NoteReport> notes;  // pushed notes, attachments, then re-rendered notes
 };
 

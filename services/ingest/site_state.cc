@@ -102,15 +102,21 @@ std::set<std::string> StateTxn::ApplyAttachments(std::vector<site::AttachmentMet
 }
 
 site::Impact StateTxn::ApplyNotes(std::vector<site::NoteMeta> upserts, const std::vector<std::string>& deletes) {
+  // Paths new to the vault are remembered as absent; the prior metadata of
+  // the others comes back from Apply, moved out of the vault (no copy).
   const site::Vault& v = state_->vault_;
-  auto remember = [&](const std::string& path) {
-    if (notes_before_.count(path)) return;
-    const site::NoteMeta* old = v.Find(path);
-    notes_before_.emplace(path, old ? std::optional<site::NoteMeta>(*old) : std::nullopt);
+  auto absent = [&](const std::string& path) {
+    if (!notes_before_.count(path) && !v.Find(path)) notes_before_.emplace(path, std::nullopt);
   };
-  for (const auto& u : upserts) remember(u.path);
-  for (const auto& d : deletes) remember(d);
-  return state_->vault_.Apply(std::move(upserts), deletes);
+  for (const auto& u : upserts) absent(u.path);
+  for (const auto& d : deletes) absent(d);
+  std::vector<site::NoteMeta> replaced;
+  site::Impact impact = state_->vault_.Apply(std::move(upserts), deletes, &replaced);
+  for (auto& before : replaced) {
+    std::string path = before.path;
+    notes_before_.try_emplace(std::move(path), std::move(before));  // the first state per path wins
+  }
+  return impact;
 }
 
 bool StateTxn::SetRelated(const std::string& path, std::vector<std::string> list) {

@@ -5,8 +5,9 @@
 // StateTxn: the one way a change moves it. A push (or a related-list
 // update, or Start) applies its change to the model through a StateTxn,
 // which records how to undo each step (the prior metadata of the notes
-// and attachments it touched, the prior related lists and setting: the
-// size of the change, never a copy of the vault); Committed() keeps the
+// and attachments it touched, the notes' moved out of the vault rather
+// than copied; the prior related lists and setting: the size of the
+// change, never a copy of the vault); Committed() keeps the
 // change once the SQLite commit holds, and a StateTxn destroyed without it
 // rolls the model back to what the store holds.
 //

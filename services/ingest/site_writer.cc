@@ -145,7 +145,7 @@ void SiteWriter::ChangeSettings(bool strict, StateTxn* txn, Commit* c, VaultChan
 
 Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const std::string& stage) {
   PushSummary sum;
-  PhaseLog phase(&sum.phases);
+  PhaseLog phase(&sum.phases, &sum.phases_cpu);
   const int64_t now_ms = NowUnixMs(), now_s = now_ms / 1000;
   const PushPlan plan = PlanPush(req, state_.vault(), pool_);
   Count(req, plan, &sum);

@@ -1,6 +1,11 @@
-// Store's staged imports (store.h): the stage_batches table. Every row of a
-// stage carries the stage's last use (updated_ms), so that dropping stale
-// stages is one indexed DELETE and never splits a stage.
+// Store's staged imports (store.h): the stage_batches table. Each row
+// carries when its batch was put (updated_ms); a stage's last use is its
+// newest batch's, so dropping stale stages is one DELETE over the age index
+// that never splits a stage. A put writes its own row only and reads the
+// bodies' sizes from the record headers (length(body)): the bytes and
+// updated_ms columns sit after the body, and reading or rewriting them would
+// walk every staged body's overflow pages, a cost that grew with the whole
+// import on every batch (issue 26).
 #include "folio/sqlite/transaction.h"
 #include "store.h"
 
@@ -38,7 +43,7 @@ Result<StageInfo> Store::PutStageBatchTransaction(const std::string& site, const
   if (!tx.ok()) return tx.status();
   // The site's staged bytes without the batch this one replaces.
   auto others = db_->Prepare(
-      "SELECT coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND NOT (stage=? AND batch=?)");
+      "SELECT coalesce(sum(length(body)), 0) FROM stage_batches WHERE site=? AND NOT (stage=? AND batch=?)");
   if (!others.ok()) return others.status();
   others->Bind(1, site).Bind(2, stage).Bind(3, batch);
   if (auto row = others->Step(); !row.ok()) return row.status();
@@ -51,10 +56,7 @@ Result<StageInfo> Store::PutStageBatchTransaction(const std::string& site, const
   if (!put.ok()) return put.status();
   Status s = put->Bind(1, site).Bind(2, stage).Bind(3, batch).BindBlob(4, body).Bind(5, size).Bind(6, now_ms).Run();
   if (!s.ok()) return s;
-  auto touch = db_->Prepare("UPDATE stage_batches SET updated_ms=? WHERE site=? AND stage=?");
-  if (!touch.ok()) return touch.status();
-  if (s = touch->Bind(1, now_ms).Bind(2, site).Bind(3, stage).Run(); !s.ok()) return s;
-  auto count = db_->Prepare("SELECT count(*), coalesce(sum(bytes), 0) FROM stage_batches WHERE site=? AND stage=?");
+  auto count = db_->Prepare("SELECT count(*), coalesce(sum(length(body)), 0) FROM stage_batches WHERE site=? AND stage=?");
   if (!count.ok()) return count.status();
   count->Bind(1, site).Bind(2, stage);
   if (auto r = count->Step(); !r.ok()) return r.status();
@@ -92,14 +94,17 @@ Status Store::DropStage(const std::string& site, const std::string& stage) {
 }
 
 Result<int64_t> Store::DropStaleStages(int64_t cutoff_ms) {
-  auto del = db_->Prepare("DELETE FROM stage_batches WHERE updated_ms < ?");
+  // A stage goes when none of its batches was put at or after the cutoff.
+  auto del = db_->Prepare(
+      "DELETE FROM stage_batches WHERE updated_ms < ?1 AND (site, stage) NOT IN "
+      "(SELECT site, stage FROM stage_batches WHERE updated_ms >= ?1)");
   if (!del.ok()) return del.status();
   if (Status s = del->Bind(1, cutoff_ms).Run(); !s.ok()) return s;
   return static_cast<int64_t>(db_->Changes());
 }
 
 Result<int64_t> Store::StagedBytes() {
-  auto q = db_->Prepare("SELECT coalesce(sum(bytes), 0) FROM stage_batches");
+  auto q = db_->Prepare("SELECT coalesce(sum(length(body)), 0) FROM stage_batches");
   if (!q.ok()) return q.status();
   auto row = q->Step();
   if (!row.ok()) return row.status();

@@ -4,7 +4,10 @@
 // Threads: AddPage on ingest's writer thread; the rest is pure.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,19 +36,38 @@ inline void AddPage(Commit* c, std::string url, const PageHead& head, std::strin
   c->AddPage(std::move(url), std::move(rec.record));
 }
 
-// "hash=1 meta=3 ...": milliseconds per phase of a push, for its log line.
+// "hash=0.1 meta=3.2 ...": milliseconds per phase of a push, for its log
+// line and reply, and (with `cpu`) the same in CPU time of the calling
+// thread (the writer's own work; the render pool's threads not counted), so
+// a loaded machine's waits do not read as cost.
 class PhaseLog {
  public:
-  explicit PhaseLog(std::string* out) : out_(out), start_(MonotonicUs()) {}
+  explicit PhaseLog(std::string* out, std::string* cpu = nullptr)
+      : out_(out), cpu_(cpu), start_(MonotonicUs()), cpu_start_(ThreadCpuUs()) {}
   void operator()(const char* name) {
-    int64_t now = MonotonicUs();
-    *out_ += std::string(out_->empty() ? "" : " ") + name + "=" + std::to_string((now - start_) / 1000);
+    const int64_t now = MonotonicUs(), cpu_now = ThreadCpuUs();
+    Append(out_, name, now - start_);
+    if (cpu_) Append(cpu_, name, cpu_now - cpu_start_);
     start_ = now;
+    cpu_start_ = cpu_now;
   }
 
  private:
+  static int64_t ThreadCpuUs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+  }
+  static void Append(std::string* out, const char* name, int64_t us) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(us) / 1000.0);
+    *out += std::string(out->empty() ? "" : " ") + name + "=" + ms;
+  }
+
   std::string* out_;
+  std::string* cpu_;
   int64_t start_;
+  int64_t cpu_start_;
 };
 
 }  // namespace folio::ingest::internal

@@ -95,6 +95,62 @@ TEST_CASE("explorer: a new note rewrites its folder's JSON and those above, not 
   CHECK(!f.Covers("/_/tree/zeta/", 200));
 }
 
+TEST_CASE("explorer: the folder's order is kept through retitles and removals; the cap takes its first notes") {
+  // The JSON reads the index's natural order instead of sorting the folder:
+  // after notes change title, leave and come back, it must equal the order
+  // of a vault built afresh with the notes as they now are.
+  Vault v;
+  std::vector<NoteMeta> notes;
+  for (int i = 0; i < 30; ++i) notes.push_back(Note("F/n" + std::to_string(i) + ".md", "Note " + std::to_string(i)));
+  (void)v.Apply(notes, {});
+  (void)v.Apply({Note("F/n3.md", "note 25"), Note("F/n20.md", "Alpha 100"), Note("F/n21.md", "Alpha 9")},
+                {"F/n7.md", "F/n11.md"});
+  (void)v.Apply({Note("F/n7.md", "Note 7")}, {"F/n21.md"});
+  Vault fresh;
+  std::vector<NoteMeta> now;
+  for (int i = 0; i < 30; ++i) {
+    if (const NoteMeta* m = v.Find("F/n" + std::to_string(i) + ".md")) now.push_back(Note(m->path, m->title));
+  }
+  (void)fresh.Apply(now, {});
+  ListingOptions capped;
+  capped.list_limit = 5;
+  for (const ListingOptions& opt : {ListingOptions{}, capped}) {
+    std::string got = BuildListings(v, SiteInfo{}, opt).at("/_/tree/f/").Render();
+    CHECK(got == BuildListings(fresh, SiteInfo{}, opt).at("/_/tree/f/").Render());
+  }
+  std::string top5 = BuildListings(v, SiteInfo{}, capped).at("/_/tree/f/").Render();
+  CHECK(Has(top5, "{\"title\":\"Alpha 100\",\"url\":\"/f/n20\"},{\"title\":\"Note 0\""));
+  CHECK(Has(top5, "\"more\":23,"));  // 28 notes, 5 shown
+  CHECK(!Has(top5, "\"Alpha 9\""));   // gone
+}
+
+TEST_CASE("vault: a text-only edit keeps its links and moves in /recent only; a renamed target still relinks it") {
+  // Apply skips the link and listing bookkeeping a text-only edit cannot
+  // change (issue 26); these are the cases where skipping would go wrong.
+  Vault v = Sample();
+  NoteMeta edit = Note("Docs/Note 2.md", "Note 2", {"Start"});
+  edit.updated_ms = 5000;  // newer than every other note
+  (void)v.Apply({edit}, {});
+  CHECK(v.Find("Docs/Note 2.md")->out == std::vector<std::string>{"Start.md"});
+  CHECK(v.Backlinks("Start.md") == std::vector<std::string>{"Docs/Note 2.md", "Docs/Sub/Deep.md"});
+  std::string recent = Body(BuildListings(v, SiteInfo{}), "/_/recent");
+  CHECK(recent.find("Note 2") < recent.find("Note 10"));  // newest first
+  CHECK(recent.find("Note 2") < recent.find("Start"));
+  // The same edit again, while its target is renamed in the same change: the
+  // link (by name) now dangles, then resolves to the new note of that name.
+  edit.updated_ms = 6000;
+  (void)v.Apply({edit, Note("Other/Start.md", "Start 2")}, {"Start.md"});
+  CHECK(v.Find("Docs/Note 2.md")->out == std::vector<std::string>{"Other/Start.md"});
+  CHECK(v.Backlinks("Other/Start.md") == std::vector<std::string>{"Docs/Note 2.md", "Docs/Sub/Deep.md"});
+  // A title change is not text-only: the listings show the new title.
+  NoteMeta retitled = Note("Docs/Note 2.md", "Second note", {"Start"});
+  retitled.updated_ms = 6000;
+  (void)v.Apply({retitled}, {});
+  std::string docs = Body(BuildListings(v, SiteInfo{}), "/_/tree/docs/");
+  CHECK(Has(docs, "\"Second note\""));
+  CHECK(!Has(docs, "\"Note 2\""));
+}
+
 TEST_CASE("graph: chunks hold each note's URL, title and resolved links; the index names them") {
   Vault v = Sample();
   auto pages = BuildListings(v, SiteInfo{});

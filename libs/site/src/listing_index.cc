@@ -1,6 +1,7 @@
 #include "folio/site/listing_index.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
@@ -44,7 +45,51 @@ std::set<std::pair<std::string, std::string>> TagPairs(const std::vector<std::st
   return pairs;
 }
 
+// Adds `item` to a folder's notes, in both orders.
+void AddToFolder(const LinkItem& item, ListingIndex::Folder* f) {
+  auto [it, added] = f->notes.insert(item);
+  if (added) f->natural.insert(&*it);
+}
+
+void RemoveFromFolder(const LinkItem& item, ListingIndex::Folder* f) {
+  auto it = f->notes.find(item);
+  if (it == f->notes.end()) return;
+  f->natural.erase(&*it);
+  f->notes.erase(it);
+}
+
 }  // namespace
+
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[j]);
+    if (std::isdigit(x) && std::isdigit(y)) {
+      size_t i0 = i, j0 = j;
+      while (i0 < a.size() && a[i0] == '0') ++i0;  // leading zeros do not count
+      while (j0 < b.size() && b[j0] == '0') ++j0;
+      size_t i1 = i0, j1 = j0;
+      while (i1 < a.size() && std::isdigit(static_cast<unsigned char>(a[i1]))) ++i1;
+      while (j1 < b.size() && std::isdigit(static_cast<unsigned char>(b[j1]))) ++j1;
+      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
+      int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
+      if (c != 0) return c < 0;
+      i = i1;
+      j = j1;
+      continue;
+    }
+    x = static_cast<unsigned char>(std::tolower(x));
+    y = static_cast<unsigned char>(std::tolower(y));
+    if (x != y) return x < y;
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+bool ByNaturalTitle::operator()(const LinkItem* a, const LinkItem* b) const {
+  return NaturalLess(a->title, b->title) || (!NaturalLess(b->title, a->title) && ByTitle()(*a, *b));
+}
 
 LinkItem ItemOf(const NoteMeta& n) { return LinkItem{n.title, n.url, DayOf(UpdatedMs(n))}; }
 
@@ -102,7 +147,7 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   newest_.insert({-UpdatedMs(n), stored_path});
   by_hash_.insert({PathHash(n.path), stored_path});
   std::string_view dir = PathDir(n.path);
-  (dir.empty() ? root_ : folders_[std::string(dir)]).notes.insert(item);
+  AddToFolder(item, dir.empty() ? &root_ : &folders_[std::string(dir)]);
   ++root_.below;
   for (std::string_view d = dir; !d.empty();) {
     ++folders_[std::string(d)].below;
@@ -122,6 +167,12 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   }
 }
 
+void ListingIndex::Retime(int64_t was, int64_t now, std::string_view stored_path) {
+  if (was == now) return;
+  newest_.erase({-was, stored_path});
+  newest_.insert({-now, stored_path});
+}
+
 void ListingIndex::Remove(const NoteMeta& n) {
   const LinkItem item = ItemOf(n);
   by_title_.erase(item);
@@ -129,9 +180,9 @@ void ListingIndex::Remove(const NoteMeta& n) {
   by_hash_.erase({PathHash(n.path), n.path});
   std::string_view dir = PathDir(n.path);
   if (dir.empty()) {
-    root_.notes.erase(item);
+    RemoveFromFolder(item, &root_);
   } else if (auto f = folders_.find(dir); f != folders_.end()) {
-    f->second.notes.erase(item);
+    RemoveFromFolder(item, &f->second);
   }
   if (root_.below > 0) --root_.below;
   for (std::string_view d = dir; !d.empty();) {

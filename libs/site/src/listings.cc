@@ -129,7 +129,8 @@ GeneratedPage DataPage(std::string url, std::string body) {
 
 // One folder's explorer JSON: its sub-folders (natural order, with the notes
 // at or below each), then the notes directly inside (natural order by title,
-// at most `limit`; "more" counts the rest, which its page lists).
+// at most `limit`, read off the index's order: the folder's size does not
+// matter; "more" counts the rest, which its page lists).
 void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Folder& folder, Pages& out) {
   std::vector<std::pair<std::string_view, size_t>> subs;
   for (const auto& [sub, count] : folder.subfolders) subs.emplace_back(sub, count);
@@ -137,12 +138,7 @@ void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Fo
     std::string_view x = PathBase(a.first), y = PathBase(b.first);
     return NaturalLess(x, y) || (!NaturalLess(y, x) && x < y);
   });
-  std::vector<const LinkItem*> notes;
-  for (const auto& n : folder.notes) notes.push_back(&n);
-  std::sort(notes.begin(), notes.end(), [](const LinkItem* a, const LinkItem* b) {
-    return NaturalLess(a->title, b->title) || (!NaturalLess(b->title, a->title) && ByTitle()(*a, *b));
-  });
-  const size_t shown = std::min(notes.size(), s.opt.list_limit);
+  const size_t shown = std::min(folder.notes.size(), s.opt.list_limit);
   std::string j = "{\"folders\":[";
   for (size_t i = 0; i < subs.size(); ++i) {
     std::string url = FolderUrl(subs[i].first);
@@ -155,14 +151,15 @@ void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Fo
     j += ",\"notes\":" + std::to_string(subs[i].second) + "}";
   }
   j += "],\"notes\":[";
-  for (size_t i = 0; i < shown; ++i) {
+  auto note = folder.natural.begin();
+  for (size_t i = 0; i < shown; ++i, ++note) {
     j += i ? ",{\"title\":" : "{\"title\":";
-    AppendJsonString(notes[i]->title, &j);
+    AppendJsonString((*note)->title, &j);
     j += ",\"url\":";
-    AppendJsonString(notes[i]->url, &j);
+    AppendJsonString((*note)->url, &j);
     j += "}";
   }
-  j += "],\"more\":" + std::to_string(notes.size() - shown) + ",\"url\":";
+  j += "],\"more\":" + std::to_string(folder.notes.size() - shown) + ",\"url\":";
   AppendJsonString(folder_url, &j);
   j += "}";
   std::string url = TreeUrl(folder_url);
@@ -408,33 +405,6 @@ void AddAliasRedirects(const Scope& s, Pages& out) {
 }
 
 }  // namespace
-
-bool NaturalLess(std::string_view a, std::string_view b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[j]);
-    if (std::isdigit(x) && std::isdigit(y)) {
-      size_t i0 = i, j0 = j;
-      while (i0 < a.size() && a[i0] == '0') ++i0;  // leading zeros do not count
-      while (j0 < b.size() && b[j0] == '0') ++j0;
-      size_t i1 = i0, j1 = j0;
-      while (i1 < a.size() && std::isdigit(static_cast<unsigned char>(a[i1]))) ++i1;
-      while (j1 < b.size() && std::isdigit(static_cast<unsigned char>(b[j1]))) ++j1;
-      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
-      int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0));
-      if (c != 0) return c < 0;
-      i = i1;
-      j = j1;
-      continue;
-    }
-    x = static_cast<unsigned char>(std::tolower(x));
-    y = static_cast<unsigned char>(std::tolower(y));
-    if (x != y) return x < y;
-    ++i;
-    ++j;
-  }
-  return a.size() - i < b.size() - j;
-}
 
 std::string GeneratedPage::Render() const {
   switch (kind) {

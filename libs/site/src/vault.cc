@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "folio/core/hash.h"
 #include "folio/core/text.h"
@@ -202,6 +203,7 @@ std::set<std::string> Vault::EmbeddersOf(const std::set<std::string>& paths) con
 // What one Apply call has found so far.
 struct Vault::ApplyState {
   Impact impact;
+  std::vector<NoteMeta>* replaced = nullptr;  // Apply's: where overwritten and deleted notes go
   // Names (LinkIndex::NameKeys) added or removed: the notes whose links
   // depend on them are resolved again.
   std::set<std::string> changed_names;
@@ -211,11 +213,24 @@ struct Vault::ApplyState {
   std::set<std::string> backlink_changed;
   std::set<std::string> content_changed;  // notes whose own rendering changes (for embedders)
   std::set<std::string> upserted;
+  // Upserted notes whose own links must be resolved again: new ones, and
+  // those whose targets, embeds or publication changed (an edit of the text
+  // alone keeps its resolved links unless a name they depend on changed).
+  std::set<std::string> relinked;
   std::vector<NoteMeta> deleted;  // published notes this change deleted (their last state)
   std::vector<std::string> created;  // paths of notes this change added
 };
 
 namespace {
+
+// Whether the listing index holds `a` and `b` alike but for their recency:
+// the same presence, entry (title, URL, day), tags and aliases.
+bool SameListing(const NoteMeta& a, const NoteMeta& b) {
+  if (a.published != b.published) return false;
+  if (!a.published) return true;
+  const LinkItem x = ItemOf(a), y = ItemOf(b);
+  return x.title == y.title && x.url == y.url && x.date == y.date && a.tags == b.tags && a.aliases == b.aliases;
+}
 
 // "Folder/Old name.md" -> "old name": what an alias keeping the old name says.
 std::string NoteName(std::string_view path) {
@@ -239,8 +254,10 @@ bool IsRenameOf(const NoteMeta& added, const NoteMeta& gone) {
 
 }  // namespace
 
-Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes) {
+Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes,
+                    std::vector<NoteMeta>* replaced) {
   ApplyState s;
+  s.replaced = replaced;
   for (const auto& path : deletes) ApplyDelete(path, s);
   for (auto& u : upserts) ApplyUpsert(u, s);
   // Renames: a deleted note's URL answers 301 to the note that replaced it.
@@ -280,6 +297,7 @@ void Vault::ApplyDelete(const std::string& path, ApplyState& s) {
   }
   Unindex(n);
   Unlist(n);
+  if (s.replaced) s.replaced->push_back(std::move(n));
   notes_.erase(it);
 }
 
@@ -297,6 +315,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     if (u.published && !restoring_) u.url = AssignUrl(u, &s.impact.url_warnings[u.path]);
     u.out.clear();
     u.embeds_out.clear();
+    s.relinked.insert(u.path);
     std::string path = u.path;
     NoteMeta& stored = notes_.emplace(std::move(path), std::move(u)).first->second;
     Index(stored);
@@ -305,7 +324,6 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     return;
   }
   NoteMeta& old = it->second;
-  Unlist(old);
   bool relink = old.aliases != u.aliases || old.published != u.published || old.permalink != u.permalink;
   if (relink) {
     s.NamesOf(old);
@@ -326,19 +344,33 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     for (const auto& t : old.out) s.backlink_changed.insert(t);
     for (const auto& t : ResolveAll(u.targets, u.path)) s.backlink_changed.insert(t);
   }
-  RemoveLinker(old);
-  AddLinker(u);
+  if (old.targets != u.targets || old.embeds != u.embeds || old.published != u.published) {
+    RemoveLinker(old);
+    AddLinker(u);
+    s.relinked.insert(u.path);
+  }
+  // The listings: only the recency order moves when what they show is the same.
+  const bool relist = !SameListing(old, u);
+  if (relist) {
+    Unlist(old);
+  } else if (u.published) {
+    listing_.Retime(UpdatedMs(old), UpdatedMs(u), KeyOf(old));
+  }
   u.out = std::move(old.out);
   u.embeds_out = std::move(old.embeds_out);
   // ReresolveLinks() re-derives links; keep the reverse maps consistent meanwhile.
-  old = std::move(u);
-  List(old);
+  if (s.replaced) {
+    s.replaced->push_back(std::exchange(old, std::move(u)));
+  } else {
+    old = std::move(u);
+  }
+  if (relist) List(old);
 }
 
 // Re-resolves the links of upserted notes, and of the notes whose links
 // depend on a name this change added or removed (never the whole vault).
 void Vault::ReresolveLinks(ApplyState& s) {
-  std::set<std::string> candidates = s.upserted;
+  std::set<std::string> candidates = s.relinked;
   if (!s.changed_names.empty()) {
     s.changed_names.insert(std::string(markdown::LinkIndex::kAnyKey));
     for (const auto& k : s.changed_names) {

@@ -31,11 +31,29 @@ struct ByTitle {
   }
 };
 using TitleOrdered = std::set<LinkItem, ByTitle>;
+// Obsidian's file-explorer order: case-insensitive, runs of digits by value
+// ("Note 2" < "Note 10").
+bool NaturalLess(std::string_view a, std::string_view b);
+
+// The explorer's order: NaturalLess of the titles, then ByTitle.
+struct ByNaturalTitle {
+  bool operator()(const LinkItem* a, const LinkItem* b) const;
+};
 
 class ListingIndex {
  public:
   struct Folder {
+    Folder() = default;
+    // `natural` points into `notes`: moved together (set nodes stay put), never copied.
+    Folder(Folder&&) = default;
+    Folder& operator=(Folder&&) = default;
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+
     TitleOrdered notes;                          // published notes directly inside
+    // The same notes (elements of `notes`) in the explorer's order, so its
+    // JSON takes the first ones instead of sorting the folder each time.
+    std::set<const LinkItem*, ByNaturalTitle> natural;
     std::map<std::string, size_t, std::less<>> subfolders;  // child folder -> notes at or below it
     size_t below = 0;                            // published notes at or below this folder
   };
@@ -52,6 +70,9 @@ class ListingIndex {
   // map key): newest() and the sitemap shards hold views of it, not copies.
   void Add(const NoteMeta& n, std::string_view stored_path);
   void Remove(const NoteMeta& n);
+  // A listed note whose recency alone changed (UpdatedMs from `was` to
+  // `now`; entry, tags and aliases the same): moves it in newest() only.
+  void Retime(int64_t was, int64_t now, std::string_view stored_path);
 
   size_t size() const { return by_title_.size(); }
   const TitleOrdered& by_title() const { return by_title_; }

@@ -98,8 +98,6 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
                                                    const ListingOptions& options = {},
                                                    const ListingFilter* only = nullptr);
 
-// Obsidian's file-explorer order: case-insensitive, runs of digits by value
-// ("Note 2" < "Note 10").
-bool NaturalLess(std::string_view a, std::string_view b);
+// NaturalLess, the file explorer's order, is declared in listing_index.h.
 
 }  // namespace folio::site

@@ -53,8 +53,12 @@ class Vault {
 
   // Applies upserts (metadata of new or changed notes; `url` and `out` are
   // filled in here) and deletions (paths; unknown ones are ignored), and
-  // returns what must be re-rendered. REQUIRES: no path both upserted and deleted.
-  Impact Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes);
+  // returns what must be re-rendered. With `replaced`, the NoteMetas the
+  // change overwrote or deleted are moved there (their out and embeds_out
+  // emptied: Restore takes them as they are) instead of being destroyed, so
+  // an undo record costs no copy. REQUIRES: no path both upserted and deleted.
+  Impact Apply(std::vector<NoteMeta> upserts, const std::vector<std::string>& deletes,
+               std::vector<NoteMeta>* replaced = nullptr);
   // Undoes an Apply whose change was not kept (ingest's failed commit):
   // puts `notes` back as they were before it, their url and created_ms as
   // given (not assigned again), and removes `remove` (notes it added). The
