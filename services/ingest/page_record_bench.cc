@@ -1,5 +1,5 @@
 // page-gzip-bench: the cost of a note page's gzip body, per page, as ingest
-// builds it: push-bench's note rendered and laid out (chrome spans marked),
+// builds it: push-bench's note rendered and laid out,
 // then compressed by zlib (GzipCompressor) at levels 1, 4, 6 and 9 and by
 // igzip (GzipAssembler, MakePageRecord's way) at levels 0 to 3. Thread CPU
 // time; every output is inflated and checked.
@@ -40,7 +40,6 @@ std::string Note(int i) {
 
 struct Page {
   std::string html;
-  std::vector<site::ChromeSpan> chrome;
 };
 
 Page Build(int i) {
@@ -57,7 +56,7 @@ Page Build(int i) {
   p.backlinks = {{"Bench note 0", "/bench/note_0", ""}};
   p.backlinks_total = 1;
   Page out;
-  out.html = site::AssembleNotePage(p, &out.chrome);
+  out.html = site::AssembleNotePage(p);
   return out;
 }
 
@@ -94,14 +93,12 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<Page> pages;
-  size_t identity = 0, chrome = 0;
+  size_t identity = 0;
   for (int i = 0; i < n; ++i) {
     pages.push_back(Build(i));
     identity += pages.back().html.size();
-    for (const auto& s : pages.back().chrome) chrome += s.end - s.begin;
   }
-  printf("%d pages, %.0f bytes each, %.0f of them chrome in %.1f spans\n", n, double(identity) / n,
-         double(chrome) / n, double(pages[1].chrome.size()));
+  printf("%d pages, %.0f bytes each\n", n, double(identity) / n);
   char date[16];
   const time_t now = time(nullptr);
   strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));

@@ -57,25 +57,12 @@ void AppendSearchBox(const internal::Head& h, std::string* out) {
 
 namespace internal {
 
-void MarkChrome(size_t begin, const std::string& out, std::vector<ChromeSpan>* chrome) {
-  if (!chrome || begin == out.size()) return;
-  if (!chrome->empty() && chrome->back().end == begin) {
-    chrome->back().end = out.size();  // adjacent runs are one
-  } else {
-    chrome->push_back({begin, out.size()});
-  }
-}
-
-void AppendHead(const SiteInfo& site, const Head& h, std::string* out, std::vector<ChromeSpan>* chrome) {
-  // From the first byte: the cache keys on the bytes, so a note in another
-  // language only adds an entry.
-  size_t begin = out->size();
+void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "<!doctype html>\n<html lang=\"";
   AppendHtmlEscaped(h.lang.empty() ? std::string_view("en") : h.lang, out);
   *out += "\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
           "<meta name=\"color-scheme\" content=\"light dark\">";
-  MarkChrome(begin, *out, chrome);
   if (h.noindex) *out += "<meta name=\"robots\" content=\"noindex\">";
   *out += "<title>";
   AppendHtmlEscaped(h.title, out);
@@ -106,7 +93,6 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out, std::vect
   // absent: only the card type is its own (a page pays its bytes twice in
   // the edge's memory).
   Meta("name", "twitter:card", h.image.empty() ? "summary" : "summary_large_image", out);
-  begin = out->size();
   *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\">";
   if (!site.publish_css_url.empty()) {  // the author's, after folio's so it wins
     *out += "<link rel=\"stylesheet\" href=\"";
@@ -120,7 +106,6 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out, std::vect
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
   *out += "\" href=\"/rss.xml\"></head>\n<body";
-  MarkChrome(begin, *out, chrome);
   if (h.body_classes && !h.body_classes->empty()) {
     *out += " class=\"";
     for (size_t i = 0; i < h.body_classes->size(); ++i) {
@@ -129,16 +114,12 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out, std::vect
     }
     *out += "\"";
   }
-  begin = out->size();
   *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
   *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a> "
           "<a href=\"/_/graph\">Graph</a></nav>";
   AppendSearchBox(h, out);
   *out += "</header>\n<main>";
-  // The search box carries the query on the search page only; every other
-  // page's header is the same.
-  if (h.search_query.empty() && h.search_mode.empty()) MarkChrome(begin, *out, chrome);
 }
 
 void AppendTail(std::string* out) {
@@ -264,9 +245,7 @@ void AppendMetaLine(const NotePage& p, std::string* out) {
 // folders, the note), so a page depends on its path alone and a new note
 // elsewhere never re-renders it. The site script fills in every level from
 // the folders' JSON (TreeUrl) and loads closed folders when opened.
-// The folder branch is the same on every page of the folder: chrome.
-void AppendExplorer(const NotePage& p, std::string* out, std::vector<ChromeSpan>* chrome) {
-  const size_t begin = out->size();
+void AppendExplorer(const NotePage& p, std::string* out) {
   *out += "<nav class=\"explorer\" aria-label=\"Explorer\"><details class=\"explorer-box\" open>"
           "<summary>Explorer</summary><ul class=\"tree\" data-tree=\"";
   AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
@@ -279,7 +258,6 @@ void AppendExplorer(const NotePage& p, std::string* out, std::vector<ChromeSpan>
     *out += "</summary><ul class=\"tree\">";
   }
   *out += "<li class=\"tree-note\"><a href=\"";
-  internal::MarkChrome(begin, *out, chrome);
   AppendHtmlEscaped(PercentEncodePath(p.url), out);
   *out += "\" aria-current=\"page\">";
   AppendHtmlEscaped(p.title, out);
@@ -346,15 +324,13 @@ void AppendMermaidScripts(const NotePage& p, std::string* out) {
 
 }  // namespace
 
-std::string AssembleNotePage(const NotePage& p, std::vector<ChromeSpan>* chrome) {
+std::string AssembleNotePage(const NotePage& p) {
   std::string out;
   out.reserve(p.body_html.size() + 4096);
   Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses, "", "", false};
-  AppendHead(p.site, h, &out, chrome);
-  size_t begin = out.size();
+  AppendHead(p.site, h, &out);
   out += "<div class=\"page\">";
-  internal::MarkChrome(begin, out, chrome);
-  AppendExplorer(p, &out, chrome);
+  AppendExplorer(p, &out);
   out += "<div class=\"content\">";
   AppendBreadcrumbs(p, &out);
   out += "<article>";
@@ -366,11 +342,9 @@ std::string AssembleNotePage(const NotePage& p, std::vector<ChromeSpan>* chrome)
   AppendBacklinks(p, &out);
   AppendLocalGraph(p, &out);
   AppendRelated(p, &out);
-  begin = out.size();
   out += "</div></div>";
   AppendMermaidScripts(p, &out);
   AppendTail(&out);
-  internal::MarkChrome(begin, out, chrome);
   return out;
 }
 

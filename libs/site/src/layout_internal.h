@@ -43,13 +43,8 @@ inline constexpr std::string_view kThemeInit =
 // theme snippet by its hash.
 const std::string& BaseScriptSources();
 
-// Records, when `chrome` is set, the range from `begin` to the end of *out
-// as chrome (layout.h ChromeSpan).
-void MarkChrome(size_t begin, const std::string& out, std::vector<ChromeSpan>* chrome);
-
-// "<!doctype html>..." up to and including "<main>"; its site-constant runs
-// go to *chrome when set.
-void AppendHead(const SiteInfo& site, const Head& h, std::string* out, std::vector<ChromeSpan>* chrome = nullptr);
+// "<!doctype html>..." up to and including "<main>".
+void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
 // "</main>" to the end of the document.
 void AppendTail(std::string* out);
 

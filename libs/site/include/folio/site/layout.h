@@ -81,18 +81,7 @@ struct ListingPage {
 };
 
 // A note page; its Content-Security-Policy is NotePageCsp(p) (csp.h).
-// A range [begin, end) of an assembled page that is the same on every page
-// of the site (or of a folder): the page's chrome. Spans are in page order
-// and do not overlap; marking never changes bytes. Page records no longer
-// ask for them: igzip deflates a whole page faster than zlib deflated its
-// own bytes with the chrome reused (core/gzip.h GzipAssembler).
-struct ChromeSpan {
-  size_t begin = 0;
-  size_t end = 0;
-};
-
-// `chrome`, when set, receives the page's chrome spans.
-std::string AssembleNotePage(const NotePage& p, std::vector<ChromeSpan>* chrome = nullptr);
+std::string AssembleNotePage(const NotePage& p);
 std::string AssembleListingPage(const ListingPage& p);
 // Home listing when the vault has no root index.md. `total` may exceed
 // items.size() (the listing is bounded); the page says how many more exist.
