@@ -129,8 +129,9 @@ class Store {
   Result<int64_t> OutboxSize();
 
   // Copies the write-ahead log into the database file (SQLite's PASSIVE
-  // checkpoint). Pushes leave this to the writer's idle tick: the log holds
-  // up to kWalPages pages before a commit must do it itself.
+  // checkpoint), on this connection. Ingest leaves it to WalCheckpointer's
+  // own thread and connection (wal_checkpointer.h); tests call it. The log
+  // holds up to kWalPages pages before a commit must do it itself.
   Status Checkpoint();
   // Frees SQLite's page cache (PRAGMA shrink_memory): after a large push it
   // holds ~2 MB the next push re-reads cheaply from the OS's cache.
