@@ -143,25 +143,13 @@ TEST_CASE("faults: a 3-node NATS cluster loses its KV_pages leader; nothing is l
   CHECK(Eventually([&] { return ServiceMetric(c.search_url(), "folio_search_notes") == 2 * kNotes; }, 30000));
   CHECK(Eventually([&] { return ServiceMetric(c.ingest_url(), "folio_ingest_outbox_pending{site=\"default\"}") == 0; }, 30000));
 
-  // The page feed, read from a surviving node as a fresh edge reads it
-  // (packs and snapshots, bus/page_pack.h), holds exactly the pages the
-  // edges hold, and every page of both pushes: no message lost.
+  // Both edges hold every page of both pushes.
   int survivor = (victim + 1) % nats.size();
   double pages = -1;
-  size_t feed_pages = 0;
   CHECK(Eventually([&] {
     pages = ServiceMetric(c.edge_url(), "folio_edge_pages");
-    if (pages < pages_a + kNotes || ServiceMetric(c.edge2_url(), "folio_edge_pages") != pages) return false;
-    bus::BusOptions o;
-    o.url = nats.node(survivor).url();
-    auto b = bus::Bus::Connect(o);
-    if (!b.ok()) return false;
-    auto feed = testing::ReadFeed(b->get(), "default");
-    if (!feed.ok()) return false;
-    feed_pages = feed->records.size();
-    return static_cast<double>(feed_pages) == pages;
+    return pages >= pages_a + kNotes && ServiceMetric(c.edge2_url(), "folio_edge_pages") == pages;
   }, 30000));
-  MESSAGE("edge pages " << pages << ", pages on the feed " << feed_pages);
   // Each edge applied everything: no lag; the bus is up and counted its
   // reconnect if it was on the killed node.
   for (const std::string& edge : {c.edge_url(), c.edge2_url()}) {
@@ -187,4 +175,19 @@ TEST_CASE("faults: a 3-node NATS cluster loses its KV_pages leader; nothing is l
     }
     return true;
   }, 60000));
+
+  // The page feed, read from the cluster once it is whole again, as a fresh
+  // edge reads it (packs and snapshots, bus/page_pack.h), holds exactly the
+  // pages the edges hold: no message lost. Read once, with the cluster
+  // settled: a watcher torn down while NATS.c resets its ordered consumer
+  // after a lost node is the NATS.c 3.4.1 trap the edge never meets (it
+  // keeps its watcher for its lifetime).
+  bus::BusOptions o;
+  o.url = nats.node(survivor).url();
+  auto b = bus::Bus::Connect(o);
+  REQUIRE(b.ok());
+  auto feed = testing::ReadFeed(b->get(), "default", 30000);
+  REQUIRE(feed.ok());
+  CHECK(static_cast<double>(feed->records.size()) == pages);
+  MESSAGE("edge pages " << pages << ", pages on the feed " << feed->records.size());
 }
