@@ -2,6 +2,7 @@
 #include "push_commit.h"
 
 #include <algorithm>
+#include <set>
 
 #include "folio/bus/note_schema.h"
 #include "folio/bus/page_schema.h"
@@ -94,6 +95,30 @@ void PushAssembler::AddAssets(const PushPlan& plan, const VaultChange& change, i
   c->deleted_attachments = plan.att_deletes;
 }
 
+namespace {
+
+// What search learns a note's other names from: its aliases, and the text
+// of its links to other notes (resolved now, after the push changed the
+// vault), each (target, text) once; and the note's language.
+void AddSearchHints(const site::Vault& vault, const std::string& path, const markdown::RenderResult& m,
+                    bus::NoteEvent* e) {
+  for (const std::string& a : m.frontmatter.aliases) {
+    if (e->aliases.size() == bus::kMaxNoteEventAliases) break;
+    e->aliases.push_back(a);
+  }
+  e->lang = m.frontmatter.lang;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const markdown::LinkRef& l : m.links) {
+    if (e->links.size() == bus::kMaxNoteEventLinks) break;
+    if (l.embed || l.target.empty()) continue;
+    auto r = vault.Resolve(l.target, path);
+    if (!r || r->path == path) continue;
+    if (seen.emplace(r->path, l.text).second) e->links.push_back({r->path, l.text});
+  }
+}
+
+}  // namespace
+
 void PushAssembler::AddNoteEvents(const PushRequest& req, const PushPlan& plan, const VaultChange& change,
                                   Commit* c) const {
   // Events packed into few messages (bus::kMaxNoteEventsPerMessage, one
@@ -130,17 +155,31 @@ void PushAssembler::AddNoteEvents(const PushRequest& req, const PushPlan& plan, 
     const PushNote& pn = req.notes[plan.changed[k]];
     const site::NoteMeta* note = state_->vault().Find(pn.path);
     const markdown::RenderResult& m = change.meta[k];
-    bus::NoteEvent e{c->site, pn.path, note->url, c->version, !note->published, note->title, m.tags,
-                     note->published ? m.text : "", {}};
+    bus::NoteEvent e;
+    e.site = c->site;
+    e.path = pn.path;
+    e.url = note->url;
+    e.version = c->version;
+    e.deleted = !note->published;
+    e.title = note->title;
+    e.tags = m.tags;
+    if (note->published) e.text = m.text;
     if (note->published) {
       for (const markdown::Heading& h : m.headings) {
         e.sections.push_back({h.text, h.id, static_cast<uint32_t>(std::min<size_t>(h.text_offset, m.text.size()))});
       }
+      AddSearchHints(state_->vault(), pn.path, m, &e);
     }
     add(e);
   }
   for (size_t k = 0; k < plan.deletes.size(); ++k) {
-    add(bus::NoteEvent{c->site, plan.deletes[k], change.deleted_urls[k], c->version, true, "", {}, "", {}});
+    bus::NoteEvent e;
+    e.site = c->site;
+    e.path = plan.deletes[k];
+    e.url = change.deleted_urls[k];
+    e.version = c->version;
+    e.deleted = true;
+    add(e);
   }
   flush();
 }

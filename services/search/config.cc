@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
 #include "folio/bus/related_schema.h"
+#include "stemmer.h"
 
 namespace folio::search {
 
@@ -25,6 +27,12 @@ void AddSearchFlags(Flags* flags) {
   flags->Add("hnsw-threshold", "20000", "vectors per site above which the index is HNSW instead of exact");
   flags->Add("batch", "256", "note-event messages per indexing batch (each up to 64 events)");
   flags->Add("query-threads", "0", "threads answering HTTP queries (0 = CPUs available)");
+  flags->Add("language", "en",
+             "language of notes without a `lang` frontmatter field (ISO 639-1): how words are stemmed");
+  flags->Add("field-weights", "",
+             "BM25F weights, e.g. title:6,aliases:5,anchors:3,headings:3,tags:3,path:2,body:1 (default: those)");
+  flags->Add("vector-weight", "1",
+             "hybrid search: weight of the vector ranking against the text ranking's 1 in the fusion");
   flags->Add("replica-id", "",
              "this replica's name: its notes consumer is search-<id>; distinct per replica sharing a NATS"
              " (default: the hostname)");
@@ -59,6 +67,30 @@ Result<std::string> ReadReplicaId(const std::string& flag) {
   return flag;
 }
 
+// "title:6,body:1" over RankWeights' defaults.
+Status ReadFieldWeights(const std::string& flag, RankWeights* w) {
+  static constexpr std::string_view kNames[kFieldCount] = {"title", "aliases", "anchors", "headings",
+                                                           "tags", "path", "body"};
+  std::string_view rest = flag;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    size_t colon = item.find(':');
+    const auto* name = std::find(std::begin(kNames), std::end(kNames), item.substr(0, colon));
+    std::string value(colon == std::string_view::npos ? "" : item.substr(colon + 1));
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (name == std::end(kNames) || value.empty() || *end != '\0' || !(v >= 0 && v <= 100)) {
+      return Status::Invalid("--field-weights: \"" + std::string(item) +
+                             "\" is not field:weight with a field of title, aliases, anchors, headings, tags, path,"
+                             " body and a weight in 0..100");
+    }
+    w->weight[name - std::begin(kNames)] = v;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string SearchDurable(std::string_view replica_id) { return "search-" + std::string(replica_id); }
@@ -88,6 +120,17 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
   auto replica_id = ReadReplicaId(flags.Get("replica-id"));
   if (!replica_id.ok()) return replica_id.status();
   SearchConfig c;
+  c.engine.language = Stemmer::Normalize(flags.Get("language"));
+  if (!Stemmer::Supported(c.engine.language)) {
+    return Status::Invalid("--language \"" + flags.Get("language") + "\" is not a language the stemmer knows (en, de, fr, es, it, pt, nl, sv, da, no, fi, ru, ...)");
+  }
+  if (Status s = ReadFieldWeights(flags.Get("field-weights"), &c.engine.rank); !s.ok()) return s;
+  const std::string& vw = flags.Get("vector-weight");
+  double vector_weight = std::strtod(vw.c_str(), &end);
+  if (vw.empty() || *end != '\0' || !(vector_weight >= 0 && vector_weight <= 10)) {
+    return Status::Invalid("--vector-weight must be a number in 0..10, not \"" + vw + "\"");
+  }
+  c.engine.fusion_vector_weight = vector_weight;
   c.replica_id = std::move(*replica_id);
   c.basics = basics;
   c.engine.hybrid_min_vector_score = static_cast<float>(min_vector_score);

@@ -138,6 +138,10 @@ Status Engine::Load() {
   notes_count_ = notes;
   vectors_count_ = vectors;
   lock.unlock();
+  LoadWords();
+  auto replay = store_->GetMeta(kReplayNotesKey);
+  if (!replay.ok()) return replay.status();
+  needs_replay_ = *replay == "1";
   log::Info("search index loaded", {{"notes", std::to_string(notes)}, {"vectors", std::to_string(vectors)},
                                     {"sites", std::to_string(sites_.size())},
                                     {"ms", std::to_string(static_cast<int64_t>(MsSince(t0)))}});
@@ -154,21 +158,25 @@ Status Engine::Load() {
 // hash, so that every note is embedded by the current embedder.
 Status Engine::Reembed() {
   std::vector<bus::NoteEvent> events;
-  std::unordered_map<int64_t, size_t> index_of;
-  Status s = store_->ForEachNote([&](const StoredNote& n) {
-    index_of[n.id] = events.size();
+  Status s = store_->ForEachNoteFields([&](int64_t, std::string_view site, std::string_view path, std::string_view title,
+                                           std::string_view text, std::string_view extra) {
     bus::NoteEvent e;
-    e.site = n.site;
-    e.path = n.path;
-    e.url = n.url;
-    e.title = n.title;
-    e.version = n.version;
+    if (!extra.empty()) (void)bus::DecodeNoteEvent(extra, &e);  // tags, sections, aliases, links, lang
+    e.site = site;
+    e.path = path;
+    e.title = title;
+    e.text = text;
+    e.deleted = false;
     events.push_back(std::move(e));
   });
   if (!s.ok()) return s;
-  s = store_->ForEachText([&](int64_t id, std::string_view, std::string_view text) {
-    auto it = index_of.find(id);
-    if (it != index_of.end()) events[it->second].text = text;
+  std::unordered_map<std::string, size_t> index_of;
+  for (size_t i = 0; i < events.size(); ++i) index_of[events[i].site + '\n' + events[i].path] = i;
+  s = store_->ForEachNote([&](const StoredNote& n) {
+    auto it = index_of.find(n.site + '\n' + n.path);
+    if (it == index_of.end()) return;
+    events[it->second].url = n.url;
+    events[it->second].version = n.version;
   });
   if (!s.ok()) return s;
   // Force: clear the stored hashes so Apply embeds everything.
@@ -185,6 +193,10 @@ Engine::ReaderConn* Engine::Reader() {
   }
   auto db = SearchStore::OpenReader(options_.data_dir);
   if (!db.ok()) return nullptr;
+  if (Status s = FullTextIndex::RegisterRanking(db->get()); !s.ok()) {
+    log::Error("search: a read connection cannot rank", {{"error", s.message()}});
+    return nullptr;
+  }
   readers_.push_back(std::make_unique<ReaderConn>(std::move(*db)));
   reader_threads_.push_back(me);
   return readers_.back().get();

@@ -70,6 +70,16 @@ struct EngineOptions {
   size_t chunk_ef_construction = 100;
   size_t chunk_chars = 1500;       // notes longer than this are also embedded by section
   size_t embed_batch = 64;         // texts per Embed call
+  // The language of notes without `lang`: Snowball stemming of the site's
+  // words and of queries (an ISO 639-1 code Stemmer::Supported knows).
+  std::string language = "en";
+  RankWeights rank;                // BM25F field weights (fulltext.h)
+  // Hybrid fusion: a note's score is text_weight / (60 + its text rank) +
+  // vector_weight / (60 + its vector rank) (reciprocal rank fusion).
+  double fusion_text_weight = 1.0, fusion_vector_weight = 1.0;
+  // Full-text search lists the notes that hold every word first (else
+  // ranks any-word matches together).
+  bool all_words_first = true;
 };
 
 struct ApplyStats {
@@ -113,6 +123,10 @@ class Engine {
   bus::SearchReply Related(const bus::RelatedQuery& q);
 
   size_t notes() const { return notes_count_.load(); }
+  // True when an upgrade emptied the full-text index: the caller must read
+  // the notes stream again from its start, then call ReplayStarted().
+  bool NeedsReplay() const { return needs_replay_.load(); }
+  Status ReplayStarted();
   size_t vectors() const { return vectors_count_.load(); }
 
   struct Site;  // per-site in-memory state (engine_internal.h)
@@ -146,6 +160,12 @@ class Engine {
   Result<std::vector<std::vector<float>>> EmbedTexts(const std::vector<std::string>& texts);
   Status CommitWork(std::vector<ApplyWork>* work);
   Status CommitNote(ApplyWork* w);
+  // Words the vocabulary loses and gains with w (the stored note's, the event's).
+  Status DiffWords(ApplyWork* w);
+  // The link texts of note `path` as its anchors field holds them.
+  Result<std::string> Anchors(const std::string& site, const std::string& path, const std::string& title);
+  Status UpdateAnchors(const std::string& site, const std::vector<std::string>& targets);
+  void LoadWords();  // every site's vocabulary from the store (Load)
   ChangedNotes SwapIn(std::vector<ApplyWork>* work, ApplyStats* stats);
   void SwapSlice(std::span<ApplyWork> slice, std::span<Site* const> site_of, ChangedNotes* changed,
                  ApplyStats* stats);
@@ -177,6 +197,7 @@ class Engine {
   mutable std::shared_mutex mu_;
   std::map<std::string, std::unique_ptr<Site>, std::less<>> sites_;  // GUARDED_BY(mu_)
   std::atomic<size_t> notes_count_{0}, vectors_count_{0};
+  std::atomic<bool> needs_replay_{false};
 
   std::unique_ptr<FullTextIndex> fts_;  // on store_'s connection; the consumer thread only
 

@@ -257,12 +257,22 @@ Result<std::vector<std::vector<float>>> Engine::EmbedTexts(const std::vector<std
   return out;
 }
 
-// Commit: notes, vectors, full text, and mark their related lists dirty.
+// Commit: notes, vectors, full text, links, and mark their related lists
+// dirty; then the link texts of the notes whose incoming links changed.
 Status Engine::CommitWork(std::vector<ApplyWork>* work) {
   auto tx = sqlite::Transaction::Begin(store_->db());
   if (!tx.ok()) return tx.status();
+  std::map<std::string, std::vector<std::string>> targets;  // site -> notes whose link texts may change
   for (ApplyWork& w : *work) {
+    if (Status s = DiffWords(&w); !s.ok()) return s;  // before the row changes
     if (Status s = CommitNote(&w); !s.ok()) return s;  // tx rolls back
+    auto changed = store_->ReplaceLinks(w.e->site, w.e->path, w.e->deleted ? std::span<const bus::NoteLink>() : w.e->links);
+    if (!changed.ok()) return changed.status();
+    auto& t = targets[w.e->site];
+    t.insert(t.end(), changed->begin(), changed->end());
+  }
+  for (auto& [site, paths] : targets) {
+    if (Status s = UpdateAnchors(site, paths); !s.ok()) return s;
   }
   return tx->Commit();
 }
@@ -282,9 +292,19 @@ Status Engine::CommitNote(ApplyWork* w) {
     if (Status s = store_->ReplaceVectors(w->id, w->vectors); !s.ok()) return s;
     if (Status s = store_->SetRelatedDirty(w->id, true); !s.ok()) return s;
   }
-  std::string body = e.text;
-  for (const std::string& t : e.tags) body.append("\n#").append(t);
-  return fts_->Upsert(w->id, e.site, e.title, body);
+  bus::NoteEvent extra = e;
+  extra.text.clear();
+  if (Status s = store_->SetNoteFields(w->id, bus::EncodeNoteEvent(extra), EncodeSections(e.sections)); !s.ok()) {
+    return s;
+  }
+  std::string aliases, headings, tags;
+  for (const std::string& a : e.aliases) aliases.append(a).append("\n");
+  for (const bus::NoteSection& h : e.sections) headings.append(h.heading).append("\n");
+  for (const std::string& t : e.tags) tags.append(t).append("\n");
+  auto anchors = Anchors(e.site, e.path, e.title);
+  if (!anchors.ok()) return anchors.status();
+  std::string path = PathWords(e.path);
+  return fts_->Upsert(w->id, e.site, NoteFields{e.title, aliases, *anchors, headings, tags, path, e.text});
 }
 
 // Swaps into memory a slice of about kSwapVectors vectors at a time, so
@@ -350,6 +370,13 @@ void Engine::SwapSlice(std::span<ApplyWork> slice, std::span<Site* const> site_o
       doc.chunks.clear();
       (*changed)[site].insert(w.id);
     }
+    for (const std::string& word : w.words_removed) site->vocab.Remove(word);
+    for (const std::string& word : w.words_added) site->vocab.Add(word, w.lang.empty() ? options_.language : w.lang);
+    if (w.had_lang) {
+      auto it = site->note_langs.find(w.old_lang);
+      if (it != site->note_langs.end() && --it->second == 0) site->note_langs.erase(it);
+    }
+    if (!e.deleted) ++site->note_langs[e.lang];
     if (e.deleted) {
       ++stats->deleted;
       site->notes.Remove(static_cast<uint64_t>(w.id));

@@ -33,6 +33,7 @@
 #include "folio/vector/index.h"
 #include "fulltext.h"
 #include "store.h"
+#include "vocabulary.h"
 
 namespace folio::search {
 
@@ -77,6 +78,8 @@ struct Engine::Site {
   std::unordered_map<std::string, int64_t> by_path;
   std::unordered_map<int64_t, ScoredNotes> related;                    // last computed lists
   std::unordered_map<int64_t, std::unordered_set<int64_t>> listed_by;  // note -> lists naming it
+  Vocabulary vocab;                         // the words of every note's fields (query.h)
+  std::map<std::string, size_t> note_langs;  // notes per declared language ("" = the site's)
 
   // Replaces note id's list (an empty one drops it), keeping listed_by in step.
   void SetList(int64_t id, ScoredNotes list);
@@ -104,6 +107,11 @@ struct Engine::ApplyWork {
   std::vector<TextChunk> chunks;
   std::vector<StoredVector> vectors;
   int64_t id = 0;
+  // The note's words the vocabulary gains and loses (CommitNote), and the
+  // language they are stemmed in; the old declared language.
+  std::vector<std::string> words_added, words_removed;
+  std::string lang, old_lang;
+  bool had_lang = false;  // the stored note counted in note_langs
 };
 
 // The lists one UpdateRelated call sets: targets (sorted) each with its fresh
@@ -122,6 +130,15 @@ std::vector<TextChunk> ChunkText(std::string_view text, std::span<const bus::Not
 // The hash that says whether a note must be embedded again: the embedder,
 // the chunk size and everything of the note that is embedded.
 std::string ContentHash(std::string_view embedder_id, const bus::NoteEvent& e, size_t chunk_chars);
+
+// The distinct words of a note's indexed fields (title, aliases, tags,
+// path, text), sorted; and the NoteFields strings they come from.
+std::vector<std::string> NoteWords(std::string_view title, std::string_view path, std::string_view text,
+                                   const bus::NoteEvent& extra);
+// "Folder/Sub/Note.md" -> "Folder Sub Note".
+std::string PathWords(std::string_view path);
+// A note's sections as the notes.sections column keeps them.
+std::string EncodeSections(std::span<const bus::NoteSection> sections);
 
 // Note id's list as published: the paths and scores of its entries.
 // REQUIRES: id is in site.docs; the caller holds the Engine's lock.

@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_set>
 
 #include "engine.h"
 #include "engine_internal.h"
+#include "query.h"
 #include "snippet.h"
 
 namespace folio::search {
@@ -64,28 +66,30 @@ std::vector<Candidate> VectorCandidates(const Engine::Site& site, std::span<cons
   return out;
 }
 
-Result<std::vector<Candidate>> TextCandidates(FullTextIndex* fts, const bus::SearchQuery& q, size_t depth) {
-  auto hits = fts->Search(q.site, q.q, depth);
+Result<std::vector<Candidate>> TextCandidates(FullTextIndex* fts, const EngineOptions& o, std::string_view site,
+                                              const QueryPlan& plan, size_t depth) {
+  auto hits = SearchText(fts, site, plan, depth, o.rank, o.all_words_first);
   if (!hits.ok()) return Status(Code::kInternal, "full-text search failed: " + hits.status().message());
   std::vector<Candidate> out;
   for (const TextHit& h : *hits) out.push_back({h.doc_id, h.score, 0});
   return out;
 }
 
-// Reciprocal rank fusion of the two rankings; a note keeps its best chunk
-// from the vector ranking.
-std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::vector<Candidate>& text_hits) {
+// Reciprocal rank fusion of the two rankings, each weighted; a note keeps
+// its best chunk from the vector ranking.
+std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::vector<Candidate>& text_hits,
+                            double vector_weight, double text_weight) {
   std::unordered_map<int64_t, Candidate> fused;
   for (size_t r = 0; r < vec_hits.size(); ++r) {
     auto& c = fused[vec_hits[r].id];
     c.id = vec_hits[r].id;
     c.chunk = vec_hits[r].chunk;
-    c.score += 1.0 / (kRrfK + static_cast<double>(r + 1));
+    c.score += vector_weight / (kRrfK + static_cast<double>(r + 1));
   }
   for (size_t r = 0; r < text_hits.size(); ++r) {
     auto& c = fused[text_hits[r].id];
     c.id = text_hits[r].id;
-    c.score += 1.0 / (kRrfK + static_cast<double>(r + 1));
+    c.score += text_weight / (kRrfK + static_cast<double>(r + 1));
   }
   std::vector<Candidate> ranked;
   for (auto& [id, c] : fused) ranked.push_back(c);
@@ -103,23 +107,42 @@ void DropUnsupported(std::vector<Candidate>* vec_hits, const std::vector<Candida
 
 // The best k of the mode's ranking.
 std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hits, std::vector<Candidate> text_hits,
-                            size_t k) {
+                            size_t k, const EngineOptions& o) {
   std::vector<Candidate> ranked;
   if (mode == bus::SearchMode::kVector) {
     ranked = std::move(vec_hits);
   } else if (mode == bus::SearchMode::kText) {
     ranked = std::move(text_hits);
   } else {
-    ranked = Fuse(vec_hits, text_hits);
+    ranked = Fuse(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight);
   }
   if (ranked.size() > k) ranked.resize(k);
   return ranked;
 }
 
+// The anchor of the section that holds byte `at` of a note's text, from
+// its sections column ("offset\tanchor" lines in text order); "" if none.
+std::string SectionAt(std::string_view sections, size_t at) {
+  std::string anchor;
+  while (!sections.empty()) {
+    size_t nl = sections.find('\n');
+    std::string_view line = sections.substr(0, nl);
+    sections = nl == std::string_view::npos ? std::string_view() : sections.substr(nl + 1);
+    size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) continue;
+    size_t offset = 0;
+    std::from_chars(line.data(), line.data() + tab, offset);
+    if (offset > at) break;
+    anchor = std::string(line.substr(tab + 1));
+  }
+  return anchor;
+}
+
 // Appends a hit per ranked note still in `site`: its page (with the anchor of
-// its best chunk) and a snippet of its text. REQUIRES: the Engine's lock.
+// its best chunk, or of the section its snippet comes from) and a snippet of
+// its text. REQUIRES: the Engine's lock.
 void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, sqlite::Db* db,
-                std::string_view query, bus::SearchReply* reply) {
+                std::span<const QueryTerm> marks, bus::SearchReply* reply) {
   for (const Candidate& c : ranked) {
     auto doc = site.docs.find(c.id);
     if (doc == site.docs.end()) continue;  // deleted meanwhile
@@ -128,12 +151,20 @@ void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, 
     hit.url = doc->second.url;
     hit.title = doc->second.title;
     hit.score = c.score;
+    std::string anchor;
     if (c.chunk > 0 && static_cast<size_t>(c.chunk) <= doc->second.chunks.size()) {
-      const std::string& anchor = doc->second.chunks[c.chunk - 1].second;
-      if (!anchor.empty()) hit.url += "#" + anchor;
+      anchor = doc->second.chunks[c.chunk - 1].second;
     }
-    auto text = ReadNoteText(db, c.id);
-    if (text.ok()) hit.snippet = MakeSnippet(*text, query);
+    auto note = ReadNoteForHit(db, c.id);
+    if (note.ok()) {
+      size_t match_at = std::string_view::npos;
+      hit.snippet = MakeSnippet(note->text, marks, 200, &match_at);
+      if (match_at != std::string_view::npos) {
+        std::string section = SectionAt(note->sections, match_at);
+        if (!section.empty()) anchor = section;
+      }
+    }
+    if (!anchor.empty()) hit.url += "#" + anchor;
     reply->hits.push_back(std::move(hit));
   }
 }
@@ -144,7 +175,22 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
   auto t0 = Clock::now();
   const size_t k = static_cast<size_t>(std::clamp(q.k, 1, bus::kMaxSearchK));
   const size_t depth = std::max<size_t>(k * 3, 30);  // candidates per ranking before fusion
+  if (Status s = CheckQuery(q.q); !s.ok()) return FailedReply(s);
 
+  QueryPlan plan;
+  {
+    std::shared_lock lock(mu_);
+    QueryContext ctx;
+    if (const Site* site = FindSite(q.site)) {
+      ctx.vocab = &site->vocab;
+      ctx.docs = site->docs.size();
+      ctx.langs.push_back(options_.language);
+      for (const auto& [lang, n] : site->note_langs) {
+        if (!lang.empty() && lang != options_.language && ctx.langs.size() < 4) ctx.langs.push_back(lang);
+      }
+    }
+    plan = PlanQuery(q.q, ctx);
+  }
   std::vector<Candidate> vec_hits, text_hits;
   if (q.mode != bus::SearchMode::kText) {
     auto qv = EmbedQuery(embedder_, q.q);
@@ -155,16 +201,16 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
   ReaderConn* reader = Reader();
   if (!reader) return FailedReply(Status(Code::kUnavailable, "the search database cannot be read"));
   if (q.mode != bus::SearchMode::kVector) {
-    auto hits = TextCandidates(&reader->fts, q, depth);
+    auto hits = TextCandidates(&reader->fts, options_, q.site, plan, depth);
     if (!hits.ok()) return FailedReply(hits.status());
     text_hits = std::move(*hits);
   }
   if (q.mode == bus::SearchMode::kHybrid) DropUnsupported(&vec_hits, text_hits, options_.hybrid_min_vector_score);
-  std::vector<Candidate> ranked = Rank(q.mode, std::move(vec_hits), std::move(text_hits), k);
+  std::vector<Candidate> ranked = Rank(q.mode, std::move(vec_hits), std::move(text_hits), k, options_);
 
   bus::SearchReply reply;
   std::shared_lock lock(mu_);
-  if (const Site* site = FindSite(q.site)) AppendHits(*site, ranked, reader->db.get(), q.q, &reply);
+  if (const Site* site = FindSite(q.site)) AppendHits(*site, ranked, reader->db.get(), plan.marks, &reply);
   reply.took_us = static_cast<int64_t>(MsSince(t0) * 1000);
   return reply;
 }

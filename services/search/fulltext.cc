@@ -1,7 +1,6 @@
 #include "fulltext.h"
 
 #include <algorithm>
-#include <charconv>
 #include <unordered_set>
 
 #include "folio/core/text.h"
@@ -19,20 +18,27 @@ namespace {
 //    `site = ?` filter could not work;
 //  - the cost, a second (segmented) copy of each note's text, is acceptable
 //    for vault-sized sites.
-// The title and body columns hold SegmentForIndex output, not display text.
-// detail=full (the default) is needed: CJK runs are searched as phrases.
+// The columns hold SegmentForIndex output, not display text. detail=full
+// (the default) is needed: CJK runs are searched as phrases.
 constexpr std::string_view kSchema =
-    "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5("
-    "site UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2')";
+    "CREATE VIRTUAL TABLE IF NOT EXISTS fts2 USING fts5("
+    "site UNINDEXED, title, aliases, anchors, headings, tags, path, body, "
+    "tokenize = 'unicode61 remove_diacritics 2')";
 
-// bm25 weights per column: site (unindexed) 0, title 5, body 1. Ties go to
-// the lower id so results are stable.
+// Matches are scored in SQLite by folio_rank (ScoreRow) and the best k kept
+// here: FTS5 would sort every match to honour ORDER BY.
 constexpr std::string_view kSearch =
-    "SELECT rowid, -bm25(fts, 0.0, 5.0, 1.0) AS score FROM fts WHERE fts MATCH ?1 AND site = ?2 "
-    "ORDER BY score DESC, rowid LIMIT ?3";
-constexpr std::string_view kInsert = "INSERT INTO fts(rowid, site, title, body) VALUES (?1, ?2, ?3, ?4)";
-constexpr std::string_view kDelete = "DELETE FROM fts WHERE rowid = ?1";
-constexpr std::string_view kDeleteSite = "DELETE FROM fts WHERE site = ?1";
+    "SELECT rowid, folio_rank(fts2, ?1) FROM fts2 WHERE fts2 MATCH ?2 AND site = ?3 LIMIT ?4";
+constexpr std::string_view kInsert =
+    "INSERT INTO fts2(rowid, site, title, aliases, anchors, headings, tags, path, body) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+constexpr std::string_view kDelete = "DELETE FROM fts2 WHERE rowid = ?1";
+constexpr std::string_view kDeleteSite = "DELETE FROM fts2 WHERE site = ?1";
+constexpr std::string_view kSetAnchors = "UPDATE fts2 SET anchors = ?2 WHERE rowid = ?1";
+
+double RankRow(const sqlite::Fts5Row& row, const void* plan) {
+  return plan ? ScoreRow(*static_cast<const RankPlan*>(plan), row) : 0.0;
+}
 
 // Appends s as an FTS5 string: inside double quotes every character is
 // literal (operators, column filters, '*', '^' included), '"' is doubled.
@@ -70,12 +76,6 @@ void AppendCjkTerm(std::string_view run, std::string* out) {
     phrase.append(run.substr(at[i], at[i + 2] - at[i]));
   }
   AppendQuoted(phrase, out);
-}
-
-double ParseScore(std::string_view s) {
-  double v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
 }
 
 }  // namespace
@@ -124,24 +124,94 @@ std::string SegmentForIndex(std::string_view text) {
   return out;
 }
 
-std::string MatchExpression(std::span<const QueryTerm> terms, bool all_terms) {
+std::string MatchExpression(std::span<const WordGroup> groups, bool all_words) {
   std::string out;
-  for (size_t i = 0; i < terms.size(); ++i) {
-    if (i > 0) out.append(all_terms ? " " : " OR ");
-    if (terms[i].cjk) {
-      AppendCjkTerm(terms[i].text, &out);
-      continue;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].empty()) continue;
+    if (!out.empty()) out.append(all_words ? " " : " OR ");
+    out.push_back('(');
+    for (size_t i = 0; i < groups[g].size(); ++i) {
+      const Alternative& a = groups[g][i];
+      if (i > 0) out.append(" OR ");
+      if (a.cjk) {
+        AppendCjkTerm(a.text, &out);
+        continue;
+      }
+      AppendQuoted(a.text, &out);
+      if (a.prefix) out.push_back('*');
     }
-    AppendQuoted(terms[i].text, &out);
-    if (terms[i].prefix) out.push_back('*');
+    out.push_back(')');
   }
   return out;
 }
 
-Status FullTextIndex::CreateSchema(sqlite::Db* db) {
+RankPlan PlanFor(std::span<const WordGroup> groups, std::vector<double> idf, const RankWeights& w) {
+  RankPlan plan;
+  plan.w = w;
+  plan.idf = std::move(idf);
+  plan.idf.resize(groups.size(), 1.0);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const Alternative& a : groups[g]) {
+      plan.group_of.push_back(static_cast<int>(g));
+      plan.weight.push_back(a.weight);
+    }
+  }
+  return plan;
+}
+
+double ScoreRow(const RankPlan& plan, const sqlite::Fts5Row& row) {
+  constexpr int kMaxGroups = sqlite::Fts5Row::kMaxPhrases;
+  double tf[kMaxGroups] = {};
+  const int groups = std::min<int>(static_cast<int>(plan.idf.size()), kMaxGroups);
+  double norm[kFieldCount];
+  for (int f = 0; f < kFieldCount; ++f) {
+    int c = f + 1;  // column 0 is the site
+    if (c >= row.columns) {
+      norm[f] = 0;
+      continue;
+    }
+    double avg = row.avg_tokens[c] > 0 ? row.avg_tokens[c] : 1.0;
+    double len = 1.0 - plan.w.b[f] + plan.w.b[f] * static_cast<double>(row.tokens[c]) / avg;
+    norm[f] = plan.w.weight[f] / std::max(len, 0.05);
+  }
+  const int phrases = std::min<int>(row.phrases, static_cast<int>(plan.group_of.size()));
+  for (int p = 0; p < phrases; ++p) {
+    int g = plan.group_of[p];
+    if (g >= groups) continue;
+    double sum = 0;
+    for (int f = 0; f < kFieldCount && f + 1 < row.columns; ++f) sum += norm[f] * row.hits[p][f + 1];
+    tf[g] += plan.weight[p] * sum;
+  }
+  double score = 0, held = 0, total = 0;
+  for (int g = 0; g < groups; ++g) {
+    total += plan.idf[g];
+    if (tf[g] <= 0) continue;
+    held += plan.idf[g];
+    score += plan.idf[g] * tf[g] * (plan.w.k1 + 1) / (tf[g] + plan.w.k1);
+  }
+  if (total > 0) score *= (1 - plan.w.coordination) + plan.w.coordination * held / total;
+  return score;
+}
+
+Status FullTextIndex::CreateSchema(sqlite::Db* db, bool* dropped_old) {
+  if (dropped_old) *dropped_old = false;
+  auto old = db->Prepare("SELECT 1 FROM sqlite_master WHERE name = 'fts'");
+  if (!old.ok()) return Status::Internal("reading the schema: " + old.status().message());
+  auto row = old->Step();
+  if (!row.ok()) return Status::Internal("reading the schema: " + row.status().message());
+  bool has_old = *row;
+  old->Reset();
+  if (has_old) {
+    if (Status s = db->Exec("DROP TABLE fts"); !s.ok()) return Status::Internal("dropping the old full-text table: " + s.message());
+    if (dropped_old) *dropped_old = true;
+  }
   Status s = db->Exec(kSchema);
   if (!s.ok()) return Status::Internal("creating the full-text table: " + s.message());
-  return s;
+  return RegisterRanking(db);
+}
+
+Status FullTextIndex::RegisterRanking(sqlite::Db* db) {
+  return sqlite::RegisterFts5Rank(db, "folio_rank", &RankRow);
 }
 
 Result<sqlite::Stmt*> FullTextIndex::Prepared(std::optional<sqlite::Stmt>* slot, std::string_view sql) {
@@ -153,14 +223,26 @@ Result<sqlite::Stmt*> FullTextIndex::Prepared(std::optional<sqlite::Stmt>* slot,
   return &**slot;
 }
 
-Status FullTextIndex::Upsert(int64_t doc_id, std::string_view site, std::string_view title,
-                             std::string_view body) {
-  if (!IsValidUtf8(title)) return Status::Invalid("note title is not valid UTF-8");
-  if (!IsValidUtf8(body)) return Status::Invalid("note text is not valid UTF-8");
+Status FullTextIndex::Upsert(int64_t doc_id, std::string_view site, const NoteFields& f) {
+  const std::string_view fields[kFieldCount] = {f.title, f.aliases, f.anchors, f.headings, f.tags, f.path, f.body};
+  static constexpr std::string_view kNames[kFieldCount] = {"title", "aliases", "link texts", "headings",
+                                                           "tags", "path", "text"};
+  for (int i = 0; i < kFieldCount; ++i) {
+    if (!IsValidUtf8(fields[i])) return Status::Invalid("note " + std::string(kNames[i]) + " is not valid UTF-8");
+  }
   if (Status s = Remove(doc_id); !s.ok()) return s;
   auto st = Prepared(&insert_, kInsert);
   if (!st.ok()) return st.status();
-  (*st)->Bind(1, doc_id).Bind(2, site).Bind(3, SegmentForIndex(title)).Bind(4, SegmentForIndex(body));
+  (*st)->Bind(1, doc_id).Bind(2, site);
+  for (int i = 0; i < kFieldCount; ++i) (*st)->Bind(3 + i, SegmentForIndex(fields[i]));
+  return (*st)->Run();
+}
+
+Status FullTextIndex::SetAnchors(int64_t doc_id, std::string_view anchors) {
+  if (!IsValidUtf8(anchors)) return Status::Invalid("link texts are not valid UTF-8");
+  auto st = Prepared(&anchors_, kSetAnchors);
+  if (!st.ok()) return st.status();
+  (*st)->Bind(1, doc_id).Bind(2, SegmentForIndex(anchors));
   return (*st)->Run();
 }
 
@@ -178,12 +260,17 @@ Status FullTextIndex::RemoveSite(std::string_view site) {
   return (*st)->Run();
 }
 
-Status FullTextIndex::RunSearch(std::string_view site, const std::string& match, size_t limit,
-                                bool all_terms, std::vector<TextHit>* out) {
+Result<std::vector<TextHit>> FullTextIndex::Search(std::string_view site, std::span<const WordGroup> groups,
+                                                   const RankPlan& plan, size_t k, bool all_words) {
+  std::vector<TextHit> hits;
+  k = std::min(k, kMaxResults);
+  std::string match = MatchExpression(groups, all_words);
+  if (match.empty() || k == 0) return hits;
   auto st = Prepared(&search_, kSearch);
   if (!st.ok()) return st.status();
   sqlite::Stmt* q = *st;
-  q->Bind(1, match).Bind(2, site).Bind(3, static_cast<int64_t>(limit));
+  q->BindPointer(1, &plan, sqlite::kFts5PlanType).Bind(2, match).Bind(3, site);
+  q->Bind(4, static_cast<int64_t>(kMaxScored));
   for (;;) {
     auto row = q->Step();
     if (!row.ok()) {
@@ -191,34 +278,17 @@ Status FullTextIndex::RunSearch(std::string_view site, const std::string& match,
       return row.status();
     }
     if (!*row) break;
-    out->push_back({q->Int(0), ParseScore(q->Text(1)), all_terms});
+    hits.push_back({q->Int(0), q->Double(1), all_words});
   }
   q->Reset();
-  return Status::Ok();
-}
-
-Result<std::vector<TextHit>> FullTextIndex::Search(std::string_view site, std::string_view query,
-                                                   size_t k) {
-  if (query.size() > kMaxQueryBytes) {
-    return Status::TooLarge("search query is longer than " + std::to_string(kMaxQueryBytes) + " bytes");
-  }
-  if (!IsValidUtf8(query)) return Status::Invalid("search query is not valid UTF-8");
-  std::vector<TextHit> hits;
-  k = std::min(k, kMaxResults);
-  std::vector<QueryTerm> terms = QueryTerms(query);
-  if (terms.empty() || k == 0) return hits;
-  if (Status s = RunSearch(site, MatchExpression(terms, true), k, true, &hits); !s.ok()) return s;
-  if (hits.size() >= k || terms.size() == 1) return hits;
-
-  // Fallback: any term. Those results include the all-terms hits; skip them.
-  std::vector<TextHit> any;
-  Status s = RunSearch(site, MatchExpression(terms, false), k + hits.size(), false, &any);
-  if (!s.ok()) return s;
-  std::unordered_set<int64_t> seen;
-  for (const TextHit& h : hits) seen.insert(h.doc_id);
-  for (const TextHit& h : any) {
-    if (hits.size() >= k) break;
-    if (!seen.count(h.doc_id)) hits.push_back(h);
+  auto better = [](const TextHit& a, const TextHit& b) {
+    return a.score != b.score ? a.score > b.score : a.doc_id < b.doc_id;
+  };
+  if (hits.size() > k) {
+    std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(), better);
+    hits.resize(k);
+  } else {
+    std::sort(hits.begin(), hits.end(), better);
   }
   return hits;
 }

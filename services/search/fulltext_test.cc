@@ -13,6 +13,7 @@
 #include "folio/sqlite/transaction.h"
 #include "folio/testing/testing.h"
 #include "fulltext.h"
+#include "query.h"
 #include "snippet.h"
 
 using namespace folio;
@@ -36,7 +37,7 @@ struct Fixture {
   void Add(int64_t id, std::string_view site, std::string_view title, std::string_view body) {
     auto tx = sqlite::Transaction::Begin(db.get());
     REQUIRE(tx.ok());
-    Status s = fts->Upsert(id, site, title, body);
+    Status s = fts->Upsert(id, site, NoteFields{title, "", "", "", "", "", body});
     REQUIRE_MESSAGE(s.ok(), s.ToString());
     REQUIRE(tx->Commit().ok());
   }
@@ -48,8 +49,13 @@ struct Fixture {
     int64_t id = first_id;
     for (const char* b : bodies) Add(id++, site, "Filler", b);
   }
+  // The engine's path without a vocabulary: words as typed, no stems.
+  Result<std::vector<TextHit>> Search(std::string_view site, std::string_view q, size_t k) {
+    if (Status s = CheckQuery(q); !s.ok()) return s;
+    return SearchText(fts.get(), site, PlanQuery(q, {}), k, RankWeights{});
+  }
   std::vector<TextHit> Hits(std::string_view site, std::string_view q, size_t k = 10) {
-    auto r = fts->Search(site, q, k);
+    auto r = Search(site, q, k);
     REQUIRE_MESSAGE(r.ok(), r.status().ToString());
     return *r;
   }
@@ -152,7 +158,7 @@ TEST_CASE("sites are isolated; upsert replaces; remove") {
   {
     auto tx = sqlite::Transaction::Begin(f.db.get());
     REQUIRE(tx.ok());
-    REQUIRE(f.fts->Upsert(7, "a", "Rolled back", "okapi").ok());
+    REQUIRE(f.fts->Upsert(7, "a", NoteFields{"Rolled back", "", "", "", "", "", "okapi"}).ok());
   }  // rolled back
   CHECK(f.Ids("a", "okapi").empty());
 }
@@ -219,7 +225,7 @@ TEST_CASE("queries with FTS5 syntax never error and are taken literally") {
       "'", "+", ":", "😀", "😀 embedding", "，", "\"embed\"", "a\"b", "x AND", "-", "^", "\\",
       "embedding*", "%", "rowid:1", "fts MATCH 'x'", "\t\n", "‽", "、。", "، ٫"};
   for (const char* q : queries) {
-    auto r = f.fts->Search("a", q, 10);
+    auto r = f.Search("a", q, 10);
     CHECK_MESSAGE(r.ok(), q, ": ", r.status().ToString());
   }
   CHECK(f.Ids("a", "title:embedding") == Ids{1});  // words, not a column filter
@@ -240,23 +246,24 @@ TEST_CASE("queries with FTS5 syntax never error and are taken literally") {
 TEST_CASE("limits and malformed input") {
   Fixture f;
   f.Add(1, "a", "t", "word");
-  auto big = f.fts->Search("a", std::string(kMaxQueryBytes + 1, 'x'), 10);
+  auto big = f.Search("a", std::string(kMaxQueryBytes + 1, 'x'), 10);
   CHECK(big.status().code() == Code::kTooLarge);
-  CHECK(f.fts->Search("a", std::string(kMaxQueryBytes, 'x'), 10).ok());
-  auto bad = f.fts->Search("a", "wo\xff", 10);
+  CHECK(f.Search("a", std::string(kMaxQueryBytes, 'x'), 10).ok());
+  auto bad = f.Search("a", "wo\xff", 10);
   CHECK(bad.status().code() == Code::kInvalidArgument);
-  CHECK(f.fts->Upsert(2, "a", "t", "bad \xc3").code() == Code::kInvalidArgument);
-  CHECK(f.fts->Upsert(2, "a", "\xed\xa0\x80", "ok").code() == Code::kInvalidArgument);
+  CHECK(f.fts->Upsert(2, "a", NoteFields{"t", "", "", "", "", "", "bad \xc3"}).code() == Code::kInvalidArgument);
+  CHECK(f.fts->Upsert(2, "a", NoteFields{"\xed\xa0\x80", "", "", "", "", "", "ok"}).code() == Code::kInvalidArgument);
+  CHECK(f.fts->Upsert(2, "a", NoteFields{"t", "\xff", "", "", "", "", "ok"}).code() == Code::kInvalidArgument);
   std::string many;
   for (int i = 0; i < 40; ++i) many += "w" + std::to_string(i) + " ";
   CHECK(QueryTerms(many).size() == kMaxQueryTerms);
-  CHECK(f.fts->Search("a", many + " word", 10).ok());
+  CHECK(f.Search("a", many + " word", 10).ok());
   CHECK(f.Ids("a", "word", 1000000) == Ids{1});  // k is capped, not an error
   // Nesting in the query is text, never FTS5 syntax to recurse on (issue 22).
   for (std::string_view unit : {"(", "((a ", "\"(", "NEAR(", "^[", "[[", "{"}) {
     std::string nested;
     while (nested.size() + unit.size() <= kMaxQueryBytes) nested += unit;
-    auto r = f.fts->Search("a", nested, 10);
+    auto r = f.Search("a", nested, 10);
     CHECK_MESSAGE(r.ok(), unit, ": ", r.status().ToString());
   }
 }
@@ -276,12 +283,18 @@ TEST_CASE("segmentation and match expressions") {
   CHECK(t[2].cjk);
   CHECK(t[7].prefix);
   CHECK_FALSE(t[0].prefix);
-  CHECK(MatchExpression(t, true) == "\"Foo\" \"bar\" \"東京\" \"x\" \"NEAR\" \"y\" \"猫\"* \"embed\"*");
-  CHECK(MatchExpression(QueryTerms("東京都 a"), false) == "\"東京 京都\" OR \"a\"");
+  auto groups = [](std::span<const QueryTerm> terms) {
+    std::vector<WordGroup> g;
+    for (const QueryTerm& q : terms) g.push_back({Alternative{q.text, q.prefix, q.cjk, 1.0}});
+    return g;
+  };
+  CHECK(MatchExpression(groups(t), true) ==
+        "(\"Foo\") (\"bar\") (\"東京\") (\"x\") (\"NEAR\") (\"y\") (\"猫\"*) (\"embed\"*)");
+  CHECK(MatchExpression(groups(QueryTerms("東京都 a")), false) == "(\"東京 京都\") OR (\"a\")");
   CHECK(MatchExpression({}, true).empty());
   // QueryTerms never yields a '"', but MatchExpression quotes it anyway.
-  QueryTerm quote{"a\"b", "a\"b", false, true};
-  CHECK(MatchExpression(std::span<const QueryTerm>(&quote, 1), true) == "\"a\"\"b\"*");
+  std::vector<WordGroup> quote{{Alternative{"a\"b", true, false, 1.0}, Alternative{"c", false, false, 0.9}}};
+  CHECK(MatchExpression(quote, true) == "(\"a\"\"b\"* OR \"c\")");
   // Repeating a word at the end makes its first occurrence the prefix term.
   auto r = QueryTerms("embed models Embed");
   REQUIRE(r.size() == 2);

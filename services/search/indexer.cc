@@ -95,9 +95,15 @@ Status Indexer::Subscribe(bus::Bus* b) {
   bus::ConsumerOptions co;
   co.stream = std::string(bus::kNotesStream);
   co.durable = durable_;
+  // An upgrade rebuilt the full-text index empty: read every note again.
+  co.restart = engine_->NeedsReplay();
   auto c = bus::PullConsumer::Start(b, co);
   if (!c.ok()) return Status(c.status().code(), "cannot start the notes consumer: " + c.status().message());
   consumer_ = std::move(*c);
+  if (co.restart) {
+    log::Warn("the full-text index was rebuilt by an upgrade: reading the notes stream again", {{"consumer", durable_}});
+    if (Status s = engine_->ReplayStarted(); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 

@@ -288,7 +288,9 @@ bool AnyText(const std::vector<Unit>& u, size_t a, size_t b) {
 
 }  // namespace
 
-std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars) {
+std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars,
+                        size_t* match_at) {
+  if (match_at) *match_at = std::string_view::npos;
   if (text.empty() || max_chars == 0) return {};
   std::string_view scanned = CutAtCodePoint(text, kMaxSnippetScanBytes);
   bool truncated = scanned.size() < text.size();
@@ -320,6 +322,7 @@ std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
     size_t a = matches[i].begin, b = matches[i].end;
     for (++i; i < matches.size() && matches[i].begin < b; ++i) b = std::max(b, matches[i].end);
     if (a < pos || b > end) continue;
+    if (match_at && *match_at == std::string_view::npos) *match_at = u[a].begin;
     w.Plain(pos, a);
     w.Mark(a, b);
     pos = b;

@@ -71,7 +71,9 @@ std::vector<QueryTerm> QueryTerms(std::string_view query);
 // <mark> tags. Empty text or max_chars == 0 gives "".
 std::string MakeSnippet(std::string_view text, std::string_view query, size_t max_chars = 200);
 // The same with terms from QueryTerms, for many snippets of one query.
+// *match_at (when not null): the byte offset in text of the first marked
+// match, or std::string_view::npos when nothing matched.
 std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
-                        size_t max_chars = 200);
+                        size_t max_chars = 200, size_t* match_at = nullptr);
 
 }  // namespace folio::search

@@ -1,6 +1,7 @@
 #include "store.h"
 
 #include <charconv>
+#include <algorithm>
 #include <cstring>
 
 #include "fulltext.h"
@@ -32,7 +33,39 @@ CREATE TABLE IF NOT EXISTS related(
   list TEXT NOT NULL,
   published INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS links(
+  site TEXT NOT NULL,
+  source TEXT NOT NULL,
+  target TEXT NOT NULL,
+  text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_by_source ON links(site, source);
+CREATE INDEX IF NOT EXISTS links_by_target ON links(site, target);
 )sql";
+
+// Columns added to notes after its first release (issue 27), with their
+// default: ALTER TABLE for a database made before them.
+constexpr std::string_view kAddedColumns[][2] = {
+    {"extra", "ALTER TABLE notes ADD COLUMN extra TEXT NOT NULL DEFAULT ''"},
+    {"sections", "ALTER TABLE notes ADD COLUMN sections TEXT NOT NULL DEFAULT ''"},
+};
+
+Status AddMissingColumns(sqlite::Db* db) {
+  auto info = db->Prepare("SELECT name FROM pragma_table_info('notes')");
+  if (!info.ok()) return info.status();
+  std::vector<std::string> have;
+  for (;;) {
+    auto row = info->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    have.emplace_back(info->Text(0));
+  }
+  info->Reset();
+  for (const auto& [name, sql] : kAddedColumns) {
+    if (std::find(have.begin(), have.end(), name) != have.end()) continue;
+    if (Status s = db->Exec(sql); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
 
 std::string_view FloatBytes(const std::vector<float>& v) {
   return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
@@ -44,12 +77,99 @@ Result<std::unique_ptr<SearchStore>> SearchStore::Open(const std::string& dir) {
   auto db = sqlite::Db::Open(dir + "/search.db");
   if (!db.ok()) return db.status();
   if (Status s = (*db)->Exec(kSchema); !s.ok()) return s;
-  if (Status s = FullTextIndex::CreateSchema(db->get()); !s.ok()) return s;
-  return std::unique_ptr<SearchStore>(new SearchStore(std::move(*db)));
+  if (Status s = AddMissingColumns(db->get()); !s.ok()) return s;
+  bool dropped_old = false;
+  if (Status s = FullTextIndex::CreateSchema(db->get(), &dropped_old); !s.ok()) return s;
+  std::unique_ptr<SearchStore> store(new SearchStore(std::move(*db)));
+  if (dropped_old) {
+    // The schema-1 index held only titles and texts: every note must come
+    // again from the notes stream to be indexed with its fields.
+    if (Status s = store->db()->Exec("UPDATE notes SET version = 0"); !s.ok()) return s;
+    if (Status s = store->SetMeta(kReplayNotesKey, "1"); !s.ok()) return s;
+  }
+  return store;
 }
 
 Result<std::unique_ptr<sqlite::Db>> SearchStore::OpenReader(const std::string& dir) {
   return sqlite::Db::Open(dir + "/search.db");
+}
+
+Status SearchStore::SetNoteFields(int64_t id, std::string_view extra, std::string_view sections) {
+  auto st_r = Cached(16, "UPDATE notes SET extra = ?, sections = ? WHERE id = ?");
+  if (!st_r.ok()) return st_r.status();
+  (*st_r)->Bind(1, extra).Bind(2, sections).Bind(3, id);
+  return (*st_r)->Run();
+}
+
+Result<std::vector<std::string>> SearchStore::ReplaceLinks(std::string_view site, std::string_view source,
+                                                           std::span<const bus::NoteLink> links) {
+  std::vector<std::string> targets;
+  auto old = Cached(17, "SELECT DISTINCT target FROM links WHERE site = ? AND source = ?");
+  if (!old.ok()) return old.status();
+  (*old)->Bind(1, site).Bind(2, source);
+  for (;;) {
+    auto row = (*old)->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    targets.emplace_back((*old)->Text(0));
+  }
+  (*old)->Reset();
+  auto del = Cached(18, "DELETE FROM links WHERE site = ? AND source = ?");
+  if (!del.ok()) return del.status();
+  if (Status s = (*del)->Bind(1, site).Bind(2, source).Run(); !s.ok()) return s;
+  auto ins = Cached(19, "INSERT INTO links(site, source, target, text) VALUES(?, ?, ?, ?)");
+  if (!ins.ok()) return ins.status();
+  for (const bus::NoteLink& l : links) {
+    if (l.text.empty() || l.target.empty()) continue;  // only texts teach a name
+    (*ins)->Bind(1, site).Bind(2, source).Bind(3, l.target).Bind(4, l.text);
+    if (Status s = (*ins)->Run(); !s.ok()) return s;
+    targets.push_back(l.target);
+  }
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  return targets;
+}
+
+Result<SearchStore::Fields> SearchStore::ReadFields(int64_t id) {
+  auto st = Cached(23, "SELECT title, text, extra FROM notes WHERE id = ?");
+  if (!st.ok()) return st.status();
+  (*st)->Bind(1, id);
+  auto row = (*st)->Step();
+  if (!row.ok()) return row.status();
+  Fields f;
+  if (*row) {
+    f.title = (*st)->Text(0);
+    f.text = (*st)->Text(1);
+    f.extra = (*st)->Text(2);
+  }
+  (*st)->Reset();
+  return f;
+}
+
+Result<std::vector<std::string>> SearchStore::LinkTexts(std::string_view site, std::string_view target) {
+  auto st = db_->Prepare("SELECT DISTINCT text FROM links WHERE site = ? AND target = ? LIMIT 200");
+  if (!st.ok()) return st.status();
+  st->Bind(1, site).Bind(2, target);
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    out.emplace_back(st->Text(0));
+  }
+}
+
+Status SearchStore::ForEachNoteFields(
+    const std::function<void(int64_t id, std::string_view site, std::string_view path, std::string_view title,
+                             std::string_view text, std::string_view extra)>& fn) {
+  auto st = db_->Prepare("SELECT id, site, path, title, text, extra FROM notes ORDER BY id");
+  if (!st.ok()) return st.status();
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+    fn(st->Int(0), st->Text(1), st->Text(2), st->Text(3), st->Text(4), st->Text(5));
+  }
 }
 
 Result<sqlite::Stmt*> SearchStore::Cached(int slot, std::string_view sql) {
@@ -122,7 +242,7 @@ Result<int64_t> SearchStore::UpsertNote(const StoredNote& n, std::string_view te
 }
 
 Status SearchStore::DeleteNote(int64_t id) {
-  int slot = 14;
+  int slot = 20;  // 20..22: slots are per statement (14 and 15 are ForgetSiteVersions')
   for (std::string_view sql : {"DELETE FROM notes WHERE id = ?", "DELETE FROM vectors WHERE note_id = ?",
                                "DELETE FROM related WHERE note_id = ?"}) {
     auto st_r = Cached(slot++, sql);
@@ -293,6 +413,20 @@ std::vector<std::pair<int64_t, float>> DecodeRelatedList(std::string_view s) {
     out.emplace_back(id, score);
   }
   return out;
+}
+
+Result<NoteForHit> ReadNoteForHit(sqlite::Db* reader, int64_t id) {
+  auto st = reader->Prepare("SELECT text, sections FROM notes WHERE id = ?");
+  if (!st.ok()) return st.status();
+  st->Bind(1, id);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  NoteForHit n;
+  if (*row) {
+    n.text = st->Text(0);
+    n.sections = st->Text(1);
+  }
+  return n;
 }
 
 Result<std::string> ReadNoteText(sqlite::Db* reader, int64_t id) {

@@ -8,6 +8,10 @@
 //   vectors(note_id, chunk, heading, anchor, vec)    vec = dim little-endian f32
 //   related(note_id, list, published)                list = "id:score id:score ..."
 //   meta(key, value)                                 e.g. "embedder" -> Describe()
+//   links(site, source, target, text)                a note's links that carry a text
+//   notes.extra     the note's event without its text (EncodeNoteEvent): tags,
+//                   sections, aliases, links, lang, for a restart or re-embedding
+//   notes.sections  "offset anchor" lines, for a hit's section link
 //   fts (FullTextIndex)
 //
 // Ownership: SearchStore owns its writer connection. Threading: one thread
@@ -25,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "folio/bus/note_schema.h"
 #include "folio/core/status.h"
 #include "folio/sqlite/db.h"
 
@@ -82,18 +87,45 @@ class SearchStore {
   Status MarkRelatedPublished(std::span<const int64_t> ids);
   Status ForEachRelated(const std::function<void(int64_t id, std::string_view list, bool published)>& fn);
 
+  // The fields a notes event carries besides the text (see the file comment).
+  Status SetNoteFields(int64_t id, std::string_view extra, std::string_view sections);
+  // Replaces the links of note `source` (only those with a text are kept);
+  // returns the targets whose link texts may have changed (old and new).
+  Result<std::vector<std::string>> ReplaceLinks(std::string_view site, std::string_view source,
+                                                std::span<const bus::NoteLink> links);
+  struct Fields {
+    std::string title, text, extra;
+  };
+  Result<Fields> ReadFields(int64_t id);  // empty fields if absent
+  // The distinct texts of links to `target` (at most 200).
+  Result<std::vector<std::string>> LinkTexts(std::string_view site, std::string_view target);
+  Status ForEachNoteFields(const std::function<void(int64_t id, std::string_view site, std::string_view path,
+                                                    std::string_view title, std::string_view text,
+                                                    std::string_view extra)>& fn);
+
  private:
   explicit SearchStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
   // The prepared statement in `slot` (prepared on first use), reset.
   Result<sqlite::Stmt*> Cached(int slot, std::string_view sql);
 
   std::unique_ptr<sqlite::Db> db_;
-  std::array<std::optional<sqlite::Stmt>, 20> stmts_;  // destroyed before db_
+  std::array<std::optional<sqlite::Stmt>, 24> stmts_;  // destroyed before db_
 };
 
 // Encoding of a related list in the related table.
 std::string EncodeRelatedList(const std::vector<std::pair<int64_t, float>>& list);
 std::vector<std::pair<int64_t, float>> DecodeRelatedList(std::string_view s);
+
+// Set (to "1") when the index was rebuilt empty by an upgrade: the notes
+// stream must be read again from its start (Engine::NeedsReplay).
+inline constexpr std::string_view kReplayNotesKey = "replay_notes";
+
+// What a search hit shows of a note: its text and its sections column.
+struct NoteForHit {
+  std::string text;
+  std::string sections;
+};
+Result<NoteForHit> ReadNoteForHit(sqlite::Db* reader, int64_t id);
 
 // The plain text of a note from a read connection ("" if absent).
 Result<std::string> ReadNoteText(sqlite::Db* reader, int64_t id);

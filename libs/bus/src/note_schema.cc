@@ -34,6 +34,21 @@ std::string EncodeNoteEvent(const NoteEvent& e) {
     }
     w.EndArray();
   }
+  if (!e.aliases.empty()) {
+    w.Key("aliases").BeginArray();
+    for (const std::string& a : e.aliases) w.String(a);
+    w.EndArray();
+  }
+  if (!e.links.empty()) {
+    w.Key("links").BeginArray();
+    for (const NoteLink& l : e.links) {
+      w.BeginObject().Key("target").String(l.target);
+      if (!l.text.empty()) w.Key("text").String(l.text);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (!e.lang.empty()) w.Key("lang").String(e.lang);
   if (e.restored) w.Key("restored").Bool(true);
   w.EndObject();
   return w.Take();
@@ -70,6 +85,19 @@ Status DecodeSection(const json::Decoder& d, element v, NoteSection* sec) {
   return Status::Ok();
 }
 
+Status DecodeLink(const json::Decoder& d, element v, NoteLink* link) {
+  object obj;
+  Status st = d.ObjectItem("links", v, &obj);
+  if (st.ok()) {
+    st = d.Fields(obj, {
+        {"target", kRequired, [&](element f) { return d.String("target", f, &link->target); }},
+        {"text", json::kOptional, [&](element f) { return d.String("text", f, &link->text); }},
+    });
+  }
+  if (!st.ok()) return d.FieldError("links", "an array of {target, text}");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
@@ -78,6 +106,7 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
   if (Status st = d.Parse(json, &obj); !st.ok()) return st;
   NoteEvent e;
   auto section = [&](element v, NoteSection* sec) { return DecodeSection(d, v, sec); };
+  auto link = [&](element v, NoteLink* l) { return DecodeLink(d, v, l); };
   Status st = d.Fields(obj, {
       {"schema", kRequired, [&](element v) { return d.Schema(v, kNoteEventSchema); }},
       {"site", kRequired, [&](element v) { return DecodeSite(d, v, &e.site); }},
@@ -89,6 +118,9 @@ Status DecodeNoteEvent(std::string_view json, NoteEvent* out) {
       {"tags", kRequired, [&](element v) { return d.Strings("tags", v, &e.tags); }},
       {"text", kRequired, [&](element v) { return d.String("text", v, &e.text); }},
       {"sections", json::kOptional, [&](element v) { return d.Items("sections", v, &e.sections, section); }},
+      {"aliases", json::kOptional, [&](element v) { return d.Strings("aliases", v, &e.aliases); }},
+      {"links", json::kOptional, [&](element v) { return d.Items("links", v, &e.links, link); }},
+      {"lang", json::kOptional, [&](element v) { return d.String("lang", v, &e.lang); }},
       {"restored", json::kOptional, [&](element v) { return d.Bool("restored", v, &e.restored); }},
   });
   if (!st.ok()) return st;

@@ -162,6 +162,13 @@ PullConsumer::~PullConsumer() = default;
 Result<std::unique_ptr<PullConsumer>> PullConsumer::Start(Bus* bus, const ConsumerOptions& options) {
   if (Status st = CheckOptions(options); !st.ok()) return st;
   jsCtx* js = bus->impl()->js;
+  if (options.restart) {
+    jsErrCode derr = static_cast<jsErrCode>(0);
+    natsStatus ds = js_DeleteConsumer(js, options.stream.c_str(), options.durable.c_str(), nullptr, &derr);
+    if (ds != NATS_OK && ds != NATS_NOT_FOUND && derr != JSConsumerNotFoundErr && derr != JSStreamNotFoundErr) {
+      return Unreachable(ds, "restart of " + Describe(options));
+    }
+  }
   if (Status st = EnsureConsumer(js, options); !st.ok()) return st;
   auto impl = std::make_unique<Impl>();
   impl->options = options;

@@ -38,6 +38,9 @@ NoteEvent SampleEvent() {
   e.tags = {"a", "b/c", "\xe6\x97\xa5\xe6\x9c\xac"};
   e.text = "line one\nline two\ttab";
   e.sections = {{"Line \"two\"", "line-two", 9}};
+  e.aliases = {"Caf\xc3\xa9", "coffee"};
+  e.links = {{"Graph view.md", "connections"}, {"Other.md", ""}};
+  e.lang = "fr";
   return e;
 }
 
@@ -226,7 +229,15 @@ TEST_CASE("note event round trip") {
   CHECK(out.sections[0].heading == in.sections[0].heading);
   CHECK(out.sections[0].anchor == "line-two");
   CHECK(out.sections[0].offset == 9);
+  CHECK(out.aliases == in.aliases);
+  REQUIRE(out.links.size() == 2);
+  CHECK(out.links[0].target == "Graph view.md");
+  CHECK(out.links[0].text == "connections");
+  CHECK(out.links[1].text.empty());
+  CHECK(out.lang == "fr");
   NoteEvent bad;
+  CHECK(!DecodeNoteEvent(R"({"schema":1,"site":"a","path":"p","url":"/p","version":1,"deleted":false,"title":"",)"
+                         R"("tags":[],"text":"","links":[{"text":"no target"}]})", &bad).ok());
   CHECK(!DecodeNoteEvent(R"({"schema":1,"site":"a","path":"p","url":"/p","version":1,"deleted":false,"title":"",)"
                          R"("tags":[],"text":"","sections":[{"heading":"h","anchor":"a","offset":-1}]})", &bad).ok());
 
@@ -234,9 +245,17 @@ TEST_CASE("note event round trip") {
   del.site = "docs";
   del.path = "Gone.md";
   del.deleted = true;
-  REQUIRE(DecodeNoteEvent(EncodeNoteEvent(del), &out).ok());
+  std::string del_json = EncodeNoteEvent(del);
+  // An event without aliases, links or lang (as older ingests send) decodes
+  // with them empty.
+  CHECK(del_json.find("aliases") == std::string::npos);
+  CHECK(del_json.find("links") == std::string::npos);
+  REQUIRE(DecodeNoteEvent(del_json, &out).ok());
   CHECK(out.deleted);
   CHECK(out.tags.empty());
+  CHECK(out.aliases.empty());
+  CHECK(out.links.empty());
+  CHECK(out.lang.empty());
 }
 
 TEST_CASE("note events: one message carries one event or several, one per line, all or nothing") {

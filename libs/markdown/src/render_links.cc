@@ -135,7 +135,10 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
     // "[x](Files/spec%20sheet.pdf)": a vault file, resolved as [[...]] is.
     if (!url && relative && !is_note) url = ResolveAttachment(path);
     bool dead = !url && (is_note || relative);
-    if (url || dead) result_->links.push_back(LinkRef{path, anchor, false, url.has_value()});
+    if (url || dead) {
+      f.link_index = result_->links.size();
+      result_->links.push_back(LinkRef{path, anchor, false, url.has_value(), {}});
+    }
     if (dead) {
       OpenDead(path, false);
       f.close = "</span>";
@@ -157,7 +160,10 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
   spans_.push_back(std::move(f));
 }
 
-void Renderer::LeaveLink(SpanFrame& f) { html() += f.close; }
+void Renderer::LeaveLink(SpanFrame& f) {
+  html() += f.close;
+  if (f.link_index < result_->links.size()) result_->links[f.link_index].text = Trim(text().substr(f.text_start));
+}
 
 void Renderer::EnterImage(const MD_SPAN_IMG_DETAIL& d) {
   SpanFrame f = NewFrame(SpanKind::kImage);
@@ -173,7 +179,7 @@ void Renderer::EnterImage(const MD_SPAN_IMG_DETAIL& d) {
     // "![x](Images/red%20dot.png)": the vault's file, as ![[...]] finds it.
     f.url = ResolveAttachment(path);
     if (!f.url) f.url = ResolveTarget(path);
-    result_->links.push_back(LinkRef{path, "", true, f.url.has_value()});
+    result_->links.push_back(LinkRef{path, "", true, f.url.has_value(), {}});
     if (!f.url) result_->warnings.push_back("dangling image ![](" + path + ")");
   }
   if (!f.dead && !f.url) f.url = src;
@@ -234,7 +240,7 @@ void Renderer::EnterWikilink(const MD_SPAN_WIKILINK_DETAIL& d) {
     // "[[spec sheet.pdf]]": a link to an attachment (a note wins a tie).
     if (!f.url && !f.embed) f.url = ResolveAttachment(f.target);
     f.link_index = result_->links.size();
-    result_->links.push_back(LinkRef{f.target, f.anchor, f.embed, f.url.has_value()});
+    result_->links.push_back(LinkRef{f.target, f.anchor, f.embed, f.url.has_value(), {}});
   }
   spans_.push_back(std::move(f));
 }
@@ -268,6 +274,7 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
     RenderEmbed(f, has_alias ? shown_text : std::string(), shown_text);
     return;
   }
+  if (has_alias && f.link_index < result_->links.size()) result_->links[f.link_index].text = Trim(shown_text);
   text() += shown_text;
   if (!f.target.empty() && !f.url) {
     OpenDead(f.target, f.embed);

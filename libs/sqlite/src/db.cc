@@ -108,6 +108,10 @@ Stmt& Stmt::Bind(int i, int64_t v) {
   sqlite3_bind_int64(st_, i, v);
   return *this;
 }
+Stmt& Stmt::BindPointer(int i, const void* p, const char* type) {
+  sqlite3_bind_pointer(st_, i, const_cast<void*>(p), type, nullptr);
+  return *this;
+}
 Stmt& Stmt::BindNull(int i) {
   sqlite3_bind_null(st_, i);
   return *this;
@@ -138,6 +142,7 @@ void Stmt::Reset() {
   sqlite3_clear_bindings(st_);
 }
 
+double Stmt::Double(int col) const { return sqlite3_column_double(st_, col); }
 int64_t Stmt::Int(int col) const { return sqlite3_column_int64(st_, col); }
 std::string_view Stmt::Text(int col) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st_, col));

@@ -211,6 +211,9 @@ struct ConsumerOptions {
   std::string filter_subject;    // "" = every subject of the stream
   int64_t ack_wait_ms = 60'000;  // redelivery after this long without an ack
   int max_ack_pending = 10'000;  // unacked messages the server hands out at most
+  // Deletes the durable consumer first, so that the stream is delivered
+  // again from its start (a consumer whose local state was rebuilt empty).
+  bool restart = false;
 };
 
 // A durable pull consumer of a stream: survives restarts of both the client

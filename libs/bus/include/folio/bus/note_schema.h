@@ -43,6 +43,17 @@ struct NoteSection {
   uint32_t offset = 0;     // byte offset in NoteEvent::text where the heading's line starts
 };
 
+// A link of a note to another note, for consumers that learn a note's other
+// names from the words that point at it ("[[Graph view|connections]]").
+struct NoteLink {
+  std::string target;  // the target's vault path, "Folder/Note.md" (resolved links only)
+  std::string text;    // the link's visible text when it differs from the target's name, else ""
+};
+
+// At most this many links (the first ones) and aliases travel per event.
+inline constexpr size_t kMaxNoteEventLinks = 500;
+inline constexpr size_t kMaxNoteEventAliases = 50;
+
 // One changed or deleted note, for search and other consumers of "notes".
 struct NoteEvent {
   std::string site;
@@ -54,6 +65,12 @@ struct NoteEvent {
   std::vector<std::string> tags;
   std::string text;        // plain text of the note (no markup)
   std::vector<NoteSection> sections;  // headings in text order (optional; "sections" in JSON)
+  // Optional in JSON (absent from events of older ingests): the note's
+  // frontmatter aliases, its resolved links to other notes, and its
+  // language (frontmatter `lang`, "" = the site's).
+  std::vector<std::string> aliases;
+  std::vector<NoteLink> links;
+  std::string lang;
   // Not a note but a mark in the site's history ("restored":true in JSON,
   // path, url, title and text ""): ingest was restored from a backup taken
   // at `version`, so the versions that follow restart below ones consumers

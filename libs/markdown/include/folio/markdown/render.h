@@ -61,6 +61,9 @@ struct LinkRef {
   std::string anchor;    // "Heading" or "^block" or ""
   bool embed = false;    // ![[...]]
   bool resolved = false; // the resolver found it
+  // What the reader sees when it differs from the target's name: the alias
+  // of [[t|alias]], the text of [text](t.md); "" otherwise (and for embeds).
+  std::string text;
 };
 
 struct Heading {

@@ -31,6 +31,7 @@ namespace folio::sqlite {
 
 class StmtCache;    // idle prepared statements of one Db (db.cc)
 class Transaction;  // transaction.h: the only way to BEGIN/COMMIT/ROLLBACK
+struct Fts5Access;  // fts5.cc: registers ranking functions on the connection
 
 class Stmt {
  public:
@@ -44,6 +45,9 @@ class Stmt {
   Stmt& BindBlob(int i, std::string_view bytes);
   Stmt& Bind(int i, int64_t v);
   Stmt& BindNull(int i);
+  // SQLite's pointer-passing interface: p reaches SQL functions that ask
+  // for pointers of `type` (a string literal), and nothing else.
+  Stmt& BindPointer(int i, const void* p, const char* type);
 
   // Returns true while a row is available, false when done; errors as Status.
   Result<bool> Step();
@@ -52,6 +56,7 @@ class Stmt {
   void Reset();  // reset and clear bindings
 
   int64_t Int(int col) const;
+  double Double(int col) const;
   std::string_view Text(int col) const;  // valid until the next Step/Reset
   std::string_view Blob(int col) const;
   bool IsNull(int col) const;
@@ -110,6 +115,7 @@ class Db {
  private:
   // Transactions go through sqlite::Transaction (transaction.h) only.
   friend class Transaction;
+  friend struct Fts5Access;
   Status Begin() { return Exec("BEGIN IMMEDIATE"); }
   Status Commit() { return Exec("COMMIT"); }
   void Rollback();  // best effort; never fails loudly

@@ -1,0 +1,136 @@
+#include "query.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "folio/core/text.h"
+#include "folio/core/utf8.h"
+
+namespace folio::search {
+namespace {
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size();) {
+    DecodeUtf8(s, &i);
+    ++n;
+  }
+  return n;
+}
+
+bool Has(const WordGroup& g, std::string_view text) {
+  return std::any_of(g.begin(), g.end(), [&](const Alternative& a) { return a.text == text; });
+}
+
+// The group of one (non-CJK) query word, its document frequency in *df.
+WordGroup WordAlternatives(const QueryTerm& t, const QueryContext& ctx, size_t* df, bool* corrected) {
+  WordGroup g;
+  const std::string& w = t.folded;
+  g.push_back({w, t.prefix, false, 1.0});
+  if (!ctx.vocab) return g;
+  const Vocabulary& v = *ctx.vocab;
+  *df = v.DocFreq(w);
+  for (const std::string& lang : ctx.langs) {
+    for (std::string& f : v.Family(w, lang, kMaxFamily)) {
+      if (Has(g, f)) continue;
+      *df = std::max<size_t>(*df, v.DocFreq(f));
+      g.push_back({std::move(f), false, false, kStemWeight});
+    }
+  }
+  bool completes = false;
+  if (t.prefix) {
+    std::vector<std::string> next = v.Prefix(w, 1);
+    if (!next.empty()) {
+      completes = true;
+      *df = std::max<size_t>(*df, v.DocFreq(next.front()));
+    }
+  }
+  size_t chars = CodePoints(w);
+  if (*df == 0 && g.size() == 1 && !completes && chars >= kMinTypoChars) {
+    int max_distance = chars >= kLongTypoChars ? 2 : 1;
+    for (Vocabulary::Near& n : v.Similar(w, max_distance, kMaxCorrections)) {
+      if (Has(g, n.word)) continue;
+      *df = std::max<size_t>(*df, n.df);
+      g.push_back({std::move(n.word), false, false, n.distance <= 1 ? kTypoWeight : kTypoWeight * 0.6});
+      *corrected = true;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+double Idf(size_t df, size_t n) {
+  double d = static_cast<double>(std::max<size_t>(df, 1));
+  double N = static_cast<double>(std::max(n, std::max<size_t>(df, 1)));
+  return std::log(1.0 + (N - d + 0.5) / (d + 0.5));
+}
+
+Status CheckQuery(std::string_view query) {
+  if (query.size() > kMaxQueryBytes) {
+    return Status::TooLarge("search query is longer than " + std::to_string(kMaxQueryBytes) + " bytes");
+  }
+  if (!IsValidUtf8(query)) return Status::Invalid("search query is not valid UTF-8");
+  return Status::Ok();
+}
+
+Result<std::vector<TextHit>> SearchText(FullTextIndex* fts, std::string_view site, const QueryPlan& plan, size_t k,
+                                        const RankWeights& w, bool all_words_first) {
+  std::vector<TextHit> out;
+  k = std::min(k, FullTextIndex::kMaxResults);
+  if (plan.groups.empty() || k == 0) return out;
+  std::vector<WordGroup> required;
+  std::vector<double> required_idf;
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    if (plan.common[g]) continue;
+    required.push_back(plan.groups[g]);
+    required_idf.push_back(plan.idf[g]);
+  }
+  if (required.empty()) required = plan.groups, required_idf = plan.idf;
+  std::unordered_set<int64_t> seen;
+  if (all_words_first) {
+    auto hits = fts->Search(site, required, PlanFor(required, required_idf, w), k, true);
+    if (!hits.ok()) return hits.status();
+    out = std::move(*hits);
+    for (const TextHit& h : out) seen.insert(h.doc_id);
+    if (out.size() >= k || (plan.groups.size() == 1 && required.size() == 1)) return out;
+  }
+  auto any = fts->Search(site, plan.groups, PlanFor(plan.groups, plan.idf, w), k + out.size(), false);
+  if (!any.ok()) return any.status();
+  for (const TextHit& h : *any) {
+    if (out.size() >= k) break;
+    if (seen.insert(h.doc_id).second) out.push_back(h);
+  }
+  return out;
+}
+
+QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
+  QueryPlan plan;
+  for (const QueryTerm& t : QueryTerms(query)) {
+    size_t df = 0;
+    bool corrected = false;
+    WordGroup g;
+    if (t.cjk) {
+      g.push_back({t.text, false, true, 1.0});
+      df = ctx.docs / 50;  // unknown: a moderately rare word
+    } else {
+      g = WordAlternatives(t, ctx, &df, &corrected);
+    }
+    for (const Alternative& a : g) {
+      QueryTerm m;
+      m.text = a.text;
+      m.folded = a.cjk ? t.folded : a.text;
+      m.cjk = a.cjk;
+      m.prefix = a.prefix;
+      plan.marks.push_back(std::move(m));
+    }
+    plan.idf.push_back(Idf(df, ctx.docs));
+    plan.common.push_back(ctx.docs >= 20 && static_cast<double>(df) > kCommonShare * static_cast<double>(ctx.docs));
+    plan.groups.push_back(std::move(g));
+    if (corrected) ++plan.corrected;
+  }
+  return plan;
+}
+
+}  // namespace folio::search
