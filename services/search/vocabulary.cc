@@ -1,6 +1,7 @@
 #include "vocabulary.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "folio/core/utf8.h"
@@ -17,6 +18,16 @@ void Decode(std::string_view s, std::vector<uint32_t>* out) {
   while (i < s.size()) out->push_back(DecodeUtf8(s, &i));
 }
 
+// One bit per code point (its value mod 64). A code point of one word that
+// the other lacks needs an edit of its own (swaps bring none), so words
+// within k have at most k bits that only one of them sets, each way.
+uint64_t Signature(std::string_view s) {
+  uint64_t bits = 0;
+  size_t i = 0;
+  while (i < s.size()) bits |= uint64_t{1} << (DecodeUtf8(s, &i) % 64);
+  return bits;
+}
+
 size_t CountChars(std::string_view s) {
   size_t i = 0, n = 0;
   while (i < s.size()) DecodeUtf8(s, &i), ++n;
@@ -31,10 +42,12 @@ uint64_t Mix(uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
-// The keys of a word's padded trigrams, as a multiset made a set: the j-th
-// repeat of a trigram gets its own key, so shared keys count shared trigrams
-// with multiplicity. Two trigrams may hash alike: that only adds candidates.
-void GramKeys(const std::vector<uint32_t>& cps, std::vector<uint64_t>* keys) {
+// The keys of a word's padded trigrams for words of `chars` code points, as
+// a multiset made a set: the j-th repeat of a trigram gets its own key, so
+// shared keys count shared trigrams with multiplicity. Keys hold the length
+// so that each list holds words of one length (the length filter costs
+// nothing). Two keys may hash alike: that only adds candidates.
+void GramKeys(const std::vector<uint32_t>& cps, uint64_t chars, std::vector<uint64_t>* keys) {
   keys->clear();
   auto at = [&](size_t i) -> uint64_t {  // padded position i
     if (i < 2 || i >= cps.size() + 2) return kPad;
@@ -47,8 +60,29 @@ void GramKeys(const std::vector<uint32_t>& cps, std::vector<uint64_t>* keys) {
     uint64_t gram = (*keys)[i];
     repeat = (i > 0 && gram == last) ? repeat + 1 : 0;
     last = gram;
-    (*keys)[i] = Mix(gram ^ Mix(repeat + 1));
+    (*keys)[i] = Mix(gram ^ Mix((repeat + 1) << 32 | chars));
   }
+}
+
+// Keys of the distinct strings made by deleting at most `deletes` (<= 2)
+// code points of `cps`, the string itself included.
+void DeletionKeys(const std::vector<uint32_t>& cps, int deletes, std::vector<uint64_t>* keys) {
+  keys->clear();
+  const size_t n = cps.size(), kNone = SIZE_MAX;
+  auto without = [&](size_t a, size_t b) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; ++i) {
+      if (i != a && i != b) h = Mix(h + cps[i]);
+    }
+    return h;
+  };
+  keys->push_back(without(kNone, kNone));
+  for (size_t a = 0; a < n && deletes >= 1; ++a) {
+    keys->push_back(without(a, kNone));
+    for (size_t b = a + 1; b < n && deletes >= 2; ++b) keys->push_back(without(a, b));
+  }
+  std::sort(keys->begin(), keys->end());
+  keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
 }
 
 // Optimal string alignment distance of a and b if it is <= k, else k + 1.
@@ -78,6 +112,16 @@ int BoundedOsa(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, i
     std::swap(prev, cur);
   }
   return std::min(prev[m], k + 1);
+}
+
+// The padded trigrams that words of n and m code points within OSA distance
+// k share at least (the q-gram count filter). Seen from the shorter word,
+// an edit destroys at most 4 of its trigrams (a swap; a deletion or a
+// substitution 3, an insertion 2), and |n - m| of the k edits must be
+// insertions: min(n, m) + 2 - 2|n - m| - 4(k - |n - m|).
+int GramBound(int n, int m, int k) {
+  int d = std::abs(n - m);
+  return std::min(n, m) + 2 + 2 * d - 4 * k;
 }
 
 template <typename T>
@@ -145,7 +189,8 @@ void Vocabulary::Add(std::string_view word, std::string_view lang, uint32_t docs
   }
   it = ids_.emplace(std::string(word), id).first;
   if (it->first.capacity() > 15) word_heap_bytes_ += it->first.capacity() + 1;
-  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang)};
+  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang),
+                       Signature(word)};
   IndexGrams(id, true);
   IndexFamily(id, true);
   IndexShort(id, true);
@@ -175,16 +220,19 @@ void Vocabulary::IndexGrams(uint32_t id, bool add) {
   thread_local std::vector<uint32_t> cps;
   thread_local std::vector<uint64_t> keys;
   Decode(word, &cps);
-  GramKeys(cps, &keys);
+  GramKeys(cps, cps.size(), &keys);
   for (uint64_t key : keys) {
     if (add) {
-      grams_[key].push_back(id);
+      std::vector<uint32_t>& list = grams_[key];
+      list.insert(std::lower_bound(list.begin(), list.end(), id), id);
       ++postings_;
       continue;
     }
     auto g = grams_.find(key);
     if (g == grams_.end()) continue;
-    EraseOne(&g->second, id);
+    auto at = std::lower_bound(g->second.begin(), g->second.end(), id);
+    if (at == g->second.end() || *at != id) continue;
+    g->second.erase(at);
     --postings_;
     if (g->second.empty()) grams_.erase(g);
   }
@@ -207,12 +255,22 @@ void Vocabulary::IndexFamily(uint32_t id, bool add) {
 void Vocabulary::IndexShort(uint32_t id, bool add) {
   const Entry& e = entries_[id];
   if (e.chars > kShortChars) return;
-  if (add) {
-    short_[e.chars].push_back(id);
-    ++postings_;
-  } else {
-    EraseOne(&short_[e.chars], id);
-    --postings_;
+  thread_local std::vector<uint32_t> cps;
+  thread_local std::vector<uint64_t> keys;
+  Decode(*e.word, &cps);
+  DeletionKeys(cps, 2, &keys);
+  for (uint64_t key : keys) {
+    if (add) {
+      deletions_.emplace(key, id);
+      continue;
+    }
+    auto [begin, end] = deletions_.equal_range(key);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second == id) {
+        deletions_.erase(it);
+        break;
+      }
+    }
   }
 }
 
@@ -223,16 +281,18 @@ uint32_t Vocabulary::DocFreq(std::string_view word) const {
 
 size_t Vocabulary::MemoryBytes() const {
   // Per-node costs of libstdc++'s map and unordered_map plus malloc's
-  // 16-byte header; vectors counted at 1.5x their size for growth slack.
-  constexpr size_t kMapNode = 32 + sizeof(std::string) + sizeof(uint32_t) + 16;
-  constexpr size_t kHashNode = 8 + sizeof(uint64_t) + sizeof(std::vector<uint32_t>) + 16 + 16;
+  // 8-byte header; vectors counted at 1.25x their size for growth slack.
+  constexpr size_t kMapNode = 32 + sizeof(std::string) + sizeof(uint32_t) + 8;
+  constexpr size_t kHashNode = 8 + sizeof(uint64_t) + sizeof(std::vector<uint32_t>) + 8 + 16;
   size_t bytes = ids_.size() * kMapNode + word_heap_bytes_;
   bytes += entries_.capacity() * sizeof(Entry) + free_.capacity() * sizeof(uint32_t);
   bytes += (grams_.size() + families_.size()) * kHashNode;
   bytes += (grams_.bucket_count() + families_.bucket_count()) * sizeof(void*);
+  // unordered_multimap<uint64_t, uint32_t> nodes: next, key, id; 32 bytes from malloc.
+  bytes += deletions_.size() * 32 + deletions_.bucket_count() * sizeof(void*);
   // Family keys are strings, not uint64_t; some outgrow the small buffer.
   bytes += families_.size() * (sizeof(std::string) - sizeof(uint64_t) + 8);
-  return bytes + postings_ * sizeof(uint32_t) * 3 / 2;
+  return bytes + postings_ * sizeof(uint32_t) * 5 / 4;
 }
 
 std::vector<std::string> Vocabulary::Family(std::string_view word, std::string_view lang,
@@ -260,41 +320,27 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
                                                   size_t limit) const {
   if (word.empty() || word.size() > kMaxSimilarBytes || limit == 0) return {};
   const int k = std::clamp(max_distance, 1, 2);
-  thread_local std::vector<uint32_t> query, cand;
-  thread_local std::vector<uint64_t> keys;
-  thread_local std::vector<uint16_t> counts;  // per id; all zero between calls
-  thread_local std::vector<uint32_t> touched;
+  thread_local std::vector<uint32_t> query, ids;
   Decode(word, &query);
   const int n = static_cast<int>(query.size());
+  ids.clear();
+  for (int m = std::max(1, n - k); m <= n + k; ++m) {
+    int bound = GramBound(n, m, k);
+    if (bound > 0) TrigramCandidates(query, static_cast<uint32_t>(m), bound, &ids);
+  }
+  if (GramBound(n, n, k) <= 0) DeletionCandidates(query, k, &ids);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<Near> out;
-  auto verify = [&](uint32_t id) {
+  thread_local std::vector<uint32_t> cand;
+  const uint64_t letters = Signature(word);
+  for (uint32_t id : ids) {
     const Entry& e = entries_[id];
-    if (std::abs(static_cast<int>(e.chars) - n) > k || *e.word == word) return;
+    if (std::popcount(e.letters & ~letters) > k || std::popcount(letters & ~e.letters) > k) continue;
+    if (*e.word == word) continue;
     Decode(*e.word, &cand);
     int d = BoundedOsa(query, cand, k);
     if (d <= k) out.push_back({*e.word, d, e.df});
-  };
-  // The count filter's bound for a candidate of m code points; <= 0: the
-  // trigram index cannot find it, the lists by length do.
-  auto bound = [&](int m) { return std::max(n, m) + 2 - 4 * k; };
-  GramKeys(query, &keys);
-  if (counts.size() < entries_.size()) counts.resize(entries_.size());
-  for (uint64_t key : keys) {
-    auto g = grams_.find(key);
-    if (g == grams_.end()) continue;
-    for (uint32_t id : g->second) {
-      if (counts[id]++ == 0) touched.push_back(id);
-    }
-  }
-  for (uint32_t id : touched) {
-    int need = bound(static_cast<int>(entries_[id].chars));
-    if (need > 0 && counts[id] >= need) verify(id);
-    counts[id] = 0;
-  }
-  touched.clear();
-  for (int m = std::max(1, n - k); m <= n + k && m <= static_cast<int>(kShortChars); ++m) {
-    if (bound(m) > 0) continue;
-    for (uint32_t id : short_[static_cast<size_t>(m)]) verify(id);
   }
   auto better = [](const Near& a, const Near& b) {
     if (a.distance != b.distance) return a.distance < b.distance;
@@ -304,6 +350,65 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
   std::partial_sort(out.begin(), out.begin() + static_cast<ptrdiff_t>(keep), out.end(), better);
   out.resize(keep);
   return out;
+}
+
+// A word sharing >= bound of the query's Q keys shares one of any
+// Q - bound + 1 of them (prefix filtering): the shortest lists that many are
+// read, counting per word (a dense array of counters, reset before
+// returning), and further lists while they are short (kCheapList); the
+// longer ones are probed by binary search for the words found, until a word
+// reaches the bound or can no longer reach it (the DivideSkip idea).
+void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint32_t chars, int bound,
+                                   std::vector<uint32_t>* ids) const {
+  constexpr size_t kCheapList = 64;
+  thread_local std::vector<uint64_t> keys;
+  thread_local std::vector<std::pair<size_t, const std::vector<uint32_t>*>> lists;
+  thread_local std::vector<uint8_t> counts;  // by id; all zero between calls
+  thread_local std::vector<uint32_t> touched;
+  GramKeys(query, chars, &keys);
+  lists.clear();
+  for (uint64_t key : keys) {
+    auto g = grams_.find(key);
+    if (g != grams_.end()) lists.emplace_back(g->second.size(), &g->second);
+  }
+  std::sort(lists.begin(), lists.end());
+  // Keys without a list hold no word: they count as read.
+  const size_t must_read = keys.size() - static_cast<size_t>(bound) + 1;
+  const size_t absent = keys.size() - lists.size();
+  size_t read = 0;
+  if (counts.size() < entries_.size()) counts.resize(entries_.size());
+  touched.clear();
+  for (; read < lists.size(); ++read) {
+    if (absent + read >= must_read && lists[read].first > kCheapList) break;
+    for (uint32_t id : *lists[read].second) {
+      if (counts[id]++ == 0) touched.push_back(id);
+    }
+  }
+  for (uint32_t id : touched) {
+    int count = counts[id];
+    counts[id] = 0;
+    for (size_t j = read; j < lists.size() && count < bound; ++j) {
+      if (count + static_cast<int>(lists.size() - j) < bound) break;
+      const std::vector<uint32_t>& list = *lists[j].second;
+      count += std::binary_search(list.begin(), list.end(), id) ? 1 : 0;
+    }
+    if (count >= bound) ids->push_back(id);
+  }
+}
+
+// Within k, two words are each at most k deletions from a common string.
+void Vocabulary::DeletionCandidates(const std::vector<uint32_t>& query, int k,
+                                    std::vector<uint32_t>* ids) const {
+  thread_local std::vector<uint64_t> keys;
+  DeletionKeys(query, k, &keys);
+  const int n = static_cast<int>(query.size());
+  for (uint64_t key : keys) {
+    auto [begin, end] = deletions_.equal_range(key);
+    for (auto it = begin; it != end; ++it) {
+      int m = static_cast<int>(entries_[it->second].chars);
+      if (std::abs(n - m) <= k && GramBound(n, m, k) <= 0) ids->push_back(it->second);
+    }
+  }
 }
 
 std::vector<std::string> Vocabulary::Prefix(std::string_view prefix, size_t limit) const {

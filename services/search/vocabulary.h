@@ -15,7 +15,6 @@
 // shared_mutex held exclusively and queries under it held shared.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,15 +73,17 @@ class Vocabulary {
   // distance (insert, delete, substitute, swap two adjacent characters; each
   // character edited once), counted in code points; `word` itself excluded;
   // nearest first, then most frequent, then byte order; at most `limit`.
-  // Candidates come from the trigram index: padded trigrams ("$$w", ...,
-  // "d$$"), the q-gram count filter (an edit destroys at most 4 of them, so a
-  // word within distance k of length L = max(len) shares >= L + 2 - 4k) and
-  // the length filter (|len difference| <= k), then each is verified. Where
+  // Candidates come from an index, never from comparing with every word:
+  // padded trigrams ("$$w", ..., "d$$") listed per word length (the length
+  // filter: |len difference| <= k), the q-gram count filter (an edit
+  // destroys at most 4 trigrams, so a word within distance k of length
+  // L = max(lengths) shares >= L + 2 - 4k) applied as a prefix filter (only
+  // the shortest lists are read); then each candidate is verified. Where
   // that bound is <= 0 (both words of at most 2 code points for k = 1, at
-  // most 6 for k = 2) the words of those lengths are verified from lists by
-  // length instead; the typo tolerance of issue 27 (k = 1 from 5 code
-  // points, k = 2 from 8) never needs them. `max_distance` is clamped to
-  // [1, 2]. Empty if `word` is empty or longer than kMaxSimilarBytes.
+  // most 6 for k = 2) a deletion index of the words of at most 6 code points
+  // (every string made by deleting up to 2 of their code points) answers
+  // instead. `max_distance` is clamped to [1, 2]. Empty if `word` is empty
+  // or longer than kMaxSimilarBytes.
   std::vector<Near> Similar(std::string_view word, int max_distance, size_t limit) const;
 
   // Up to `limit` words starting with `prefix` (byte-wise), most frequent
@@ -91,19 +92,24 @@ class Vocabulary {
   std::vector<std::string> Prefix(std::string_view prefix, size_t limit) const;
 
  private:
-  // Words of at most this many code points are also listed by length: the
-  // count filter cannot find them at distance 2 (see Similar).
+  // Words of at most this many code points are also in the deletion index:
+  // the count filter cannot find them at distance 2 (see Similar).
   static constexpr size_t kShortChars = 6;
   struct Entry {
     const std::string* word = nullptr;  // the key in ids_ (map nodes do not move)
     uint32_t df = 0;
     uint32_t chars = 0;  // code points
     uint8_t lang = 0;    // index into langs_
+    uint64_t letters = 0;  // bit (code point % 64) of each code point: Signature()
   };
 
   void IndexGrams(uint32_t id, bool add);
   void IndexFamily(uint32_t id, bool add);
   void IndexShort(uint32_t id, bool add);
+  void TrigramCandidates(const std::vector<uint32_t>& query, uint32_t chars, int bound,
+                         std::vector<uint32_t>* ids) const;
+  void DeletionCandidates(const std::vector<uint32_t>& query, int k,
+                          std::vector<uint32_t>* ids) const;
   std::string FamilyKey(uint8_t lang, std::string_view word) const;
   uint8_t LangIndex(std::string_view lang);
 
@@ -112,10 +118,11 @@ class Vocabulary {
   std::vector<uint32_t> free_;
   std::vector<std::string> langs_{""};  // Stemmer::Normalize'd; "" = no stemmer
   std::unordered_map<std::string, std::vector<uint32_t>> families_;  // lang '\0' stem -> ids
-  std::unordered_map<uint64_t, std::vector<uint32_t>> grams_;        // trigram key -> ids
-  std::array<std::vector<uint32_t>, kShortChars + 1> short_;         // by code points
+  // (trigram, length) key -> ids, ascending (Similar probes them by binary search).
+  std::unordered_map<uint64_t, std::vector<uint32_t>> grams_;
+  std::unordered_multimap<uint64_t, uint32_t> deletions_;       // deletion key -> short word
   size_t word_heap_bytes_ = 0;  // for MemoryBytes
-  size_t postings_ = 0;         // ids in grams_, families_ and short_
+  size_t postings_ = 0;         // ids in grams_ and families_
   Stemmer stemmer_;
 };
 
