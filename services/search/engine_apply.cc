@@ -182,7 +182,9 @@ Result<std::vector<Engine::ApplyWork>> Engine::PlanApply(std::span<const bus::No
       ++stats->unchanged;
       continue;
     }
-    ApplyWork w{e, std::move(*stored), "", false, {}, {}, 0};
+    ApplyWork w;
+    w.e = e;
+    w.stored = std::move(*stored);
     if (!e->deleted) {
       w.hash = ContentHash(embedder_id_, *e, options_.chunk_chars);
       w.embed = !w.stored || w.stored->hash != w.hash;

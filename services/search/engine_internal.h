@@ -100,7 +100,7 @@ struct TextChunk {
 // One note of an Apply batch: its latest event, what the store held for it,
 // and (filled step by step) its hash, chunks, vectors and note id.
 struct Engine::ApplyWork {
-  const bus::NoteEvent* e;
+  const bus::NoteEvent* e = nullptr;
   std::optional<StoredNote> stored;
   std::string hash;
   bool embed = false;

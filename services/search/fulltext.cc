@@ -125,11 +125,15 @@ std::string SegmentForIndex(std::string_view text) {
 }
 
 std::string MatchExpression(std::span<const WordGroup> groups, bool all_words) {
+  // FTS5 has no implicit AND between parenthesised expressions, so groups
+  // are joined by an explicit AND (a term unicode61 reduces to nothing then
+  // matches nothing: PlanQuery drops such words).
   std::string out;
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].empty()) continue;
-    if (!out.empty()) out.append(all_words ? " " : " OR ");
-    out.push_back('(');
+    if (!out.empty()) out.append(all_words ? " AND " : " OR ");
+    const bool paren = groups[g].size() > 1;
+    if (paren) out.push_back('(');
     for (size_t i = 0; i < groups[g].size(); ++i) {
       const Alternative& a = groups[g][i];
       if (i > 0) out.append(" OR ");
@@ -140,7 +144,7 @@ std::string MatchExpression(std::span<const WordGroup> groups, bool all_words) {
       AppendQuoted(a.text, &out);
       if (a.prefix) out.push_back('*');
     }
-    out.push_back(')');
+    if (paren) out.push_back(')');
   }
   return out;
 }

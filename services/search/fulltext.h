@@ -155,8 +155,8 @@ std::string SegmentForIndex(std::string_view text);
 
 // The FTS5 MATCH expression for `groups`: every alternative quoted, prefix
 // alternatives and one-character CJK runs with '*', CJK runs as phrases of
-// bigrams; the alternatives of a group in parentheses joined by OR, groups
-// joined by spaces (FTS5's implicit AND) or by " OR ". Returns "" for no
+// bigrams; the alternatives of a group joined by OR (in parentheses when
+// more than one), groups joined by " AND " or " OR ". Returns "" for no
 // groups (not a valid expression: do not run it).
 std::string MatchExpression(std::span<const WordGroup> groups, bool all_words);
 

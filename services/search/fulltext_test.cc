@@ -289,8 +289,8 @@ TEST_CASE("segmentation and match expressions") {
     return g;
   };
   CHECK(MatchExpression(groups(t), true) ==
-        "(\"Foo\") (\"bar\") (\"東京\") (\"x\") (\"NEAR\") (\"y\") (\"猫\"*) (\"embed\"*)");
-  CHECK(MatchExpression(groups(QueryTerms("東京都 a")), false) == "(\"東京 京都\") OR (\"a\")");
+        "\"Foo\" AND \"bar\" AND \"東京\" AND \"x\" AND \"NEAR\" AND \"y\" AND \"猫\"* AND \"embed\"*");
+  CHECK(MatchExpression(groups(QueryTerms("東京都 a")), false) == "\"東京 京都\" OR \"a\"");
   CHECK(MatchExpression({}, true).empty());
   // QueryTerms never yields a '"', but MatchExpression quotes it anyway.
   std::vector<WordGroup> quote{{Alternative{"a\"b", true, false, 1.0}, Alternative{"c", false, false, 0.9}}};

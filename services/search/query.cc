@@ -19,6 +19,26 @@ size_t CodePoints(std::string_view s) {
   return n;
 }
 
+// Whether SQLite's unicode61 keeps any character of a word: QueryTerms
+// keeps punctuation outside the blocks it separates on ("‽", "،"), which
+// unicode61 drops; such a word would match nothing in an all-words pass.
+bool HasTokenChar(std::string_view word) {
+  for (size_t i = 0; i < word.size();) {
+    uint32_t cp = DecodeUtf8(word, &i);
+    if (cp < 0x80) {
+      if ((cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z')) return true;
+      continue;
+    }
+    bool punct = (cp >= 0xA1 && cp <= 0xBF && cp != 0xAA && cp != 0xB5 && cp != 0xBA && cp != 0xB2 && cp != 0xB3 &&
+                  cp != 0xB9 && cp != 0xBC && cp != 0xBD && cp != 0xBE) ||
+                 cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x206F) || cp == 0x060C || cp == 0x061B ||
+                 cp == 0x061F || (cp >= 0x066A && cp <= 0x066D) || (cp >= 0x3000 && cp <= 0x303F) ||
+                 (cp >= 0xFE10 && cp <= 0xFE6F) || (cp >= 0xFF01 && cp <= 0xFF0F);
+    if (!punct) return true;
+  }
+  return false;
+}
+
 bool Has(const WordGroup& g, std::string_view text) {
   return std::any_of(g.begin(), g.end(), [&](const Alternative& a) { return a.text == text; });
 }
@@ -108,6 +128,7 @@ Result<std::vector<TextHit>> SearchText(FullTextIndex* fts, std::string_view sit
 QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
   QueryPlan plan;
   for (const QueryTerm& t : QueryTerms(query)) {
+    if (!t.cjk && !HasTokenChar(t.folded)) continue;
     size_t df = 0;
     bool corrected = false;
     WordGroup g;
