@@ -160,6 +160,14 @@ class Services:
                "--data", work + "/search", "--replica-id", "eval"] + search_args, work + "/search.log")
         ready(self.search_url + "/livez", "folio-search")
 
+    def check_alive(self):
+        """Raises if a service has exited, with the end of its log."""
+        for p, log in zip(CHILDREN, ("nats", "ingest", "search")):
+            if p.poll() is not None:
+                with open("%s/%s.log" % (self.work, log), errors="replace") as f:
+                    tail = f.read()[-2000:]
+                raise RuntimeError("%s exited with %s:\n%s" % (log, p.returncode, tail))
+
     def add_site(self, name):
         """The API token of a new site `name` (folio-ingest site add prints it on stdout)."""
         r = subprocess.run([self.bin + "/folio-ingest", "site", "add", name, "--data", self.ingest_data,
@@ -181,11 +189,25 @@ class Services:
         raise RuntimeError("folio push %s failed:\n%s%s" % (vault_dir, r.stdout, r.stderr))
 
 
+def published(path):
+    """False for a note whose frontmatter says publish: false (folio leaves it out of search)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        if f.readline().strip() != "---":
+            return True
+        for line in f:
+            if line.strip() == "---":
+                return True
+            if re.fullmatch(r"publish:\s*(false|no)\s*", line.strip(), re.IGNORECASE):
+                return False
+    return True
+
+
 def note_count(vault_dir):
+    """The notes of vault_dir that search should hold."""
     n = 0
     for root, dirs, files in os.walk(vault_dir):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        n += sum(1 for f in files if f.endswith(".md"))
+        n += sum(1 for f in files if f.endswith(".md") and published(os.path.join(root, f)))
     return n
 
 
@@ -195,6 +217,7 @@ def wait_indexed(svc, expected, timeout):
     deadline = time.monotonic() + timeout
     last, since = None, time.monotonic()
     while time.monotonic() < deadline:
+        svc.check_alive()
         n = metric(svc.search_url, "folio_search_notes")
         if n is not None and int(n) == expected and http_get(svc.search_url + "/readyz", 2)[0] == 200:
             return int(n)
@@ -204,7 +227,8 @@ def wait_indexed(svc, expected, timeout):
             print("note: search holds %d notes, %d .md files were pushed" % (int(n), expected), file=sys.stderr)
             return int(n)
         time.sleep(0.1)
-    raise RuntimeError("search did not index %d notes in %.0f s (holds %s)" % (expected, timeout, last))
+    why = http_get(svc.search_url + "/readyz", 2)[1].decode(errors="replace").strip()
+    raise RuntimeError("search did not index %d notes in %.0f s (holds %s; /readyz: %s)" % (expected, timeout, last, why))
 
 
 def ask(svc, site, q, mode):
@@ -377,6 +401,7 @@ def main():
         if not questions:
             sys.exit("no questions for vault(s) %s" % ", ".join(args.vault))
     # SIGTERM and SIGHUP end the run as Ctrl-C does: through the finally that stops the children.
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started with SIGINT ignored (cmd &)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
