@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fetch-vaults: the documentation vaults search-eval asks its questions of, each a folder of one
-# public repository at a pinned commit (only that folder's files are downloaded: a blobless
+# public repository at a pinned commit (only that folder's notes are downloaded: a blobless
 # sparse clone checked out at the commit). Prints the directory that holds one folder per vault.
 #
 #   loadtest/search-eval/fetch-vaults.sh            -> ~/.cache/folio-search-eval/vaults/<vault>/
@@ -15,6 +15,7 @@ set -euo pipefail
 VAULTS=(
   "tasks    https://github.com/obsidian-tasks-group/obsidian-tasks.git cc0fce3c1326d18e2bdb7020eaf4c52e885da569 docs"
   "dataview https://github.com/blacksmithgu/obsidian-dataview.git      5ad0994ff384cbb797de382e7edff2388141b73a docs/docs"
+  "quickadd https://github.com/chhoumann/quickadd.git                  914fcb32b899fc65fcfa149177b05d3acfa7c6da docs/src/content/docs/docs"
 )
 
 if [[ -n "${SEARCH_EVAL_VAULTS:-}" ]]; then
@@ -34,10 +35,11 @@ for v in "${VAULTS[@]}"; do
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$commit" ]]; then continue; fi
   repo="$CACHE/repos/$name"
   if [[ ! -d "$repo/.git" ]]; then
-    # Blobless and sparse: only the vault folder's files are ever downloaded.
+    # Blobless and sparse: only the vault folder's notes are ever downloaded (no images:
+    # search reads notes only, and a push then has no attachment over ingest's limits).
     git clone --quiet --filter=blob:none --no-checkout --sparse "$url" "$repo" >&2
   fi
-  git -C "$repo" sparse-checkout set --no-cone "/$folder/" >&2
+  git -C "$repo" sparse-checkout set --no-cone "/$folder/**/*.md" >&2
   git -C "$repo" cat-file -e "$commit^{commit}" 2>/dev/null || git -C "$repo" fetch --quiet origin "$commit" >&2
   git -C "$repo" -c advice.detachedHead=false checkout --quiet --detach "$commit" >&2
   rm -rf "$CACHE/vaults/$name"
