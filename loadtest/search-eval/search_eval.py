@@ -339,8 +339,12 @@ def run(args, questions, bin_dir):
         svc = Services(bin_dir, work, search_args)
         total = 0
         for v in vaults:
-            svc.push(os.path.join(args.vaults, v), svc.add_site(v))
-            total += note_count(os.path.join(args.vaults, v))
+            # A copy is pushed: `folio push` keeps its index in the vault (.folio/), and the
+            # vaults stay as fetched.
+            copy = os.path.join(work, "vaults", v)
+            shutil.copytree(os.path.join(args.vaults, v), copy, ignore=shutil.ignore_patterns(".*"))
+            svc.push(copy, svc.add_site(v))
+            total += note_count(copy)
         held = wait_indexed(svc, total, args.index_timeout)
         print("%s: %d vault(s), %d notes indexed in %.1f s; %d questions" % (
             bin_dir, len(vaults), held, time.monotonic() - t0, len(questions)))
