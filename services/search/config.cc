@@ -131,6 +131,25 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
     return Status::Invalid("--vector-weight must be a number in 0..10, not \"" + vw + "\"");
   }
   c.engine.fusion_vector_weight = vector_weight;
+  if (const char* tune = std::getenv("FOLIO_TUNE")) {  // TUNING ONLY
+    std::string_view t = tune;
+    while (!t.empty()) {
+      size_t comma = t.find(',');
+      std::string_view item = t.substr(0, comma);
+      t = comma == std::string_view::npos ? std::string_view() : t.substr(comma + 1);
+      size_t eq = item.find('=');
+      std::string k(item.substr(0, eq));
+      double v = std::strtod(std::string(item.substr(eq + 1)).c_str(), nullptr);
+      if (k == "k1") c.engine.rank.k1 = v;
+      if (k == "coord") c.engine.rank.coordination = v;
+      if (k == "allfirst") c.engine.all_words_first = v != 0;
+      if (k == "minvec") c.engine.hybrid_min_vector_score = static_cast<float>(v);
+      if (k.rfind("b", 0) == 0 && k.size() == 2) c.engine.rank.b[k[1] - '0'] = v;
+      if (k.rfind("w", 0) == 0 && k.size() == 2) c.engine.rank.weight[k[1] - '0'] = v;
+      if (k == "tw") c.engine.fusion_text_weight = v;
+      if (k == "fusion") c.engine.fusion = static_cast<int>(v);
+    }
+  }
   c.replica_id = std::move(*replica_id);
   c.basics = basics;
   c.engine.hybrid_min_vector_score = static_cast<float>(min_vector_score);

@@ -77,6 +77,7 @@ struct EngineOptions {
   // Hybrid fusion: a note's score is text_weight / (60 + its text rank) +
   // vector_weight / (60 + its vector rank) (reciprocal rank fusion).
   double fusion_text_weight = 1.0, fusion_vector_weight = 1.0;
+  int fusion = 0;  // 0: reciprocal rank fusion; 1: min-max normalised scores, weighted sum
   // Full-text search lists the notes that hold every word first (else
   // ranks any-word matches together).
   bool all_words_first = true;

@@ -97,6 +97,32 @@ std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::v
   return ranked;
 }
 
+// Score fusion: each ranking's scores scaled to 0..1 by its best (the
+// text scores) or from its floor to its best (the similarities), then summed
+// with the weights.
+std::vector<Candidate> FuseScores(const std::vector<Candidate>& vec_hits, const std::vector<Candidate>& text_hits,
+                                  double vector_weight, double text_weight) {
+  std::unordered_map<int64_t, Candidate> fused;
+  double tmax = 0, vmax = 0, vmin = 1;
+  for (const Candidate& c : text_hits) tmax = std::max(tmax, c.score);
+  for (const Candidate& c : vec_hits) vmax = std::max(vmax, c.score), vmin = std::min(vmin, c.score);
+  for (const Candidate& c : vec_hits) {
+    auto& f = fused[c.id];
+    f.id = c.id;
+    f.chunk = c.chunk;
+    f.score += vector_weight * (vmax > vmin ? (c.score - vmin) / (vmax - vmin) : 1.0);
+  }
+  for (const Candidate& c : text_hits) {
+    auto& f = fused[c.id];
+    f.id = c.id;
+    f.score += text_weight * (tmax > 0 ? c.score / tmax : 0.0);
+  }
+  std::vector<Candidate> ranked;
+  for (auto& [id, c] : fused) ranked.push_back(c);
+  SortByScore(&ranked);
+  return ranked;
+}
+
 // Hybrid: drops the vector candidates the full-text ranking does not have
 // and whose similarity is below min_score (no lexical support, too far).
 void DropUnsupported(std::vector<Candidate>* vec_hits, const std::vector<Candidate>& text_hits, float min_score) {
@@ -114,28 +140,34 @@ std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hit
   } else if (mode == bus::SearchMode::kText) {
     ranked = std::move(text_hits);
   } else {
-    ranked = Fuse(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight);
+    ranked = o.fusion == 1 ? FuseScores(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight)
+                           : Fuse(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight);
   }
   if (ranked.size() > k) ranked.resize(k);
   return ranked;
 }
 
-// The anchor of the section that holds byte `at` of a note's text, from
-// its sections column ("offset\tanchor" lines in text order); "" if none.
-std::string SectionAt(std::string_view sections, size_t at) {
-  std::string anchor;
+// The anchor of the section of a note's text that holds the most of the
+// query's words, from its sections column ("offset\tanchor" lines in text
+// order); "" for the text before the first heading or no match.
+std::string BestSectionAnchor(std::string_view text, std::string_view sections, std::span<const QueryTerm> marks) {
+  std::vector<size_t> offsets;
+  std::vector<std::string_view> anchors;
   while (!sections.empty()) {
     size_t nl = sections.find('\n');
     std::string_view line = sections.substr(0, nl);
     sections = nl == std::string_view::npos ? std::string_view() : sections.substr(nl + 1);
     size_t tab = line.find('\t');
-    if (tab == std::string_view::npos) continue;
     size_t offset = 0;
-    std::from_chars(line.data(), line.data() + tab, offset);
-    if (offset > at) break;
-    anchor = std::string(line.substr(tab + 1));
+    if (tab == std::string_view::npos || std::from_chars(line.data(), line.data() + tab, offset).ec != std::errc()) {
+      continue;
+    }
+    if (!offsets.empty() && offset < offsets.back()) continue;  // out of order: ignore
+    offsets.push_back(offset);
+    anchors.push_back(line.substr(tab + 1));
   }
-  return anchor;
+  int best = BestSection(text, marks, offsets);
+  return best < 0 ? std::string() : std::string(anchors[static_cast<size_t>(best)]);
 }
 
 // Appends a hit per ranked note still in `site`: its page (with the anchor of
@@ -157,11 +189,9 @@ void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, 
     }
     auto note = ReadNoteForHit(db, c.id);
     if (note.ok()) {
-      size_t match_at = std::string_view::npos;
-      hit.snippet = MakeSnippet(note->text, marks, 200, &match_at);
-      if (match_at != std::string_view::npos) {
-        std::string section = SectionAt(note->sections, match_at);
-        if (!section.empty()) anchor = section;
+      hit.snippet = MakeSnippet(note->text, marks);
+      if (std::string section = BestSectionAnchor(note->text, note->sections, marks); !section.empty()) {
+        anchor = std::move(section);
       }
     }
     if (!anchor.empty()) hit.url += "#" + anchor;

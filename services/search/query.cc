@@ -138,16 +138,19 @@ QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
     } else {
       g = WordAlternatives(t, ctx, &df, &corrected);
     }
+    const bool common = ctx.docs >= 20 && static_cast<double>(df) > kCommonShare * static_cast<double>(ctx.docs);
     for (const Alternative& a : g) {
       QueryTerm m;
       m.text = a.text;
       m.folded = a.cjk ? t.folded : a.text;
       m.cjk = a.cjk;
       m.prefix = a.prefix;
+      m.group = static_cast<int>(plan.groups.size());
+      m.common = common;
       plan.marks.push_back(std::move(m));
     }
     plan.idf.push_back(Idf(df, ctx.docs));
-    plan.common.push_back(ctx.docs >= 20 && static_cast<double>(df) > kCommonShare * static_cast<double>(ctx.docs));
+    plan.common.push_back(common);
     plan.groups.push_back(std::move(g));
     if (corrected) ++plan.corrected;
   }

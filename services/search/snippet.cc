@@ -173,6 +173,11 @@ bool SameAt(const std::vector<Unit>& u, size_t at, const std::vector<uint32_t>& 
   return true;
 }
 
+size_t GroupOf(std::span<const QueryTerm> terms, size_t t) {
+  return terms[t].group >= 0 && static_cast<size_t>(terms[t].group) < terms.size() ? static_cast<size_t>(terms[t].group)
+                                                                                   : t;
+}
+
 std::vector<Span> FindMatches(const std::vector<Unit>& u, std::span<const QueryTerm> terms) {
   std::vector<std::vector<uint32_t>> cps(terms.size());
   for (size_t t = 0; t < terms.size(); ++t) DecodeAll(terms[t].folded, &cps[t]);
@@ -187,14 +192,14 @@ std::vector<Span> FindMatches(const std::vector<Unit>& u, std::span<const QueryT
     for (size_t t = 0; t < terms.size(); ++t) {
       if (terms[t].cjk || cps[t].empty()) continue;
       bool fits = terms[t].prefix ? j - i >= cps[t].size() : j - i == cps[t].size();
-      if (fits && SameAt(u, i, cps[t], CharClass::kWord)) out.push_back({i, j, t});
+      if (fits && SameAt(u, i, cps[t], CharClass::kWord)) out.push_back({i, j, GroupOf(terms, t)});
     }
     i = j;
   }
   for (size_t t = 0; t < terms.size(); ++t) {
     if (!terms[t].cjk || cps[t].empty()) continue;
     for (size_t i = 0; i + cps[t].size() <= u.size(); ++i) {
-      if (SameAt(u, i, cps[t], CharClass::kCjk)) out.push_back({i, i + cps[t].size(), t});
+      if (SameAt(u, i, cps[t], CharClass::kCjk)) out.push_back({i, i + cps[t].size(), GroupOf(terms, t)});
     }
   }
   std::sort(out.begin(), out.end(), [](const Span& a, const Span& b) {
@@ -288,9 +293,7 @@ bool AnyText(const std::vector<Unit>& u, size_t a, size_t b) {
 
 }  // namespace
 
-std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars,
-                        size_t* match_at) {
-  if (match_at) *match_at = std::string_view::npos;
+std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars) {
   if (text.empty() || max_chars == 0) return {};
   std::string_view scanned = CutAtCodePoint(text, kMaxSnippetScanBytes);
   bool truncated = scanned.size() < text.size();
@@ -322,7 +325,6 @@ std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
     size_t a = matches[i].begin, b = matches[i].end;
     for (++i; i < matches.size() && matches[i].begin < b; ++i) b = std::max(b, matches[i].end);
     if (a < pos || b > end) continue;
-    if (match_at && *match_at == std::string_view::npos) *match_at = u[a].begin;
     w.Plain(pos, a);
     w.Mark(a, b);
     pos = b;
@@ -330,6 +332,31 @@ std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
   w.Plain(pos, end);
   if (truncated || AnyText(u, end, u.size())) out.append("…");
   return out;
+}
+
+int BestSection(std::string_view text, std::span<const QueryTerm> terms, std::span<const size_t> section_offsets) {
+  if (section_offsets.empty() || terms.empty()) return -1;
+  std::string_view scanned = CutAtCodePoint(text, kMaxSnippetScanBytes);
+  std::vector<Unit> u = Analyze(scanned);
+  std::vector<Span> matches = FindMatches(u, terms);
+  // distinct[s + 1]: the set of groups matched in section s (-1: before the first).
+  std::vector<std::vector<bool>> seen(section_offsets.size() + 1, std::vector<bool>(terms.size(), false));
+  std::vector<size_t> distinct(section_offsets.size() + 1, 0);
+  for (const Span& m : matches) {
+    if (terms[m.term].common) continue;
+    size_t at = u[m.begin].begin;
+    size_t s = static_cast<size_t>(std::upper_bound(section_offsets.begin(), section_offsets.end(), at) -
+                                   section_offsets.begin());  // 0: before the first section
+    if (!seen[s][m.term]) {
+      seen[s][m.term] = true;
+      ++distinct[s];
+    }
+  }
+  size_t best = 0;
+  for (size_t s = 1; s < distinct.size(); ++s) {
+    if (distinct[s] > distinct[best]) best = s;
+  }
+  return distinct[best] == 0 ? -1 : static_cast<int>(best) - 1;
 }
 
 std::string MakeSnippet(std::string_view text, std::string_view query, size_t max_chars) {

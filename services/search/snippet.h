@@ -49,6 +49,10 @@ struct QueryTerm {
   std::string folded;
   bool cjk = false;     // a CJK run: matches anywhere inside a longer run
   bool prefix = false;  // the query's last word: matches words starting with it
+  // Terms with the same group are one query word's alternatives (stems,
+  // corrections): a snippet counts them as one. -1: its own index.
+  int group = -1;
+  bool common = false;  // in most notes: ignored when choosing a section
 };
 
 // Splits `query` into terms: words and CJK runs, split at separators and at
@@ -71,9 +75,13 @@ std::vector<QueryTerm> QueryTerms(std::string_view query);
 // <mark> tags. Empty text or max_chars == 0 gives "".
 std::string MakeSnippet(std::string_view text, std::string_view query, size_t max_chars = 200);
 // The same with terms from QueryTerms, for many snippets of one query.
-// *match_at (when not null): the byte offset in text of the first marked
-// match, or std::string_view::npos when nothing matched.
 std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
-                        size_t max_chars = 200, size_t* match_at = nullptr);
+                        size_t max_chars = 200);
+
+// The section of `text` that holds the most distinct query words (common
+// ones aside; ties: the earliest): the index into `section_offsets` (byte
+// offsets where sections start, ascending), or -1 when the best is the text
+// before the first section or nothing matches.
+int BestSection(std::string_view text, std::span<const QueryTerm> terms, std::span<const size_t> section_offsets);
 
 }  // namespace folio::search
