@@ -190,11 +190,12 @@ void Vocabulary::Add(std::string_view word, std::string_view lang, uint32_t docs
   } else {
     id = static_cast<uint32_t>(entries_.size());
     entries_.emplace_back();
+    letters_.push_back(0);
   }
   it = ids_.emplace(std::string(word), id).first;
   if (it->first.capacity() > 15) word_heap_bytes_ += it->first.capacity() + 1;
-  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang),
-                       Signature(word)};
+  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang)};
+  letters_[id] = Signature(word);
   IndexGrams(id, true);
   IndexFamily(id, true);
   IndexShort(id, true);
@@ -297,7 +298,8 @@ size_t Vocabulary::MemoryBytes() const {
   constexpr size_t kFamilyNode = 80;    // next, string, vector, cached hash
   constexpr size_t kDeletionNode = 32;  // next, key, id
   size_t bytes = ids_.size() * kWordNode + word_heap_bytes_;
-  bytes += entries_.capacity() * sizeof(Entry) + free_.capacity() * sizeof(uint32_t);
+  bytes += entries_.capacity() * sizeof(Entry) + letters_.capacity() * sizeof(uint64_t);
+  bytes += free_.capacity() * sizeof(uint32_t);
   bytes += grams_.size() * (kGramNode + 8) + families_.size() * (kFamilyNode + 8);
   bytes += deletions_.size() * kDeletionNode + posting_bytes_;
   bytes += (grams_.bucket_count() + families_.bucket_count() + deletions_.bucket_count()) * 8;
@@ -347,7 +349,7 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
   thread_local std::vector<uint32_t> cand;
   for (uint32_t id : ids) {
     const Entry& e = entries_[id];
-    if (!SignatureWithin(e.letters, letters, k) || *e.word == word) continue;
+    if (!SignatureWithin(letters_[id], letters, k) || *e.word == word) continue;
     Decode(*e.word, &cand);
     int d = BoundedOsa(query, cand, k);
     if (d <= k) out.push_back({*e.word, d, e.df});
@@ -397,7 +399,7 @@ void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint64_t 
   for (uint32_t id : touched) {
     int count = counts[id];
     counts[id] = 0;
-    if (!SignatureWithin(entries_[id].letters, letters, k)) continue;
+    if (!SignatureWithin(letters_[id], letters, k)) continue;
     for (size_t j = read; j < lists.size() && count < bound; ++j) {
       if (count + static_cast<int>(lists.size() - j) < bound) break;
       const std::vector<uint32_t>& list = *lists[j].second;

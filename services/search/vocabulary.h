@@ -104,7 +104,6 @@ class Vocabulary {
     uint32_t df = 0;
     uint32_t chars = 0;  // code points
     uint8_t lang = 0;    // index into langs_
-    uint64_t letters = 0;  // bit (code point % 64) of each code point: Signature()
   };
 
   void IndexGrams(uint32_t id, bool add);
@@ -120,6 +119,9 @@ class Vocabulary {
   std::map<std::string, uint32_t, std::less<>> ids_;  // word -> index into entries_
   std::vector<Entry> entries_;                        // by id; freed ids in free_
   std::vector<uint32_t> free_;
+  // By id: bit (code point % 64) of each code point of the word. Apart from
+  // entries_ so that Similar's filter reads 8 bytes a word, not a cache line.
+  std::vector<uint64_t> letters_;
   std::vector<std::string> langs_{""};  // Stemmer::Normalize'd; "" = no stemmer
   std::unordered_map<std::string, std::vector<uint32_t>> families_;  // lang '\0' stem -> ids
   // (trigram, length) key -> ids, ascending (Similar probes them by binary search).
