@@ -347,7 +347,11 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
   }
   std::vector<Near> out;
   thread_local std::vector<uint32_t> cand;
-  for (uint32_t id : ids) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    // Candidates are scattered: fetch the entries and their words ahead.
+    if (i + 8 < ids.size()) __builtin_prefetch(&entries_[ids[i + 8]]);
+    if (i + 4 < ids.size()) __builtin_prefetch(entries_[ids[i + 4]].word);
+    uint32_t id = ids[i];
     const Entry& e = entries_[id];
     if (!SignatureWithin(letters_[id], letters, k) || *e.word == word) continue;
     Decode(*e.word, &cand);
