@@ -400,10 +400,13 @@ void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint64_t 
       if (counts[id]++ == 0) touched.push_back(id);
     }
   }
-  for (uint32_t id : touched) {
+  const int unread = static_cast<int>(lists.size() - read);
+  for (size_t i = 0; i < touched.size(); ++i) {
+    if (i + 8 < touched.size()) __builtin_prefetch(&letters_[touched[i + 8]]);
+    uint32_t id = touched[i];
     int count = counts[id];
     counts[id] = 0;
-    if (!SignatureWithin(letters_[id], letters, k)) continue;
+    if (count + unread < bound || !SignatureWithin(letters_[id], letters, k)) continue;
     for (size_t j = read; j < lists.size() && count < bound; ++j) {
       if (count + static_cast<int>(lists.size() - j) < bound) break;
       const std::vector<uint32_t>& list = *lists[j].second;
