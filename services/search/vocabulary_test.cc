@@ -91,6 +91,16 @@ TEST_CASE("Vocabulary: add, remove, document frequency") {
   CHECK(v.DocFreq("nothing") == 0);
   size_t mem = v.MemoryBytes();
   CHECK(mem > 0);
+  {
+    Vocabulary grown;
+    size_t empty = grown.MemoryBytes();
+    for (int i = 0; i < 1000; ++i) grown.Add("word" + std::to_string(i), "en");
+    size_t full = grown.MemoryBytes();
+    CHECK(full > empty + 1000 * 100);  // every index holds each word
+    for (int i = 0; i < 1000; ++i) grown.Remove("word" + std::to_string(i));
+    CHECK(grown.size() == 0);
+    CHECK(grown.MemoryBytes() < full - 1000 * 50);  // nodes and lists freed
+  }
   v.Remove("kitchen", 3);
   CHECK(v.DocFreq("kitchen") == 2);
   v.Remove("kitchen", 10);  // not below 0: gone
@@ -160,6 +170,9 @@ TEST_CASE("Vocabulary: similar words") {
   CHECK(SimilarWords(v, "cafe", 2).empty());  // nothing within 2 of "cafe" but itself
   CHECK(SimilarWords(v, "cafes", 1) == std::vector<std::string>{"cafe"});
   CHECK(SimilarWords(v, "caef", 1) == std::vector<std::string>{"cafe"});  // short: by length
+  CHECK(v.Similar("kitchn", 0, 10).size() == 1);  // clamped to 1
+  CHECK(v.Similar("kitchn", 9, 10).size() == 2);  // clamped to 2: "kitchen", "kitchens"
+  CHECK(v.Similar("kitchn", 1, 0).empty());
   CHECK(v.Similar("", 2, 10).empty());
   CHECK(v.Similar(std::string(70, 'k'), 2, 10).empty());
   // Removed words cannot be found.
