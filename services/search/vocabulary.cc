@@ -28,6 +28,10 @@ uint64_t Signature(std::string_view s) {
   return bits;
 }
 
+bool SignatureWithin(uint64_t a, uint64_t b, int k) {
+  return std::popcount(a & ~b) <= k && std::popcount(b & ~a) <= k;
+}
+
 size_t CountChars(std::string_view s) {
   size_t i = 0, n = 0;
   while (i < s.size()) DecodeUtf8(s, &i), ++n;
@@ -186,11 +190,12 @@ void Vocabulary::Add(std::string_view word, std::string_view lang, uint32_t docs
   } else {
     id = static_cast<uint32_t>(entries_.size());
     entries_.emplace_back();
+    letters_.push_back(0);
   }
   it = ids_.emplace(std::string(word), id).first;
   if (it->first.capacity() > 15) word_heap_bytes_ += it->first.capacity() + 1;
-  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang),
-                       Signature(word)};
+  entries_[id] = Entry{&it->first, docs, static_cast<uint32_t>(CountChars(word)), LangIndex(lang)};
+  letters_[id] = Signature(word);
   IndexGrams(id, true);
   IndexFamily(id, true);
   IndexShort(id, true);
@@ -224,8 +229,9 @@ void Vocabulary::IndexGrams(uint32_t id, bool add) {
   for (uint64_t key : keys) {
     if (add) {
       std::vector<uint32_t>& list = grams_[key];
+      size_t capacity = list.capacity();
       list.insert(std::lower_bound(list.begin(), list.end(), id), id);
-      ++postings_;
+      posting_bytes_ += (list.capacity() - capacity) * sizeof(uint32_t);
       continue;
     }
     auto g = grams_.find(key);
@@ -233,23 +239,27 @@ void Vocabulary::IndexGrams(uint32_t id, bool add) {
     auto at = std::lower_bound(g->second.begin(), g->second.end(), id);
     if (at == g->second.end() || *at != id) continue;
     g->second.erase(at);
-    --postings_;
-    if (g->second.empty()) grams_.erase(g);
+    if (!g->second.empty()) continue;
+    posting_bytes_ -= g->second.capacity() * sizeof(uint32_t);
+    grams_.erase(g);
   }
 }
 
 void Vocabulary::IndexFamily(uint32_t id, bool add) {
   std::string key = FamilyKey(entries_[id].lang, *entries_[id].word);
   if (add) {
-    families_[key].push_back(id);
-    ++postings_;
+    std::vector<uint32_t>& list = families_[key];
+    size_t capacity = list.capacity();
+    list.push_back(id);
+    posting_bytes_ += (list.capacity() - capacity) * sizeof(uint32_t);
     return;
   }
   auto f = families_.find(key);
   if (f == families_.end()) return;
   EraseOne(&f->second, id);
-  --postings_;
-  if (f->second.empty()) families_.erase(f);
+  if (!f->second.empty()) return;
+  posting_bytes_ -= f->second.capacity() * sizeof(uint32_t);
+  families_.erase(f);
 }
 
 void Vocabulary::IndexShort(uint32_t id, bool add) {
@@ -280,19 +290,20 @@ uint32_t Vocabulary::DocFreq(std::string_view word) const {
 }
 
 size_t Vocabulary::MemoryBytes() const {
-  // Per-node costs of libstdc++'s map and unordered_map plus malloc's
-  // 8-byte header; vectors counted at 1.25x their size for growth slack.
-  constexpr size_t kMapNode = 32 + sizeof(std::string) + sizeof(uint32_t) + 8;
-  constexpr size_t kHashNode = 8 + sizeof(uint64_t) + sizeof(std::vector<uint32_t>) + 8 + 16;
-  size_t bytes = ids_.size() * kMapNode + word_heap_bytes_;
-  bytes += entries_.capacity() * sizeof(Entry) + free_.capacity() * sizeof(uint32_t);
-  bytes += (grams_.size() + families_.size()) * kHashNode;
-  bytes += (grams_.bucket_count() + families_.bucket_count()) * sizeof(void*);
-  // unordered_multimap<uint64_t, uint32_t> nodes: next, key, id; 32 bytes from malloc.
-  bytes += deletions_.size() * 32 + deletions_.bucket_count() * sizeof(void*);
-  // Family keys are strings, not uint64_t; some outgrow the small buffer.
-  bytes += families_.size() * (sizeof(std::string) - sizeof(uint64_t) + 8);
-  return bytes + postings_ * sizeof(uint32_t) * 5 / 4;
+  // Node sizes of libstdc++'s containers rounded up to glibc malloc chunks
+  // (size + 8, to a multiple of 16). A vector's bytes over 24 bytes are
+  // rounded the same way, on average 8 more.
+  constexpr size_t kWordNode = 80;      // rb-tree links, string, id
+  constexpr size_t kGramNode = 48;      // next, key, vector
+  constexpr size_t kFamilyNode = 80;    // next, string, vector, cached hash
+  constexpr size_t kDeletionNode = 32;  // next, key, id
+  size_t bytes = ids_.size() * kWordNode + word_heap_bytes_;
+  bytes += entries_.capacity() * sizeof(Entry) + letters_.capacity() * sizeof(uint64_t);
+  bytes += free_.capacity() * sizeof(uint32_t);
+  bytes += grams_.size() * (kGramNode + 8) + families_.size() * (kFamilyNode + 8);
+  bytes += deletions_.size() * kDeletionNode + posting_bytes_;
+  bytes += (grams_.bucket_count() + families_.bucket_count() + deletions_.bucket_count()) * 8;
+  return bytes;
 }
 
 std::vector<std::string> Vocabulary::Family(std::string_view word, std::string_view lang,
@@ -323,21 +334,26 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
   thread_local std::vector<uint32_t> query, ids;
   Decode(word, &query);
   const int n = static_cast<int>(query.size());
+  const uint64_t letters = Signature(word);
+  // Candidates of different lengths, and from the two indexes, are disjoint;
+  // only the deletion index finds a word more than once.
   ids.clear();
-  for (int m = std::max(1, n - k); m <= n + k; ++m) {
-    int bound = GramBound(n, m, k);
-    if (bound > 0) TrigramCandidates(query, static_cast<uint32_t>(m), bound, &ids);
-  }
-  if (GramBound(n, n, k) <= 0) DeletionCandidates(query, k, &ids);
+  DeletionCandidates(query, k, &ids);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (int m = std::max(1, n - k); m <= n + k; ++m) {
+    if (std::max(n, m) <= static_cast<int>(kShortChars)) continue;  // DeletionCandidates' words
+    TrigramCandidates(query, letters, k, static_cast<uint32_t>(m), GramBound(n, m, k), &ids);
+  }
   std::vector<Near> out;
   thread_local std::vector<uint32_t> cand;
-  const uint64_t letters = Signature(word);
-  for (uint32_t id : ids) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    // Candidates are scattered: fetch the entries and their words ahead.
+    if (i + 8 < ids.size()) __builtin_prefetch(&entries_[ids[i + 8]]);
+    if (i + 4 < ids.size()) __builtin_prefetch(entries_[ids[i + 4]].word);
+    uint32_t id = ids[i];
     const Entry& e = entries_[id];
-    if (std::popcount(e.letters & ~letters) > k || std::popcount(letters & ~e.letters) > k) continue;
-    if (*e.word == word) continue;
+    if (!SignatureWithin(letters_[id], letters, k) || *e.word == word) continue;
     Decode(*e.word, &cand);
     int d = BoundedOsa(query, cand, k);
     if (d <= k) out.push_back({*e.word, d, e.df});
@@ -358,8 +374,8 @@ std::vector<Vocabulary::Near> Vocabulary::Similar(std::string_view word, int max
 // returning), and further lists while they are short (kCheapList); the
 // longer ones are probed by binary search for the words found, until a word
 // reaches the bound or can no longer reach it (the DivideSkip idea).
-void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint32_t chars, int bound,
-                                   std::vector<uint32_t>* ids) const {
+void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint64_t letters, int k,
+                                   uint32_t chars, int bound, std::vector<uint32_t>* ids) const {
   constexpr size_t kCheapList = 64;
   thread_local std::vector<uint64_t> keys;
   thread_local std::vector<std::pair<size_t, const std::vector<uint32_t>*>> lists;
@@ -384,9 +400,13 @@ void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint32_t 
       if (counts[id]++ == 0) touched.push_back(id);
     }
   }
-  for (uint32_t id : touched) {
+  const int unread = static_cast<int>(lists.size() - read);
+  for (size_t i = 0; i < touched.size(); ++i) {
+    if (i + 8 < touched.size()) __builtin_prefetch(&letters_[touched[i + 8]]);
+    uint32_t id = touched[i];
     int count = counts[id];
     counts[id] = 0;
+    if (count + unread < bound || !SignatureWithin(letters_[id], letters, k)) continue;
     for (size_t j = read; j < lists.size() && count < bound; ++j) {
       if (count + static_cast<int>(lists.size() - j) < bound) break;
       const std::vector<uint32_t>& list = *lists[j].second;
@@ -396,17 +416,20 @@ void Vocabulary::TrigramCandidates(const std::vector<uint32_t>& query, uint32_t 
   }
 }
 
-// Within k, two words are each at most k deletions from a common string.
+// The words of at most kShortChars code points within k of a query of at
+// most kShortChars: two words within k are each at most k deletions from a
+// common string (a swap or a substitution deletes on both sides).
 void Vocabulary::DeletionCandidates(const std::vector<uint32_t>& query, int k,
                                     std::vector<uint32_t>* ids) const {
+  const int n = static_cast<int>(query.size());
+  if (n > static_cast<int>(kShortChars)) return;
   thread_local std::vector<uint64_t> keys;
   DeletionKeys(query, k, &keys);
-  const int n = static_cast<int>(query.size());
   for (uint64_t key : keys) {
     auto [begin, end] = deletions_.equal_range(key);
     for (auto it = begin; it != end; ++it) {
       int m = static_cast<int>(entries_[it->second].chars);
-      if (std::abs(n - m) <= k && GramBound(n, m, k) <= 0) ids->push_back(it->second);
+      if (std::abs(n - m) <= k) ids->push_back(it->second);
     }
   }
 }

@@ -39,7 +39,7 @@ class Vocabulary {
  public:
   // Prefix() looks at no more than this many words (in byte order) that
   // start with the prefix, then returns the most frequent of those.
-  static constexpr size_t kMaxPrefixScan = 4096;
+  static constexpr size_t kMaxPrefixScan = 1024;
   // Similar() ignores queries and words longer than this many bytes.
   static constexpr size_t kMaxSimilarBytes = 64;
 
@@ -73,17 +73,21 @@ class Vocabulary {
   // distance (insert, delete, substitute, swap two adjacent characters; each
   // character edited once), counted in code points; `word` itself excluded;
   // nearest first, then most frequent, then byte order; at most `limit`.
-  // Candidates come from an index, never from comparing with every word:
-  // padded trigrams ("$$w", ..., "d$$") listed per word length (the length
-  // filter: |len difference| <= k), the q-gram count filter (an edit
-  // destroys at most 4 trigrams, so a word within distance k of length
-  // L = max(lengths) shares >= L + 2 - 4k) applied as a prefix filter (only
-  // the shortest lists are read); then each candidate is verified. Where
-  // that bound is <= 0 (both words of at most 2 code points for k = 1, at
-  // most 6 for k = 2) a deletion index of the words of at most 6 code points
-  // (every string made by deleting up to 2 of their code points) answers
-  // instead. `max_distance` is clamped to [1, 2]. Empty if `word` is empty
-  // or longer than kMaxSimilarBytes.
+  // Candidates come from two indexes, never from comparing with every word:
+  //   - when either word has more than kShortChars code points: padded
+  //     trigrams ("$$w", ..., "d$$") listed per word length (the length
+  //     filter: |n - m| <= k), the q-gram
+  //     count filter (seen from the shorter word an edit destroys at most 4
+  //     trigrams, an insertion 2, and |n - m| edits are insertions, so words
+  //     of n and m code points within k share >= min(n, m) + 2 + 2|n - m|
+  //     - 4k, always >= 1 here), applied with prefix filtering (only the
+  //     shortest lists are read; the long ones are probed by binary search);
+  //   - when both have at most kShortChars, where that bound falls to 0: a
+  //     deletion index (every string made by deleting up to 2 code points of
+  //     each such word) looked up with the query's up to k deletions.
+  // A 64-bit letter signature drops more candidates; the rest are verified.
+  // `max_distance` is clamped to [1, 2]. Empty if `word` is empty or longer
+  // than kMaxSimilarBytes.
   std::vector<Near> Similar(std::string_view word, int max_distance, size_t limit) const;
 
   // Up to `limit` words starting with `prefix` (byte-wise), most frequent
@@ -93,21 +97,20 @@ class Vocabulary {
 
  private:
   // Words of at most this many code points are also in the deletion index:
-  // the count filter cannot find them at distance 2 (see Similar).
+  // the count filter cannot find pairs of them (see Similar).
   static constexpr size_t kShortChars = 6;
   struct Entry {
     const std::string* word = nullptr;  // the key in ids_ (map nodes do not move)
     uint32_t df = 0;
     uint32_t chars = 0;  // code points
     uint8_t lang = 0;    // index into langs_
-    uint64_t letters = 0;  // bit (code point % 64) of each code point: Signature()
   };
 
   void IndexGrams(uint32_t id, bool add);
   void IndexFamily(uint32_t id, bool add);
   void IndexShort(uint32_t id, bool add);
-  void TrigramCandidates(const std::vector<uint32_t>& query, uint32_t chars, int bound,
-                         std::vector<uint32_t>* ids) const;
+  void TrigramCandidates(const std::vector<uint32_t>& query, uint64_t letters, int k,
+                         uint32_t chars, int bound, std::vector<uint32_t>* ids) const;
   void DeletionCandidates(const std::vector<uint32_t>& query, int k,
                           std::vector<uint32_t>* ids) const;
   std::string FamilyKey(uint8_t lang, std::string_view word) const;
@@ -116,13 +119,16 @@ class Vocabulary {
   std::map<std::string, uint32_t, std::less<>> ids_;  // word -> index into entries_
   std::vector<Entry> entries_;                        // by id; freed ids in free_
   std::vector<uint32_t> free_;
+  // By id: bit (code point % 64) of each code point of the word. Apart from
+  // entries_ so that Similar's filter reads 8 bytes a word, not a cache line.
+  std::vector<uint64_t> letters_;
   std::vector<std::string> langs_{""};  // Stemmer::Normalize'd; "" = no stemmer
   std::unordered_map<std::string, std::vector<uint32_t>> families_;  // lang '\0' stem -> ids
   // (trigram, length) key -> ids, ascending (Similar probes them by binary search).
   std::unordered_map<uint64_t, std::vector<uint32_t>> grams_;
   std::unordered_multimap<uint64_t, uint32_t> deletions_;       // deletion key -> short word
   size_t word_heap_bytes_ = 0;  // for MemoryBytes
-  size_t postings_ = 0;         // ids in grams_ and families_
+  size_t posting_bytes_ = 0;    // capacity of the vectors in grams_ and families_
   Stemmer stemmer_;
 };
 

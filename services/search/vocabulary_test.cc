@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <thread>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -90,6 +91,16 @@ TEST_CASE("Vocabulary: add, remove, document frequency") {
   CHECK(v.DocFreq("nothing") == 0);
   size_t mem = v.MemoryBytes();
   CHECK(mem > 0);
+  {
+    Vocabulary grown;
+    size_t empty = grown.MemoryBytes();
+    for (int i = 0; i < 1000; ++i) grown.Add("word" + std::to_string(i), "en");
+    size_t full = grown.MemoryBytes();
+    CHECK(full > empty + 1000 * 100);  // every index holds each word
+    for (int i = 0; i < 1000; ++i) grown.Remove("word" + std::to_string(i));
+    CHECK(grown.size() == 0);
+    CHECK(grown.MemoryBytes() < full - 1000 * 50);  // nodes and lists freed
+  }
   v.Remove("kitchen", 3);
   CHECK(v.DocFreq("kitchen") == 2);
   v.Remove("kitchen", 10);  // not below 0: gone
@@ -159,6 +170,9 @@ TEST_CASE("Vocabulary: similar words") {
   CHECK(SimilarWords(v, "cafe", 2).empty());  // nothing within 2 of "cafe" but itself
   CHECK(SimilarWords(v, "cafes", 1) == std::vector<std::string>{"cafe"});
   CHECK(SimilarWords(v, "caef", 1) == std::vector<std::string>{"cafe"});  // short: by length
+  CHECK(v.Similar("kitchn", 0, 10).size() == 1);  // clamped to 1
+  CHECK(v.Similar("kitchn", 9, 10).size() == 2);  // clamped to 2: "kitchen", "kitchens"
+  CHECK(v.Similar("kitchn", 1, 0).empty());
   CHECK(v.Similar("", 2, 10).empty());
   CHECK(v.Similar(std::string(70, 'k'), 2, 10).empty());
   // Removed words cannot be found.
@@ -269,4 +283,42 @@ TEST_CASE("Vocabulary: Similar equals a brute-force scan on 20k random words") {
   }
   MESSAGE("queries ", checked, ", words found ", found);
   CHECK(found > 1000);  // the alphabet is small: many words are near
+}
+
+// Const methods from 4 threads at once (their scratch space is per thread)
+// give what one thread gets.
+TEST_CASE("Vocabulary: concurrent queries") {
+  Vocabulary v;
+  std::mt19937 rng(7);
+  std::vector<std::string> words;
+  for (int i = 0; i < 5000; ++i) {
+    std::string w;
+    size_t n = 3 + rng() % 9;
+    for (size_t j = 0; j < n; ++j) w += static_cast<char>('a' + rng() % 6);
+    words.push_back(w);
+    v.Add(w, "en", 1 + rng() % 9);
+  }
+  auto answer = [&](const std::string& q) {
+    std::string out;
+    for (auto& n : v.Similar(q, 2, 20)) out += n.word + ",";
+    for (auto& w : v.Family(q, "en", 5)) out += w + ";";
+    for (auto& w : v.Prefix(q.substr(0, 2), 5)) out += w + ".";
+    return out;
+  };
+  std::vector<std::string> expect;
+  for (size_t i = 0; i < 200; ++i) expect.push_back(answer(words[i]));
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round) {
+        for (size_t i = 0; i < 200; ++i) {
+          size_t at = (i + t * 50) % 200;
+          if (answer(words[at]) != expect[at]) ++wrong[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int w : wrong) CHECK(w == 0);
 }
