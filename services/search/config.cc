@@ -148,6 +148,10 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
       if (k.rfind("w", 0) == 0 && k.size() == 2) c.engine.rank.weight[k[1] - '0'] = v;
       if (k == "tw") c.engine.fusion_text_weight = v;
       if (k == "fusion") c.engine.fusion = static_cast<int>(v);
+      if (k == "fbw") c.engine.feedback_weight = v;
+      if (k == "tc") c.engine.rank.title_coverage = v;
+      if (k == "fbd") c.engine.feedback_docs = static_cast<size_t>(v);
+      if (k == "fbn") c.engine.feedback_words = static_cast<size_t>(v);
     }
   }
   c.replica_id = std::move(*replica_id);

@@ -78,6 +78,11 @@ struct EngineOptions {
   // vector_weight / (60 + its vector rank) (reciprocal rank fusion).
   double fusion_text_weight = 1.0, fusion_vector_weight = 1.0;
   int fusion = 0;  // 0: reciprocal rank fusion; 1: min-max normalised scores, weighted sum
+  // Pseudo-relevance feedback: the title and heading words most typical of
+  // the best `feedback_docs` notes join the query as one more word, at
+  // feedback_weight (0 = off).
+  size_t feedback_docs = 3, feedback_words = 4;
+  double feedback_weight = 0.0;
   // Full-text search lists the notes that hold every word first (else
   // ranks any-word matches together).
   bool all_words_first = true;

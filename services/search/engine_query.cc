@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "engine_internal.h"
 #include "query.h"
+#include "vocabulary.h"
 #include "snippet.h"
 
 namespace folio::search {
@@ -64,6 +65,48 @@ std::vector<Candidate> VectorCandidates(const Engine::Site& site, std::span<cons
   SortByScore(&out);
   if (out.size() > depth) out.resize(depth);
   return out;
+}
+
+// Pseudo-relevance feedback over the structure of the best notes: the words
+// of their titles, headings and aliases the query does not hold, scored by
+// idf and by how high their notes rank; the best few become one more
+// (optional) word of the query. REQUIRES: the Engine's lock.
+void AddFeedback(const Engine::Site& site, sqlite::Db* db, const std::vector<Candidate>& top, const EngineOptions& o,
+                 QueryPlan* plan) {
+  std::unordered_map<std::string, double> score;
+  std::unordered_set<std::string> asked;
+  for (const QueryTerm& m : plan->marks) asked.insert(m.folded);
+  const size_t docs = site.docs.size();
+  for (size_t r = 0; r < top.size() && r < o.feedback_docs; ++r) {
+    auto fields = ReadTitleAndExtra(db, top[r].id);
+    if (!fields.ok()) continue;
+    bus::NoteEvent extra;
+    if (!fields->second.empty()) (void)bus::DecodeNoteEvent(fields->second, &extra);
+    std::unordered_set<std::string> in_doc;
+    auto add = [&](std::string_view s) { ForEachWord(s, [&](std::string_view w) { in_doc.emplace(w); }); };
+    add(fields->first);
+    for (const bus::NoteSection& h : extra.sections) add(h.heading);
+    for (const std::string& a : extra.aliases) add(a);
+    for (const std::string& w : in_doc) {
+      if (asked.count(w) || w.size() < 3) continue;
+      size_t df = site.vocab.DocFreq(w);
+      if (df < 2 || static_cast<double>(df) > kCommonShare * static_cast<double>(docs)) continue;
+      score[w] += Idf(df, docs) / static_cast<double>(r + 1);
+    }
+  }
+  std::vector<std::pair<double, std::string>> ranked;
+  for (auto& [w, sc] : score) ranked.emplace_back(-sc, w);
+  std::sort(ranked.begin(), ranked.end());
+  WordGroup g;
+  double idf = 0;
+  for (size_t i = 0; i < ranked.size() && i < o.feedback_words; ++i) {
+    g.push_back({ranked[i].second, false, false, o.feedback_weight});
+    idf += Idf(site.vocab.DocFreq(ranked[i].second), docs);
+  }
+  if (g.empty()) return;
+  plan->idf.push_back(idf / static_cast<double>(g.size()));
+  plan->common.push_back(true);  // never required
+  plan->groups.push_back(std::move(g));
 }
 
 Result<std::vector<Candidate>> TextCandidates(FullTextIndex* fts, const EngineOptions& o, std::string_view site,
@@ -234,6 +277,18 @@ bus::SearchReply Engine::Search(const bus::SearchQuery& q) {
     auto hits = TextCandidates(&reader->fts, options_, q.site, plan, depth);
     if (!hits.ok()) return FailedReply(hits.status());
     text_hits = std::move(*hits);
+    if (options_.feedback_weight > 0 && !text_hits.empty()) {
+      QueryPlan expanded = plan;
+      {
+        std::shared_lock lock(mu_);
+        if (const Site* site = FindSite(q.site)) AddFeedback(*site, reader->db.get(), text_hits, options_, &expanded);
+      }
+      if (expanded.groups.size() > plan.groups.size()) {
+        auto again = TextCandidates(&reader->fts, options_, q.site, expanded, depth);
+        if (!again.ok()) return FailedReply(again.status());
+        text_hits = std::move(*again);
+      }
+    }
   }
   if (q.mode == bus::SearchMode::kHybrid) DropUnsupported(&vec_hits, text_hits, options_.hybrid_min_vector_score);
   std::vector<Candidate> ranked = Rank(q.mode, std::move(vec_hits), std::move(text_hits), k, options_);

@@ -179,13 +179,17 @@ double ScoreRow(const RankPlan& plan, const sqlite::Fts5Row& row) {
     norm[f] = plan.w.weight[f] / std::max(len, 0.05);
   }
   const int phrases = std::min<int>(row.phrases, static_cast<int>(plan.group_of.size()));
+  double title_hits[kMaxGroups] = {};
   for (int p = 0; p < phrases; ++p) {
     int g = plan.group_of[p];
     if (g >= groups) continue;
     double sum = 0;
     for (int f = 0; f < kFieldCount && f + 1 < row.columns; ++f) sum += norm[f] * row.hits[p][f + 1];
     tf[g] += plan.weight[p] * sum;
+    if (row.columns > 1 + kTitle) title_hits[g] = std::max(title_hits[g], plan.weight[p] * row.hits[p][1 + kTitle]);
   }
+  double covered = 0;
+  for (int g = 0; g < groups; ++g) covered += std::min(title_hits[g], 1.0);
   double score = 0, held = 0, total = 0;
   for (int g = 0; g < groups; ++g) {
     total += plan.idf[g];
@@ -194,6 +198,9 @@ double ScoreRow(const RankPlan& plan, const sqlite::Fts5Row& row) {
     score += plan.idf[g] * tf[g] * (plan.w.k1 + 1) / (tf[g] + plan.w.k1);
   }
   if (total > 0) score *= (1 - plan.w.coordination) + plan.w.coordination * held / total;
+  if (row.columns > 1 + kTitle && row.tokens[1 + kTitle] > 0) {
+    score *= 1 + plan.w.title_coverage * std::min(1.0, covered / row.tokens[1 + kTitle]);
+  }
   return score;
 }
 

@@ -72,6 +72,8 @@ struct RankWeights {
   double b[kFieldCount] = {0.3, 0.3, 0.5, 0.5, 0.3, 0.3, 0.75};
   double k1 = 1.2;
   double coordination = 0.5;  // score *= (1 - c) + c * (idf share of the query's words the note holds)
+  // score *= 1 + title_coverage * (share of the title's words the query holds)
+  double title_coverage = 0.0;
 };
 
 // How one query is scored: phrase i of the MATCH expression belongs to word

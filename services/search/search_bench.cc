@@ -155,6 +155,10 @@ struct Report {
   double stall_s = 0, stall_max_ms = 0;  // queries waiting for Apply's write lock during the import
   double last_batch_related_ms = 0, one_ms = 0, one_embed_ms = 0, one_related_ms = 0, one_lists = 0;
   Latency text, vec, hybrid, related, brute;
+  // Hybrid queries the way readers also type them (issue 27): with a typo
+  // (one letter of each word of 6+ letters dropped), and as a question
+  // ("how do i ... in the ...": common words around the topic words).
+  Latency typo, natural;
   double rss_mb = 0;  // growth of this process's RSS over the import (the engine's memory)
 };
 
@@ -294,6 +298,26 @@ void Queries(search::Engine* engine, const NoteGen& gen, const std::vector<bus::
   r->text = run(bus::SearchMode::kText);
   r->vec = run(bus::SearchMode::kVector);
   r->hybrid = run(bus::SearchMode::kHybrid);
+  std::vector<bus::SearchQuery> plain = qs;
+  for (size_t i = 0; i < qs.size(); ++i) {
+    std::string typo, word;
+    std::string q = plain[i].q + " ";
+    for (char c : q) {
+      if (c != ' ') {
+        word.push_back(c);
+        continue;
+      }
+      if (word.size() >= 6) word.erase(word.size() / 2, 1);
+      if (!typo.empty()) typo.push_back(' ');
+      typo += word;
+      word.clear();
+    }
+    qs[i].q = typo;
+  }
+  r->typo = run(bus::SearchMode::kHybrid);
+  for (size_t i = 0; i < qs.size(); ++i) qs[i].q = "how do i use " + plain[i].q + " in the notes";
+  r->natural = run(bus::SearchMode::kHybrid);
+  qs = plain;
   if (empty > qs.size() / 10) std::fprintf(stderr, "search-bench: warning: %zu queries found nothing\n", empty);
   const size_t n = events.size();
   r->related = Measure(std::max<size_t>(o.queries * 10, 1000), o.cpu, [&](size_t i) {
@@ -332,6 +356,8 @@ void Print(const Report& r) {
   line("Search text", r.text);
   line("Search vector", r.vec);
   line("Search hybrid", r.hybrid);
+  line("Search hybrid, typos", r.typo);
+  line("Search hybrid, questions", r.natural);
   line("Related() lookup", r.related);
   line("brute-force related per view", r.brute);
   std::printf("RSS growth over the import           %.0f MB\n", r.rss_mb);
@@ -346,7 +372,8 @@ void WriteCsv(const std::string& path, const Report& r) {
                     "related_s,related_lists,other_apply_s,publish_s,one_changed_ms,one_embed_ms,one_related_ms,"
                     "text_p50_us,text_p99_us,text_qps,vector_p50_us,vector_p99_us,vector_qps,"
                     "hybrid_p50_us,hybrid_p99_us,hybrid_qps,related_p50_us,related_p99_us,related_qps,"
-                    "brute_p50_us,brute_p99_us,rss_mb,stall_s,stall_max_ms\n");
+                    "brute_p50_us,brute_p99_us,rss_mb,stall_s,stall_max_ms,typo_p50_us,typo_p99_us,"
+                    "question_p50_us,question_p99_us\n");
   }
   char date[32];
   std::time_t now = std::time(nullptr);
@@ -359,8 +386,8 @@ void WriteCsv(const std::string& path, const Report& r) {
   for (const Latency* l : {&r.text, &r.vec, &r.hybrid, &r.related}) {
     std::fprintf(f, "%.1f,%.1f,%.0f,", l->p50_us, l->p99_us, l->qps);
   }
-  std::fprintf(f, "%.1f,%.1f,%.0f,%.1f,%.1f\n", r.brute.p50_us, r.brute.p99_us, r.rss_mb, r.stall_s,
-               r.stall_max_ms);
+  std::fprintf(f, "%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", r.brute.p50_us, r.brute.p99_us, r.rss_mb,
+               r.stall_s, r.stall_max_ms, r.typo.p50_us, r.typo.p99_us, r.natural.p50_us, r.natural.p99_us);
   std::fclose(f);
 }
 

@@ -429,6 +429,17 @@ Result<NoteForHit> ReadNoteForHit(sqlite::Db* reader, int64_t id) {
   return n;
 }
 
+Result<std::pair<std::string, std::string>> ReadTitleAndExtra(sqlite::Db* reader, int64_t id) {
+  auto st = reader->Prepare("SELECT title, extra FROM notes WHERE id = ?");
+  if (!st.ok()) return st.status();
+  st->Bind(1, id);
+  auto row = st->Step();
+  if (!row.ok()) return row.status();
+  std::pair<std::string, std::string> out;
+  if (*row) out = {std::string(st->Text(0)), std::string(st->Text(1))};
+  return out;
+}
+
 Result<std::string> ReadNoteText(sqlite::Db* reader, int64_t id) {
   auto st = reader->Prepare("SELECT text FROM notes WHERE id = ?");
   if (!st.ok()) return st.status();

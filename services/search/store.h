@@ -126,6 +126,9 @@ struct NoteForHit {
   std::string sections;
 };
 Result<NoteForHit> ReadNoteForHit(sqlite::Db* reader, int64_t id);
+// A note's title and extra column (its headings, aliases, tags), from a
+// read connection; empty if absent.
+Result<std::pair<std::string, std::string>> ReadTitleAndExtra(sqlite::Db* reader, int64_t id);
 
 // The plain text of a note from a read connection ("" if absent).
 Result<std::string> ReadNoteText(sqlite::Db* reader, int64_t id);
