@@ -3,7 +3,7 @@
 // folio-edge and folio-search with examples/vault. Results as you type on a
 // note page (debounced, <mark> in snippets, breadcrumbs), the combobox's
 // keyboard (arrows, Enter, Escape; Ctrl-K, Cmd-K and "/" focus it), a mouse
-// click, a typo that still finds its note, the panel at 400 px, the search
+// click, an older slow answer aborted, a typo that still finds its note, the panel at 400 px, the search
 // page's own live results, and the form without JavaScript.
 'use strict';
 const { describe, it, before, after } = require('node:test');
@@ -47,15 +47,21 @@ function panelState(page) {
 }
 
 // Types `text` into the header box (after clearing it) and waits until the
-// panel shows the answer for it.
+// panel shows the answer for it. Resolves the milliseconds from the last
+// keystroke to the answer on screen (debounce, request, DOM), as the page
+// measures them.
 async function typeQuery(page, text, delay = 25) {
   await page.click(kInput, { clickCount: 3 });
   await page.keyboard.press('Backspace');
+  await page.evaluate((sel) => {
+    document.querySelector(sel).addEventListener('input', () => { window.__lastKey = performance.now(); });
+  }, kInput);
   await page.type(kInput, text, { delay });
-  await page.waitForFunction((sel, q) => {
+  const shownAt = await page.waitForFunction((sel, q) => {
     const all = document.querySelector(sel + ' .search-all a');
-    return all && all.textContent === 'All results for \u201c' + q + '\u201d' && !all.closest('[hidden]');
-  }, {}, kPanel, text);
+    return all && all.textContent === 'All results for \u201c' + q + '\u201d' && !all.closest('[hidden]') && performance.now();
+  }, { polling: 'mutation' }, kPanel, text);
+  return (await shownAt.jsonValue()) - (await page.evaluate(() => window.__lastKey));
 }
 
 const pathOf = (href, base) => decodeURIComponent(new URL(href, base).pathname);
@@ -85,7 +91,9 @@ describe('the header search box on the real system', () => {
       assert.equal(await page.$eval(kInput, (i) => i.getAttribute('aria-expanded')), 'false');
       assert.ok(await page.$eval(kPanel, (p) => p.hidden), 'the panel starts closed');
 
-      await typeQuery(page, 'jetstream', 30);
+      const ms = await typeQuery(page, 'jetstream', 30);
+      t.diagnostic(`last keystroke to results on screen: ${ms.toFixed(0)} ms (120 ms of it the debounce)`);
+      assert.ok(ms >= 100, 'the request waits for the debounce');
       // Keystrokes 30 ms apart, a 120 ms debounce: one request for the word, not one per letter.
       assert.ok(asked.length >= 1 && asked.length <= 2, `requests while typing: ${asked.map(String)}`);
       const last = asked[asked.length - 1];
@@ -125,6 +133,32 @@ describe('the header search box on the real system', () => {
       assert.equal(decodeURIComponent(new URL(page.url()).pathname), target, 'Enter opens the selected note');
       assert.notEqual(target, site.pages.note);
       await assertClean(page);
+    } finally { await page.closeAll(); }
+  });
+
+  it('a slow answer to an older query is aborted and never replaces a newer one', async (t) => {
+    if (skip(t)) return;
+    const page = await newPage(browser, kDesktop);
+    const aborted = [];
+    try {
+      await page.goto(url(site.pages.note), { waitUntil: 'load' });
+      await page.waitForFunction((sel) => document.querySelector(sel).getAttribute('role') === 'combobox', {}, kInput);
+      // The answer for "jet" is held back 700 ms; "jetstream" goes straight through.
+      await page.setRequestInterception(true);
+      page.on('request', (r) => {
+        const q = /\/_\/search\?/.test(r.url()) ? new URL(r.url()).searchParams.get('q') : null;
+        const go = () => r.continue().catch(() => { /* aborted by the page meanwhile */ });
+        if (q === 'jet') setTimeout(go, 700); else go();
+      });
+      page.on('requestfailed', (r) => { if (/[?&]q=jet(&|$)/.test(r.url())) aborted.push(r.failure()?.errorText); });
+      await page.click(kInput);
+      await page.type(kInput, 'jet');
+      await new Promise((r) => setTimeout(r, 250));  // past the debounce: "jet" is on its way
+      await page.type(kInput, 'stream');
+      await page.waitForFunction((sel) => document.querySelector(sel + ' .search-all a')?.textContent === 'All results for \u201cjetstream\u201d', {}, kPanel);
+      await new Promise((r) => setTimeout(r, 900));  // the held answer's time has come and gone
+      assert.equal(await page.$eval(kPanel + ' .search-all a', (a) => a.textContent), 'All results for \u201cjetstream\u201d');
+      assert.deepEqual(aborted, ['net::ERR_ABORTED'], 'the older request was aborted');
     } finally { await page.closeAll(); }
   });
 
