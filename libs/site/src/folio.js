@@ -1145,8 +1145,10 @@
     });
     input.addEventListener("keydown", function (e) { self.onKey(e); });
     input.addEventListener("focus", function () { if (self.shown && self.shown === input.value.trim()) self.open(); });
-    // Closed when focus or a press goes elsewhere; a press on an option is
-    // inside the form, so its link still gets the click.
+    // Closed when focus or a press goes elsewhere. A press on the panel
+    // keeps the focus in the field: browsers that do not focus a pressed
+    // link (Safari) would otherwise close the panel before its click.
+    this.panel.addEventListener("mousedown", function (e) { e.preventDefault(); });
     this.form.addEventListener("focusout", function (e) {
       if (!self.form.contains(e.relatedTarget)) self.close();
     });

@@ -47,6 +47,11 @@ TEST_CASE("layout: every page has the search box, a plain GET form with a label"
   }
   CHECK(Has(StyleSheet(), ".search-box"));
   CHECK(Has(StyleSheet(), ".visually-hidden"));
+  // The site script's results panel under the box is styled by classes, not
+  // by style attributes (the pages' CSP has style-src 'self').
+  for (const char* cls : {".search-panel{", ".search-option a{", ".search-hit-snippet mark{", ".search-all"}) {
+    CHECK(Has(StyleSheet(), cls));
+  }
 }
 
 TEST_CASE("layout: related notes are listed after the content, escaped; nothing when empty") {

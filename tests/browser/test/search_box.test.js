@@ -264,7 +264,7 @@ describe('the header search box on the real system', () => {
     } finally { await page.closeAll(); }
   });
 
-  it('at 400 px the panel spans the viewport below the header and its rows are touch targets', async (t) => {
+  it('at 400 px the panel spans the viewport below the header, its rows are touch targets, a tap opens one', async (t) => {
     if (skip(t)) return;
     const page = await newPage(browser, kPhone);
     try {
@@ -285,6 +285,9 @@ describe('the header search box on the real system', () => {
       assert.ok(s.options.length >= 2);
       for (const o of s.options) assert.ok(o.height >= 40, `row "${o.text.slice(0, 30)}" is ${o.height} px tall`);
       await shot(page, 'search-box-phone');
+      const target = pathOf(s.hits[0].href, site.base);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.tap(`#${s.hits[0].id} a`)]);
+      assert.equal(decodeURIComponent(new URL(page.url()).pathname), target, 'a tap opens the result');
       await assertClean(page);
     } finally { await page.closeAll(); }
   });
