@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "folio/core/json.h"
 #include "worker.h"
 #include "search_params.h"
 
@@ -17,23 +18,59 @@ int ApplySearchReply(const bus::SearchReply& reply, site::SearchPage* p) {
   p->results.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const bus::SearchHit& h = reply.hits[i];
-    p->results.push_back({h.title, h.url, h.snippet, h.score});
+    p->results.push_back({h.title, h.url, h.snippet, h.score, h.path});
   }
   p->took_us = reply.took_us;
   return 200;
 }
 
-http::Response SearchHttpResponse(int status, const site::SearchPage& p, bool fragment) {
+http::Response SearchHttpResponse(int status, const site::SearchPage& p, SearchFormat format, Code error_code) {
   http::Response resp;
-  resp.status = status;
-  resp.headers = {{"Content-Type", "text/html; charset=utf-8"},
-                  {"Cache-Control", "no-store"},
-                  {"Content-Security-Policy", site::SearchPageCsp()},
-                  {"X-Content-Type-Options", "nosniff"},
-                  {"X-Robots-Tag", "noindex"},
-                  {"Referrer-Policy", "same-origin"}};
-  resp.body = fragment ? site::AssembleSearchResultsFragment(p) : site::AssembleSearchPage(p);
+  if (format == SearchFormat::kJson) {
+    resp = p.error.empty() ? http::Response::Json(status, SearchJson(p))
+                           : http::Response::Error(status, Status(error_code, p.error));
+  } else {
+    resp.status = status;
+    resp.headers = {{"Content-Type", "text/html; charset=utf-8"},
+                    {"Content-Security-Policy", site::SearchPageCsp()},
+                    {"Referrer-Policy", "same-origin"}};
+    resp.body = format == SearchFormat::kFragment ? site::AssembleSearchResultsFragment(p)
+                                                  : site::AssembleSearchPage(p);
+  }
+  resp.headers.insert(resp.headers.end(), {{"Cache-Control", "no-store"},
+                                           {"X-Content-Type-Options", "nosniff"},
+                                           {"X-Robots-Tag", "noindex"}});
   return resp;
+}
+
+std::string SearchBreadcrumb(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  std::string out;
+  for (std::string_view dirs = path.substr(0, slash); !dirs.empty();) {
+    size_t next = dirs.find('/');
+    std::string_view part = dirs.substr(0, next);
+    if (!part.empty()) {
+      if (!out.empty()) out += " \u203a ";
+      out += part;
+    }
+    dirs = next == std::string_view::npos ? std::string_view() : dirs.substr(next + 1);
+  }
+  return out;
+}
+
+std::string SearchJson(const site::SearchPage& p) {
+  JsonWriter w;
+  w.BeginObject().Key("query").String(p.query).Key("mode").String(p.mode.empty() ? "hybrid" : p.mode);
+  w.Key("hits").BeginArray();
+  for (const site::SearchResultItem& r : p.results) {
+    w.BeginObject().Key("title").String(r.title.empty() ? r.url : r.title);
+    w.Key("url").String(site::SearchResultHref(r.url)).Key("path").String(r.path);
+    if (std::string crumb = SearchBreadcrumb(r.path); !crumb.empty()) w.Key("breadcrumb").String(crumb);
+    w.Key("snippet").String(site::SafeSnippetHtml(r.snippet_html)).Key("score").Double(r.score).EndObject();
+  }
+  w.EndArray().Key("took_us").Int(p.took_us).EndObject();
+  return w.Take();
 }
 
 void Worker::ServeSearch(const http::Request& req, http::Responder r) {
@@ -50,27 +87,27 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   if (!parsed.ok()) {
     count(SearchOutcome::kInvalid);
     page.error = parsed.message();
-    r.Send(SearchHttpResponse(400, page, params.fragment));
+    r.Send(SearchHttpResponse(400, page, params.format, Code::kInvalidArgument));
     return;
   }
   if (params.q.empty()) {
     count(SearchOutcome::kEmptyQuery);
-    r.Send(SearchHttpResponse(200, page, params.fragment));
+    r.Send(SearchHttpResponse(200, page, params.format));
     return;
   }
   const uint64_t id = next_search_id_++;
-  const bool fragment = params.fragment;
+  const SearchFormat format = params.format;
   // Runs on a pool thread: owns only values, so dropping it there (a loop
   // that stopped meanwhile refuses the Post) is harmless.
-  auto done = [this, id, page, fragment](Result<bus::SearchReply> reply) mutable {
-    loop_.Post([this, id, page = std::move(page), fragment, reply = std::move(reply)]() mutable {
-      FinishSearch(id, std::move(page), fragment, std::move(reply));
+  auto done = [this, id, page, format](Result<bus::SearchReply> reply) mutable {
+    loop_.Post([this, id, page = std::move(page), format, reply = std::move(reply)]() mutable {
+      FinishSearch(id, std::move(page), format, std::move(reply));
     });
   };
   bus::SearchQuery query{std::move(site), params.q, params.k, params.mode};
   if (search_ == nullptr || !search_->Start(std::move(query), std::move(done))) {
     page.error = search_ == nullptr ? kSearchUnavailable : kSearchBusy;
-    http::Response resp = SearchHttpResponse(503, page, fragment);
+    http::Response resp = SearchHttpResponse(503, page, format, Code::kUnavailable);
     resp.headers.emplace_back("Retry-After", "1");
     r.Send(std::move(resp));
     return;
@@ -79,19 +116,22 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   pending_searches_.emplace(id, std::move(r));
 }
 
-void Worker::FinishSearch(uint64_t id, site::SearchPage page, bool fragment, Result<bus::SearchReply> reply) {
+void Worker::FinishSearch(uint64_t id, site::SearchPage page, SearchFormat format, Result<bus::SearchReply> reply) {
   auto it = pending_searches_.find(id);
   if (it == pending_searches_.end()) return;
   http::Responder r = std::move(it->second);
   pending_searches_.erase(it);
   int status;
+  Code code;
   if (!reply.ok()) {
-    status = http::UpstreamHttpStatusFor(reply.status().code());
+    code = reply.status().code();
+    status = http::UpstreamHttpStatusFor(code);
     page.error = kSearchUnavailable;
   } else {
+    code = reply->code;
     status = ApplySearchReply(*reply, &page);
   }
-  r.Send(SearchHttpResponse(status, page, fragment));  // a no-op if the reader left meanwhile
+  r.Send(SearchHttpResponse(status, page, format, code));  // a no-op if the reader left meanwhile
 }
 
 }  // namespace folio::edge

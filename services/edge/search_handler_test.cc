@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <future>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "folio/core/gzip.h"
 #include "folio/http/client.h"
@@ -151,6 +153,85 @@ TEST_CASE("edge search: validation, the empty page, and 503 when search cannot b
   CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"invalid\"} 6"));
   CHECK(Has(metrics, "folio_edge_searches_total{outcome=\"empty_query\"} 2"));
   CHECK(Has(metrics, "folio_edge_search_seconds_count 3"));
+}
+
+TEST_CASE("edge search: the JSON answer for the header's box") {
+  CHECK(SearchBreadcrumb("Note.md").empty());
+  CHECK(SearchBreadcrumb("Features/Note.md") == "Features");
+  CHECK(SearchBreadcrumb("Features/Graph/Local graph.md") == "Features \u203a Graph");
+  CHECK(SearchBreadcrumb("/A//B/n.md") == "A \u203a B");  // empty segments are skipped
+
+  bus::SearchReply reply;
+  reply.took_us = 7;
+  reply.hits.push_back({"Features/Graph/Local graph.md", "/features/graph/local graph#depth", "Local \"graph\"",
+                        "the <mark>graph</mark> &amp; <script>x</script>", 0.5});
+  reply.hits.push_back({"Home.md", "/", "", "", 0.25});
+  site::SearchPage page;
+  page.query = "grph <b>";
+  page.mode = "hybrid";
+  REQUIRE(ApplySearchReply(reply, &page) == 200);
+  std::string json = SearchJson(page);
+  CHECK(json ==
+        "{\"query\":\"grph <b>\",\"mode\":\"hybrid\",\"hits\":["
+        "{\"title\":\"Local \\\"graph\\\"\",\"url\":\"/features/graph/local%20graph#depth\","
+        "\"path\":\"Features/Graph/Local graph.md\",\"breadcrumb\":\"Features \u203a Graph\","
+        "\"snippet\":\"the <mark>graph</mark> &amp; &lt;script&gt;x&lt;/script&gt;\",\"score\":0.5},"
+        "{\"title\":\"/\",\"url\":\"/\",\"path\":\"Home.md\",\"snippet\":\"\",\"score\":0.25}],"
+        "\"took_us\":7}");
+
+  site::SearchPage empty;
+  CHECK(SearchJson(empty) == "{\"query\":\"\",\"mode\":\"hybrid\",\"hits\":[],\"took_us\":0}");
+
+  site::SearchPage failed;
+  failed.error = "index is rebuilding";
+  http::Response err = SearchHttpResponse(503, failed, SearchFormat::kJson, Code::kUnavailable);
+  CHECK(err.status == 503);
+  CHECK(Has(err.body, "\"code\":\"unavailable\""));
+  CHECK(Has(err.body, "\"message\":\"index is rebuilding\""));
+}
+
+TEST_CASE("edge search: format=json over HTTP: validation, the empty answer, 503, headers") {
+  EdgeUnderTest e(SearchOptions{1, 64, 500});
+  auto check_headers = [](const http::ClientResponse& r) {
+    CHECK(r.Header("Content-Type") == "application/json");
+    CHECK(r.Header("Cache-Control") == "no-store");
+    CHECK(r.Header("X-Content-Type-Options") == "nosniff");
+    CHECK(r.Header("X-Robots-Tag") == "noindex");
+    CHECK(r.Header("Content-Security-Policy").empty());  // not a page
+  };
+  auto r = e.Get("/_/search?format=json&k=8&q=");
+  CHECK(r.status == 200);
+  check_headers(r);
+  CHECK(r.body == "{\"query\":\"\",\"mode\":\"hybrid\",\"hits\":[],\"took_us\":0}");
+
+  r = e.Get("/_/search?format=json&q=%FF");
+  CHECK(r.status == 400);
+  check_headers(r);
+  CHECK(Has(r.body, "\"code\":\"invalid_argument\""));
+  CHECK(Has(r.body, "\"message\":\"The search text is not valid UTF-8.\""));
+  const std::vector<std::string> bad = {"q=x&k=51&format=json", "q=x&mode=fuzzy&format=json", "q=%zz&format=json",
+                                       "format=json&q=" + std::string(1025, 'a')};
+  for (const std::string& q : bad) {
+    r = e.Get("/_/search?" + q);
+    INFO(q);
+    CHECK(r.status == 400);
+    check_headers(r);
+    CHECK(Has(r.body, "\"code\":\"invalid_argument\""));
+  }
+
+  // An unknown format cannot be answered in it: the page says what is wrong.
+  r = e.Get("/_/search?q=x&format=xml");
+  CHECK(r.status == 400);
+  CheckHeaders(r);
+  CHECK(Has(r.body, "Unknown answer format"));
+
+  // Through the pool and back to the loop: no bus, so 503, as JSON.
+  r = e.Get("/_/search?q=hello&format=json&fragment=1");
+  CHECK(r.status == 503);
+  check_headers(r);
+  CHECK(Has(r.body, "\"code\":\"unavailable\""));
+  CHECK(Has(r.body, "Search is unavailable right now"));
+  CHECK(e.backend.in_flight() == 0);
 }
 
 TEST_CASE("edge search: the site's name comes from its 404 page, then its site record") {

@@ -19,8 +19,9 @@ bool DecodeComponent(std::string_view in, std::string* out) {
 
 Status ParseSearchParams(std::string_view query, SearchParams* out) {
   *out = SearchParams{};
-  std::string q, mode, k, fragment;
-  bool seen_q = false, seen_mode = false, seen_k = false, seen_fragment = false, bad_escape = false;
+  std::string q, mode, k, fragment, format;
+  bool seen_q = false, seen_mode = false, seen_k = false, seen_fragment = false, seen_format = false;
+  bool bad_escape = false;
   while (!query.empty()) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
@@ -31,13 +32,14 @@ Status ParseSearchParams(std::string_view query, SearchParams* out) {
     std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
     struct Slot { std::string_view name; bool* seen; std::string* value; };
     for (Slot s : {Slot{"q", &seen_q, &q}, Slot{"mode", &seen_mode, &mode}, Slot{"k", &seen_k, &k},
-                   Slot{"fragment", &seen_fragment, &fragment}}) {
+                   Slot{"fragment", &seen_fragment, &fragment}, Slot{"format", &seen_format, &format}}) {
       if (name != s.name || *s.seen) continue;
       *s.seen = true;
       if (!DecodeComponent(raw, s.value)) bad_escape = true;
     }
   }
-  out->fragment = fragment == "1";
+  if (format == "json") out->format = SearchFormat::kJson;
+  else if (fragment == "1") out->format = SearchFormat::kFragment;
   if (bad_escape) return Status::Invalid("The search address has a malformed %-escape.");
   if (q.size() > bus::kMaxQueryBytes) {
     return Status::Invalid("The search text is too long (at most " + std::to_string(bus::kMaxQueryBytes) +
@@ -45,6 +47,9 @@ Status ParseSearchParams(std::string_view query, SearchParams* out) {
   }
   if (!IsValidUtf8(q)) return Status::Invalid("The search text is not valid UTF-8.");
   out->q = std::string(TrimAsciiSpace(q));
+  if (!format.empty() && format != "json" && format != "html") {
+    return Status::Invalid("Unknown answer format; use html or json.");
+  }
   if (!mode.empty() && !bus::ParseSearchMode(mode, &out->mode)) {
     return Status::Invalid("Unknown search mode; use hybrid, vector or text.");
   }

@@ -13,12 +13,12 @@ SearchParams Ok(std::string_view query) {
   CHECK(s.ok());
   return p;
 }
-std::string Bad(std::string_view query, bool* fragment = nullptr) {
+std::string Bad(std::string_view query, SearchFormat* format = nullptr) {
   SearchParams p;
   Status s = ParseSearchParams(query, &p);
   INFO(query);
   CHECK(s.code() == Code::kInvalidArgument);
-  if (fragment) *fragment = p.fragment;
+  if (format) *format = p.format;
   return s.message();
 }
 }  // namespace
@@ -28,13 +28,13 @@ TEST_CASE("search params: defaults, decoding, first occurrence wins") {
   CHECK(p.q.empty());
   CHECK(p.mode == bus::SearchMode::kHybrid);
   CHECK(p.k == kDefaultSearchK);
-  CHECK(!p.fragment);
+  CHECK(p.format == SearchFormat::kPage);
 
   p = Ok("q=hello+big%20world&mode=text&k=5&fragment=1");
   CHECK(p.q == "hello big world");
   CHECK(p.mode == bus::SearchMode::kText);
   CHECK(p.k == 5);
-  CHECK(p.fragment);
+  CHECK(p.format == SearchFormat::kFragment);
 
   p = Ok("q=%C3%A9t%C3%A9&q=second&mode=vector&k=50&x=%zz-ignored-name-is-fine");
   CHECK(p.q == "été");
@@ -45,8 +45,13 @@ TEST_CASE("search params: defaults, decoding, first occurrence wins") {
   CHECK(Ok("q=%20%09%0A").q.empty());      // only space: no search
   CHECK(Ok("q=a%2Bb").q == "a+b");
   CHECK(Ok("mode=&k=").k == kDefaultSearchK);  // empty = default
-  CHECK(Ok("q=x&fragment=0").fragment == false);
-  CHECK(Ok("q=x&fragment").fragment == false);
+  CHECK(Ok("q=x&fragment=0").format == SearchFormat::kPage);
+  CHECK(Ok("q=x&fragment").format == SearchFormat::kPage);
+  CHECK(Ok("q=x&format=json").format == SearchFormat::kJson);
+  CHECK(Ok("q=x&fragment=1&format=json").format == SearchFormat::kJson);  // json wins
+  CHECK(Ok("q=x&fragment=1&format=html").format == SearchFormat::kFragment);
+  CHECK(Ok("q=x&format=").format == SearchFormat::kPage);
+  CHECK(Ok("format=json&k=8").k == 8);
   CHECK(Ok("k=1").k == 1);
   CHECK(Ok("q").q.empty());
   CHECK(Ok("q=" + std::string(bus::kMaxQueryBytes, 'a')).q.size() == bus::kMaxQueryBytes);
@@ -67,7 +72,12 @@ TEST_CASE("search params: bad input is kInvalidArgument with a reader-facing mes
   for (const char* k : {"0", "51", "-1", "1.5", "abc", "1000", "+5", "0x10"}) {
     CHECK(Bad(std::string("q=x&k=") + k).find("k must be") != std::string::npos);
   }
-  bool fragment = false;
-  Bad("q=%FF&fragment=1", &fragment);
-  CHECK(fragment);  // the error goes out as a fragment
+  for (const char* f : {"JSON", "xml", "json2"}) {
+    CHECK(Bad(std::string("q=x&format=") + f).find("format") != std::string::npos);
+  }
+  SearchFormat format = SearchFormat::kPage;
+  Bad("q=%FF&fragment=1", &format);
+  CHECK(format == SearchFormat::kFragment);  // the error goes out as a fragment
+  Bad("q=x&k=0&format=json", &format);
+  CHECK(format == SearchFormat::kJson);  // ... or as JSON
 }

@@ -21,6 +21,7 @@
 #include "asset_store.h"
 #include "page.h"
 #include "search_backend.h"
+#include "search_params.h"
 #include "site_table.h"
 
 namespace folio::edge {
@@ -59,7 +60,7 @@ class Worker {
   // 503 when overloaded) or parks the Responder in pending_searches_ until
   // FinishSearch, posted back to this loop by the backend's pool.
   void ServeSearch(const http::Request& req, http::Responder r);
-  void FinishSearch(uint64_t id, site::SearchPage page, bool fragment, Result<bus::SearchReply> reply);
+  void FinishSearch(uint64_t id, site::SearchPage page, SearchFormat format, Result<bus::SearchReply> reply);
   // GET/HEAD /assets/<hash16>/<name> missing from the page tables
   // (asset_handler.cc): from the AssetStore, else parked in pending_assets_
   // until FinishAsset is posted back. Returns false if the path is not of

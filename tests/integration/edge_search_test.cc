@@ -202,6 +202,27 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
   CHECK(r.status == 200);
   CHECK(Has(r.body, "No results for <q>nothing</q>."));
 
+  // format=json, as the header's search box on every page asks (issue 27).
+  r = edge.Get("/_/search?q=alpha&k=8&format=json");
+  REQUIRE(r.status == 200);
+  CHECK(r.Header("Content-Type") == "application/json");
+  CHECK(r.Header("Cache-Control") == "no-store");
+  CHECK(r.body ==
+        "{\"query\":\"alpha\",\"mode\":\"hybrid\",\"hits\":["
+        "{\"title\":\"Alpha & <Beta>\",\"url\":\"/notes/alpha%20%26%20%3Cbeta%3E\",\"path\":\"Notes/Alpha & <Beta>.md\","
+        "\"breadcrumb\":\"Notes\",\"snippet\":\"the <mark>alpha</mark> &amp; &lt;beta&gt; note\",\"score\":0.9},"
+        "{\"title\":\"Second\",\"url\":\"/b\",\"path\":\"b.md\",\"snippet\":\"second <mark>alpha</mark>\",\"score\":0.5}],"
+        "\"took_us\":1234}");
+  CHECK(search.last().k == 8);
+  r = edge.Get("/_/search?q=nothing&format=json");
+  CHECK(r.status == 200);
+  CHECK(Has(r.body, "\"hits\":[]"));
+  r = edge.Get("/_/search?q=broken&format=json");
+  CHECK(r.status == 503);
+  CHECK(r.Header("Content-Type") == "application/json");
+  CHECK(Has(r.body, "\"code\":\"unavailable\""));
+  CHECK(Has(r.body, "The index is being rebuilt <soon>"));
+
   r = edge.Get("/_/search?q=broken");
   CHECK(r.status == 503);
   CHECK(Has(r.body, "role=\"alert\">The index is being rebuilt &lt;soon&gt;</p>"));

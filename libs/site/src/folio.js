@@ -1,5 +1,5 @@
-// folio's one site script: theme toggle, explorer tree, link previews, local
-// and global graph. The server-rendered page is complete without it; every
+// folio's one site script: theme toggle, the header's search box, explorer
+// tree, link previews, local and global graph. The server-rendered page is complete without it; every
 // part here only enhances markup that is already there and gives up quietly
 // (console.warn, page unchanged) when a resource is missing or malformed.
 // Same-origin only; no eval, no inline style attributes (the page's CSP has
@@ -1076,8 +1076,221 @@
     });
   }
 
+  // --- search box --------------------------------------------------------------
+  // The header's search form answers as the reader types, on every page: a
+  // WAI-ARIA combobox (the input) over a listbox of up to kBoxHits notes from
+  // /_/search?format=json, then a last option "All results for …" (the search
+  // page). Ctrl-K / Cmd-K and "/" focus the box. Without this the form is a
+  // plain GET to /_/search; on /_/search itself the page's own script updates
+  // the results in place, so only the shortcuts are added there. Snippets
+  // arrive escaped with <mark> tags: they are split on the tags and written
+  // as text, never parsed as HTML.
+  var kBoxHits = 8;
+  var kBoxDelayMs = 120;
+
+  function decodeEntities(s) {
+    return s.replace(/&(amp|lt|gt|quot|#39|#x27);/g, function (m, n) {
+      return { amp: "&", lt: "<", gt: ">", quot: "\"", "#39": "'", "#x27": "'" }[n];
+    });
+  }
+
+  // "a <mark>b</mark> c" -> text, <mark>text</mark>, text; anything else
+  // stays text, tags included.
+  function appendSnippet(el, snippet) {
+    var parts = String(snippet).split(/(<mark>[^<]*<\/mark>)/);
+    for (var i = 0; i < parts.length; i++) {
+      var m = /^<mark>([^<]*)<\/mark>$/.exec(parts[i]);
+      if (m) el.appendChild(make("mark", null, decodeEntities(m[1])));
+      else if (parts[i]) el.appendChild(doc.createTextNode(decodeEntities(parts[i])));
+    }
+  }
+
+  function isTypingTarget(t) {
+    if (!t || !t.tagName) return false;
+    return /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName) || t.isContentEditable;
+  }
+
+  function SearchBox(form, input) {
+    this.form = form;
+    this.input = input;
+    this.timer = 0;
+    this.seq = 0;
+    this.ctl = null;
+    this.active = -1;
+    this.options = [];
+    this.shown = "";
+  }
+
+  SearchBox.prototype.build = function () {
+    var self = this, input = this.input;
+    this.panel = make("div", "search-panel");
+    this.panel.hidden = true;
+    this.list = make("ul", "search-list");
+    this.list.id = "search-box-list";
+    this.list.setAttribute("role", "listbox");
+    this.list.setAttribute("aria-label", "Search results");
+    this.empty = make("p", "search-panel-empty", "No results");
+    this.empty.setAttribute("role", "status");
+    this.panel.appendChild(this.empty);
+    this.panel.appendChild(this.list);
+    this.form.appendChild(this.panel);
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-controls", this.list.id);
+    input.setAttribute("aria-expanded", "false");
+    input.addEventListener("input", function (e) {
+      if (e.isComposing) return;
+      clearTimeout(self.timer);
+      self.timer = setTimeout(function () { self.run(); }, kBoxDelayMs);
+    });
+    input.addEventListener("keydown", function (e) { self.onKey(e); });
+    input.addEventListener("focus", function () { if (self.shown && self.shown === input.value.trim()) self.open(); });
+    // Closed when focus or a press goes elsewhere. A press on the panel
+    // keeps the focus in the field: browsers that do not focus a pressed
+    // link (Safari) would otherwise close the panel before its click.
+    this.panel.addEventListener("mousedown", function (e) { e.preventDefault(); });
+    this.form.addEventListener("focusout", function (e) {
+      if (!self.form.contains(e.relatedTarget)) self.close();
+    });
+    doc.addEventListener("pointerdown", function (e) {
+      if (!self.form.contains(e.target)) self.close();
+    });
+    this.list.addEventListener("pointermove", function (e) {
+      var li = e.target.closest && e.target.closest("[role=option]");
+      if (li) self.select(self.options.indexOf(li), false);
+    });
+  };
+
+  SearchBox.prototype.run = function () {
+    var self = this, q = this.input.value.trim();
+    var n = ++this.seq;
+    if (this.ctl) this.ctl.abort();
+    this.ctl = null;
+    if (!q) { this.render(q, []); return; }
+    var params = new URLSearchParams(new FormData(this.form));
+    params.set("q", q);
+    params.set("k", String(kBoxHits));
+    params.set("format", "json");
+    var ctl = window.AbortController ? new AbortController() : null;
+    this.ctl = ctl;
+    fetch("/_/search?" + params, { credentials: "same-origin", headers: { Accept: "application/json" }, signal: ctl ? ctl.signal : undefined })
+      .then(function (r) { return r.status === 200 ? r.json() : null; })
+      .then(function (data) {
+        if (n !== self.seq) return;  // a newer query is on its way: drop this one
+        if (data && Array.isArray(data.hits)) self.render(q, data.hits);
+        else self.close();  // errors are quiet: the form still submits to /_/search
+      })
+      .catch(function () { if (n === self.seq) self.close(); });
+  };
+
+  SearchBox.prototype.render = function (q, hits) {
+    this.shown = q;
+    this.active = -1;
+    this.options = [];
+    this.input.removeAttribute("aria-activedescendant");
+    this.list.replaceChildren();
+    if (!q) { this.close(); return; }
+    var self = this;
+    hits.slice(0, kBoxHits).forEach(function (h) {
+      if (!h || typeof h.url !== "string" || h.url.charAt(0) !== "/" || h.url.charAt(1) === "/") return;
+      var a = self.option(h.url);
+      a.appendChild(make("span", "search-hit-title", h.title || h.url));
+      if (h.breadcrumb) a.appendChild(make("span", "search-hit-crumb", h.breadcrumb));
+      if (h.snippet) appendSnippet(a.appendChild(make("span", "search-hit-snippet")), h.snippet);
+    });
+    this.empty.hidden = this.options.length > 0;
+    var all = this.option("/_/search?" + new URLSearchParams({ q: q }));
+    all.parentNode.classList.add("search-all");
+    all.textContent = "All results for \u201c" + q + "\u201d";
+    this.open();
+  };
+
+  // A new option (li) holding a link to href; returns the link.
+  SearchBox.prototype.option = function (href) {
+    var li = make("li", "search-option");
+    li.id = "search-box-opt-" + this.options.length;
+    li.setAttribute("role", "option");
+    li.setAttribute("aria-selected", "false");
+    var a = make("a");
+    a.href = href;
+    a.tabIndex = -1;
+    li.appendChild(a);
+    this.list.appendChild(li);
+    this.options.push(li);
+    return a;
+  };
+
+  SearchBox.prototype.open = function () {
+    if (!this.options.length) return;
+    this.panel.hidden = false;
+    this.input.setAttribute("aria-expanded", "true");
+  };
+
+  SearchBox.prototype.close = function () {
+    this.panel.hidden = true;
+    this.input.setAttribute("aria-expanded", "false");
+    this.select(-1, false);
+  };
+
+  SearchBox.prototype.isOpen = function () { return !this.panel.hidden; };
+
+  SearchBox.prototype.select = function (i, scroll) {
+    if (this.active >= 0 && this.options[this.active]) {
+      this.options[this.active].setAttribute("aria-selected", "false");
+      this.options[this.active].classList.remove("active");
+    }
+    this.active = i;
+    var li = this.options[i];
+    if (!li) { this.active = -1; this.input.removeAttribute("aria-activedescendant"); return; }
+    li.setAttribute("aria-selected", "true");
+    li.classList.add("active");
+    this.input.setAttribute("aria-activedescendant", li.id);
+    if (scroll && li.scrollIntoView) li.scrollIntoView({ block: "nearest" });
+  };
+
+  SearchBox.prototype.onKey = function (e) {
+    var n = this.options.length;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (!n) return;
+      e.preventDefault();
+      if (!this.isOpen()) { this.open(); if (e.key === "ArrowUp") this.select(n - 1, true); return; }
+      var step = e.key === "ArrowDown" ? 1 : -1;
+      var next = this.active < 0 ? (step > 0 ? 0 : n - 1) : this.active + step;
+      this.select(next >= n || next < 0 ? -1 : next, true);
+    } else if (e.key === "Enter" && !e.isComposing) {
+      if (!this.isOpen() || this.active < 0) return;  // the form submits to /_/search
+      e.preventDefault();
+      var a = this.options[this.active].querySelector("a");
+      if (a) location.assign(a.href);
+    } else if (e.key === "Escape" && this.isOpen()) {
+      e.preventDefault();
+      e.stopPropagation();
+      this.close();
+    }
+  };
+
+  function initSearchBox() {
+    var form = doc.querySelector(".site-header form.search-box[role=search]");
+    var input = form && form.querySelector("input[name=q]");
+    if (!input) return;
+    var mac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
+    input.placeholder = "Search notes (" + (mac ? "\u2318" : "Ctrl") + " K)";
+    input.setAttribute("aria-keyshortcuts", "Control+K Meta+K /");
+    doc.addEventListener("keydown", function (e) {
+      var k = e.key && e.key.length === 1 ? e.key.toLowerCase() : e.key;
+      var chord = k === "k" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey;
+      var slash = k === "/" && !e.ctrlKey && !e.metaKey && !e.altKey && !isTypingTarget(e.target);
+      if (!chord && !slash) return;
+      e.preventDefault();
+      input.focus();
+      input.select();
+    });
+    if (doc.getElementById("search-results")) return;  // /_/search: the page's own live results
+    new SearchBox(form, input).build();
+  }
+
   function start() {
-    var parts = [initTheme, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
+    var parts = [initTheme, initSearchBox, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
     parts.forEach(function (fn) {
       try { fn(); } catch (err) { warn(fn.name || "init", err); }
     });

@@ -39,7 +39,7 @@ std::string PageTitle(const SearchPage& p) {
 
 // Snippets come from search already escaped, with matches in <mark>. They
 // are written as they are, except that any markup other than <mark> and
-// </mark> is escaped: a buggy or hostile search reply cannot inject HTML.
+// </mark> is escaped (SafeSnippetHtml).
 void AppendSnippet(std::string_view s, std::string* out) {
   while (!s.empty()) {
     if (StartsWith(s, "<mark>") || StartsWith(s, "</mark>")) {
@@ -89,16 +89,8 @@ void AppendResults(const SearchPage& p, std::string* out) {
     *out += "</p><ol class=\"search-hits\">";
     for (const auto& r : p.results) {
       *out += "<li>";
-      // A hit in a section links to its heading: "/note#anchor" (the path
-      // is percent-encoded, the fragment kept as a fragment).
-      std::string_view url = r.url.empty() ? std::string_view("/") : std::string_view(r.url);
-      size_t hash = url.find('#');
       *out += "<a href=\"";
-      AppendHtmlEscaped(PercentEncodePath(url.substr(0, hash)), out);
-      if (hash != std::string_view::npos) {
-        *out += '#';
-        AppendHtmlEscaped(PercentEncodePath(url.substr(hash + 1)), out);
-      }
+      AppendHtmlEscaped(SearchResultHref(r.url), out);
       *out += "\">";
       AppendHtmlEscaped(r.title.empty() ? r.url : r.title, out);
       *out += "</a>";
@@ -173,6 +165,24 @@ const std::string& SearchPageCsp() {
                                  "; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
                                  "base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
   return csp;
+}
+
+std::string SearchResultHref(std::string_view url) {
+  if (url.empty()) return "/";
+  size_t hash = url.find('#');
+  std::string href = PercentEncodePath(url.substr(0, hash));
+  if (hash != std::string_view::npos) {
+    href += '#';
+    href += PercentEncodePath(url.substr(hash + 1));
+  }
+  return href;
+}
+
+std::string SafeSnippetHtml(std::string_view snippet_html) {
+  std::string out;
+  out.reserve(snippet_html.size() + 16);
+  AppendSnippet(snippet_html, &out);
+  return out;
 }
 
 std::string SiteNameFromPage(std::string_view html) {

@@ -19,8 +19,9 @@ SearchPage Sample() {
   SearchPage p;
   p.site.name = "Docs";
   p.query = "alpha";
-  p.results = {{"A <b>note</b> & more", "/folder/a note", "the <mark>alpha</mark> &amp; omega", 0.9},
-               {"Second", "/second", "", 0.5}};
+  p.results = {{"A <b>note</b> & more", "/folder/a note", "the <mark>alpha</mark> &amp; omega", 0.9,
+                "Folder/A note.md"},
+               {"Second", "/second", "", 0.5, "Second.md"}};
   p.took_us = 1500;
   return p;
 }
@@ -46,6 +47,11 @@ TEST_CASE("layout: every page has the search box, a plain GET form with a label"
   }
   CHECK(Has(StyleSheet(), ".search-box"));
   CHECK(Has(StyleSheet(), ".visually-hidden"));
+  // The site script's results panel under the box is styled by classes, not
+  // by style attributes (the pages' CSP has style-src 'self').
+  for (const char* cls : {".search-panel{", ".search-option a{", ".search-hit-snippet mark{", ".search-all"}) {
+    CHECK(Has(StyleSheet(), cls));
+  }
 }
 
 TEST_CASE("layout: related notes are listed after the content, escaped; nothing when empty") {
@@ -121,11 +127,23 @@ TEST_CASE("search page: no results, empty query, error, and a non-default mode k
 
 TEST_CASE("search page: snippets keep <mark> and nothing else that is markup") {
   SearchPage p = Sample();
-  p.results = {{"T", "/t", "<mark>ok</mark> <script>alert(1)</script> <img src=x onerror=y> <mark", 1}};
+  p.results = {{"T", "/t", "<mark>ok</mark> <script>alert(1)</script> <img src=x onerror=y> <mark", 1, "t.md"}};
   std::string frag = AssembleSearchResultsFragment(p);
   CHECK(Has(frag, "<mark>ok</mark> &lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=y&gt; &lt;mark"));
   CHECK(!Has(frag, "<script"));
   CHECK(!Has(frag, "<img"));
+  // The same rule for the edge's JSON answer (the header's search box).
+  CHECK(SafeSnippetHtml(p.results[0].snippet_html) ==
+        "<mark>ok</mark> &lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=y&gt; &lt;mark");
+  CHECK(SafeSnippetHtml("a </mark><mark>b") == "a </mark><mark>b");
+}
+
+TEST_CASE("search page: a hit's href encodes the path and keeps a heading as the fragment") {
+  CHECK(SearchResultHref("") == "/");
+  CHECK(SearchResultHref("/") == "/");
+  CHECK(SearchResultHref("/folder/a note") == "/folder/a%20note");
+  CHECK(SearchResultHref("/a b#the heading") == "/a%20b#the%20heading");
+  CHECK(SearchResultHref("/x\"y") == "/x%22y");
 }
 
 TEST_CASE("search page: the fragment is only the results element") {

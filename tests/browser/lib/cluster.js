@@ -1,7 +1,7 @@
 // The real system for the browser tests, started as the C++ integration
 // tests start it (tests/integration/cluster.cc): nats-server -js, folio-ingest
-// and folio-edge on free loopback ports, data in a temp directory, a vault
-// pushed with the folio CLI. Binaries from FOLIO_BIN_DIR. stop() kills every
+// and folio-edge (and, when asked, folio-search) on free loopback ports, data
+// in a temp directory, a vault pushed with the folio CLI. Binaries from FOLIO_BIN_DIR. stop() kills every
 // process it started (also when a start step failed).
 'use strict';
 const { spawn, execFile } = require('node:child_process');
@@ -50,8 +50,9 @@ async function waitFor(url, status, timeoutMs, needle = '') {
 }
 
 class Cluster {
-  constructor(binDir) {
+  constructor(binDir, { search = false } = {}) {
     this.binDir = binDir;
+    this.withSearch = search;
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'folio-browser-'));
     dirs.add(this.dir);
     this.procs = [];
@@ -70,7 +71,7 @@ class Cluster {
   bin(name) { return path.join(this.binDir, name); }
 
   async start() {
-    const [nats, monitor, ingest, edge] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [nats, monitor, ingest, edge, search] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     this.run('nats', ['nats-server', '-js', '-a', '127.0.0.1', '-p', String(nats), '-m', String(monitor),
       '-sd', path.join(this.dir, 'nats')]);
     await waitFor(`http://127.0.0.1:${monitor}/healthz?js-enabled-only=true`, 200, 15000);
@@ -80,6 +81,11 @@ class Cluster {
     this.run('ingest', [this.bin('folio-ingest'), '--listen', `127.0.0.1:${ingest}`, '--nats', natsUrl,
       '--data', path.join(this.dir, 'ingest'), '--token', kToken, '--site-name', 'Example Vault']);
     this.run('edge', [this.bin('folio-edge'), '--listen', `127.0.0.1:${edge}`, '--nats', natsUrl]);
+    if (this.withSearch) {
+      this.run('search', [this.bin('folio-search'), '--listen', `127.0.0.1:${search}`, '--nats', natsUrl,
+        '--data', path.join(this.dir, 'search')]);
+      await waitFor(`http://127.0.0.1:${search}/livez`, 200, 15000);
+    }
     await waitFor(this.ingestUrl + '/livez', 200, 15000);
     await waitFor(this.base + '/livez', 200, 15000);
   }
@@ -95,7 +101,7 @@ class Cluster {
   }
 
   logs() {
-    return ['nats', 'ingest', 'edge'].map((n) => {
+    return ['nats', 'ingest', 'edge', 'search'].map((n) => {
       try { return `--- ${n}.log\n` + fs.readFileSync(path.join(this.dir, n + '.log'), 'utf8').slice(-4000); } catch (e) { return ''; }
     }).join('\n');
   }
@@ -139,14 +145,33 @@ async function discoverPages(base) {
   return pages;
 }
 
+// Until the search service has indexed the vault: a word of the example
+// vault's overview note finds it through the edge.
+async function waitForSearch(base, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(base + '/_/search?format=json&k=8&q=architecture', { signal: AbortSignal.timeout(3000) });
+      const j = r.status === 200 ? await r.json() : null;
+      if (j && j.hits.length > 0) return;
+      last = `HTTP ${r.status}` + (j ? ` (${j.hits.length} hits)` : '');
+    } catch (e) { last = e.message; }
+    await sleep(200);
+  }
+  throw new Error(`search did not answer for the pushed vault within ${timeoutMs} ms (last: ${last})`);
+}
+
 // Starts the system with examples/vault, or resolves null when the binaries
 // are missing or the edge's pages lack the explorer markup (the C++ side of
-// the script is not there yet).
-async function startCluster() {
+// the script is not there yet). { search: true } adds folio-search (then
+// required) and waits until it answers for the pushed vault.
+async function startCluster({ search = false } = {}) {
   const binDir = process.env.FOLIO_BIN_DIR;
   const source = process.env.FOLIO_SOURCE_DIR || path.resolve(__dirname, '../../..');
-  if (!binDir || !['folio-ingest', 'folio-edge', 'folio'].every((b) => fs.existsSync(path.join(binDir, b)))) return null;
-  const c = new Cluster(binDir);
+  const bins = ['folio-ingest', 'folio-edge', 'folio'].concat(search ? ['folio-search'] : []);
+  if (!binDir || !bins.every((b) => fs.existsSync(path.join(binDir, b)))) return null;
+  const c = new Cluster(binDir, { search });
   try {
     await c.start();
     await c.push(path.join(source, 'examples/vault'));
@@ -156,6 +181,7 @@ async function startCluster() {
       return null;
     }
     c.pages = await discoverPages(c.base);
+    if (search) await waitForSearch(c.base, 30000);
     return c;
   } catch (e) {
     const logs = c.logs();

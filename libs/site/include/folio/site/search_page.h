@@ -23,6 +23,7 @@ struct SearchResultItem {
   std::string snippet_html;  // from search: escaped text with <mark>..</mark>; written as is
                              // (any other markup in it is escaped, as a safety net)
   double score = 0;
+  std::string path;          // vault path ("Features/Graph/Local graph.md"); the JSON answer's breadcrumb
 };
 
 struct SearchPage {
@@ -49,6 +50,15 @@ std::string AssembleSearchResultsFragment(const SearchPage& p);
 // everything, and script only the page's own inline script (by its hash).
 // The edge sends it with the page.
 const std::string& SearchPageCsp();
+
+// A hit's href: the URL path percent-encoded, a "#heading" fragment kept as
+// a fragment (a section hit links to its heading); "/" for an empty url.
+// Not HTML-escaped.
+std::string SearchResultHref(std::string_view url);
+// A snippet from search as it may be written into HTML: escaped text with
+// <mark> and </mark> kept, any other '<' or '>' escaped, so a buggy or
+// hostile search reply cannot inject markup.
+std::string SafeSnippetHtml(std::string_view snippet_html);
 
 // The site name a page assembled by this lib shows in its header, unescaped;
 // "" if `html` has no such header (a page of another layout). Lets the edge
