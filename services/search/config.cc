@@ -31,8 +31,10 @@ void AddSearchFlags(Flags* flags) {
              "language of notes without a `lang` frontmatter field (ISO 639-1): how words are stemmed");
   flags->Add("field-weights", "",
              "BM25F weights, e.g. title:6,aliases:5,anchors:3,headings:3,tags:3,path:2,body:1 (default: those)");
-  flags->Add("vector-weight", "1",
-             "hybrid search: weight of the vector ranking against the text ranking's 1 in the fusion");
+  flags->Add("vector-weight", "0.25",
+             "hybrid search: weight of the vector similarities against the text scores' 1 (each scaled to 0..1)");
+  flags->Add("feedback-weight", "0",
+             "pseudo-relevance feedback: weight of the best notes' title and heading words added to a query (0 = off)");
   flags->Add("replica-id", "",
              "this replica's name: its notes consumer is search-<id>; distinct per replica sharing a NATS"
              " (default: the hostname)");
@@ -131,29 +133,12 @@ Result<SearchConfig> ReadSearchConfig(const Flags& flags, const ServiceBasics& b
     return Status::Invalid("--vector-weight must be a number in 0..10, not \"" + vw + "\"");
   }
   c.engine.fusion_vector_weight = vector_weight;
-  if (const char* tune = std::getenv("FOLIO_TUNE")) {  // TUNING ONLY
-    std::string_view t = tune;
-    while (!t.empty()) {
-      size_t comma = t.find(',');
-      std::string_view item = t.substr(0, comma);
-      t = comma == std::string_view::npos ? std::string_view() : t.substr(comma + 1);
-      size_t eq = item.find('=');
-      std::string k(item.substr(0, eq));
-      double v = std::strtod(std::string(item.substr(eq + 1)).c_str(), nullptr);
-      if (k == "k1") c.engine.rank.k1 = v;
-      if (k == "coord") c.engine.rank.coordination = v;
-      if (k == "allfirst") c.engine.all_words_first = v != 0;
-      if (k == "minvec") c.engine.hybrid_min_vector_score = static_cast<float>(v);
-      if (k.rfind("b", 0) == 0 && k.size() == 2) c.engine.rank.b[k[1] - '0'] = v;
-      if (k.rfind("w", 0) == 0 && k.size() == 2) c.engine.rank.weight[k[1] - '0'] = v;
-      if (k == "tw") c.engine.fusion_text_weight = v;
-      if (k == "fusion") c.engine.fusion = static_cast<int>(v);
-      if (k == "fbw") c.engine.feedback_weight = v;
-      if (k == "tc") c.engine.rank.title_coverage = v;
-      if (k == "fbd") c.engine.feedback_docs = static_cast<size_t>(v);
-      if (k == "fbn") c.engine.feedback_words = static_cast<size_t>(v);
-    }
+  const std::string& fw = flags.Get("feedback-weight");
+  double feedback_weight = std::strtod(fw.c_str(), &end);
+  if (fw.empty() || *end != '\0' || !(feedback_weight >= 0 && feedback_weight <= 1)) {
+    return Status::Invalid("--feedback-weight must be a number in 0..1, not \"" + fw + "\"");
   }
+  c.engine.feedback_weight = feedback_weight;
   c.replica_id = std::move(*replica_id);
   c.basics = basics;
   c.engine.hybrid_min_vector_score = static_cast<float>(min_vector_score);

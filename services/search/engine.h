@@ -74,18 +74,22 @@ struct EngineOptions {
   // words and of queries (an ISO 639-1 code Stemmer::Supported knows).
   std::string language = "en";
   RankWeights rank;                // BM25F field weights (fulltext.h)
-  // Hybrid fusion: a note's score is text_weight / (60 + its text rank) +
-  // vector_weight / (60 + its vector rank) (reciprocal rank fusion).
-  double fusion_text_weight = 1.0, fusion_vector_weight = 1.0;
-  int fusion = 0;  // 0: reciprocal rank fusion; 1: min-max normalised scores, weighted sum
+  // Hybrid fusion: the text scores scaled by the best one, the similarities
+  // from the lowest to the highest of the candidates, summed with these
+  // weights (chosen on loadtest/search-eval: reciprocal rank fusion and
+  // heavier vector weights rank the built-in embedder's loose matches too
+  // high, README "Search quality").
+  double fusion_text_weight = 1.0, fusion_vector_weight = 0.25;
   // Pseudo-relevance feedback: the title and heading words most typical of
-  // the best `feedback_docs` notes join the query as one more word, at
-  // feedback_weight (0 = off).
+  // the best `feedback_docs` notes join the query as one more, optional
+  // word at feedback_weight. Off (0) by default: on search-eval it lowers
+  // top-3 by 2-7 points.
   size_t feedback_docs = 3, feedback_words = 4;
   double feedback_weight = 0.0;
-  // Full-text search lists the notes that hold every word first (else
-  // ranks any-word matches together).
-  bool all_words_first = true;
+  // Full-text search lists the notes that hold every word (common ones
+  // aside) before the others. Off by default: a reader's question rarely has
+  // all its words in the note that answers it (search-eval: -4 points).
+  bool all_words_first = false;
 };
 
 struct ApplyStats {

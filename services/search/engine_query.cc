@@ -13,7 +13,6 @@
 namespace folio::search {
 namespace {
 
-constexpr double kRrfK = 60;  // reciprocal rank fusion constant (Cormack et al.)
 
 struct Candidate {
   int64_t id = 0;
@@ -118,28 +117,6 @@ Result<std::vector<Candidate>> TextCandidates(FullTextIndex* fts, const EngineOp
   return out;
 }
 
-// Reciprocal rank fusion of the two rankings, each weighted; a note keeps
-// its best chunk from the vector ranking.
-std::vector<Candidate> Fuse(const std::vector<Candidate>& vec_hits, const std::vector<Candidate>& text_hits,
-                            double vector_weight, double text_weight) {
-  std::unordered_map<int64_t, Candidate> fused;
-  for (size_t r = 0; r < vec_hits.size(); ++r) {
-    auto& c = fused[vec_hits[r].id];
-    c.id = vec_hits[r].id;
-    c.chunk = vec_hits[r].chunk;
-    c.score += vector_weight / (kRrfK + static_cast<double>(r + 1));
-  }
-  for (size_t r = 0; r < text_hits.size(); ++r) {
-    auto& c = fused[text_hits[r].id];
-    c.id = text_hits[r].id;
-    c.score += text_weight / (kRrfK + static_cast<double>(r + 1));
-  }
-  std::vector<Candidate> ranked;
-  for (auto& [id, c] : fused) ranked.push_back(c);
-  SortByScore(&ranked);
-  return ranked;
-}
-
 // Score fusion: each ranking's scores scaled to 0..1 by its best (the
 // text scores) or from its floor to its best (the similarities), then summed
 // with the weights.
@@ -183,8 +160,7 @@ std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hit
   } else if (mode == bus::SearchMode::kText) {
     ranked = std::move(text_hits);
   } else {
-    ranked = o.fusion == 1 ? FuseScores(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight)
-                           : Fuse(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight);
+    ranked = FuseScores(vec_hits, text_hits, o.fusion_vector_weight, o.fusion_text_weight);
   }
   if (ranked.size() > k) ranked.resize(k);
   return ranked;

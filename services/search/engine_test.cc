@@ -308,6 +308,47 @@ TEST_CASE("config: --min-vector-score reaches the engine; a value outside 0..1 i
   CHECK(search::ReadSearchConfig(defaults, ServiceBasics{})->engine.hybrid_min_vector_score == doctest::Approx(0.2));
 }
 
+TEST_CASE("config: --language, --field-weights, --vector-weight and --feedback-weight reach the engine; bad values are refused by name") {
+  auto read = [](std::vector<const char*> args) {
+    Flags flags("folio-search", "test");
+    search::AddSearchFlags(&flags);
+    args.insert(args.begin(), "folio-search");
+    REQUIRE(flags.Parse(static_cast<int>(args.size()), args.data()).ok());
+    return search::ReadSearchConfig(flags, ServiceBasics{});
+  };
+  auto defaults = read({});
+  REQUIRE(defaults.ok());
+  CHECK(defaults->engine.language == "en");
+  CHECK(defaults->engine.rank.weight[search::kTitle] == doctest::Approx(14));
+  CHECK(defaults->engine.fusion_vector_weight == doctest::Approx(0.25));
+  CHECK(defaults->engine.feedback_weight == 0);
+  auto set = read({"--language", "de-AT", "--field-weights", "title:3,body:2", "--vector-weight", "0.5",
+                   "--feedback-weight", "0.3"});
+  REQUIRE(set.ok());
+  CHECK(set->engine.language == "de");
+  CHECK(set->engine.rank.weight[search::kTitle] == doctest::Approx(3));
+  CHECK(set->engine.rank.weight[search::kBody] == doctest::Approx(2));
+  CHECK(set->engine.rank.weight[search::kAliases] == doctest::Approx(5));  // untouched
+  CHECK(set->engine.fusion_vector_weight == doctest::Approx(0.5));
+  CHECK(set->engine.feedback_weight == doctest::Approx(0.3));
+  struct Bad {
+    std::vector<const char*> args;
+    const char* says;
+  };
+  for (const Bad& b : std::vector<Bad>{{{"--language", "klingon"}, "--language"},
+                                       {{"--field-weights", "titel:3"}, "--field-weights"},
+                                       {{"--field-weights", "title:-1"}, "--field-weights"},
+                                       {{"--field-weights", "title"}, "--field-weights"},
+                                       {{"--vector-weight", "x"}, "--vector-weight"},
+                                       {{"--vector-weight", "11"}, "--vector-weight"},
+                                       {{"--feedback-weight", "2"}, "--feedback-weight"}}) {
+    CAPTURE(b.says);
+    auto r = read(b.args);
+    REQUIRE(!r.ok());
+    CHECK(r.status().message().find(b.says) != std::string::npos);
+  }
+}
+
 TEST_CASE("config: --replica-id names the notes consumer; the default is the hostname made a valid name") {
   auto read = [](std::vector<const char*> args) {
     Flags flags("folio-search", "test");

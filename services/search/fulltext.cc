@@ -188,7 +188,7 @@ double ScoreRow(const RankPlan& plan, const sqlite::Fts5Row& row) {
     tf[g] += plan.weight[p] * sum;
     if (row.columns > 1 + kTitle) title_hits[g] = std::max(title_hits[g], plan.weight[p] * row.hits[p][1 + kTitle]);
   }
-  double covered = 0;
+  double covered = 0;  // title words the query holds (alternatives below 1 count less)
   for (int g = 0; g < groups; ++g) covered += std::min(title_hits[g], 1.0);
   double score = 0, held = 0, total = 0;
   for (int g = 0; g < groups; ++g) {

@@ -65,15 +65,18 @@ struct NoteFields {
 // The FTS5 columns after `site`, in order; kFieldCount of them.
 enum Field : int { kTitle = 0, kAliases, kAnchors, kHeadings, kTags, kPath, kBody, kFieldCount };
 
-// Per-field weight and length normalisation (BM25F's w_f and b_f), and the
-// saturation k1. Defaults chosen on loadtest/search-eval (README).
+// Per-field weight and length normalisation (BM25F's w_f and b_f), the
+// saturation k1, and two factors on a row's score. Chosen on
+// loadtest/search-eval (README "Search quality"): titles count 14 times the
+// text and saturate late (k1 3), long texts are normalised hard (b 0.95),
+// and a note whose title the query covers ranks up (title_coverage 1.5:
+// "examples" finds "Examples" above notes that use the word a lot).
 struct RankWeights {
-  double weight[kFieldCount] = {6.0, 5.0, 3.0, 3.0, 3.0, 2.0, 1.0};
-  double b[kFieldCount] = {0.3, 0.3, 0.5, 0.5, 0.3, 0.3, 0.75};
-  double k1 = 1.2;
-  double coordination = 0.5;  // score *= (1 - c) + c * (idf share of the query's words the note holds)
-  // score *= 1 + title_coverage * (share of the title's words the query holds)
-  double title_coverage = 0.0;
+  double weight[kFieldCount] = {14.0, 5.0, 3.0, 3.0, 3.0, 2.0, 1.0};
+  double b[kFieldCount] = {0.3, 0.3, 0.5, 0.2, 0.3, 0.3, 0.95};
+  double k1 = 3.0;
+  double coordination = 0.2;    // score *= (1 - c) + c * (idf share of the query's words the note holds)
+  double title_coverage = 1.5;  // score *= 1 + t * (share of the title's words the query holds)
 };
 
 // How one query is scored: phrase i of the MATCH expression belongs to word
