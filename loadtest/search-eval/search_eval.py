@@ -231,15 +231,48 @@ def wait_indexed(svc, expected, timeout):
     raise RuntimeError("search did not index %d notes in %.0f s (holds %s; /readyz: %s)" % (expected, timeout, last, why))
 
 
-def ask(svc, site, q, mode):
-    """(paths returned, server took_us) for one query."""
+def ask(svc, site, q, mode, k=None, scores=False):
+    """(paths returned, server took_us) for one query; with scores, (path, score) pairs."""
     url = "%s/api/v1/search?%s" % (svc.search_url, urllib.parse.urlencode(
-        {"site": site, "q": q, "mode": mode, "k": K}))
+        {"site": site, "q": q, "mode": mode, "k": k or K}))
     status, body = http_get(url, 30)
     if status != 200:
         raise RuntimeError("%s -> %d %s" % (url, status, body[:200]))
     r = json.loads(body)
+    if scores:
+        return [(h["path"], h["score"]) for h in r["hits"]], int(r.get("took_us", 0))
     return [h["path"] for h in r["hits"]], int(r.get("took_us", 0))
+
+
+def vector_evidence(svc, questions):
+    """What the vector half's similarity says (issue 27): per question, the vector ranking's
+    (path, similarity) pairs (k=50) and the notes the words find (text mode, k=50)."""
+    out = {}
+    for i, (v, q, _, _) in enumerate(questions):
+        vec, _ = ask(svc, v, q, "vector", 50, scores=True)
+        text, _ = ask(svc, v, q, "text", 50)
+        out[i] = (vec, set(text))
+    return out
+
+
+def print_vector_evidence(questions, answers, evidence):
+    """Similarity of the vector half's right and wrong notes, and what hybrid shows of notes
+    the words do not find (vector-only hits): the evidence for --min-vector-score."""
+    q = lambda xs, f: sorted(xs)[min(len(xs) - 1, int(f * len(xs)))] if xs else float("nan")
+    right, wrong, only_right, only_wrong = [], [], [], []
+    for i, (_, _, expected, _) in enumerate(questions):
+        vec, lexical = evidence[i]
+        sim = dict(vec)
+        for rank, (path, score) in enumerate(vec[:3]):
+            (right if path in expected else wrong).append(score)
+        for path in answers[(i, "hybrid")][1]:
+            if path not in lexical and path in sim:
+                (only_right if path in expected else only_wrong).append(sim[path])
+    print("\nvector similarity (built-in embedder unless --embed-url): p10 / p50 / p90")
+    for name, xs in (("right notes in the vector top 3", right), ("wrong notes in the vector top 3", wrong),
+                     ("hybrid hits the words do not find, right", only_right),
+                     ("hybrid hits the words do not find, wrong", only_wrong)):
+        print("  %-42s %4d   %.3f / %.3f / %.3f" % (name, len(xs), q(xs, .1), q(xs, .5), q(xs, .9)))
 
 
 def rank_of(paths, expected):
@@ -353,16 +386,17 @@ def run(args, questions, bin_dir):
             for m in modes:
                 paths, took = ask(svc, v, q, m)
                 answers[(i, m)] = (rank_of(paths, expected), paths, took)
+        evidence = vector_evidence(svc, questions) if "hybrid" in modes else None
     finally:
         stop_all()
         if args.keep:
             print("kept", work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return vaults, modes, answers
+    return vaults, modes, answers, evidence
 
 
-def report(args, questions, vaults, modes, answers, bin_dir):
+def report(args, questions, vaults, modes, answers, bin_dir, evidence=None):
     table = {}
     for v in vaults + ["all"]:
         for m in modes:
@@ -391,6 +425,8 @@ def report(args, questions, vaults, modes, answers, bin_dir):
                 v, tag, q, show(r), show(answers.get((i, "text"), (0,))[0]),
                 show(answers.get((i, "vector"), (0,))[0]), " | ".join(expected),
                 " | ".join(paths[:3]) or "(nothing)"))
+    if evidence:
+        print_vector_evidence(questions, answers, evidence)
     if args.csv:
         write_csv(args.csv, table, git_commit(bin_dir), args.label or bin_dir)
         print("\nappended %d rows to %s" % (len(table), args.csv))
@@ -409,12 +445,12 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
-        vaults, modes, answers = run(args, questions, bin_dir)
+        vaults, modes, answers, evidence = run(args, questions, bin_dir)
     except KeyboardInterrupt:
         sys.exit("interrupted; every process started was stopped")
     except RuntimeError as e:
         sys.exit("search-eval: %s" % e)
-    report(args, questions, vaults, modes, answers, bin_dir)
+    report(args, questions, vaults, modes, answers, bin_dir, evidence)
 
 
 if __name__ == "__main__":

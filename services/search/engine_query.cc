@@ -166,12 +166,9 @@ std::vector<Candidate> Rank(bus::SearchMode mode, std::vector<Candidate> vec_hit
   return ranked;
 }
 
-// The anchor of the section of a note's text that holds the most of the
-// query's words, from its sections column ("offset\tanchor" lines in text
-// order); "" for the text before the first heading or no match.
-std::string BestSectionAnchor(std::string_view text, std::string_view sections, std::span<const QueryTerm> marks) {
-  std::vector<size_t> offsets;
-  std::vector<std::string_view> anchors;
+// A note's sections column ("offset\tanchor" lines in text order) as
+// offsets and anchors; lines out of order are skipped.
+void ParseSections(std::string_view sections, std::vector<size_t>* offsets, std::vector<std::string_view>* anchors) {
   while (!sections.empty()) {
     size_t nl = sections.find('\n');
     std::string_view line = sections.substr(0, nl);
@@ -181,12 +178,10 @@ std::string BestSectionAnchor(std::string_view text, std::string_view sections, 
     if (tab == std::string_view::npos || std::from_chars(line.data(), line.data() + tab, offset).ec != std::errc()) {
       continue;
     }
-    if (!offsets.empty() && offset < offsets.back()) continue;  // out of order: ignore
-    offsets.push_back(offset);
-    anchors.push_back(line.substr(tab + 1));
+    if (!offsets->empty() && offset < offsets->back()) continue;
+    offsets->push_back(offset);
+    anchors->push_back(line.substr(tab + 1));
   }
-  int best = BestSection(text, marks, offsets);
-  return best < 0 ? std::string() : std::string(anchors[static_cast<size_t>(best)]);
 }
 
 // Appends a hit per ranked note still in `site`: its page (with the anchor of
@@ -208,10 +203,13 @@ void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, 
     }
     auto note = ReadNoteForHit(db, c.id);
     if (note.ok()) {
-      hit.snippet = MakeSnippet(note->text, marks);
-      if (std::string section = BestSectionAnchor(note->text, note->sections, marks); !section.empty()) {
-        anchor = std::move(section);
-      }
+      // The snippet, and the section holding the most of the query's words.
+      std::vector<size_t> offsets;
+      std::vector<std::string_view> anchors;
+      ParseSections(note->sections, &offsets, &anchors);
+      int best = -1;
+      hit.snippet = MakeSnippet(note->text, marks, 200, offsets, &best);
+      if (best >= 0) anchor = std::string(anchors[static_cast<size_t>(best)]);
     }
     if (!anchor.empty()) hit.url += "#" + anchor;
     reply->hits.push_back(std::move(hit));

@@ -273,9 +273,28 @@ Status FullTextIndex::RemoveSite(std::string_view site) {
 
 Result<std::vector<TextHit>> FullTextIndex::Search(std::string_view site, std::span<const WordGroup> groups,
                                                    const RankPlan& plan, size_t k, bool all_words) {
+  return Run(site, MatchExpression(groups, all_words), plan, k, all_words);
+}
+
+Result<std::vector<TextHit>> FullTextIndex::SearchSelected(std::string_view site, std::span<const WordGroup> selector,
+                                                           std::span<const WordGroup> groups, const RankPlan& plan,
+                                                           size_t k) {
+  std::string sel = MatchExpression(selector, false), all = MatchExpression(groups, false);
+  if (sel.empty() || all.empty()) return std::vector<TextHit>();
+  // The selector's phrases come first in the expression: they select and
+  // count nothing (weight 0, in group 0).
+  RankPlan shifted = plan;
+  size_t n = 0;
+  for (const WordGroup& g : selector) n += g.size();
+  shifted.group_of.insert(shifted.group_of.begin(), n, 0);
+  shifted.weight.insert(shifted.weight.begin(), n, 0.0);
+  return Run(site, "(" + sel + ") AND (" + all + ")", shifted, k, false);
+}
+
+Result<std::vector<TextHit>> FullTextIndex::Run(std::string_view site, const std::string& match, const RankPlan& plan,
+                                                size_t k, bool all_words) {
   std::vector<TextHit> hits;
   k = std::min(k, kMaxResults);
-  std::string match = MatchExpression(groups, all_words);
   if (match.empty() || k == 0) return hits;
   auto st = Prepared(&search_, kSearch);
   if (!st.ok()) return st.status();

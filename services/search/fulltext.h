@@ -137,9 +137,18 @@ class FullTextIndex {
   // k == 0 give an empty vector. kInternal on SQLite errors.
   [[nodiscard]] Result<std::vector<TextHit>> Search(std::string_view site, std::span<const WordGroup> groups,
                                                     const RankPlan& plan, size_t k, bool all_words);
+  // The same for notes holding any of `groups` that also hold any word of
+  // `selector` (a subset of the groups: the rarer words, so that a query
+  // whose words are in most notes scores only the notes that can rank).
+  // `plan` is PlanFor(groups, ...); the selector's phrases count nothing.
+  [[nodiscard]] Result<std::vector<TextHit>> SearchSelected(std::string_view site, std::span<const WordGroup> selector,
+                                                            std::span<const WordGroup> groups, const RankPlan& plan,
+                                                            size_t k);
 
  private:
   Result<sqlite::Stmt*> Prepared(std::optional<sqlite::Stmt>* slot, std::string_view sql);
+  Result<std::vector<TextHit>> Run(std::string_view site, const std::string& match, const RankPlan& plan, size_t k,
+                                   bool all_words);
 
   sqlite::Db* db_;
   std::optional<sqlite::Stmt> insert_, delete_, delete_site_, search_, anchors_;

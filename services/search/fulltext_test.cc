@@ -450,3 +450,29 @@ TEST_CASE("snippet: random inputs give valid UTF-8 and balanced marks") {
     CHECK_MESSAGE(CodePoints(plain) <= max_chars, s);  // "…" of the text itself is stripped too
   }
 }
+
+TEST_CASE("any-word search over words most notes hold scores only the notes holding the rarest ones") {
+  Fixture f;
+  f.Add(1, "a", "Common", "common words everywhere and a rare zeppelin");
+  f.Add(2, "a", "Common too", "common words everywhere");
+  f.Add(3, "a", "Zeppelin", "zeppelin history");
+  f.AddFiller("a", 100);
+  QueryPlan plan = PlanQuery("common zeppelin", {});
+  REQUIRE(plan.groups.size() == 2);
+  // Frequencies as a large site would have them: "common" in 9,000 notes.
+  plan.df = {9000, 2};
+  plan.idf = {Idf(9000, 10000), Idf(2, 10000)};
+  auto selected = SearchText(f.fts.get(), "a", plan, 10, RankWeights{}, false);
+  REQUIRE(selected.ok());
+  std::vector<int64_t> ids;
+  for (const TextHit& h : *selected) ids.push_back(h.doc_id);
+  CHECK(ids == Ids{3, 1});  // note 2 holds only the common word: not scored
+  // Within budget every note holding any word is scored, in the same order.
+  plan.df = {3, 2};
+  auto all = SearchText(f.fts.get(), "a", plan, 10, RankWeights{}, false);
+  REQUIRE(all.ok());
+  ids.clear();
+  for (const TextHit& h : *all) ids.push_back(h.doc_id);
+  CHECK(ids == Ids{3, 1, 2});
+  CHECK((*all)[0].score == doctest::Approx((*selected)[0].score));  // the selector's phrases count nothing
+}

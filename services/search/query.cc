@@ -116,7 +116,25 @@ Result<std::vector<TextHit>> SearchText(FullTextIndex* fts, std::string_view sit
     for (const TextHit& h : out) seen.insert(h.doc_id);
     if (out.size() >= k || (plan.groups.size() == 1 && required.size() == 1)) return out;
   }
-  auto any = fts->Search(site, plan.groups, PlanFor(plan.groups, plan.idf, w), k + out.size(), false);
+  // The rarest words select the notes to score when all would be too many.
+  std::vector<size_t> order(plan.groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return plan.df[a] < plan.df[b]; });
+  size_t total = 0;
+  for (size_t df : plan.df) total += df;
+  std::vector<WordGroup> selector;
+  if (total > kScoreBudget && plan.groups.size() > 1) {
+    size_t sum = 0;
+    for (size_t g : order) {
+      if (!selector.empty() && sum + plan.df[g] > kScoreBudget) break;
+      sum += plan.df[g];
+      selector.push_back(plan.groups[g]);
+    }
+  }
+  RankPlan rank = PlanFor(plan.groups, plan.idf, w);
+  auto any = selector.empty() || selector.size() == plan.groups.size()
+                 ? fts->Search(site, plan.groups, rank, k + out.size(), false)
+                 : fts->SearchSelected(site, selector, plan.groups, rank, k + out.size());
   if (!any.ok()) return any.status();
   for (const TextHit& h : *any) {
     if (out.size() >= k) break;
@@ -150,6 +168,7 @@ QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
       plan.marks.push_back(std::move(m));
     }
     plan.idf.push_back(Idf(df, ctx.docs));
+    plan.df.push_back(t.cjk ? ctx.docs : df);  // a CJK run's frequency is unknown: never a selector
     plan.common.push_back(common);
     plan.groups.push_back(std::move(g));
     if (corrected) ++plan.corrected;

@@ -40,9 +40,18 @@ inline constexpr size_t kMaxFamily = 8;            // same-stem words per query 
 inline constexpr size_t kMaxCorrections = 3;       // typo corrections per query word
 inline constexpr double kCommonShare = 0.3;
 
+// An any-word search scores every note holding one of the words (up to
+// FullTextIndex::kMaxScored). When the words' document frequencies add up to
+// more than this, only the notes holding one of the rarest words (as many
+// as fit in it, at least the rarest) are scored: a note holding nothing
+// but words most notes hold cannot rank anyway, and a query over 100,000
+// notes stays within milliseconds.
+inline constexpr size_t kScoreBudget = 5000;
+
 struct QueryPlan {
   std::vector<WordGroup> groups;
   std::vector<double> idf;       // per group
+  std::vector<size_t> df;        // per group: notes holding its words (the most of its alternatives)
   std::vector<bool> common;      // per group: not required in the all-words pass
   std::vector<QueryTerm> marks;  // every alternative, for snippets
   size_t corrected = 0;          // groups that hold typo corrections

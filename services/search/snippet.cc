@@ -293,7 +293,40 @@ bool AnyText(const std::vector<Unit>& u, size_t a, size_t b) {
 
 }  // namespace
 
+namespace {
+
+int BestSectionOf(const std::vector<Unit>& u, const std::vector<Span>& matches, std::span<const QueryTerm> terms,
+                  std::span<const size_t> section_offsets) {
+  if (section_offsets.empty() || terms.empty()) return -1;
+  // Groups matched per section; index 0: the text before the first one.
+  std::vector<std::vector<bool>> seen(section_offsets.size() + 1, std::vector<bool>(terms.size(), false));
+  std::vector<size_t> distinct(section_offsets.size() + 1, 0);
+  for (const Span& m : matches) {
+    if (terms[m.term].common) continue;
+    size_t at = u[m.begin].begin;
+    size_t s = static_cast<size_t>(std::upper_bound(section_offsets.begin(), section_offsets.end(), at) -
+                                   section_offsets.begin());
+    if (!seen[s][m.term]) {
+      seen[s][m.term] = true;
+      ++distinct[s];
+    }
+  }
+  size_t best = 0;
+  for (size_t s = 1; s < distinct.size(); ++s) {
+    if (distinct[s] > distinct[best]) best = s;
+  }
+  return distinct[best] == 0 ? -1 : static_cast<int>(best) - 1;
+}
+
+}  // namespace
+
 std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars) {
+  return MakeSnippet(text, terms, max_chars, {}, nullptr);
+}
+
+std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars,
+                        std::span<const size_t> section_offsets, int* best_section) {
+  if (best_section) *best_section = -1;
   if (text.empty() || max_chars == 0) return {};
   std::string_view scanned = CutAtCodePoint(text, kMaxSnippetScanBytes);
   bool truncated = scanned.size() < text.size();
@@ -308,6 +341,7 @@ std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
   std::vector<Unit> u = Analyze(scanned);
   max_chars = std::min(max_chars, u.size());  // also keeps index arithmetic from overflowing
   std::vector<Span> matches = FindMatches(u, terms);
+  if (best_section) *best_section = BestSectionOf(u, matches, terms, section_offsets);
   auto [first, last] = BestMatches(matches, terms.size(), max_chars);
   size_t s = 0, e = 0;
   if (first < last) {
@@ -334,29 +368,11 @@ std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
   return out;
 }
 
+
 int BestSection(std::string_view text, std::span<const QueryTerm> terms, std::span<const size_t> section_offsets) {
   if (section_offsets.empty() || terms.empty()) return -1;
-  std::string_view scanned = CutAtCodePoint(text, kMaxSnippetScanBytes);
-  std::vector<Unit> u = Analyze(scanned);
-  std::vector<Span> matches = FindMatches(u, terms);
-  // distinct[s + 1]: the set of groups matched in section s (-1: before the first).
-  std::vector<std::vector<bool>> seen(section_offsets.size() + 1, std::vector<bool>(terms.size(), false));
-  std::vector<size_t> distinct(section_offsets.size() + 1, 0);
-  for (const Span& m : matches) {
-    if (terms[m.term].common) continue;
-    size_t at = u[m.begin].begin;
-    size_t s = static_cast<size_t>(std::upper_bound(section_offsets.begin(), section_offsets.end(), at) -
-                                   section_offsets.begin());  // 0: before the first section
-    if (!seen[s][m.term]) {
-      seen[s][m.term] = true;
-      ++distinct[s];
-    }
-  }
-  size_t best = 0;
-  for (size_t s = 1; s < distinct.size(); ++s) {
-    if (distinct[s] > distinct[best]) best = s;
-  }
-  return distinct[best] == 0 ? -1 : static_cast<int>(best) - 1;
+  std::vector<Unit> u = Analyze(CutAtCodePoint(text, kMaxSnippetScanBytes));
+  return BestSectionOf(u, FindMatches(u, terms), terms, section_offsets);
 }
 
 std::string MakeSnippet(std::string_view text, std::string_view query, size_t max_chars) {

@@ -77,6 +77,10 @@ std::string MakeSnippet(std::string_view text, std::string_view query, size_t ma
 // The same with terms from QueryTerms, for many snippets of one query.
 std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms,
                         size_t max_chars = 200);
+// The same, and in one pass over the text what BestSection would return
+// for section_offsets, in *best_section.
+std::string MakeSnippet(std::string_view text, std::span<const QueryTerm> terms, size_t max_chars,
+                        std::span<const size_t> section_offsets, int* best_section);
 
 // The section of `text` that holds the most distinct query words (common
 // ones aside; ties: the earliest): the index into `section_offsets` (byte
