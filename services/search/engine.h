@@ -138,6 +138,9 @@ class Engine {
   bool NeedsReplay() const { return needs_replay_.load(); }
   Status ReplayStarted();
   size_t vectors() const { return vectors_count_.load(); }
+  // Every site's vocabulary: distinct words, and its memory (estimate).
+  size_t vocabulary_words() const;
+  size_t vocabulary_bytes() const;
 
   struct Site;  // per-site in-memory state (engine_internal.h)
 

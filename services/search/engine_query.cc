@@ -209,7 +209,9 @@ void AppendHits(const Engine::Site& site, const std::vector<Candidate>& ranked, 
       ParseSections(note->sections, &offsets, &anchors);
       int best = -1;
       hit.snippet = MakeSnippet(note->text, marks, 200, offsets, &best);
-      if (best >= 0) anchor = std::string(anchors[static_cast<size_t>(best)]);
+      // The first heading of a note that starts with it (its H1) is the page itself.
+      bool opens_note = best == 0 && note->text.find_first_not_of(" \t\r\n") >= offsets[0];
+      if (best >= 0 && !opens_note) anchor = std::string(anchors[static_cast<size_t>(best)]);
     }
     if (!anchor.empty()) hit.url += "#" + anchor;
     reply->hits.push_back(std::move(hit));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 #include <set>
+#include <shared_mutex>
 
 #include "engine.h"
 #include "engine_internal.h"
@@ -103,6 +104,20 @@ void Engine::LoadWords() {
     ++site->note_langs[e.lang];
   });
   if (!s.ok()) log::Error("search: the vocabulary could not be loaded", {{"error", s.message()}});
+}
+
+size_t Engine::vocabulary_words() const {
+  std::shared_lock lock(mu_);
+  size_t n = 0;
+  for (const auto& [name, site] : sites_) n += site->vocab.size();
+  return n;
+}
+
+size_t Engine::vocabulary_bytes() const {
+  std::shared_lock lock(mu_);
+  size_t n = 0;
+  for (const auto& [name, site] : sites_) n += site->vocab.MemoryBytes();
+  return n;
 }
 
 Status Engine::ReplayStarted() {

@@ -72,7 +72,7 @@ enum Field : int { kTitle = 0, kAliases, kAnchors, kHeadings, kTags, kPath, kBod
 // and a note whose title the query covers ranks up (title_coverage 1.5:
 // "examples" finds "Examples" above notes that use the word a lot).
 struct RankWeights {
-  double weight[kFieldCount] = {14.0, 5.0, 3.0, 3.0, 3.0, 2.0, 1.0};
+  double weight[kFieldCount] = {14.0, 5.0, 5.0, 3.0, 3.0, 2.0, 1.0};
   double b[kFieldCount] = {0.3, 0.3, 0.5, 0.2, 0.3, 0.3, 0.95};
   double k1 = 3.0;
   double coordination = 0.2;    // score *= (1 - c) + c * (idf share of the query's words the note holds)

@@ -249,6 +249,8 @@ void Indexer::Process(std::vector<bus::StreamMessage>& msgs) {
   m_->related_merged.Increment(static_cast<double>(stats.related_merged));
   m_->notes.Set(static_cast<double>(engine_->notes()));
   m_->vectors.Set(static_cast<double>(engine_->vectors()));
+  m_->vocabulary_words.Set(static_cast<double>(engine_->vocabulary_words()));
+  m_->vocabulary_bytes.Set(static_cast<double>(engine_->vocabulary_bytes()));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m_->apply_seconds.Observe(secs);
   log::Info("indexed", {{"events", std::to_string(stats.events)},

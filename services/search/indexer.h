@@ -77,6 +77,9 @@ struct Metrics {
         embedder_up(r->NewGauge("folio_search_embedder_up", "1 if the last embedding batch succeeded")),
         notes(r->NewGauge("folio_search_notes", "Notes indexed")),
         vectors(r->NewGauge("folio_search_vectors", "Vectors indexed (notes and chunks)")),
+        vocabulary_words(r->NewGauge("folio_search_vocabulary_words",
+                                     "Distinct words of every site's notes (stems, typo corrections)")),
+        vocabulary_bytes(r->NewGauge("folio_search_vocabulary_bytes", "Memory of the sites' vocabularies (estimate)")),
         pending(r->NewGauge("folio_search_consumer_pending", "Note events not yet delivered to this consumer")),
         serving(r->NewGauge("folio_search_serving",
                             "1 once this replica caught up and answers NATS queries (joined the queue group)")),
@@ -86,7 +89,7 @@ struct Metrics {
   metrics::Histogram& query_seconds;
   metrics::Counter &events, &embedded, &embed_failures, &related_published, &related_messages, &related_recomputed,
       &related_merged;
-  metrics::Gauge &embedder_up, &notes, &vectors, &pending, &serving;
+  metrics::Gauge &embedder_up, &notes, &vectors, &vocabulary_words, &vocabulary_bytes, &pending, &serving;
   metrics::Histogram& apply_seconds;
 };
 

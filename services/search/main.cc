@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
   m.embedder_up.Set(1);
   m.notes.Set(static_cast<double>((*engine)->notes()));
   m.vectors.Set(static_cast<double>((*engine)->vectors()));
+  m.vocabulary_words.Set(static_cast<double>((*engine)->vocabulary_words()));
+  m.vocabulary_bytes.Set(static_cast<double>((*engine)->vocabulary_bytes()));
 
   bus::BusMetrics bus_metrics(&registry);
   bus::BusOptions bus_opts = bus::BusOptionsFor(basics, "folio-search", &bus_metrics);

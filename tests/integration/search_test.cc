@@ -210,6 +210,48 @@ TEST_CASE("search: every mode finds the expected notes, in any script") {
   }
 }
 
+TEST_CASE("search: what a reader means, end to end: aliases, link texts, stems, a note's language, typos, sections") {
+  Cluster c;
+  c.StartSearch();
+  Notes notes = {
+      {"features/Graph view.md",
+       "---\naliases: [Network map]\n---\n# Graph view\n\nAn interactive picture of the vault.\n\n"
+       "## Local graph\n\nThe local graph shows one note and its neighbours.\n"},
+      {"Home.md", "# Home\n\nSee how your notes relate: [[Graph view|connections]].\n"},
+      {"Kitchen sink.md", "# Kitchen sink\n\nEvery feature in one place.\n"},
+      {"Zeitung.md", "---\nlang: de\n---\n# Zeitung\n\nDie Zeitungen liegen auf dem Tisch.\n"},
+      {"Garden.md", "# Garden\n\nPlanting tomatoes in spring.\n"},
+  };
+  REQUIRE(c.Push(PushBody(notes)).status == 200);
+  WaitIndexed(c, notes.size());
+  CHECK(Eventually([&] { return ServiceMetric(c.search_url(), "folio_search_vocabulary_words") >= 20; }));
+  CHECK(ServiceMetric(c.search_url(), "folio_search_vocabulary_bytes") > 0);
+  // The words another note links with, and the note's aliases, name it
+  // (the linking note holds the words too).
+  Reply r = Search(c, "connections", "hybrid");
+  CHECK_MESSAGE(Contains(r.hits, "features/Graph view.md"), r.body);
+  r = Search(c, "network map", "text");
+  REQUIRE(!r.hits.empty());
+  CHECK(r.hits[0].path == "features/Graph view.md");
+  // A typo of 5+ characters finds the word; a hit in a section links to its heading.
+  r = Search(c, "kitchn", "hybrid");
+  REQUIRE(!r.hits.empty());
+  CHECK(r.hits[0].path == "Kitchen sink.md");
+  r = Search(c, "neighbours local", "text");
+  REQUIRE(!r.hits.empty());
+  CHECK(r.hits[0].url == "/features/graph-view#local-graph");
+  // Stems: in English by default, in the note's own language when it says so.
+  r = Search(c, "neighbour", "text");
+  REQUIRE(!r.hits.empty());
+  CHECK(r.hits[0].path == "features/Graph view.md");
+  r = Search(c, "zeitung", "text");
+  REQUIRE(!r.hits.empty());
+  CHECK(r.hits[0].path == "Zeitung.md");
+  // The link goes: so does the name it taught.
+  REQUIRE(c.Push(PushBody({{"Home.md", "# Home\n\nNothing links here.\n"}})).status == 200);
+  CHECK(Eventually([&] { return !Contains(Search(c, "connections", "text").hits, "features/Graph view.md"); }));
+}
+
 TEST_CASE("search: related notes reach the pages, follow changes and survive a restart") {
   Cluster c;
   c.StartSearch();
