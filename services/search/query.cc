@@ -44,16 +44,17 @@ bool Has(const WordGroup& g, std::string_view text) {
 }
 
 // The group of one (non-CJK) query word, its document frequency in *df.
-WordGroup WordAlternatives(const QueryTerm& t, const QueryContext& ctx, size_t* df, bool* corrected) {
+WordGroup WordAlternatives(const QueryTerm& t, const QueryContext& ctx, size_t room, size_t* df, bool* corrected) {
   WordGroup g;
   const std::string& w = t.folded;
   g.push_back({w, t.prefix, false, 1.0});
   if (!ctx.vocab) return g;
+  room = std::max<size_t>(room, 1);
   const Vocabulary& v = *ctx.vocab;
   *df = v.DocFreq(w);
   for (const std::string& lang : ctx.langs) {
     for (std::string& f : v.Family(w, lang, kMaxFamily)) {
-      if (Has(g, f)) continue;
+      if (Has(g, f) || g.size() >= room) continue;
       *df = std::max<size_t>(*df, v.DocFreq(f));
       g.push_back({std::move(f), false, false, kStemWeight});
     }
@@ -70,7 +71,7 @@ WordGroup WordAlternatives(const QueryTerm& t, const QueryContext& ctx, size_t* 
   if (*df == 0 && g.size() == 1 && !completes && chars >= kMinTypoChars) {
     int max_distance = chars >= kLongTypoChars ? 2 : 1;
     for (Vocabulary::Near& n : v.Similar(w, max_distance, kMaxCorrections)) {
-      if (Has(g, n.word)) continue;
+      if (Has(g, n.word) || g.size() >= room) continue;
       *df = std::max<size_t>(*df, n.df);
       g.push_back({std::move(n.word), false, false, n.distance <= 1 ? kTypoWeight : kTypoWeight * 0.6});
       *corrected = true;
@@ -145,7 +146,12 @@ Result<std::vector<TextHit>> SearchText(FullTextIndex* fts, std::string_view sit
 
 QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
   QueryPlan plan;
-  for (const QueryTerm& t : QueryTerms(query)) {
+  std::vector<QueryTerm> terms = QueryTerms(query);
+  size_t used = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const QueryTerm& t = terms[i];
+    // Every later word keeps room for itself.
+    const size_t room = kMaxAlternatives > used + (terms.size() - i) ? kMaxAlternatives - used - (terms.size() - i - 1) : 1;
     if (!t.cjk && !HasTokenChar(t.folded)) continue;
     size_t df = 0;
     bool corrected = false;
@@ -154,7 +160,7 @@ QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
       g.push_back({t.text, false, true, 1.0});
       df = ctx.docs / 50;  // unknown: a moderately rare word
     } else {
-      g = WordAlternatives(t, ctx, &df, &corrected);
+      g = WordAlternatives(t, ctx, room, &df, &corrected);
     }
     const bool common = ctx.docs >= 20 && static_cast<double>(df) > kCommonShare * static_cast<double>(ctx.docs);
     for (const Alternative& a : g) {
@@ -170,6 +176,7 @@ QueryPlan PlanQuery(std::string_view query, const QueryContext& ctx) {
     plan.idf.push_back(Idf(df, ctx.docs));
     plan.df.push_back(t.cjk ? ctx.docs : df);  // a CJK run's frequency is unknown: never a selector
     plan.common.push_back(common);
+    used += g.size();
     plan.groups.push_back(std::move(g));
     if (corrected) ++plan.corrected;
   }

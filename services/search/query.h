@@ -39,6 +39,11 @@ inline constexpr size_t kLongTypoChars = 8;
 inline constexpr size_t kMaxFamily = 8;            // same-stem words per query word
 inline constexpr size_t kMaxCorrections = 3;       // typo corrections per query word
 inline constexpr double kCommonShare = 0.3;
+// Alternatives of all words together: stems and corrections stop being
+// added past it. Twice this (a selected search names the rarest words
+// twice) stays within what the ranking function counts
+// (sqlite::Fts5Row::kMaxPhrases).
+inline constexpr size_t kMaxAlternatives = 60;
 
 // An any-word search scores every note holding one of the words (up to
 // FullTextIndex::kMaxScored). When the words' document frequencies add up to

@@ -230,6 +230,20 @@ TEST_CASE("query: plans weigh expansions below the reader's words and skip what 
   CHECK(plan.groups[1][1].text == "kitchen");
   CHECK(plan.groups[1][1].weight < plan.groups[0][1].weight);
   CHECK(plan.corrected == 1);
+  // However many words and forms, a plan stays within what the ranking counts.
+  search::Vocabulary big;
+  std::string many;
+  for (int i = 0; i < 32; ++i) {
+    std::string base = std::string("talk") + static_cast<char>('a' + i % 26) + static_cast<char>('a' + i / 26);
+    for (const char* suffix : {"", "s", "ed", "ing", "er", "ers"}) big.Add(base + suffix, "en");
+    many += base + " ";
+  }
+  auto wide = search::PlanQuery(many, {&big, 1000, {"en"}});
+  CHECK(wide.groups.size() == 32);
+  size_t alternatives = 0;
+  for (const auto& g : wide.groups) alternatives += g.size();
+  CHECK(alternatives <= search::kMaxAlternatives);
+  CHECK(wide.groups[0].size() > 1);  // the first words still get their forms
   CHECK(search::CheckQuery(std::string(search::kMaxQueryBytes + 1, 'a')).code() == Code::kTooLarge);
   CHECK(search::CheckQuery("a\xff").code() == Code::kInvalidArgument);
 }
