@@ -272,7 +272,10 @@ def print_vector_evidence(questions, answers, evidence):
     for name, xs in (("right notes in the vector top 3", right), ("wrong notes in the vector top 3", wrong),
                      ("hybrid hits the words do not find, right", only_right),
                      ("hybrid hits the words do not find, wrong", only_wrong)):
-        print("  %-42s %4d   %.3f / %.3f / %.3f" % (name, len(xs), q(xs, .1), q(xs, .5), q(xs, .9)))
+        if xs:
+            print("  %-42s %4d   %.3f / %.3f / %.3f" % (name, len(xs), q(xs, .1), q(xs, .5), q(xs, .9)))
+        else:
+            print("  %-42s %4d" % (name, 0))
 
 
 def rank_of(paths, expected):

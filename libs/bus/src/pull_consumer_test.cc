@@ -160,6 +160,32 @@ TEST_CASE("pull consumer: batches in order, acks stick across consumer restarts,
   CHECK(c->Fetch(0, 100).status().code() == Code::kInvalidArgument);
 }
 
+TEST_CASE("pull consumer: restart delivers the whole stream again to a consumer that acked it all") {
+  testing::NatsServer server;
+  auto bus = ConnectTo(server);
+  PublishNotes(bus.get(), 1, 21);
+  auto c = Consume(bus.get(), "search", 60000);
+  std::vector<StreamMessage> first = FetchN(c.get(), 20);
+  REQUIRE(first.size() == 20);
+  for (const StreamMessage& m : first) CHECK(c->Ack(m).ok());
+  CHECK(Eventually([&] { return PendingOf(c.get()) == 0; }));
+  c.reset();
+  ConsumerOptions o;
+  o.stream = std::string(kNotesStream);
+  o.durable = "search";
+  o.restart = true;
+  auto again = PullConsumer::Start(bus.get(), o);
+  REQUIRE_MESSAGE(again.ok(), again.status().ToString());
+  std::vector<StreamMessage> replay = FetchN(again->get(), 20);
+  CHECK(Seqs(replay) == Range(1, 20));
+  for (const StreamMessage& m : replay) CHECK(m.delivered == 1);  // a new consumer, not a redelivery
+  // A restart of a consumer that does not exist yet just creates it.
+  o.durable = "fresh";
+  auto fresh = PullConsumer::Start(bus.get(), o);
+  REQUIRE_MESSAGE(fresh.ok(), fresh.status().ToString());
+  CHECK(FetchN(fresh->get(), 20).size() == 20);
+}
+
 TEST_CASE("pull consumer: un-acked messages come back after ack_wait, nak'd ones sooner") {
   testing::NatsServer server;
   auto bus = ConnectTo(server);
