@@ -133,6 +133,16 @@ Result<std::vector<TextHit>> SearchText(FullTextIndex* fts, std::string_view sit
     }
   }
   RankPlan rank = PlanFor(plan.groups, plan.idf, w);
+  if (total > kScoreBudget && plan.groups.size() > 1 && plan.df[order[0]] > kScoreBudget) {
+    // Even the rarest word is in too many notes: those holding every word
+    // first (the fewest), any word only if they are too few.
+    auto every = fts->Search(site, plan.groups, rank, k, true);
+    if (!every.ok()) return every.status();
+    for (const TextHit& h : *every) {
+      if (out.size() < k && seen.insert(h.doc_id).second) out.push_back(h);
+    }
+    if (out.size() >= k) return out;
+  }
   auto any = selector.empty() || selector.size() == plan.groups.size()
                  ? fts->Search(site, plan.groups, rank, k + out.size(), false)
                  : fts->SearchSelected(site, selector, plan.groups, rank, k + out.size());

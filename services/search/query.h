@@ -49,8 +49,8 @@ inline constexpr size_t kMaxAlternatives = 60;
 // FullTextIndex::kMaxScored). When the words' document frequencies add up to
 // more than this, only the notes holding one of the rarest words (as many
 // as fit in it, at least the rarest) are scored: a note holding nothing
-// but words most notes hold cannot rank anyway, and a query over 100,000
-// notes stays within milliseconds.
+// but words most notes hold cannot rank anyway. When even the rarest word
+// is in more notes than this, the notes holding every word come first.
 inline constexpr size_t kScoreBudget = 5000;
 
 struct QueryPlan {
