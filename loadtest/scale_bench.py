@@ -33,51 +33,22 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scale_report  # noqa: E402
+from loopback import free_port, http_get, wait_until  # noqa: E402
 import vaultgen  # noqa: E402
 
 TOKEN = "scale-bench-token"
 WRITE_TOKEN, READ_TOKEN = "scale-bench-write", "scale-bench-read"
 CHILDREN = []  # every process started here; stopped by stop_all
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def http_get(url, timeout=10):
-    """(status, body bytes); status 0 when nothing answered."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-    except (urllib.error.URLError, OSError):
-        return 0, b""
-
-
-def wait_until(pred, timeout, what, step=0.01):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(step)
-    raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
 
 
 def start(argv, log):

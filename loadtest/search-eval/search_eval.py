@@ -27,15 +27,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from loopback import free_port, http_get, wait_until  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -67,34 +67,6 @@ def read_questions(path):
                 raise ValueError("%s:%d: vault %r is not a site id ([a-z0-9-]+)" % (path, n, vault))
             out.append((vault, q, expected, tag))
     return out
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def http_get(url, timeout=10):
-    """(status, body bytes); status 0 when nothing answered."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-    except (urllib.error.URLError, OSError):
-        return 0, b""
-
-
-def wait_until(pred, timeout, what, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(step)
-    raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
 
 
 def start(argv, log):

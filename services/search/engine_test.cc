@@ -101,6 +101,15 @@ search::EngineOptions Options(const std::string& dir, size_t hnsw_threshold) {
   return o;
 }
 
+// folio-search's config from these flags (the program name added).
+Result<search::SearchConfig> ReadConfig(std::vector<const char*> args) {
+  Flags flags("folio-search", "test");
+  search::AddSearchFlags(&flags);
+  args.insert(args.begin(), "folio-search");
+  REQUIRE(flags.Parse(static_cast<int>(args.size()), args.data()).ok());
+  return search::ReadSearchConfig(flags, ServiceBasics{});
+}
+
 }  // namespace
 
 TEST_CASE("engine: incremental related lists agree with a full recomputation, and every change is published") {
@@ -309,13 +318,7 @@ TEST_CASE("config: --min-vector-score reaches the engine; a value outside 0..1 i
 }
 
 TEST_CASE("config: --language, --field-weights, --vector-weight and --feedback-weight reach the engine; bad values are refused by name") {
-  auto read = [](std::vector<const char*> args) {
-    Flags flags("folio-search", "test");
-    search::AddSearchFlags(&flags);
-    args.insert(args.begin(), "folio-search");
-    REQUIRE(flags.Parse(static_cast<int>(args.size()), args.data()).ok());
-    return search::ReadSearchConfig(flags, ServiceBasics{});
-  };
+  auto read = ReadConfig;
   auto defaults = read({});
   REQUIRE(defaults.ok());
   CHECK(defaults->engine.language == "en");
@@ -350,13 +353,7 @@ TEST_CASE("config: --language, --field-weights, --vector-weight and --feedback-w
 }
 
 TEST_CASE("config: --replica-id names the notes consumer; the default is the hostname made a valid name") {
-  auto read = [](std::vector<const char*> args) {
-    Flags flags("folio-search", "test");
-    search::AddSearchFlags(&flags);
-    args.insert(args.begin(), "folio-search");
-    REQUIRE(flags.Parse(static_cast<int>(args.size()), args.data()).ok());
-    return search::ReadSearchConfig(flags, ServiceBasics{});
-  };
+  auto read = ReadConfig;
   auto a = read({"--replica-id", "search_a-1"});
   REQUIRE(a.ok());
   CHECK(a->replica_id == "search_a-1");
