@@ -150,10 +150,12 @@ def table(m):
             f"| {cell('search', '' if s['search_measured'] else ' (est.)')} | {cell('nats')} | {cell('storage')} "
             f"| {d['nats_gib']:.1f} / {d['ingest_gib']:.1f} / {d['storage_gib']:.1f} GiB |")
     cpu = ", ".join(f"{svc} {r} / {l}" for svc, (r, l) in CPU.items())
+    sizes = sorted(m["search_growth"])
+    measured_search = " and ".join(f"{n:,}" for n in sizes) if sizes else "no"
     lines += [
         "",
         f"RSS as measured after an import (scale-bench; search: its engine's growth in search-bench "
-        f"plus {SEARCH_BASE_MIB} MiB, measured at 10,000 notes only, so the other rows are estimates). "
+        f"plus {SEARCH_BASE_MIB} MiB, measured at {measured_search} notes; the other rows are estimates). "
         f"Limits: edge {HEADROOM}× RSS + the {ASSET_CACHE_MIB} MiB asset cache + {EDGE_STREAMS_MIB} MiB of "
         f"streamed assets (its request: RSS + the cache); ingest {HEADROOM}× RSS + "
         f"{INGEST_INFLIGHT_MIB:.0f} MiB of push bodies in flight (4 × its 86.3 MiB largest body); search "
