@@ -98,12 +98,16 @@ void AddFeedback(const Engine::Site& site, sqlite::Db* db, const std::vector<Can
   std::sort(ranked.begin(), ranked.end());
   WordGroup g;
   double idf = 0;
+  size_t df = 0;
   for (size_t i = 0; i < ranked.size() && i < o.feedback_words; ++i) {
     g.push_back({ranked[i].second, false, false, o.feedback_weight});
-    idf += Idf(site.vocab.DocFreq(ranked[i].second), docs);
+    size_t n = site.vocab.DocFreq(ranked[i].second);
+    idf += Idf(n, docs);
+    df = std::max(df, n);
   }
   if (g.empty()) return;
   plan->idf.push_back(idf / static_cast<double>(g.size()));
+  plan->df.push_back(df);  // every per-group vector of the plan gains its entry
   plan->common.push_back(true);  // never required
   plan->groups.push_back(std::move(g));
 }

@@ -475,4 +475,11 @@ TEST_CASE("any-word search over words most notes hold scores only the notes hold
   for (const TextHit& h : *all) ids.push_back(h.doc_id);
   CHECK(ids == Ids{3, 1, 2});
   CHECK((*all)[0].score == doctest::Approx((*selected)[0].score));  // the selector's phrases count nothing
+  // Even the rarest word is in most notes: the notes holding every word come first.
+  plan.df = {9000, 8000};
+  auto every = SearchText(f.fts.get(), "a", plan, 1, RankWeights{}, false);
+  REQUIRE(every.ok());
+  REQUIRE(every->size() == 1);
+  CHECK((*every)[0].doc_id == 1);  // the one note with both words, though "Zeppelin" has the title
+  CHECK((*every)[0].all_terms);
 }

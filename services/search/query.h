@@ -53,6 +53,7 @@ inline constexpr size_t kMaxAlternatives = 60;
 // is in more notes than this, the notes holding every word come first.
 inline constexpr size_t kScoreBudget = 5000;
 
+// groups, idf, df and common have one entry per group, always.
 struct QueryPlan {
   std::vector<WordGroup> groups;
   std::vector<double> idf;       // per group

@@ -247,3 +247,27 @@ TEST_CASE("query: plans weigh expansions below the reader's words and skip what 
   CHECK(search::CheckQuery(std::string(search::kMaxQueryBytes + 1, 'a')).code() == Code::kTooLarge);
   CHECK(search::CheckQuery("a\xff").code() == Code::kInvalidArgument);
 }
+
+TEST_CASE("query: pseudo-relevance feedback adds the best notes' heading words, only when turned on") {
+  auto notes = [] {
+    auto v = Base();
+    std::string text = "An interactive picture of the vault.\nNeighbours\nEach note with the notes it links.\n";
+    auto a = Vault::Note("Graph view.md", "Graph view", text);
+    a.sections = {{"Neighbours", "neighbours", static_cast<uint32_t>(text.find("Neighbours"))}};
+    v.push_back(a);
+    v.push_back(Vault::Note("Links.md", "Links", "The neighbours of a note are listed under it."));
+    return v;
+  };
+  Vault off;
+  off.Apply(notes());
+  auto plain = off.Paths("picture");
+  CHECK(plain == std::vector<std::string>{"Graph view.md"});
+  search::EngineOptions o;
+  o.feedback_weight = 0.3;
+  Vault on(o);
+  on.Apply(notes());
+  auto fed = on.Paths("picture");
+  REQUIRE(fed.size() == 2);
+  CHECK(fed[0] == "Graph view.md");  // the reader's own word still ranks first
+  CHECK(fed[1] == "Links.md");       // found through "neighbours", a heading of the best note
+}
