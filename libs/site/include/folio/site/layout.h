@@ -75,6 +75,8 @@ struct ListingPage {
   std::string title;
   std::string intro;                   // optional line under the title (escaped)
   std::vector<LinkItem> sections;      // sub-folders or sub-tags, listed first
+  std::vector<LinkItem> breadcrumbs;   // a folder page: the folders from the root to its parent
+                                       // (also the explorer's open branch); empty elsewhere
   std::vector<LinkItem> items;
   size_t total = 0;                    // items that exist (items may be bounded)
   int page = 1, pages = 1;             // pagination: links to url?page=N
