@@ -34,20 +34,20 @@ const kSchemes = ['light', 'dark'];
 const kNoteTitle = 'Theme preview';
 
 function parseArgs(argv) {
-  const args = { themes: '.themes', out: 'docs/screenshots/themes', gallery: 'docs/themes-gallery.md', only: null };
+  const args = { themes: '.themes', out: 'docs/screenshots/themes', gallery: 'docs/themes-gallery.md', list: 'docs/themes/themes.tsv', only: null };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in args) || i + 1 >= argv.length) throw new Error(`usage: theme-screenshots.js [--themes DIR] [--out DIR] [--gallery FILE] [--only a,b]; bad argument ${argv[i]}`);
+    if (!(key in args) || i + 1 >= argv.length) throw new Error(`usage: theme-screenshots.js [--themes DIR] [--out DIR] [--gallery FILE] [--list themes.tsv] [--only a,b]; bad argument ${argv[i]}`);
     args[key] = argv[++i];
   }
-  for (const k of ['themes', 'out', 'gallery']) args[k] = path.resolve(kSource, args[k]);
+  for (const k of ['themes', 'out', 'gallery', 'list']) args[k] = path.resolve(kSource, args[k]);
   if (args.only) args.only = args.only.split(',');
   return args;
 }
 
 // docs/themes/themes.tsv: name, repository, commit, path, sha256, title.
-function pinnedThemes(dir, only) {
-  const lines = fs.readFileSync(path.join(kSource, 'docs/themes/themes.tsv'), 'utf8').split('\n');
+function pinnedThemes(list, dir, only) {
+  const lines = fs.readFileSync(list, 'utf8').split('\n');
   const themes = [];
   for (const line of lines) {
     if (!line.trim() || line.startsWith('#')) continue;
@@ -264,7 +264,7 @@ function vaultCopy() {
 async function main() {
   const t0 = Date.now();
   const args = parseArgs(process.argv.slice(2));
-  const themes = pinnedThemes(args.themes, args.only);
+  const themes = pinnedThemes(args.list, args.themes, args.only);
   fs.mkdirSync(args.out, { recursive: true });
   const vault = vaultCopy();
   const cluster = await startCluster();
