@@ -5,14 +5,14 @@
 # files are other people's work under their own licences: they are fetched to
 # be tried, never committed (/.themes/, the default DIR, is in .gitignore).
 #
-#   docs/themes/fetch-themes.sh [DIR]      # DIR defaults to .themes
+#   docs/themes/fetch-themes.sh [DIR]      # DIR defaults to .themes at the repository root
 #
 # Then tests/browser/tools/theme-screenshots.js --themes DIR draws the gallery.
 # Needs curl and sha256sum. A file whose hash differs is not kept and the
 # script fails, so a rewritten upstream file is noticed, not used.
 set -euo pipefail
 
-dir=${1:-.themes}
+dir=${1:-"$(dirname "$0")/../../.themes"}
 list="$(dirname "$0")/themes.tsv"
 status=0
 while IFS=$'\t' read -r name repo commit path sha _title; do
