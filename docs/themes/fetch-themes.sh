@@ -7,7 +7,7 @@
 #
 #   docs/themes/fetch-themes.sh [DIR]      # DIR defaults to .themes at the repository root
 #
-# Then tests/browser/tools/theme-screenshots.js --themes DIR draws the gallery.
+# Then node tests/browser/tools/theme-screenshots.js [--themes DIR] draws the gallery.
 # Needs curl and sha256sum. A file whose hash differs is not kept and the
 # script fails, so a rewritten upstream file is noticed, not used.
 set -euo pipefail

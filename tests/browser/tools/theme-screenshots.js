@@ -3,9 +3,12 @@
 // Obsidian Publish theme pinned in docs/themes/themes.tsv, at three widths,
 // light and dark, side by side in a markdown gallery (docs/themes-gallery.md).
 //
-//   docs/themes/fetch-themes.sh .themes          # once; needs the internet
-//   FOLIO_BIN_DIR=$PWD/build/bin node tests/browser/tools/theme-screenshots.js \
-//       [--themes .themes] [--out docs/screenshots/themes] [--gallery docs/themes-gallery.md]
+//   docs/themes/fetch-themes.sh                   # once, into .themes/; needs the internet
+//   node tests/browser/tools/theme-screenshots.js [--themes .themes] [--out docs/screenshots/themes]
+//       [--gallery docs/themes-gallery.md] [--list docs/themes/themes.tsv] [--only name,...]
+//
+// Paths are relative to the repository; the binaries come from FOLIO_BIN_DIR
+// (default build/bin).
 //
 // It starts the real system (tests/browser/lib/cluster.js: nats-server,
 // folio-ingest, folio-edge), pushes a copy of examples/vault plus
@@ -226,8 +229,9 @@ function writeGallery(args, themes, report, seconds) {
     ')) at one width, with folio\'s own look and with the theme\'s `publish.css` at the vault root, light and dark. ' +
     'The themes are fetched from their repositories at a pinned commit, never committed; ' +
     '"rules matched" counts the style rules of the theme that match an element of the page.\n\n' +
-    'Made with:\n\n```\ndocs/themes/fetch-themes.sh .themes\n' +
-    'FOLIO_BIN_DIR=$PWD/build/bin node tests/browser/tools/theme-screenshots.js --themes .themes\n```\n\n' +
+    'Made with (from the repository\'s root, after building `folio-ingest`, `folio-edge` and `folio` in `build/`):\n\n' +
+    '```\ndocs/themes/fetch-themes.sh      # the pinned themes of docs/themes/themes.tsv into .themes/\n' +
+    'node tests/browser/tools/theme-screenshots.js\n```\n\n' +
     `(${report.variants.length} variants × ${kWidths.length} widths × ${kSchemes.length} schemes in ${seconds} s; ` +
     `the PNGs are ${Math.round(report.pngBytes / 1024)} KB together; in dark mode the page's body had class ` +
     `"${report.probes.none.dark.bodyClass}", its html data-theme "${report.probes.none.dark.htmlTheme}".)\n`;
@@ -266,9 +270,10 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const themes = pinnedThemes(args.list, args.themes, args.only);
   fs.mkdirSync(args.out, { recursive: true });
-  const vault = vaultCopy();
+  process.env.FOLIO_BIN_DIR = process.env.FOLIO_BIN_DIR || path.join(kSource, 'build/bin');
   const cluster = await startCluster();
-  if (!cluster) throw new Error('the system did not start: set FOLIO_BIN_DIR to a build with folio-ingest, folio-edge and folio');
+  if (!cluster) throw new Error(`the system did not start: FOLIO_BIN_DIR (${process.env.FOLIO_BIN_DIR}) needs folio-ingest, folio-edge and folio`);
+  const vault = vaultCopy();
   const browser = await launch();
   const report = { noteUrl: null, variants: ['none'].concat(themes.map((t) => t.name)), probes: {}, pngBytes: 0 };
   try {
