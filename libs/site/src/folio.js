@@ -363,7 +363,7 @@
     var href = a.getAttribute("href") || "";
     if (href.charAt(0) !== "/" || href.charAt(1) === "/") return false;
     if (/^\/(_\/|assets\/|rss\.xml)/.test(href) || a.hasAttribute("download")) return false;
-    return !!a.closest(".content, nav.explorer");
+    return !!a.closest(".site-body");  // the note, the explorer, backlinks, related notes
   }
 
   // The target page, parsed: {title, article} or null when it is not a

@@ -319,7 +319,7 @@ function siteSuite(name, start, { screenshots }) {
         await page.waitForSelector('.global-graph[data-state=settled] canvas', { timeout: 30000 });
         const r = await (await page.$('.global-graph canvas')).boundingBox();
         const spot = await page.$eval('.global-graph canvas', (c) => {
-          const want = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim();
+          const want = getComputedStyle(document.body).getPropertyValue('--graph-node').trim();
           const ctx = document.createElement('canvas').getContext('2d');
           ctx.fillStyle = want;
           ctx.fillRect(0, 0, 1, 1);
