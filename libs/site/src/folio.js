@@ -153,7 +153,10 @@
 
   // --- outline: the heading being read is marked (a.is-active) ---------------
 
-  function initOutline(scope) {
+  var outlineObserver = null;  // the current page's; a swapped-in page replaces it
+
+  function initOutline() {
+    if (outlineObserver) { outlineObserver.disconnect(); outlineObserver = null; }
     var button = doc.querySelector(".site-outline-toggle");
     var nav = doc.getElementById("outline");
     if (button) button.hidden = !nav;
@@ -186,9 +189,9 @@
         if (r.top < br.top || r.bottom > br.bottom) box.scrollTop += r.top - br.top - br.height / 3;
       }
     }
-    var io = new IntersectionObserver(mark, { rootMargin: "0px 0px -70% 0px", threshold: [0, 1] });
-    heads.forEach(function (x) { io.observe(x.h); });
-    (scope && scope.addEventListener ? scope : doc).addEventListener("folio:page-leave", function () { io.disconnect(); }, { once: true });
+    // Headings crossing the top 30 % of the window change the one being read.
+    outlineObserver = new IntersectionObserver(mark, { rootMargin: "0px 0px -70% 0px", threshold: [0, 1] });
+    heads.forEach(function (x) { outlineObserver.observe(x.h); });
     mark();
   }
 

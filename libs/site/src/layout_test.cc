@@ -185,7 +185,8 @@ TEST_CASE("style: written in Obsidian's variables, with Obsidian's default callo
   CHECK(Has(css, "text-decoration:var(--checklist-done-decoration);color:var(--checklist-done-color)"));
   // Three columns at >= 1200 px, two below, one on phones.
   CHECK(Has(css, "grid-template-areas:\"left center right\""));
-  CHECK(Has(css, "@media (max-width:1199.98px){.site-body{grid-template-columns:var(--explorer-width) minmax(0,1fr);"));
+  CHECK(Has(css, "@media (max-width:1199.98px){"));
+  CHECK(Has(css, ".site-body{grid-template-columns:var(--explorer-width) minmax(0,1fr);grid-template-areas:\"left center\" \"left right\"}"));
   CHECK(Has(css, "@media (max-width:799.98px){"));
 }
 
