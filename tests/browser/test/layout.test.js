@@ -253,4 +253,20 @@ describe('layout and theme surface', () => {
       } finally { await page.closeAll(); }
     }
   });
+
+  it('screenshots: a note at 1400, 900 and 400 px, light and dark, in folio\'s own colours', async (t) => {
+    if (skip(t)) return;
+    for (const [w, vp] of [[1400, kWide], [900, kMedium], [400, kPhone]]) {
+      for (const scheme of ['light', 'dark']) {
+        const page = await newPage(browser, { ...vp, scheme });
+        try {
+          await page.goto(url('/showcase'), { waitUntil: 'load' });
+          await page.waitForSelector('.theme-toggle');
+          // Without the test's publish.css: the defaults are what the pictures show.
+          await page.evaluate(() => document.querySelector('link[href="/publish.css"]').remove());
+          await shot(page, `note-${w}-${scheme}`);
+        } finally { await page.closeAll(); }
+      }
+    }
+  });
 });
