@@ -30,6 +30,8 @@ function makeVault() {
   fs.cpSync(path.join(kSource, 'examples/vault'), dir, { recursive: true });
   let md = '---\ntitle: Long read\npermalink: /guides/long-read\n---\nA long note to scroll through; see [[Showcase]].\n\n';
   md += '> [!tip] A tip\n> Cyan.\n\n> [!info] Info\n> Blue.\n\n> [!custom] Custom\n> Coloured by publish.css.\n\n';
+  // Wide content that must scroll inside its box, never the page.
+  md += '```\n' + 'a_long_line_of_code_without_breaks_'.repeat(12) + '\n```\n\n| ' + 'column | '.repeat(14) + '\n|' + '---|'.repeat(14) + '\n| ' + 'cell | '.repeat(14) + '\n\n';
   md += '- [x] done task\n- [ ] open task\n\n1. [ ] numbered task\n2. [x] numbered done\n\n';
   for (let i = 1; i <= kSections; i++) {
     md += `## Section ${i}\n\n` + `Paragraph ${i} of the long read, long enough to take some room on the page. `.repeat(8) + '\n\n';
