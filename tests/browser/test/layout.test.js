@@ -202,6 +202,11 @@ describe('layout and theme surface', () => {
           assert.ok(await page.$('aside.site-body-right-column[data-folio-swap=aside]'), `${p}: aside`);
           assert.ok(await page.$('link[rel=stylesheet][href="/publish.css"]'), `${p}: publish.css`);
           await noSidewaysScroll(page, `${p} at ${vp.width} px`);
+          if (vp === kWide && p !== '/' && await page.$eval('aside.site-body-right-column', (a) => !a.firstElementChild)) {
+            // Nothing on the right: the centre column takes its place.
+            const main = await rect(page, 'main.site-body-center-column'), body = await rect(page, '.site-body');
+            assert.ok(main.right >= body.right - 30, `${p}: the centre column reaches the right (${main.right} of ${body.right})`);
+          }
         }
       } finally { await page.closeAll(); }
     }
