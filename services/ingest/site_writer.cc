@@ -65,6 +65,13 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
                                         "dangles, a note embed): rendered again", l);
 }
 
+// The 404 page links the vault's publish.css like every page: written at
+// start and again when a push adds or removes publish.css.
+void SiteWriter::Add404Page(int64_t now_s, Commit* c) const {
+  internal::AddPage(c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, c->version},
+                    site::Assemble404Page(renderer_.Info()));
+}
+
 void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {
   const int64_t v = c->version;
   internal::AddPage(c, site::StyleSheetUrl(),
@@ -72,8 +79,7 @@ void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {
   internal::AddPage(c, site::SiteScriptUrl(),
                     {200, "text/javascript; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, v},
                     site::SiteScript());
-  internal::AddPage(c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, v},
-                    site::Assemble404Page(options_.site_name));
+  Add404Page(now_s, c);
   if (!options_.mermaid_blob.empty()) {  // the bundled mermaid, its bytes in storage (bundled_mermaid.h)
     PageHead head{200, std::string(internal::kMermaidContentType), kAssetCache, site::PageCsp(), "", now_s, v};
     c->AddPage(options_.mermaid_url, MakeBlobPageRecord(head, options_.mermaid_blob).record);
@@ -188,6 +194,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   phase("assemble");
   ListingDelta fps;
   const bool every_listing = change.publish_css_toggled;  // every generated page links it or stops
+  if (every_listing) Add404Page(now_s, &c);
   sum.listings = listings_.AddChanged(&c, now_s, every_listing, every_listing ? nullptr : &change.dirty, &fps);
   txn.SetListings(/*force=*/false, std::move(fps));
   phase("listings");

@@ -148,6 +148,7 @@ class SiteWriter {
   // listings: only those the store does not hold as they are now stay in
   // *c, with their puts and the deletions; the listings' fingerprints go
   // to *txn. Cannot fail (a page the store cannot read is rewritten).
+  void Add404Page(int64_t now_s, Commit* c) const;
   void AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c);
   // The ending every change shares: commits c (CommitChange: its version
   // becomes the site's and *txn keeps the change; on failure nothing is

@@ -56,11 +56,12 @@ constexpr const char* kProbe = R"JS((() => {
                     'meta[http-equiv],link[rel~="import"],svg script,svg foreignObject';
   // The layout's own search box (a plain GET form to /search in the header) is expected.
   const ownSearch = 'header.site-header > form.search-box[role=search][action="/_/search"][method=get]';
-  // So are the site's own two scripts in <head>: the site script (same
-  // origin, content-hashed) and the theme snippet.
-  const ownScript = (el) => el.parentElement === document.head && el.tagName === 'SCRIPT' &&
-      (/^\/_\/folio\.[0-9a-f]{12}\.js$/.test(el.getAttribute('src') || '') ||
-       (!el.hasAttribute('src') && el.textContent.startsWith('try{var t=localStorage.getItem("folio-theme")')));
+  // So are the site's own two scripts: the site script in <head> (same
+  // origin, content-hashed) and the theme snippet, body's first child.
+  const ownScript = (el) => el.tagName === 'SCRIPT' &&
+      ((el.parentElement === document.head && /^\/_\/folio\.[0-9a-f]{12}\.js$/.test(el.getAttribute('src') || '')) ||
+       (el === document.body.firstElementChild && !el.hasAttribute('src') &&
+        el.textContent.startsWith('(function(){var t,d=document.documentElement;try{t=localStorage.getItem("folio-theme")')));
   for (const el of document.querySelectorAll(dangerous)) {
     if (el.matches(ownSearch) || ownScript(el)) continue;
     f.push('element ' + el.outerHTML.slice(0, 160));

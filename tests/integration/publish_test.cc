@@ -84,7 +84,10 @@ TEST_CASE("CLI push publishes a vault that the edge serves with the right header
 
   // No script from the note reaches a reader.
   auto xss = c.WaitForPage("/xss", 200);
-  CHECK(xss.body.find("<script", xss.body.find("</head>")) == std::string::npos);  // only folio's own, in <head>
+  // Only folio's own: the site script in <head> and the theme snippet, body's first child.
+  const size_t theme = xss.body.find("<script>(function(){var t,d=document.documentElement;", xss.body.find("</head>"));
+  CHECK(theme == xss.body.find("<body") + xss.body.substr(xss.body.find("<body")).find('>') + 1);
+  CHECK(xss.body.find("<script", theme + 1) == std::string::npos);
   CHECK(xss.body.find("onerror=") == std::string::npos);
   CHECK(xss.body.find("href=\"javascript:") == std::string::npos);
   CHECK(xss.body.find("<b>bold ok</b>") != std::string::npos);

@@ -111,6 +111,16 @@ TEST_CASE("reader site: the vault's publish.css loads after folio's stylesheet; 
   REQUIRE(Has(styled.body, "href=\"/publish.css\""));
   CHECK(styled.body.find(site::StyleSheetUrl()) < styled.body.find("href=\"/publish.css\""));
   CHECK(c.WaitForPage("/_/recent", 200, "href=\"/publish.css\"").status == 200);  // every page
+  // The 404 page too (written again when publish.css arrives), and a deleted note's 410 page.
+  auto missing = c.WaitForPage("/no/such/page", 404, "href=\"/publish.css\"");
+  CHECK(missing.status == 404);
+  CHECK(Has(missing.body, "href=\"/publish.css\""));
+  REQUIRE(c.Push(PushBody({{"Gone.md", "# Gone\n"}})).status == 200);
+  REQUIRE(c.WaitForPage("/gone", 200).status == 200);
+  REQUIRE(c.Push(PushBody({}, {"Gone.md"})).status == 200);
+  auto gone = c.WaitForPage("/gone", 410);
+  CHECK(gone.status == 410);
+  CHECK(Has(gone.body, "href=\"/publish.css\""));
   auto redirect = c.EdgeGet("/publish.css");
   REQUIRE(redirect.status == 301);
   const std::string asset1 = "/assets/" + Sha256Hex(v1).substr(0, 16) + "/publish.css";

@@ -225,7 +225,8 @@ TEST_CASE("layout: a note page carries its explorer branch, the local graph's pl
   p.title = "Deep <1>";
   p.breadcrumbs = {{"Docs", "/docs/", ""}, {"Sub", "/docs/sub/", ""}};
   std::string html = AssembleNotePage(p);
-  CHECK(Has(html, "<nav class=\"explorer\" aria-label=\"Explorer\"><details class=\"explorer-box\" open>"
+  CHECK(Has(html, "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
+                  "<details class=\"explorer-box\" open>"
                   "<summary>Explorer</summary><ul class=\"tree\" data-tree=\"/_/tree/\">"
                   "<li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/\"><summary><a href=\"/docs/\">Docs</a>"
                   "</summary><ul class=\"tree\"><li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/sub/\">"
@@ -237,13 +238,16 @@ TEST_CASE("layout: a note page carries its explorer branch, the local graph's pl
   CHECK(Has(html, "<a href=\"/_/graph\">Graph</a>"));
   CHECK(SiteScriptUrl().rfind("/_/folio.", 0) == 0);  // not /assets/: those are uploads, never script
   CHECK(Has(SiteScript(), "use strict"));
-  // The theme is applied before the first paint by the one inline snippet the policy allows.
-  size_t head_end = html.find("</head>");
-  CHECK(html.find("localStorage.getItem(\"folio-theme\")") < head_end);
+  // The theme is applied before the first paint by the one inline snippet the
+  // policy allows: body's first child, before the header.
+  size_t body = html.find("<body");
+  CHECK(html.find("localStorage.getItem(\"folio-theme\")") > body);
+  CHECK(html.find("localStorage.getItem(\"folio-theme\")") < html.find("<header"));
+  CHECK(Has(html, "><script>(function(){var t,d=document.documentElement;"));
   CHECK(Has(PageCsp(), "script-src 'self' 'sha256-"));
-  // Light and dark: the system's by default, the reader's choice over it.
-  CHECK(Has(StyleSheet(), ":root[data-theme=dark]{"));
-  CHECK(Has(StyleSheet(), "@media (prefers-color-scheme:dark){:root:not([data-theme=light]){"));
+  // Light and dark: Obsidian's classes on body, the system's without script.
+  CHECK(Has(StyleSheet(), "\n.theme-dark{"));
+  CHECK(Has(StyleSheet(), "@media (prefers-color-scheme:dark){body:not(.theme-light):not(.theme-dark){"));
 }
 
 TEST_CASE("dates: frontmatter updated orders /recent; RSS dates are RFC 822 from date or first seen") {

@@ -49,10 +49,19 @@
 
   var darkQuery = media("(prefers-color-scheme: dark)");
 
+  // The reader's saved choice (mirrored on <html data-theme>), else the system's.
   function effectiveTheme() {
     var t = root.dataset.theme;
     if (t === "dark" || t === "light") return t;
     return darkQuery.matches ? "dark" : "light";
+  }
+
+  // Obsidian's classes: body.theme-light or body.theme-dark (the inline
+  // snippet set one before the first paint; this keeps it in step).
+  function applyTheme() {
+    var dark = effectiveTheme() === "dark";
+    doc.body.classList.toggle("theme-dark", dark);
+    doc.body.classList.toggle("theme-light", !dark);
   }
 
   var themeListeners = [];
@@ -61,11 +70,13 @@
 
   function initTheme() {
     var header = doc.querySelector(".site-header");
+    applyTheme();
     if (!header) return;
     var button = make("button", "theme-toggle");
     button.type = "button";
     button.appendChild(make("span", "theme-toggle-icon")).setAttribute("aria-hidden", "true");
     function update() {
+      applyTheme();
       var dark = effectiveTheme() === "dark";
       button.setAttribute("aria-pressed", dark ? "true" : "false");
       button.setAttribute("aria-label", "Dark theme");
@@ -88,8 +99,100 @@
       themeChanged();
     });
     update();
-    var nav = header.querySelector(".site-nav");
-    header.insertBefore(button, nav ? nav.nextSibling : null);
+    header.insertBefore(button, header.querySelector(".site-outline-toggle"));
+  }
+
+  // --- panels: the explorer and the outline behind the header's buttons -------
+  // (phones: the explorer; below 1200 px: the outline). body.is-explorer-open /
+  // body.is-outline-open show them (style.css); Escape, the backdrop or a link
+  // inside closes them.
+
+  var kPanels = [
+    { button: ".site-explorer-toggle", panel: "#explorer", cls: "is-explorer-open" },
+    { button: ".site-outline-toggle", panel: "#outline", cls: "is-outline-open" }
+  ];
+  var backdrop = null;
+
+  function closePanels() {
+    kPanels.forEach(function (k) {
+      doc.body.classList.remove(k.cls);
+      var b = doc.querySelector(k.button);
+      if (b) b.setAttribute("aria-expanded", "false");
+    });
+    if (backdrop) { backdrop.remove(); backdrop = null; }
+  }
+
+  function openPanel(k) {
+    closePanels();
+    doc.body.classList.add(k.cls);
+    var b = doc.querySelector(k.button);
+    if (b) b.setAttribute("aria-expanded", "true");
+    backdrop = make("div", "panel-backdrop");
+    backdrop.addEventListener("click", closePanels);
+    doc.body.appendChild(backdrop);
+    var panel = doc.querySelector(k.panel);
+    var first = panel && panel.querySelector("a[aria-current], a.is-active, a[href]");
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  function initPanels() {
+    kPanels.forEach(function (k) {
+      var b = doc.querySelector(k.button);
+      if (!b) return;
+      b.addEventListener("click", function () {
+        if (doc.body.classList.contains(k.cls)) closePanels(); else openPanel(k);
+      });
+    });
+    doc.addEventListener("keydown", function (e) { if (e.key === "Escape" && backdrop) closePanels(); });
+    doc.addEventListener("click", function (e) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      if (a && backdrop && a.closest("#explorer, #outline")) closePanels();
+    });
+    onMediaChange(media("(min-width: 1200px)"), closePanels);
+  }
+
+  // --- outline: the heading being read is marked (a.is-active) ---------------
+
+  var outlineObserver = null;  // the current page's; a swapped-in page replaces it
+
+  function initOutline() {
+    if (outlineObserver) { outlineObserver.disconnect(); outlineObserver = null; }
+    var button = doc.querySelector(".site-outline-toggle");
+    var nav = doc.getElementById("outline");
+    if (button) button.hidden = !nav;
+    if (!nav || !window.IntersectionObserver) return;
+    var links = Array.prototype.slice.call(nav.querySelectorAll("a[href^='#']"));
+    var heads = [];
+    links.forEach(function (a) {
+      var id = a.getAttribute("href").slice(1);
+      try { id = decodeURIComponent(id); } catch (e) { /* keep raw */ }
+      var h = doc.getElementById(id);
+      if (h) heads.push({ h: h, a: a });
+    });
+    if (!heads.length) return;
+    var active = null;
+    function mark() {
+      // The last heading above the top third of the window; the first before any.
+      var line = window.innerHeight * 0.3, cur = heads[0];
+      for (var i = 0; i < heads.length; i++) {
+        if (heads[i].h.getBoundingClientRect().top <= line) cur = heads[i]; else break;
+      }
+      if (cur === active) return;
+      if (active) { active.a.classList.remove("is-active"); active.a.removeAttribute("aria-current"); }
+      active = cur;
+      cur.a.classList.add("is-active");
+      cur.a.setAttribute("aria-current", "location");
+      // Keep it in view inside the right column (not the page).
+      var box = nav.closest(".site-body-right-column");
+      if (box && box.scrollHeight > box.clientHeight + 1) {
+        var r = cur.a.getBoundingClientRect(), br = box.getBoundingClientRect();
+        if (r.top < br.top || r.bottom > br.bottom) box.scrollTop += r.top - br.top - br.height / 3;
+      }
+    }
+    // Headings crossing the top 30 % of the window change the one being read.
+    outlineObserver = new IntersectionObserver(mark, { rootMargin: "0px 0px -70% 0px", threshold: [0, 1] });
+    heads.forEach(function (x) { outlineObserver.observe(x.h); });
+    mark();
   }
 
   // --- explorer --------------------------------------------------------------
@@ -126,8 +229,6 @@
 
   Explorer.prototype.start = function () {
     var self = this;
-    var box = this.nav.querySelector("details.explorer-box");
-    if (box && media("(max-width: 800px)").matches) box.open = false;
     var top = this.nav.querySelector("ul.tree[data-tree]");
     if (!top) return;
     this.fill(top, top.dataset.tree);
@@ -265,7 +366,7 @@
     var href = a.getAttribute("href") || "";
     if (href.charAt(0) !== "/" || href.charAt(1) === "/") return false;
     if (/^\/(_\/|assets\/|rss\.xml)/.test(href) || a.hasAttribute("download")) return false;
-    return !!a.closest(".content, nav.explorer");
+    return !!a.closest(".site-body");  // the note, the explorer, backlinks, related notes
   }
 
   // The target page, parsed: {title, article} or null when it is not a
@@ -695,7 +796,7 @@
   // --- graph view --------------------------------------------------------------
 
   function cssVar(name, fallback) {
-    var v = getComputedStyle(root).getPropertyValue(name).trim();
+    var v = getComputedStyle(doc.body).getPropertyValue(name).trim();
     return v || fallback;
   }
 
@@ -733,8 +834,9 @@
 
   GraphView.prototype.readColors = function () {
     this.colors = {
-      edge: cssVar("--muted", "#888"), node: cssVar("--muted", "#888"), accent: cssVar("--accent", "#66f"),
-      fg: cssVar("--fg", "#000"), bg: cssVar("--bg", "#fff")
+      edge: cssVar("--graph-line", "#888"), node: cssVar("--graph-node", "#888"),
+      accent: cssVar("--graph-node-focused", "#66f"), fg: cssVar("--graph-text", "#000"),
+      bg: cssVar("--background-primary", "#fff")
     };
   };
 
@@ -824,7 +926,7 @@
     var hl = this.hoverSet || this.searchSet, moving = s.n > 2000 && (!s.done() || this.panning);
     ctx.lineWidth = 1 / v.k;
     ctx.strokeStyle = c.edge;
-    ctx.globalAlpha = hl ? 0.2 : 0.45;
+    ctx.globalAlpha = hl ? 0.3 : 1;  // --graph-line is a faint colour already (Obsidian's)
     ctx.beginPath();
     for (var e = 0; e < s.src.length && !moving; e++) {
       ctx.moveTo(s.x[s.src[e]], s.y[s.src[e]]);
@@ -1289,11 +1391,23 @@
     new SearchBox(form, input).build();
   }
 
+  // Per-page initialisers: fn(root) runs once at start with root = document
+  // and again after client-side navigation swaps the page's regions.
+  var pageInits = [];
+  function onPage(fn) { pageInits.push(fn); }
+  function runPageInits(scope) {
+    pageInits.forEach(function (fn) {
+      try { fn(scope); } catch (err) { warn(fn.name || "page init", err); }
+    });
+  }
+  onPage(initOutline);
+
   function start() {
-    var parts = [initTheme, initSearchBox, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
+    var parts = [initTheme, initPanels, initSearchBox, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
     parts.forEach(function (fn) {
       try { fn(); } catch (err) { warn(fn.name || "init", err); }
     });
+    runPageInits(doc);
   }
 
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", start);

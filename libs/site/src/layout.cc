@@ -53,6 +53,44 @@ void AppendSearchBox(const internal::Head& h, std::string* out) {
   *out += "<button type=\"submit\">Search</button></form>";
 }
 
+// The explorer (the left column): server-rendered, only the open branch
+// (root, the folders down to the current item, the item), so a page depends
+// on its path alone and a new note elsewhere never re-renders it. The site
+// script fills in every level from the folders' JSON (TreeUrl) and loads
+// closed folders when opened.
+void AppendExplorer(const internal::Head& h, std::string* out) {
+  *out += "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
+          "<details class=\"explorer-box\" open><summary>Explorer</summary><ul class=\"tree\" data-tree=\"";
+  AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
+  *out += "\">";
+  static const std::vector<LinkItem> kNone;
+  const std::vector<LinkItem>& branch = h.branch ? *h.branch : kNone;
+  for (const auto& b : branch) {
+    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
+    AppendHtmlEscaped(PercentEncodePath(TreeUrl(b.url)), out);
+    *out += "\"><summary>";
+    AppendLink(b.url, b.title, out);
+    *out += "</summary><ul class=\"tree\">";
+  }
+  if (!h.current_url.empty() && h.current_is_folder) {
+    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
+    AppendHtmlEscaped(PercentEncodePath(TreeUrl(h.current_url)), out);
+    *out += "\"><summary><a href=\"";
+    AppendHtmlEscaped(PercentEncodePath(h.current_url), out);
+    *out += "\" aria-current=\"page\">";
+    AppendHtmlEscaped(h.current_title, out);
+    *out += "</a></summary><ul class=\"tree\"></ul></details></li>";
+  } else if (!h.current_url.empty()) {
+    *out += "<li class=\"tree-note\"><a href=\"";
+    AppendHtmlEscaped(PercentEncodePath(h.current_url), out);
+    *out += "\" aria-current=\"page\">";
+    AppendHtmlEscaped(h.current_title, out);
+    *out += "</a></li>";
+  }
+  for (size_t i = 0; i < branch.size(); ++i) *out += "</ul></details></li>";
+  *out += "</ul></details></nav>";
+}
+
 }  // namespace
 
 namespace internal {
@@ -99,9 +137,7 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
     AppendHtmlEscaped(PercentEncodePath(site.publish_css_url), out);
     *out += "\">";
   }
-  *out += "<script>";
-  *out += kThemeInit;
-  *out += "</script><script src=\"" + SiteScriptUrl() + "\" defer></script>";
+  *out += "<script src=\"" + SiteScriptUrl() + "\" defer></script>";
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
@@ -114,16 +150,31 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
     }
     *out += "\"";
   }
-  *out += "><header class=\"site-header\"><a class=\"site-name\" href=\"/\">";
+  *out += "><script>";
+  *out += kThemeInit;
+  *out += "</script><header class=\"site-header\">"
+          "<button class=\"site-explorer-toggle\" type=\"button\" aria-controls=\"explorer\" aria-expanded=\"false\" "
+          "aria-label=\"Explorer\" title=\"Explorer\"><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button>"
+          "<a class=\"site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
   *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a> "
           "<a href=\"/_/graph\">Graph</a></nav>";
   AppendSearchBox(h, out);
-  *out += "</header>\n<main>";
+  *out += "<button class=\"site-outline-toggle\" type=\"button\" aria-controls=\"outline\" aria-expanded=\"false\" "
+          "aria-label=\"Outline\" title=\"Outline\"";
+  if (!h.has_outline) *out += " hidden";
+  *out += "><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button></header>\n<div class=\"site-body\">";
+  AppendExplorer(h, out);
+  *out += "<main class=\"site-body-center-column\" data-folio-swap=\"main\">"
+          "<div class=\"markdown-preview-view markdown-rendered\">";
 }
 
-void AppendTail(std::string* out) {
-  *out += "</main>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a></footer></body></html>\n";
+void AppendTail(std::string* out, std::string_view aside_html) {
+  *out += "</div></main>\n<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">";
+  *out += aside_html;
+  *out += "</aside></div>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a> · "
+          "<a href=\"/_/recent\">Recent</a> · <a href=\"/_/tags\">Tags</a> · <a href=\"/_/graph\">Graph</a>"
+          "</footer></body></html>\n";
 }
 
 }  // namespace internal
@@ -241,31 +292,6 @@ void AppendMetaLine(const NotePage& p, std::string* out) {
   *out += "</p>";
 }
 
-// The explorer: server-rendered, only the note's own branch (root, its
-// folders, the note), so a page depends on its path alone and a new note
-// elsewhere never re-renders it. The site script fills in every level from
-// the folders' JSON (TreeUrl) and loads closed folders when opened.
-void AppendExplorer(const NotePage& p, std::string* out) {
-  *out += "<nav class=\"explorer\" aria-label=\"Explorer\"><details class=\"explorer-box\" open>"
-          "<summary>Explorer</summary><ul class=\"tree\" data-tree=\"";
-  AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
-  *out += "\">";
-  for (const auto& b : p.breadcrumbs) {
-    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
-    AppendHtmlEscaped(PercentEncodePath(TreeUrl(b.url)), out);
-    *out += "\"><summary>";
-    AppendLink(b.url, b.title, out);
-    *out += "</summary><ul class=\"tree\">";
-  }
-  *out += "<li class=\"tree-note\"><a href=\"";
-  AppendHtmlEscaped(PercentEncodePath(p.url), out);
-  *out += "\" aria-current=\"page\">";
-  AppendHtmlEscaped(p.title, out);
-  *out += "</a></li>";
-  for (size_t i = 0; i < p.breadcrumbs.size(); ++i) *out += "</ul></details></li>";
-  *out += "</ul></details></nav>";
-}
-
 // The local graph's place: hidden until the site script draws it.
 void AppendLocalGraph(const NotePage& p, std::string* out) {
   *out += "<section class=\"local-graph\" data-graph=\"";
@@ -275,9 +301,13 @@ void AppendLocalGraph(const NotePage& p, std::string* out) {
   *out += "\" hidden><h2>Graph</h2></section>\n";
 }
 
-void AppendToc(const NotePage& p, std::string* out) {
+// The outline (table of contents): the right column's first part, sticky
+// there on wide screens, a panel behind the header's button below that; the
+// site script marks the heading being read (a.is-active).
+void AppendOutline(const NotePage& p, std::string* out) {
   if (p.toc.size() < 2) return;
-  *out += "<details class=\"toc\" open><summary>Contents</summary><ul>";
+  *out += "<nav class=\"outline\" id=\"outline\" aria-labelledby=\"outline-title\">"
+          "<h2 class=\"outline-title\" id=\"outline-title\">On this page</h2><ul>";
   for (const auto& e : p.toc) {
     *out += "<li class=\"toc-h" + std::to_string(e.level) + "\"><a href=\"#";
     AppendHtmlEscaped(PercentEncodePath(e.id), out);
@@ -285,17 +315,17 @@ void AppendToc(const NotePage& p, std::string* out) {
     AppendHtmlEscaped(e.text, out);
     *out += "</a></li>";
   }
-  *out += "</ul></details>";
+  *out += "</ul></nav>\n";
 }
 
 void AppendBacklinks(const NotePage& p, std::string* out) {
   if (p.backlinks.empty()) return;
-  *out += "<aside class=\"backlinks\"><h2>Backlinks</h2>";
+  *out += "<section class=\"backlinks\"><h2>Backlinks</h2>";
   AppendList(p.backlinks, "", out);
   if (p.backlinks_total > p.backlinks.size()) {
     *out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
   }
-  *out += "</aside>\n";
+  *out += "</section>\n";
 }
 
 void AppendRelated(const NotePage& p, std::string* out) {
@@ -328,31 +358,58 @@ std::string AssembleNotePage(const NotePage& p) {
   std::string out;
   out.reserve(p.body_html.size() + 4096);
   Head h{p.title, p.description, p.url, p.image, p.lang, "article", &p.cssclasses, "", "", false};
+  h.branch = &p.breadcrumbs;
+  h.current_url = p.url;
+  h.current_title = p.title;
+  h.has_outline = p.toc.size() >= 2;
   AppendHead(p.site, h, &out);
-  out += "<div class=\"page\">";
-  AppendExplorer(p, &out);
-  out += "<div class=\"content\">";
   AppendBreadcrumbs(p, &out);
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
   AppendMetaLine(p, &out);
-  AppendToc(p, &out);
   out += body;
-  out += "</article>\n";
-  AppendBacklinks(p, &out);
-  AppendLocalGraph(p, &out);
-  AppendRelated(p, &out);
-  out += "</div></div>";
+  out += "</article>";
   AppendMermaidScripts(p, &out);
-  AppendTail(&out);
+  std::string aside;
+  AppendOutline(p, &aside);
+  AppendBacklinks(p, &aside);
+  AppendLocalGraph(p, &aside);
+  AppendRelated(p, &aside);
+  AppendTail(&out, aside);
   return out;
 }
+
+namespace {
+
+// A folder page's breadcrumbs: its parents from the root, then itself.
+void AppendListingCrumbs(const ListingPage& p, bool folder, std::string* out) {
+  if (!folder) return;
+  *out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
+  for (const auto& b : p.breadcrumbs) {
+    AppendLink(b.url, b.title, out);
+    *out += " <span>/</span> ";
+  }
+  *out += "<span aria-current=\"page\">";
+  AppendHtmlEscaped(p.title, out);
+  *out += "</span></nav>";
+}
+
+}  // namespace
 
 std::string AssembleListingPage(const ListingPage& p) {
   std::string out;
   out.reserve(p.items.size() * 96 + 2048);
   Head h{p.title, p.intro, p.url, "", "", "website", nullptr, "", "", false};
+  // A folder page (/docs/): the explorer opens its branch and marks it.
+  const bool folder = p.url.size() > 1 && p.url.back() == '/' && !StartsWith(p.url, markdown::kGeneratedPrefix);
+  h.branch = &p.breadcrumbs;
+  if (folder) {
+    h.current_url = p.url;
+    h.current_title = p.title;
+    h.current_is_folder = true;
+  }
   AppendHead(p.site, h, &out);
+  AppendListingCrumbs(p, folder, &out);
   out += "<article><h1>";
   AppendHtmlEscaped(p.title, &out);
   out += "</h1>";
@@ -379,7 +436,7 @@ std::string AssembleListingPage(const ListingPage& p) {
     }
     out += "</nav>";
   }
-  out += "</article>\n";
+  out += "</article>";
   AppendTail(&out);
   return out;
 }
@@ -399,10 +456,8 @@ namespace {
 
 // A page that says why nothing is here (404, 410): a title, one sentence,
 // links home and to recent notes.
-std::string NoticePage(std::string_view site_name, std::string_view title, std::string_view sentence, bool noindex) {
+std::string NoticePage(const SiteInfo& site, std::string_view title, std::string_view sentence, bool noindex) {
   std::string out;
-  SiteInfo site;
-  site.name = std::string(site_name);
   AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", noindex}, &out);
   out += "<article><h1>";
   out += title;
@@ -410,21 +465,30 @@ std::string NoticePage(std::string_view site_name, std::string_view title, std::
   out += sentence;
   out += "</p><p><a href=\"/\">Go to the home page</a> · <a href=\"";
   out += markdown::kRecentUrl;
-  out += "\">Recent notes</a></p></article>\n";
+  out += "\">Recent notes</a></p></article>";
   AppendTail(&out);
   return out;
 }
 
+SiteInfo NamedSite(std::string_view site_name) {
+  SiteInfo site;
+  site.name = std::string(site_name);
+  return site;
+}
+
 }  // namespace
 
-std::string Assemble404Page(std::string_view site_name) {
-  return NoticePage(site_name, "Page not found", "There is no page at this address. It may have been renamed or removed.",
+std::string Assemble404Page(const SiteInfo& site) {
+  return NoticePage(site, "Page not found", "There is no page at this address. It may have been renamed or removed.",
                     false);
 }
 
-std::string AssembleGonePage(std::string_view site_name) {
-  return NoticePage(site_name, "Page removed", "The note that was published here has been removed.", true);
+std::string AssembleGonePage(const SiteInfo& site) {
+  return NoticePage(site, "Page removed", "The note that was published here has been removed.", true);
 }
+
+std::string Assemble404Page(std::string_view site_name) { return Assemble404Page(NamedSite(site_name)); }
+std::string AssembleGonePage(std::string_view site_name) { return AssembleGonePage(NamedSite(site_name)); }
 
 std::string AssembleRedirectPage(std::string_view target_url) {
   std::string href = HtmlEscape(PercentEncodePath(target_url));
@@ -479,7 +543,7 @@ std::string AssembleGraphPage(const SiteInfo& site) {
   out += markdown::kGraphDataUrl;
   out += "\"></div><noscript><p>The graph is drawn by the site's script, which is off. Browse the <a href=\"";
   out += markdown::kTagsUrl;
-  out += "\">tags</a> or the <a href=\"/\">home page</a> instead.</p></noscript></article>\n";
+  out += "\">tags</a> or the <a href=\"/\">home page</a> instead.</p></noscript></article>";
   AppendTail(&out);
   return out;
 }

@@ -1,5 +1,6 @@
 // The page chrome shared by layout.cc and search_page.cc: <head>, the site
-// header (with the search box) and the footer. Internal to libs/site.
+// header (with the search box), the three columns (explorer | main | aside)
+// and the footer, as docs/themes.md describes them. Internal to libs/site.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -22,6 +23,13 @@ struct Head {
   std::string_view search_query;  // prefills the header's search box
   std::string_view search_mode;   // kept as a hidden field unless "" or "hybrid"
   bool noindex = false;           // <meta name="robots" content="noindex">
+  // The explorer's server-rendered part: the open branch (folders from the
+  // root down, each open) and the current item under it ("" = none marked).
+  const std::vector<LinkItem>* branch = nullptr;
+  std::string_view current_url = {};
+  std::string_view current_title = {};
+  bool current_is_folder = false;  // a folder page: the current item is a folder
+  bool has_outline = false;        // the page has an outline: the header shows its button
 };
 
 // The inline script that starts mermaid on a page with a diagram, after the
@@ -32,20 +40,29 @@ inline constexpr std::string_view kMermaidInit =
     "theme:(document.documentElement.dataset.theme||(matchMedia(\"(prefers-color-scheme: dark)\").matches?"
     "\"dark\":\"light\"))===\"dark\"?\"dark\":\"default\"})});";
 
-// The inline script in every page's <head> that applies the reader's saved
-// theme before the first paint (the site script's toggle saves it; no saved
-// choice = the system's). Kept byte-stable: every policy allows it by hash.
+// The inline script that is the first child of every page's <body>: before
+// the first paint it sets body.theme-light or body.theme-dark from the
+// reader's saved choice (the site script's toggle saves it; also mirrored as
+// <html data-theme>) or else the system's, and marks <html class="js"> (the
+// stylesheet turns the explorer and outline into panels only then). Kept
+// byte-stable: every policy allows it by hash.
 inline constexpr std::string_view kThemeInit =
-    "try{var t=localStorage.getItem(\"folio-theme\");if(t===\"light\"||t===\"dark\")"
-    "document.documentElement.dataset.theme=t}catch(e){}";
+    "(function(){var t,d=document.documentElement;try{t=localStorage.getItem(\"folio-theme\")}catch(e){}"
+    "if(t===\"light\"||t===\"dark\")d.dataset.theme=t;"
+    "else t=matchMedia(\"(prefers-color-scheme: dark)\").matches?\"dark\":\"light\";"
+    "document.body.classList.add(\"theme-\"+t);d.classList.add(\"js\")})();";
 
 // script-src of every HTML page: the site script (same origin) and the
 // theme snippet by its hash.
 const std::string& BaseScriptSources();
 
-// "<!doctype html>..." up to and including "<main>".
+// "<!doctype html>..." through the header, the explorer (left column) and
+// the opening of the centre column: "<main class=\"site-body-center-column\"
+// data-folio-swap=\"main\"><div class=\"markdown-preview-view markdown-rendered\">".
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
-// "</main>" to the end of the document.
-void AppendTail(std::string* out);
+// Closes the centre column, writes the right column (aside_html inside
+// <aside class="site-body-right-column" data-folio-swap="aside">, possibly
+// empty) and the footer, to the end of the document.
+void AppendTail(std::string* out, std::string_view aside_html = {});
 
 }  // namespace folio::site::internal

@@ -40,7 +40,8 @@ TEST_CASE("layout: every page has the search box, a plain GET form with a label"
     CHECK(Has(html, kForm));
     CHECK(Has(html, "<input type=\"search\" name=\"q\""));
     CHECK(Has(html, "<span class=\"visually-hidden\">Search notes</span>"));
-    CHECK(Has(html, "<button type=\"submit\">Search</button></form></header>"));
+    CHECK(Has(html, "<button type=\"submit\">Search</button></form>"));
+    CHECK(html.find("</form>") < html.find("</header>"));
     CHECK(Has(html, "value=\"\""));
     CHECK(!Has(html, "noindex"));
     CHECK(!Has(html, "onsubmit"));  // the box needs no script: a plain form
@@ -160,13 +161,15 @@ TEST_CASE("search page: the fragment is only the results element") {
 
 TEST_CASE("search page: the CSP allows exactly the page's inline script") {
   std::string html = AssembleSearchPage(Sample());
-  // The theme snippet and the site script in <head>, then the page's own.
+  // The site script in <head>, the theme snippet as body's first child, then the page's own.
   size_t open = html.rfind("<script>");
   size_t close = html.rfind("</script>");
   REQUIRE(open != std::string::npos);
   REQUIRE(close != std::string::npos);
   CHECK(html.find("<script", open + 1) == std::string::npos);  // the last one
-  CHECK(html.find("<script", html.find("</head>")) == open);   // the only one in the body
+  // In the body: the theme snippet first, then only the page's own.
+  size_t theme = html.find("<script>", html.find("</head>"));
+  CHECK(html.find("<script", theme + 1) == open);
   std::string script = html.substr(open + 8, close - open - 8);
   Sha256Digest d = Sha256(script);
   std::string b64 = Base64UrlEncode(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));

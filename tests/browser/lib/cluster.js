@@ -166,7 +166,8 @@ async function waitForSearch(base, timeoutMs) {
 // are missing or the edge's pages lack the explorer markup (the C++ side of
 // the script is not there yet). { search: true } adds folio-search (then
 // required) and waits until it answers for the pushed vault.
-async function startCluster({ search = false } = {}) {
+// { vault: dir } pushes that vault instead.
+async function startCluster({ search = false, vault = null } = {}) {
   const binDir = process.env.FOLIO_BIN_DIR;
   const source = process.env.FOLIO_SOURCE_DIR || path.resolve(__dirname, '../../..');
   const bins = ['folio-ingest', 'folio-edge', 'folio'].concat(search ? ['folio-search'] : []);
@@ -174,7 +175,7 @@ async function startCluster({ search = false } = {}) {
   const c = new Cluster(binDir, { search });
   try {
     await c.start();
-    await c.push(path.join(source, 'examples/vault'));
+    await c.push(vault || path.join(source, 'examples/vault'));
     const home = await waitFor(c.base + '/', 200, 20000);
     if (!/<script src="\/[^"]*folio\.[0-9a-f]+\.js"/.test(home) || !(await fetch(c.base + '/_/tree/')).ok) {
       await c.stop();

@@ -9,19 +9,17 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const kSource = process.env.FOLIO_SOURCE_DIR || path.resolve(__dirname, '../../..');
-const kThemeSnippet =
-  'try{var t=localStorage.getItem("folio-theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}';
+// The theme snippet exactly as the layout writes it (libs/site/src/layout_internal.h), so the
+// policy's hash matches.
+function themeSnippet() {
+  const h = fs.readFileSync(path.join(kSource, 'libs/site/src/layout_internal.h'), 'utf8');
+  const decl = h.slice(h.indexOf('kThemeInit ='), h.indexOf(';\n', h.indexOf('kThemeInit =')));
+  return [...decl.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, '$1')).join('');
+}
+const kThemeSnippet = themeSnippet();
 const kCsp = "default-src 'none'; script-src 'self' 'sha256-" +
   crypto.createHash('sha256').update(kThemeSnippet).digest('base64') +
   "'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
-
-// The note page's grid (explorer | content), for a style.css that does not
-// have it yet; the real one comes first when present.
-const kFallbackLayout = 'main:has(>.page){max-width:74rem}.page{display:grid;grid-template-columns:15rem minmax(0,46rem);' +
-  'gap:2.5rem;justify-content:center}.content{min-width:0}.explorer{font-size:.9rem}' +
-  '.explorer-box{position:sticky;top:1rem;max-height:calc(100vh - 2rem);overflow:auto}' +
-  '.explorer-box>summary{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;cursor:pointer}' +
-  '@media (max-width:800px){.page{display:block}.explorer-box{position:static;max-height:none}}\n';
 
 function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -68,51 +66,67 @@ function treeJson(folder, notes) {
   return { folders, notes: inside.slice(0, 50), more: Math.max(0, inside.length - 50), url: folder };
 }
 
-function head(title) {
+// The chrome every page shares (docs/themes.md): header, explorer | main | aside, footer.
+function head(title, { outline = false, explorerHtml = null } = {}) {
   return '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
-    `<title>${esc(title)} · Test Site</title><script>${kThemeSnippet}</script>` +
+    `<title>${esc(title)} · Test Site</title>` +
     '<link rel="stylesheet" href="/assets/folio.css"><script src="/_/folio.js" defer></script></head><body>' +
-    '<header class="site-header"><a class="site-name" href="/">Test Site</a>' +
-    '<nav class="site-nav"><a href="/_/recent">Recent</a><a href="/_/tags">Tags</a><a href="/_/graph">Graph</a></nav>' +
+    `<script>${kThemeSnippet}</script>` +
+    '<header class="site-header"><button class="site-explorer-toggle" type="button" aria-controls="explorer" aria-expanded="false" ' +
+    'aria-label="Explorer" title="Explorer"><span class="toggle-icon" aria-hidden="true"></span></button>' +
+    '<a class="site-name" href="/">Test Site</a>' +
+    '<nav class="site-nav"><a href="/_/recent">Recent</a> <a href="/_/tags">Tags</a> <a href="/_/graph">Graph</a></nav>' +
     '<form class="search-box" role="search" action="/search" method="get"><label><span class="visually-hidden">Search</span>' +
-    '<input type="search" name="q" placeholder="Search"></label><button type="submit">Search</button></form></header>';
+    '<input type="search" name="q" placeholder="Search"></label><button type="submit">Search</button></form>' +
+    '<button class="site-outline-toggle" type="button" aria-controls="outline" aria-expanded="false" aria-label="Outline" title="Outline"' +
+    (outline ? '' : ' hidden') + '><span class="toggle-icon" aria-hidden="true"></span></button></header>' +
+    '<div class="site-body">' + (explorerHtml || explorer(null)) +
+    '<main class="site-body-center-column" data-folio-swap="main"><div class="markdown-preview-view markdown-rendered">';
 }
 
-const kFoot = '<footer class="site-footer"><p>Published with folio</p></footer></body></html>';
+function tail(aside = '') {
+  return `</div></main><aside class="site-body-right-column" data-folio-swap="aside">${aside}</aside></div>` +
+    '<footer class="site-footer"><p>Published with folio</p></footer></body></html>';
+}
 
 // The server-rendered explorer: root → the note's folders → the note.
 function explorer(note) {
   const chain = [];
-  for (let f = note.folder; f && f !== '/'; f = parentFolder(f)) chain.unshift(f);
+  for (let f = note ? note.folder : '/'; f && f !== '/'; f = parentFolder(f)) chain.unshift(f);
   // Like the edge: hrefs and data-tree percent-encoded, the JSON raw.
-  let inner = `<li class="tree-note"><a href="${esc(encodeURI(note.url))}" aria-current="page">${esc(note.title)}</a></li>`;
+  let inner = note ? `<li class="tree-note"><a href="${esc(encodeURI(note.url))}" aria-current="page">${esc(note.title)}</a></li>` : '';
   for (let i = chain.length - 1; i >= 0; i--) {
     const f = chain[i];
     inner = `<li class="tree-folder"><details open data-tree="/_/tree${f}"><summary><a href="${f}">${kFolderNames[f]}</a></summary>` +
       `<ul class="tree">${inner}</ul></details></li>`;
   }
-  return '<nav class="explorer" aria-label="Explorer"><details class="explorer-box" open><summary>Explorer</summary>' +
-    `<ul class="tree" data-tree="/_/tree/">${inner}</ul></details></nav>`;
+  return '<nav class="site-body-left-column explorer" id="explorer" aria-label="Explorer"><details class="explorer-box" open>' +
+    `<summary>Explorer</summary><ul class="tree" data-tree="/_/tree/">${inner}</ul></details></nav>`;
 }
 
 function notePage(note, notes) {
   const backlinks = notes.filter((n) => n.body.includes(`href="${note.url}"`) || n.body.includes(`href="${note.url}#`));
-  let html = head(note.title) + '<main><div class="page">' + explorer(note) + '<div class="content">';
+  const heads = [...note.body.matchAll(/<h2 id="([^"]+)">([^<]*)<\/h2>/g)];
+  let html = head(note.title, { outline: heads.length >= 2, explorerHtml: explorer(note) });
   html += `<nav class="breadcrumbs" aria-label="Breadcrumbs"><a href="/">Home</a> <span>/</span> <span aria-current="page">${esc(note.title)}</span></nav>`;
-  html += `<article><h1>${esc(note.title)}</h1><p class="meta">Updated <time>2026-12-01</time></p>` +
-    '<details class="toc"><summary>Contents</summary><ul><li><a href="#x">x</a></li></ul></details>' + note.body + '</article>';
-  if (backlinks.length) {
-    html += '<aside class="backlinks"><h2>Backlinks</h2><ul>' +
-      backlinks.map((b) => `<li><a href="${b.url}">${esc(b.title)}</a></li>`).join('') + '</ul></aside>';
+  html += `<article><h1>${esc(note.title)}</h1><p class="meta">Updated <time>2026-12-01</time></p>` + note.body + '</article>';
+  let aside = '';
+  if (heads.length >= 2) {
+    aside += '<nav class="outline" id="outline" aria-labelledby="outline-title"><h2 class="outline-title" id="outline-title">On this page</h2><ul>' +
+      heads.map((m) => `<li class="toc-h2"><a href="#${m[1]}">${m[2]}</a></li>`).join('') + '</ul></nav>';
   }
-  html += `<section class="local-graph" data-graph="/_/graph.json" data-url="${esc(encodeURI(note.url))}" hidden><h2>Graph</h2></section>`;
-  return html + '</div></div></main>' + kFoot;
+  if (backlinks.length) {
+    aside += '<section class="backlinks"><h2>Backlinks</h2><ul>' +
+      backlinks.map((b) => `<li><a href="${b.url}">${esc(b.title)}</a></li>`).join('') + '</ul></section>';
+  }
+  aside += `<section class="local-graph" data-graph="/_/graph.json" data-url="${esc(encodeURI(note.url))}" hidden><h2>Graph</h2></section>`;
+  return html + tail(aside);
 }
 
 function graphPage() {
-  return head('Graph') + '<main><h1>Graph</h1><div class="global-graph" data-graph="/_/graph.json">' +
-    '<noscript><p>The graph needs JavaScript; every note is listed under <a href="/_/recent">Recent</a>.</p></noscript></div></main>' + kFoot;
+  return head('Graph') + '<article><h1>Graph</h1><div class="global-graph" data-graph="/_/graph.json">' +
+    '<noscript><p>The graph needs JavaScript; every note is listed under <a href="/_/recent">Recent</a>.</p></noscript></div></article>' + tail();
 }
 
 function noteGraph(notes) {
@@ -158,9 +172,7 @@ function startHarness(opts = {}) {
     };
     if (p === '/_/folio.js') return send(200, 'text/javascript; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/folio.js')));
     if (p === '/assets/folio.css') {
-      let css = fs.readFileSync(path.join(kSource, 'libs/site/src/style.css'), 'utf8');
-      if (!/\.page\{/.test(css)) css = kFallbackLayout + css;
-      return send(200, 'text/css; charset=utf-8', css);
+      return send(200, 'text/css; charset=utf-8', fs.readFileSync(path.join(kSource, 'libs/site/src/style.css'), 'utf8'));
     }
     if (p === '/_/graph.json') return send(200, 'application/json', JSON.stringify(graph.meta));
     const chunk = p.match(/^\/_\/graph\/(\d+)\.json$/);
@@ -173,9 +185,9 @@ function startHarness(opts = {}) {
     const note = notes.find((n) => n.url === p);
     if (note) return send(200, 'text/html; charset=utf-8', notePage(note, notes));
     if (kFolderNames[p] || ['/_/recent', '/_/tags'].includes(p)) {
-      return send(200, 'text/html; charset=utf-8', head(p) + `<main><h1>${esc(p)}</h1></main>` + kFoot);
+      return send(200, 'text/html; charset=utf-8', head(p) + `<article><h1>${esc(p)}</h1></article>` + tail());
     }
-    send(404, 'text/html; charset=utf-8', head('Not found') + '<main><h1>Not found</h1></main>' + kFoot);
+    send(404, 'text/html; charset=utf-8', head('Not found') + '<article><h1>Not found</h1></article>' + tail());
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {

@@ -48,6 +48,7 @@ function siteSuite(name, start, { screenshots }) {
           await page.goto(url(site.pages.note), { waitUntil: 'load' });
           await page.waitForSelector('.theme-toggle');
           assert.equal(await page.$eval('html', (h) => h.dataset.theme ?? null), null);
+          assert.ok(await page.$eval('body', (b, s) => b.classList.contains(`theme-${s}`), scheme), `body.theme-${scheme} from the system`);
           const other = scheme === 'dark' ? 'light' : 'dark';
           assert.equal(await page.$eval('.theme-toggle', (b) => b.getAttribute('aria-pressed')), String(scheme === 'dark'));
           const bgBefore = await page.$eval('body', (b) => getComputedStyle(b).backgroundColor);
@@ -55,13 +56,12 @@ function siteSuite(name, start, { screenshots }) {
           assert.equal(await page.$eval('html', (h) => h.dataset.theme), other);
           assert.equal(await page.evaluate(() => localStorage.getItem('folio-theme')), other);
           assert.equal(await page.$eval('.theme-toggle', (b) => b.getAttribute('aria-pressed')), String(other === 'dark'));
-          // The colours are the stylesheet's: checked once it has the data-theme rules.
-          const themed = await page.evaluate(() => [...document.styleSheets].some((s) =>
-            [...s.cssRules].some((r) => /data-theme/.test(r.cssText) && /--bg/.test(r.cssText))));
-          if (themed) assert.notEqual(await page.$eval('body', (b) => getComputedStyle(b).backgroundColor), bgBefore, 'colours follow data-theme');
-          else t.diagnostic('style.css has no :root[data-theme] colours yet; colours not checked');
+          // Obsidian's classes on body follow, and with them the stylesheet's colours.
+          assert.equal(await page.$eval('body', (b) => b.className.match(/theme-(light|dark)/g).join(' ')), `theme-${other}`);
+          assert.notEqual(await page.$eval('body', (b) => getComputedStyle(b).backgroundColor), bgBefore, 'colours follow the theme class');
           await page.reload({ waitUntil: 'load' });
           assert.equal(await page.$eval('html', (h) => h.dataset.theme), other);
+          assert.ok(await page.$eval('body', (b, o) => b.classList.contains(`theme-${o}`), other), 'the saved theme after a reload');
           await page.waitForSelector('.theme-toggle');
           assert.equal(await page.$eval('.theme-toggle', (b) => b.getAttribute('aria-pressed')), String(other === 'dark'));
           await assertClean(page);
@@ -127,25 +127,28 @@ function siteSuite(name, start, { screenshots }) {
       } finally { await page.closeAll(); }
     });
 
-    it('on a phone the explorer starts closed and opens as a menu', async (t) => {
+    it('on a phone the explorer starts closed and opens as a panel from the header', async (t) => {
       if (skip(t)) return;
       for (const scheme of ['light', 'dark']) {
         const page = await newPage(browser, { ...kPhone, scheme });
         try {
           await page.goto(url(site.pages.note), { waitUntil: 'load' });
           await page.waitForSelector('.theme-toggle');
-          assert.equal(await page.$eval('details.explorer-box', (d) => d.open), false);
+          assert.equal(await page.$eval('nav.explorer', (n) => getComputedStyle(n).display), 'none');
           if (screenshots) await shot(page, `note-phone-${scheme}`);
-          await page.tap('details.explorer-box > summary');
+          await page.tap('.site-explorer-toggle');
+          assert.equal(await page.$eval('.site-explorer-toggle', (b) => b.getAttribute('aria-expanded')), 'true');
           await page.waitForFunction(() => document.querySelectorAll('nav.explorer ul.tree[data-tree] > li').length > 1);
-          const r = await page.$eval('details.explorer-box > ul.tree', (u) => {
+          const r = await page.$eval('nav.explorer', (u) => {
             const b = u.getBoundingClientRect();
             const top = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
-            return { w: b.width, right: b.right, onTop: u.contains(top), position: getComputedStyle(u).position };
+            return { w: b.width, left: b.left, right: b.right, onTop: u.contains(top), position: getComputedStyle(u).position };
           });
-          assert.ok(r.w >= 300 && r.right <= 390, `the menu spans the phone's width (${JSON.stringify(r)})`);
-          assert.ok(r.onTop && r.position !== 'static', `the menu lies over the page (${JSON.stringify(r)})`);
+          assert.ok(r.w >= 300 && r.left >= 0 && r.right <= 390, `the panel fits the phone (${JSON.stringify(r)})`);
+          assert.ok(r.onTop && r.position === 'fixed', `the panel lies over the page (${JSON.stringify(r)})`);
           if (screenshots) await shot(page, `explorer-phone-${scheme}`);
+          await page.keyboard.press('Escape');
+          assert.equal(await page.$eval('nav.explorer', (n) => getComputedStyle(n).display), 'none', 'Escape closes it');
           await assertClean(page);
         } finally { await page.closeAll(); }
       }
@@ -316,7 +319,7 @@ function siteSuite(name, start, { screenshots }) {
         await page.waitForSelector('.global-graph[data-state=settled] canvas', { timeout: 30000 });
         const r = await (await page.$('.global-graph canvas')).boundingBox();
         const spot = await page.$eval('.global-graph canvas', (c) => {
-          const want = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim();
+          const want = getComputedStyle(document.body).getPropertyValue('--graph-node').trim();
           const ctx = document.createElement('canvas').getContext('2d');
           ctx.fillStyle = want;
           ctx.fillRect(0, 0, 1, 1);
@@ -334,7 +337,7 @@ function siteSuite(name, start, { screenshots }) {
         // Typing in the highlight box paints matching notes in the accent colour.
         const accentPixels = () => page.$eval('.global-graph canvas', (c) => {
           const ctx = document.createElement('canvas').getContext('2d');
-          ctx.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim();
+          ctx.fillStyle = getComputedStyle(document.body).getPropertyValue('--graph-node-focused').trim();
           ctx.fillRect(0, 0, 1, 1);
           const rgb = ctx.getImageData(0, 0, 1, 1).data;
           const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

@@ -1,5 +1,10 @@
 // Page assembly: turns a rendered note body into a complete HTML page (and
-// builds the generated pages: home listing, 404). The stylesheet is a
+// builds the generated pages: home listing, 404). Every HTML page has the
+// same chrome, in Obsidian Publish's class names (docs/themes.md is the
+// contract): header.site-header, div.site-body holding
+// nav.site-body-left-column (the explorer), main.site-body-center-column
+// and aside.site-body-right-column (outline, backlinks, local graph), each
+// column that changes per page marked data-folio-swap. The stylesheet is a
 // separate, immutable, content-hashed asset, never inlined. Every page's
 // header carries the search box: a plain GET form to /_/search (the edge's
 // search page, search_page.h), so it works without script.
@@ -88,10 +93,13 @@ std::string AssembleListingPage(const ListingPage& p);
 // Home listing when the vault has no root index.md. `total` may exceed
 // items.size() (the listing is bounded); the page says how many more exist.
 std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkItem>& items, size_t total);
+// The 404 page; with the site's SiteInfo it links the vault's publish.css too.
+std::string Assemble404Page(const SiteInfo& site);
 std::string Assemble404Page(std::string_view site_name);
 // A tiny page for a 301 (browsers follow the Location header; this is for humans).
 std::string AssembleRedirectPage(std::string_view target_url);
 // The page at the URL of a deleted (or unpublished) note: status 410.
+std::string AssembleGonePage(const SiteInfo& site);
 std::string AssembleGonePage(std::string_view site_name);
 // RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
 std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
@@ -115,8 +123,9 @@ const std::string& SiteScriptUrl();
 // re-renders every note page of a site when LayoutFingerprint changes).
 // 2: search box, related notes; 3: mermaid with SRI, CSP; 4: Obsidian's line
 // breaks, callout kinds, task states, heading ids without #tags; 5: explorer,
-// local graph, site script, theme.
-inline constexpr int kLayoutVersion = 6;
+// local graph, site script, theme; 7: Obsidian Publish's classes and
+// variables, three columns (explorer | note | outline, backlinks, graph).
+inline constexpr int kLayoutVersion = 7;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
