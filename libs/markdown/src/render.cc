@@ -350,6 +350,10 @@ void Renderer::LeaveHeading(int level) {
 void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
   FlushHtml();
   task_li_ = SIZE_MAX;
+  // Inside a <script> (or other element the sanitiser drops with its
+  // content) the note's markup is dropped too.
+  skipped_spans_.push_back(sanitizer_.Skipping());
+  if (skipped_spans_.back()) return;
   ++span_depth_;
   std::string& out = html();
   switch (type) {
@@ -371,6 +375,9 @@ void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
 
 void Renderer::LeaveSpan(MD_SPANTYPE type) {
   FlushHtml();
+  bool skipped = !skipped_spans_.empty() && skipped_spans_.back();
+  if (!skipped_spans_.empty()) skipped_spans_.pop_back();
+  if (skipped) return;
   RevertMarks(span_depth_);
   if (span_depth_ > 0) --span_depth_;
   std::string& out = html();
@@ -417,6 +424,7 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
     return;
   }
   FlushHtml();
+  if (sanitizer_.Skipping()) return;  // the content of a <script>, <style>, ...
   std::string& out = html();
   switch (type) {
     case MD_TEXT_NULLCHAR:

@@ -201,6 +201,7 @@ class Renderer {
   std::vector<OpenMark> marks_;
   size_t highlighted_bytes_ = 0;      // code of fences in a known language so far (kMaxNoteHighlightBytes)
   int span_depth_ = 0;
+  std::vector<bool> skipped_spans_;   // per open span: entered inside a dropped element (not written)
   bool in_math_ = false;              // inside a math span: text goes to math_tex_
   std::string math_tex_;
   size_t embed_attr_pos_ = SIZE_MAX;  // after the tag name of the last embed
