@@ -287,7 +287,10 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
       out += f.mermaid ? "</pre>\n" : "</code></pre>\n";
       TextBreak('\n');
       break;
-    case MD_BLOCK_HTML: TextBreak('\n'); break;
+    case MD_BLOCK_HTML:
+      sanitizer_.EndSkip();
+      TextBreak('\n');
+      break;
     case MD_BLOCK_P:
       if (ApplyBlockId(f, parent)) return;
       out += "</p>\n";

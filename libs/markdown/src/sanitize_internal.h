@@ -33,6 +33,9 @@ class HtmlSanitizer {
   // ...): the caller drops the note's text and markup until it ends (its
   // end tag, or the end of the block it was opened in).
   bool Skipping() const { return !skip_.empty(); }
+  // Ends such an element at the end of the raw-HTML block it was opened in,
+  // so an unclosed <style> does not hide the rest of the note.
+  void EndSkip() { skip_.clear(); }
 
  private:
   void CloseAbove(size_t depth, std::string* html);

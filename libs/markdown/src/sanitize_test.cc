@@ -491,6 +491,8 @@ TEST_CASE("script, style, iframe and the like are dropped silently with their co
   CHECK(html("<iframe src=\"https://evil.example\">\n</iframe>\n") == "\n");
   CHECK(html("<div>\n<script>alert(1)</script>\n<b>kept</b>\n</div>\n") == "<div>\n\n<b>kept</b>\n</div>\n");
   CHECK(html("<textarea>\n<b>x</b>\n</textarea>\n") == "\n");
+  // Unclosed in an HTML block: it ends with the block, the rest of the note shows.
+  CHECK(html("<div>\n<style>\n\nstill *shown*\n") == "<div>\n<p>still <em>shown</em></p>\n</div>");
   // Form controls go, their text stays.
   CHECK(html("a <button>press</button> <input type=text> b\n") == "<p>a press  b</p>\n");
   // A video player iframe is still folio's own player.
