@@ -259,7 +259,9 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
   std::string shown_html, shown_text;
   bool has_alias = true;
   if (!f.alias.empty()) {  // "[[t\|alias]]" in a table: the alias is markdown, as outside tables
-    if (!RenderInline(f.alias, &shown_html, &shown_text)) {
+    // Plain text (most aliases) needs no nested render.
+    bool plain = f.alias.find_first_of("*_`~=[]<>&\\$#!%^:/") == std::string::npos;
+    if (plain || !RenderInline(f.alias, &shown_html, &shown_text)) {
       shown_text = f.alias;
       shown_html = HtmlEscape(f.alias);
     }
