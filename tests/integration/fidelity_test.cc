@@ -267,7 +267,7 @@ TEST_CASE("attachments linked by [[name.pdf]] and [x](path) resolve; embedded fo
   at += 9;
   std::string pdf = a.body.substr(at, a.body.find('"', at) - at);
   CHECK(pdf.find("/spec%20sheet.pdf") != std::string::npos);
-  CHECK(a.body.find("<a href=\"" + pdf + "\">sheet</a>") != std::string::npos);
+  CHECK(a.body.find("<a href=\"" + pdf + "\" class=\"internal-link\">sheet</a>") != std::string::npos);
   CHECK(a.body.find("<img src=\"/assets/") != std::string::npos);
   CHECK(a.body.find("Images/red") == std::string::npos);
   CHECK(c.EdgeGet(pdf).body == "PDF!");

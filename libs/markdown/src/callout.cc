@@ -164,8 +164,8 @@ bool Renderer::ApplyBlockId(BlockFrame& block, BlockFrame* parent) {
 
 void Renderer::InsertId(size_t attr_pos, std::string_view block_id) {
   if (attr_pos == SIZE_MAX || attr_pos > html().size()) return;
-  std::string attr = " id=\"block-";
-  AppendHtmlEscaped(HeadingId(block_id), &attr);
+  std::string attr = " id=\"";
+  AppendHtmlEscaped(PageId("block-" + HeadingId(block_id)), &attr);
   attr += '"';
   html().insert(attr_pos, attr);
 }

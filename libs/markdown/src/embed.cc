@@ -81,7 +81,7 @@ void Renderer::RenderMediaEmbed(SpanFrame& f, const std::string& alias, MediaKin
   std::string& out = html();
   std::string name = f.target.substr(f.target.rfind('/') + 1);
   if (!f.url) {
-    out += "<span class=\"link-dead\" title=\"Missing attachment: ";
+    out += "<span class=\"link-dead is-unresolved\" title=\"Missing attachment: ";
     AppendHtmlEscaped(f.target, &out);
     out += "\">";
     AppendHtmlEscaped(alias.empty() ? name : alias, &out);
@@ -148,7 +148,7 @@ void Renderer::RenderEmbedLink(SpanFrame& f, const std::string& shown) {
     AppendUrlEscaped(*file, &out);
     if (f.link_index < result_->links.size()) result_->links[f.link_index].resolved = true;
   }
-  out += "\" class=\"embed-link\">";
+  out += "\" class=\"embed-link internal-link\">";
   AppendHtmlEscaped(shown, &out);
   out += "</a>";
 }
@@ -196,7 +196,7 @@ void Renderer::RenderNoteEmbed(SpanFrame& f, const std::string& alias, const std
     block->split = true;
   }
   embed_attr_pos_ = out.size() + 4;
-  out += "<div class=\"embed\" data-embed=\"";
+  out += "<div class=\"embed markdown-embed\" data-embed=\"";
   AppendHtmlEscaped(f.anchor.empty() ? f.target : f.target + "#" + f.anchor, &out);
   out += "\"><div class=\"embed-content\">";
   out += *content;

@@ -18,6 +18,21 @@ std::string Unwrap(std::string html) {
 
 }  // namespace
 
+bool Renderer::RenderInline(std::string_view md, std::string* html_out, std::string* text_out) {
+  if (options_.depth + 1 >= kMaxRenderDepth) return false;
+  RenderOptions nested = options_;
+  ++nested.depth;
+  RenderResult sub;
+  Renderer(note_path_, nested, &sub).Run(md);
+  if (!StartsWith(sub.html, "<p>") || !EndsWith(sub.html, "</p>\n") || sub.html.find("<p>", 3) != std::string::npos) {
+    return false;  // not one paragraph ("# x", "- x"): the caller shows it as written
+  }
+  *html_out = sub.html.substr(3, sub.html.size() - 8);
+  *text_out = std::move(sub.text);
+  for (std::string& w : sub.warnings) result_->warnings.push_back(std::move(w));
+  return true;
+}
+
 void Renderer::AppendFootnotes() {
   if (footnote_order_.empty()) return;
   std::string& out = html();

@@ -49,7 +49,8 @@ constexpr std::pair<std::string_view, std::string_view> kKinds[] = {
     {"variable", "variable"}, {"regexp", "regexp"},     {"specialchar", "specialchar"},
     {"selector", "keyword"},  {"property", "type"},     {"value", "string"},        // CSS
     {"oldfile", "deleted"},   {"newfile", "inserted"},  {"difflines", "comment"},   // diff
-    {"label", "function"},    {"todo", "comment"}};
+    {"label", "function"},    {"todo", "comment"},
+    {"key", "type"},          {"keyquote", "type"},     {"valquote", "string"}};  // JSON
 
 // Writes the text of one element kind ("" = normal text) into *out, merging
 // consecutive pieces of the same kind into one span.
@@ -233,12 +234,14 @@ bool Highlightable(std::string_view lang, std::string_view code) {
 
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code) {
   if (!Highlightable(lang, code)) return std::nullopt;
+  if (auto by_lines = HighlightByLines(lang, code)) return by_lines;
   thread_local ThreadHighlighter highlighter(/*fast=*/true);
   return highlighter.Highlight(lang, code);
 }
 
 std::optional<std::string> HighlightCodeWithRules(std::string_view lang, std::string_view code, bool fast_rules) {
   if (!Highlightable(lang, code)) return std::nullopt;
+  if (auto by_lines = HighlightByLines(lang, code)) return by_lines;
   thread_local ThreadHighlighter fast(/*fast=*/true), plain(/*fast=*/false);
   return (fast_rules ? fast : plain).Highlight(lang, code);
 }

@@ -4,7 +4,8 @@
 // Output is our own markup: escaped text in <span class="hl-KIND"> for the
 // kinds the stylesheet colours (keyword, type, string, comment, number,
 // preproc, function, variable, regexp, specialchar, and for diffs deleted
-// and inserted).
+// and inserted). Keys of JSON and YAML mappings are "type", as CSS
+// properties are, so they differ from string values.
 //
 // Cost: Source-highlight alone tries every rule's regex over the rest of the
 // line for each token (~13 us a line); its rules are swapped for FastRules
@@ -31,6 +32,11 @@ namespace folio::markdown {
 // or the code is larger than kMaxHighlightBytes or has a line longer than
 // kMaxHighlightLineBytes (then it stays plain).
 std::optional<std::string> HighlightCode(std::string_view lang, std::string_view code);
+
+// diff/patch and yaml/yml fences, coloured line by line without
+// Source-highlight (highlight_lines.cc); nullopt for any other language.
+// HighlightCode answers those languages with it.
+std::optional<std::string> HighlightByLines(std::string_view lang, std::string_view code);
 
 // For tests and highlight-bench: HighlightCode with
 // FastRules (what HighlightCode uses) or with Source-highlight's own rules

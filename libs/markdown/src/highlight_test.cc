@@ -67,3 +67,33 @@ TEST_CASE("a line cached outside a comment is coloured as comment inside one") {
     CHECK(Contains(HighlightCodeWithRules("js", "x = 5;\n", fast).value(), "<span class=\"hl-number\">5</span>"));
   }
 }
+
+TEST_CASE("diff, yaml and JSON keys are coloured (issue 28)") {
+  using folio::markdown::HighlightCode;
+  // diff without a file header, as snippets usually are.
+  CHECK(HighlightCode("diff", "@@ -1,2 +1,2 @@\n-old\n+new\n same\n").value() ==
+        "<span class=\"hl-comment\">@@ -1,2 +1,2 @@</span>\n<span class=\"hl-deleted\">-old</span>\n"
+        "<span class=\"hl-inserted\">+new</span>\n same\n");
+  CHECK(HighlightCode("patch", "--- a/x\n+++ b/x\n").value() ==
+        "<span class=\"hl-preproc\">--- a/x</span>\n<span class=\"hl-preproc\">+++ b/x</span>\n");
+  // yaml: keys, strings, numbers, constants, comments, block scalars.
+  CHECK(HighlightCode("yaml", "name: \"folio\" # the app\nport: 8080\nlist:\n  - on: true\n  - 'x'\n").value() ==
+        "<span class=\"hl-type\">name</span>: <span class=\"hl-string\">&quot;folio&quot;</span> "
+        "<span class=\"hl-comment\"># the app</span>\n"
+        "<span class=\"hl-type\">port</span>: <span class=\"hl-number\">8080</span>\n"
+        "<span class=\"hl-type\">list</span>:\n"
+        "  - <span class=\"hl-type\">on</span>: <span class=\"hl-keyword\">true</span>\n"
+        "  - <span class=\"hl-string\">&#39;x&#39;</span>\n");
+  CHECK(HighlightCode("yml", "# c\n---\nrun: |\n  a: b\n  c\nnext: plain text\n").value() ==
+        "<span class=\"hl-comment\"># c</span>\n<span class=\"hl-preproc\">---</span>\n"
+        "<span class=\"hl-type\">run</span>: |\n<span class=\"hl-string\">  a: b</span>\n"
+        "<span class=\"hl-string\">  c</span>\n<span class=\"hl-type\">next</span>: plain text\n");
+  CHECK(HighlightCode("yaml", "url: http://x.y:80/a#b\n").value() ==
+        "<span class=\"hl-type\">url</span>: http://x.y:80/a#b\n");
+  // json: keys are not strings.
+  std::string json = HighlightCode("json", "{\"name\": \"folio\", \"n\": 1}\n").value();
+  CHECK(Contains(json, "<span class=\"hl-type\">&quot;name&quot;</span>"));
+  // The library's JSON rule takes the space before a value's quote with it.
+  CHECK(Contains(json, "<span class=\"hl-string\"> &quot;folio&quot;</span>"));
+  CHECK(Contains(json, "<span class=\"hl-number\">1</span>"));
+}

@@ -29,7 +29,13 @@ constexpr std::string_view kUrlAttrs[] = {"href",     "src",      "action",   "f
                                           "poster",   "background", "cite",   "longdesc",   "usemap",
                                           "codebase", "srcset",   "ping",     "manifest",   "icon"};
 // Attributes that run script or restyle the page whatever their value.
-constexpr std::string_view kBadAttrs[] = {"style", "srcdoc", "formaction", "action", "http-equiv"};
+constexpr std::string_view kBadAttrs[] = {"srcdoc", "formaction", "action", "http-equiv"};
+// What an inline style may never hold: URLs, script, escapes, comments,
+// at-rules, and properties that move or overlay things.
+constexpr std::string_view kBadStyle[] = {"url(", "expression", "\\", "/*", "@", "javascript", "behavior",
+                                          "binding", "position", "inset", "z-index", "float", "top:", "left:", "right:",
+                                          "bottom:", "display", "width", "height", "margin", "transform", "content",
+                                          "image"};
 
 template <size_t N>
 bool In(const std::string_view (&set)[N], std::string_view v) {
@@ -173,6 +179,13 @@ std::string CheckStartTag(const Tag& tag, size_t at) {
       return "event handler attribute " + name + " on <" + tag.name + ">" + At(at);
     }
     if (In(kBadAttrs, name)) return "attribute " + name + " on <" + tag.name + ">" + At(at);
+    if (name == "style") {
+      std::string lower;
+      for (char c : value) lower.push_back(Lower(c));
+      for (std::string_view bad : kBadStyle) {
+        if (lower.find(bad) != std::string::npos) return "style holding " + std::string(bad) + At(at);
+      }
+    }
     if (name.find(':') != std::string::npos) return "namespaced attribute " + name + " on <" + tag.name + ">" + At(at);
     if (In(kUrlAttrs, name)) {
       std::string scheme = SchemeOf(value);

@@ -64,7 +64,7 @@ TEST_CASE("html check: catches script, handlers, dangerous URLs and broken marku
       {"<iframe src=\"https://evil.example/\"></iframe>", "<iframe> that is neither a PDF embed"},
       {"<iframe class=\"embed-pdf\" src=\"/assets/0123/x.pdf\" srcdoc=\"<script>alert(1)</script>\"></iframe>",
        "attribute srcdoc"},
-      {"<div style=\"background:url(javascript:alert(1))\">x</div>", "attribute style"},
+      {"<div style=\"background:url(javascript:alert(1))\">x</div>", "style holding url("},
       {"<a xlink:href=\"javascript:alert(1)\">x</a>", "namespaced attribute"},
       {"<input type=\"text\" autofocus>", "<input> that is not a task checkbox"},
       {"<!-- x --><p>", "markup declaration"},

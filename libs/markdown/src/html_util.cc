@@ -1,5 +1,6 @@
 #include "html_util.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -11,33 +12,15 @@ namespace folio::markdown {
 namespace {
 
 struct NamedEntity {
-  const char* name;
+  const char* name;  // without '&' and ';'
   uint32_t cp;
+  uint32_t cp2;      // a second code point (a few references have two), or 0
 };
 
-// The references authors actually type, plus the ones used to hide URL
-// schemes (Tab, NewLine, colon). Unknown names stay verbatim.
+// Every HTML5 named reference (WHATWG list), generated at build time from
+// Python's html.entities.html5 (gen_entities.py); sorted by name.
 constexpr NamedEntity kNamed[] = {
-    {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''},
-    {"nbsp", 0xA0}, {"copy", 0xA9}, {"reg", 0xAE}, {"trade", 0x2122}, {"hellip", 0x2026},
-    {"mdash", 0x2014}, {"ndash", 0x2013}, {"lsquo", 0x2018}, {"rsquo", 0x2019},
-    {"ldquo", 0x201C}, {"rdquo", 0x201D}, {"laquo", 0xAB}, {"raquo", 0xBB}, {"bull", 0x2022},
-    {"middot", 0xB7}, {"deg", 0xB0}, {"plusmn", 0xB1}, {"times", 0xD7}, {"divide", 0xF7},
-    {"frac12", 0xBD}, {"frac14", 0xBC}, {"frac34", 0xBE}, {"sup2", 0xB2}, {"sup3", 0xB3},
-    {"micro", 0xB5}, {"para", 0xB6}, {"sect", 0xA7}, {"cent", 0xA2}, {"pound", 0xA3},
-    {"euro", 0x20AC}, {"yen", 0xA5}, {"larr", 0x2190}, {"rarr", 0x2192}, {"uarr", 0x2191},
-    {"darr", 0x2193}, {"harr", 0x2194}, {"lArr", 0x21D0}, {"rArr", 0x21D2}, {"hArr", 0x21D4},
-    {"le", 0x2264}, {"ge", 0x2265}, {"ne", 0x2260}, {"asymp", 0x2248}, {"infin", 0x221E},
-    {"sum", 0x2211}, {"prod", 0x220F}, {"minus", 0x2212}, {"radic", 0x221A}, {"alpha", 0x3B1},
-    {"beta", 0x3B2}, {"gamma", 0x3B3}, {"delta", 0x3B4}, {"pi", 0x3C0}, {"sigma", 0x3C3},
-    {"omega", 0x3C9}, {"lambda", 0x3BB}, {"mu", 0x3BC}, {"theta", 0x3B8}, {"shy", 0xAD},
-    {"zwj", 0x200D}, {"zwnj", 0x200C}, {"ensp", 0x2002}, {"emsp", 0x2003},
-    {"thinsp", 0x2009}, {"Tab", '\t'}, {"NewLine", '\n'}, {"colon", ':'}, {"excl", '!'},
-    {"quest", '?'}, {"lpar", '('}, {"rpar", ')'}, {"num", '#'}, {"dollar", '$'},
-    {"percnt", '%'}, {"ast", '*'}, {"plus", '+'}, {"comma", ','}, {"period", '.'},
-    {"sol", '/'}, {"semi", ';'}, {"equals", '='}, {"lsqb", '['}, {"rsqb", ']'},
-    {"lowbar", '_'}, {"grave", '`'}, {"lcub", '{'}, {"rcub", '}'}, {"verbar", '|'},
-    {"bsol", '\\'}, {"Hat", '^'}, {"hyphen", 0x2010}, {"dash", 0x2010},
+#include "html_entities.inc"
 };
 
 bool IsAlnum(char c) {
@@ -67,15 +50,15 @@ bool ParseNumeric(std::string_view s, size_t* i, uint32_t* cp) {
   if (digits == 0) return false;
   if (j < s.size() && s[j] == ';') ++j;
   *i = j;
-  *cp = v > 0x10FFFF ? 0xFFFD : static_cast<uint32_t>(v);
+  // U+0000, surrogates and beyond Unicode are U+FFFD (HTML, CommonMark).
+  *cp = v == 0 || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) ? 0xFFFD : static_cast<uint32_t>(v);
   return true;
 }
 
 const NamedEntity* FindNamed(std::string_view name) {
-  for (const auto& e : kNamed) {
-    if (name.size() == std::strlen(e.name) && name == e.name) return &e;
-  }
-  return nullptr;
+  const NamedEntity* it = std::lower_bound(std::begin(kNamed), std::end(kNamed), name,
+                                           [](const NamedEntity& e, std::string_view n) { return std::string_view(e.name) < n; });
+  return it != std::end(kNamed) && std::string_view(it->name) == name ? it : nullptr;
 }
 
 }  // namespace
@@ -92,6 +75,7 @@ bool DecodeEntity(std::string_view ref, std::string* out) {
   const NamedEntity* e = FindNamed(ref.substr(1, ref.size() - 2));
   if (e == nullptr) return false;
   AppendUtf8(e->cp, out);
+  if (e->cp2 != 0) AppendUtf8(e->cp2, out);
   return true;
 }
 

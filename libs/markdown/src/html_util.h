@@ -9,8 +9,8 @@ namespace folio::markdown {
 
 // Decodes one character reference such as "&amp;", "&#233;" or "&#xE9;"
 // (with '&' and ';') and appends its UTF-8 text to *out. Returns false, and
-// appends nothing, for a named reference not in our table (we keep a table of
-// the common ones only; callers then keep the reference verbatim).
+// appends nothing, for a name HTML5 does not define (callers then keep the
+// reference verbatim).
 bool DecodeEntity(std::string_view ref, std::string* out);
 
 // Decodes every character reference in `s`, as a browser does in attribute

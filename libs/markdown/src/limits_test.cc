@@ -191,7 +191,7 @@ TEST_CASE("limits: an embed chain stops at the depth bound, shown as a link") {
   RenderResult r = RenderSmall("a\n\n![[self]]\n", opts);
   CHECK(self.max_depth == kMaxRenderDepth - 1);
   CHECK(HasWarning(r, "embeds nested more than 16 levels deep"));
-  CHECK(Count(r.html, "class=\"embed\"") == static_cast<size_t>(kMaxRenderDepth - 1));
+  CHECK(Count(r.html, "class=\"embed markdown-embed\"") == static_cast<size_t>(kMaxRenderDepth - 1));
 }
 
 TEST_CASE("limits: fan-out of embeds stops at the page's budget, however it nests") {

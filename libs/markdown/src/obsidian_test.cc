@@ -125,7 +125,7 @@ TEST_CASE("block ids") {
   CHECK(r.html ==
         "<p id=\"block-abc\">para one</p>\n<ul>\n<li id=\"block-i1\">item<ul>\n"
         "<li id=\"block-i2\">sub</li>\n</ul>\n</li>\n"
-        "<li id=\"block-t1\" class=\"task-list-item\"><input type=\"checkbox\" disabled> task</li>\n"
+        "<li id=\"block-t1\" class=\"task-list-item\" data-task=\" \"><input type=\"checkbox\" disabled> task</li>\n"
         "<li>word^no</li>\n</ul>\n"
         "<table id=\"block-tbl\">\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n"
         "</tr>\n</tbody>\n</table>\n"
@@ -135,10 +135,10 @@ TEST_CASE("block ids") {
   CHECK(r.text.find('^') == r.text.find("word^no") + 4);
   // The id matches what [[n#^abc]] links to.
   CHECK(Html("[[Here#^Blk-1]]\n\nx ^Blk-1\n") ==
-        "<p><a href=\"/here#block-blk-1\">Here &gt; ^Blk-1</a></p>\n<p id=\"block-blk-1\">x</p>\n");
+        "<p><a href=\"/here#block-blk-1\" class=\"internal-link\">Here &gt; ^Blk-1</a></p>\n<p id=\"block-blk-1\">x</p>\n");
   CHECK(Html("`code ^x`\n") == "<p><code>code ^x</code></p>\n");
   CHECK(Html("![[Note]]^emb\n") ==
-        "<div id=\"block-emb\" class=\"embed\" data-embed=\"Note\"><div class=\"embed-content\">"
+        "<div id=\"block-emb\" class=\"embed markdown-embed\" data-embed=\"Note\"><div class=\"embed-content\">"
         "<p>[Note|]</p></div><a class=\"embed-source\" href=\"/note\">Note</a></div>\n");
 }
 
@@ -148,7 +148,7 @@ TEST_CASE("tags") {
   CHECK(r.html ==
         "<p><a class=\"tag\" href=\"/_/tags/tag\">#tag</a> <a class=\"tag\" href=\"/_/tags/a/b\">#a/b</a> "
         "<a class=\"tag\" href=\"/_/tags/%C3%9Cber_x-1\">#Über_x-1</a> #123 x#no <code>#code</code> "
-        "<a href=\"http://x\" rel=\"noopener\">#l</a> <a href=\"/n\">#al</a> "
+        "<a href=\"http://x\" class=\"external-link\" rel=\"noopener\">#l</a> <a href=\"/n\" class=\"internal-link\">#al</a> "
         "<a class=\"tag\" href=\"/_/tags/end\">#end</a>/ #/bad <a class=\"tag\" href=\"/_/tags/shared\">#shared</a></p>\n"
         "<h1 id=\"heading\">Heading</h1>\n<p><a class=\"tag\" href=\"/_/tags/tag\">#TAG</a> again</p>\n");
   CHECK(r.tags == std::vector<std::string>{"fm", "Shared", "tag", "a/b", "Über_x-1", "end"});
@@ -166,7 +166,7 @@ TEST_CASE("footnotes") {
         "<pre><code>[^1]: in code\n</code></pre>\n"
         "<section class=\"footnotes\">\n<ol>\n"
         "<li id=\"fn-1\">First. <a href=\"#fnref-1\" class=\"footnote-backref\">\xE2\x86\xA9</a></li>\n"
-        "<li id=\"fn-2\">Second <em>note</em> with <a href=\"/other\">Other</a>. "
+        "<li id=\"fn-2\">Second <em>note</em> with <a href=\"/other\" class=\"internal-link\">Other</a>. "
         "<a href=\"#fnref-2\" class=\"footnote-backref\">\xE2\x86\xA9</a></li>\n</ol>\n</section>\n");
   REQUIRE(r.links.size() == 1);
   CHECK(r.links[0].target == "Other");
@@ -197,7 +197,7 @@ TEST_CASE("embeds: media") {
         "<img src=\"/assets/h/pic.png\" alt=\"A cat\" loading=\"lazy\"> "
         "<audio controls src=\"/assets/h/song.mp3\"></audio> <video controls src=\"/assets/h/clip.mp4\"></video> "
         "<iframe class=\"embed-pdf\" src=\"/assets/h/doc.pdf#page=2\" loading=\"lazy\"></iframe> "
-        "<span class=\"link-dead\" title=\"Missing attachment: missing.png\">missing.png</span> "
+        "<span class=\"link-dead is-unresolved\" title=\"Missing attachment: missing.png\">missing.png</span> "
         "<img src=\"/assets/h/a%20b.png\" alt=\"a b.png\" loading=\"lazy\"></p>\n");
   CHECK(r.warnings == std::vector<std::string>{"missing attachment ![[missing.png]]"});
   REQUIRE(r.links.size() == 9);
@@ -208,24 +208,24 @@ TEST_CASE("embeds: media") {
 
 TEST_CASE("embeds: notes are block-level") {
   const std::string note =
-      "<div class=\"embed\" data-embed=\"Note\"><div class=\"embed-content\"><p>[Note|]</p></div>"
+      "<div class=\"embed markdown-embed\" data-embed=\"Note\"><div class=\"embed-content\"><p>[Note|]</p></div>"
       "<a class=\"embed-source\" href=\"/note\">Note</a></div>\n";
   CHECK(Html("![[Note]]\n") == note);
   CHECK(Html("Before ![[Note#Heading|shown]] after\n") ==
-        "<p>Before </p>\n<div class=\"embed\" data-embed=\"Note#Heading\"><div class=\"embed-content\">"
+        "<p>Before </p>\n<div class=\"embed markdown-embed\" data-embed=\"Note#Heading\"><div class=\"embed-content\">"
         "<p>[Note|Heading]</p></div><a class=\"embed-source\" href=\"/note#heading\">shown</a></div>\n"
         "<p> after</p>\n");
   CHECK(Html("- ![[Note#^blk]]\n") ==
-        "<ul>\n<li><div class=\"embed\" data-embed=\"Note#^blk\"><div class=\"embed-content\">"
+        "<ul>\n<li><div class=\"embed markdown-embed\" data-embed=\"Note#^blk\"><div class=\"embed-content\">"
         "<p>[Note|^blk]</p></div><a class=\"embed-source\" href=\"/note#block-blk\">Note</a></div>\n</li>\n</ul>\n");
   // Where a <div> cannot go, and when the resolver has no content: a link.
-  CHECK(Html("# ![[Note]]\n") == "<h1 id=\"note\"><a href=\"/note\" class=\"embed-link\">Note</a></h1>\n");
-  CHECK(Html("*![[Note]]*\n") == "<p><em><a href=\"/note\" class=\"embed-link\">Note</a></em></p>\n");
-  CHECK(Html("![[Linked]]\n") == "<p><a href=\"/linked\" class=\"embed-link\">Linked</a></p>\n");
+  CHECK(Html("# ![[Note]]\n") == "<h1 id=\"note\"><a href=\"/note\" class=\"embed-link internal-link\">Note</a></h1>\n");
+  CHECK(Html("*![[Note]]*\n") == "<p><em><a href=\"/note\" class=\"embed-link internal-link\">Note</a></em></p>\n");
+  CHECK(Html("![[Linked]]\n") == "<p><a href=\"/linked\" class=\"embed-link internal-link\">Linked</a></p>\n");
   auto gone = R("![[Gone]]\n");
-  CHECK(gone.html == "<p><span class=\"link-dead\" title=\"Missing note: Gone\">Gone</span></p>\n");
+  CHECK(gone.html == "<p><span class=\"link-dead is-unresolved\" title=\"Missing note: Gone\">Gone</span></p>\n");
   CHECK(gone.warnings == std::vector<std::string>{"dangling embed ![[Gone]]"});
-  CHECK(Html("![[Gone.zip]]\n") == "<p><a href=\"/assets/h/Gone.zip\" class=\"embed-link\">Gone.zip</a></p>\n");
+  CHECK(Html("![[Gone.zip]]\n") == "<p><a href=\"/assets/h/Gone.zip\" class=\"embed-link internal-link\">Gone.zip</a></p>\n");
   // Raw HTML the paragraph opened is closed before the embed.
   CHECK(Html("<b>x ![[Note]] y\n") == "<p><b>x </b></p>\n" + note + "<p> y</p>\n");
 }
@@ -235,9 +235,9 @@ TEST_CASE("heading anchors use the rendered ids; wikilink aliases with code") {
              "[[Here#Heading with *emphasis*]] [[Here#Heading, with punctuation!]] [[Note|the `x` var]]\n");
   CHECK(r.headings[0].id == "heading-with-emphasis");
   CHECK(r.headings[1].id == "heading-with-punctuation");
-  CHECK(r.html.find("<a href=\"/here#heading-with-emphasis\">") != std::string::npos);
-  CHECK(r.html.find("<a href=\"/here#heading-with-punctuation\">") != std::string::npos);
-  CHECK(r.html.find("<a href=\"/note\">the <code>x</code> var</a>") != std::string::npos);
+  CHECK(r.html.find("<a href=\"/here#heading-with-emphasis\" class=\"internal-link\">") != std::string::npos);
+  CHECK(r.html.find("<a href=\"/here#heading-with-punctuation\" class=\"internal-link\">") != std::string::npos);
+  CHECK(r.html.find("<a href=\"/note\" class=\"internal-link\">the <code>x</code> var</a>") != std::string::npos);
 }
 
 TEST_CASE("ExtractSection") {
@@ -315,7 +315,7 @@ TEST_CASE("bug 1: a callout whose first line is followed by an embed is a callou
   CHECK(Contains(h, "<span class=\"callout-title-inner\">T</span>"));
   CHECK(!Contains(h, "[!example]"));
   size_t content = h.find("<div class=\"callout-content\">");
-  size_t embed = h.find("<div class=\"embed\" data-embed=\"Note#Section\">");
+  size_t embed = h.find("<div class=\"embed markdown-embed\" data-embed=\"Note#Section\">");
   REQUIRE(content != std::string::npos);
   CHECK(embed > content);
   CHECK(!Contains(h, "<blockquote>"));
@@ -323,17 +323,17 @@ TEST_CASE("bug 1: a callout whose first line is followed by an embed is a callou
 
 TEST_CASE("bug 2: links and images to attachments resolve, by wikilink and by relative markdown path") {
   RenderResult r = Small("[[spec sheet.pdf]] [x](Files/spec%20sheet.pdf) ![dot](Images/red%20dot.png)\n");
-  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\">spec sheet.pdf</a>"));
-  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\">x</a>"));
+  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\" class=\"internal-link\">spec sheet.pdf</a>"));
+  CHECK(Contains(r.html, "<a href=\"/assets/1/spec%20sheet.pdf\" class=\"internal-link\">x</a>"));
   CHECK(Contains(r.html, "<img src=\"/assets/2/red%20dot.png\" alt=\"dot\">"));
   CHECK(r.warnings.empty());
   // What the vault does not hold is reported, not linked as a raw path.
   RenderResult missing = Small("[y](Files/nothing.pdf) ![z](Images/none.png)\n");
-  CHECK(Contains(missing.html, "<span class=\"link-dead\" title=\"Missing note: Files/nothing.pdf\">y</span>"));
+  CHECK(Contains(missing.html, "<span class=\"link-dead is-unresolved\" title=\"Missing note: Files/nothing.pdf\">y</span>"));
   CHECK(missing.warnings.size() == 2);
   // External and site-absolute URLs are left alone.
   CHECK(Contains(Small("[a](https://x.example/a.pdf) [b](/feed.xml)\n").html,
-                 "<a href=\"https://x.example/a.pdf\" rel=\"noopener\">a</a> <a href=\"/feed.xml\">b</a>"));
+                 "<a href=\"https://x.example/a.pdf\" class=\"external-link\" rel=\"noopener\">a</a> <a href=\"/feed.xml\">b</a>"));
 }
 
 TEST_CASE("bug 3: dollar amounts are text; math opens and closes by Obsidian's rule") {
@@ -349,7 +349,7 @@ TEST_CASE("bug 3: dollar amounts are text; math opens and closes by Obsidian's r
   CHECK(Contains(Small("$$\\frac{1}{2}$$\n").html, "<math display=\"block\">"));
   // Code, wikilinks and indented code keep their dollars as written.
   CHECK(Small("`$5` [[Cost $5]]\n").html ==
-        "<p><code>$5</code> <span class=\"link-dead\" title=\"Missing note: Cost $5\">Cost $5</span></p>\n");
+        "<p><code>$5</code> <span class=\"link-dead is-unresolved\" title=\"Missing note: Cost $5\">Cost $5</span></p>\n");
   CHECK(Small("    cost $5\n").html == "<pre><code>cost $5\n</code></pre>\n");
   CHECK(Small("escaped \\$5 stays\n").html == "<p>escaped $5 stays</p>\n");
 }
@@ -376,7 +376,7 @@ TEST_CASE("bug 5: an embedded note's footnotes keep ids of their own") {
 TEST_CASE("bug 6: a heading's #tags are not part of its id, so links to it land") {
   RenderResult r = Small("## The *fancy* heading #tag\n\n[[#The fancy heading]]\n");
   CHECK(Contains(r.html, "<h2 id=\"the-fancy-heading\">The <em>fancy</em> heading <a class=\"tag\""));
-  CHECK(Contains(r.html, "<a href=\"#the-fancy-heading\">"));
+  CHECK(Contains(r.html, "<a href=\"#the-fancy-heading\" class=\"internal-link\">"));
   REQUIRE(r.headings.size() == 1);
   CHECK(r.headings[0].text == "The fancy heading");
   CHECK(r.tags == std::vector<std::string>{"tag"});
@@ -387,11 +387,11 @@ TEST_CASE("bug 6: a heading's #tags are not part of its id, so links to it land"
 
 TEST_CASE("bug 7: any task character makes a task item, its state in data-task") {
   std::string h = Small("- [-] cancelled\n- [/] half\n- [x] done\n- [ ] open\n- [>] later `code`\n- [[Note]]\n").html;
-  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"-\"><input type=\"checkbox\" disabled checked> cancelled</li>"));
-  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"/\"><input type=\"checkbox\" disabled checked> half</li>"));
-  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\"&gt;\"><input type=\"checkbox\" disabled checked> later <code>code</code></li>"));
-  CHECK(Contains(h, "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> open</li>"));
-  CHECK(Contains(h, "<li><a href=\"/Note\">Note</a></li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item is-checked\" data-task=\"-\"><input type=\"checkbox\" disabled checked> cancelled</li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item is-checked\" data-task=\"/\"><input type=\"checkbox\" disabled checked> half</li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item is-checked\" data-task=\"&gt;\"><input type=\"checkbox\" disabled checked> later <code>code</code></li>"));
+  CHECK(Contains(h, "<li class=\"task-list-item\" data-task=\" \"><input type=\"checkbox\" disabled> open</li>"));
+  CHECK(Contains(h, "<li><a href=\"/Note\" class=\"internal-link\">Note</a></li>"));
   // Only at the start of the item.
   CHECK(Contains(Small("- a [-] b\n").html, "<li>a [-] b</li>"));
 }
@@ -476,4 +476,35 @@ TEST_CASE("highlighting from several threads at once (ingest renders in parallel
   }
   for (auto& th : threads) th.join();
   CHECK(same == 80);
+}
+
+TEST_CASE("issue 28: in a table, a wikilink alias is markdown and a code span's \\| is a pipe") {
+  std::string h = Html("| a | b |\n|---|---|\n| [[Kitchen sink\\|sink **bold**]] | `a \\| b` |\n");
+  CHECK(Contains(h, "<td><a href=\"/kitchen-sink\" class=\"internal-link\">sink <strong>bold</strong></a></td>"));
+  CHECK(Contains(h, "<td><code>a | b</code></td>"));
+  // Outside tables the same alias renders the same way.
+  CHECK(Html("[[Kitchen sink|sink **bold**]]\n") ==
+        "<p><a href=\"/kitchen-sink\" class=\"internal-link\">sink <strong>bold</strong></a></p>\n");
+  // Outside a table a code span keeps its backslash, as CommonMark says.
+  CHECK(Html("`a \\| b`\n") == "<p><code>a \\| b</code></p>\n");
+  // An alias that is not inline markdown shows as written.
+  CHECK(Contains(Html("| a |\n|---|\n| [[T\\|# x]] |\n"), "<a href=\"/t\" class=\"internal-link\"># x</a>"));
+}
+
+TEST_CASE("issue 28: ordered task lists keep their numbers; Obsidian's classes on tasks and links") {
+  std::string h = Html("1. [ ] first\n2. [x] second\n3. [-] third\n");
+  CHECK(h == "<ol>\n"
+             "<li class=\"task-list-item\" data-task=\" \"><input type=\"checkbox\" disabled> first</li>\n"
+             "<li class=\"task-list-item is-checked\" data-task=\"x\"><input type=\"checkbox\" disabled checked> second</li>\n"
+             "<li class=\"task-list-item is-checked\" data-task=\"-\"><input type=\"checkbox\" disabled checked> third</li>\n"
+             "</ol>\n");
+  CHECK(Html("3. [ ] x\n").find("<ol start=\"3\">\n<li class=\"task-list-item\"") == 0);
+  CHECK(Html("[[Gone note]]\n") ==
+        "<p><span class=\"link-dead is-unresolved\" title=\"Missing note: Gone note\">Gone note</span></p>\n");
+  CHECK(Html("[x](https://e.com)\n") == "<p><a href=\"https://e.com\" class=\"external-link\" rel=\"noopener\">x</a></p>\n");
+  CHECK(Html("<https://e.com>\n") ==
+        "<p><a href=\"https://e.com\" class=\"external-link\" rel=\"noopener\">https://e.com</a></p>\n");
+  CHECK(Html("[x](Other.md)\n") == "<p><a href=\"/other.md\" class=\"internal-link\">x</a></p>\n");
+  CHECK(Html("[[#Top]]\n") == "<p><a href=\"#top\" class=\"internal-link\">Top</a></p>\n");
+  CHECK(Contains(Html("![[Note]]\n"), "<div class=\"embed markdown-embed\" data-embed=\"Note\">"));
 }

@@ -58,6 +58,16 @@ size_t LineStartAfter(std::string_view out, size_t before, size_t line_out) {
   return nl == kNpos ? line_out : before + nl + 1;
 }
 
+// CommonMark's HTML block start condition 6: these tag names open a block
+// (also interrupting a paragraph).
+constexpr std::string_view kBlockTags[] = {
+    "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center", "col",
+    "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+    "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr",
+    "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav", "noframes", "ol",
+    "optgroup", "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot",
+    "th", "thead", "title", "tr", "track", "ul"};
+
 // The pre-pass as one object: besides the output it keeps what its searches
 // found, because it asks them with ever larger positions. Searching afresh
 // at each '[', '$', '`' or "^[" made a long line or paragraph of them
@@ -89,6 +99,7 @@ class Pass {
   size_t ScanInlineFootnote(size_t i);
   size_t MatchingBracket(size_t open);
   size_t VerbatimRun(size_t i);
+  bool OpensHtmlBlock(size_t i, size_t eol) const;
 
   std::string_view src_;
   Preprocessed* pre_;
@@ -109,7 +120,35 @@ class Pass {
   // bracket_end_) (sorted by the '['), built at the line's first "^[".
   size_t bracket_line_ = kNpos, bracket_end_ = kNpos;
   std::vector<std::pair<size_t, size_t>> brackets_;
+  // Inside an HTML block (until a blank line): its '$' stay as written, as
+  // md4c passes the block through without unescaping anything.
+  bool html_block_ = false;
+  bool prev_blank_ = true;  // the previous line was blank (or there was none)
 };
+
+// True if the line src_[i, eol) starts an HTML block by CommonMark's start
+// conditions 1-7 (7, a line of one complete tag, only after a blank line).
+bool Pass::OpensHtmlBlock(size_t i, size_t eol) const {
+  size_t lead = i;
+  while (lead < eol && src_[lead] == ' ') ++lead;
+  if (lead - i > 3 || lead >= eol || src_[lead] != '<') return false;
+  std::string_view line = src_.substr(lead, eol - lead);
+  if (line.substr(0, 2) == "<?" || line.substr(0, 2) == "<!") return true;
+  size_t n = line.size() > 1 && line[1] == '/' ? 2 : 1;
+  std::string name;
+  while (n < line.size() && ((line[n] >= 'a' && line[n] <= 'z') || (line[n] >= 'A' && line[n] <= 'Z') ||
+                             (line[n] >= '0' && line[n] <= '9'))) {
+    name += static_cast<char>(line[n] >= 'A' && line[n] <= 'Z' ? line[n] + 32 : line[n]);
+    ++n;
+  }
+  if (name.empty()) return false;
+  bool ends = n == line.size() || IsBlank(line[n]) || line[n] == '>' || line.substr(n, 2) == "/>";
+  if (line[1] != '/' && (name == "script" || name == "pre" || name == "style" || name == "textarea")) return ends;
+  if (ends && std::find(std::begin(kBlockTags), std::end(kBlockTags), name) != std::end(kBlockTags)) return true;
+  if (!prev_blank_ || !ends) return false;
+  size_t tag = line.find('>');  // condition 7: one complete tag, then only spaces
+  return tag != kNpos && line.find_first_not_of(" \t\r", tag + 1) == kNpos && line.find('<', 1) > tag;
+}
 
 size_t Pass::Find(NextOf* n, size_t from) {
   bool known = n->from != kNpos && from >= n->from && (n->at == kNpos || n->at >= from);
@@ -358,7 +397,7 @@ size_t Pass::ScanLine(size_t i) {
   size_t line_out = out->size();  // where the current line starts in *out
   size_t lead = i;
   while (lead < src_.size() && src_[lead] == ' ') ++lead;
-  bool raw_dollars = lead - i >= 4 || (lead < src_.size() && src_[lead] == '\t') ||
+  bool raw_dollars = html_block_ || lead - i >= 4 || (lead < src_.size() && src_[lead] == '\t') ||
                      (lead < src_.size() && src_[lead] == '<' && VerbatimRun(lead) != 0);
   while (i < src_.size()) {
     char c = src_[i];
@@ -422,6 +461,10 @@ void Pass::Run() {
     } else if (ParseFootnoteDef(line)) {
       i = next;
     } else {
+      bool blank = line.find_first_not_of(" \t\r") == kNpos;
+      if (blank) html_block_ = false;
+      else if (!html_block_) html_block_ = OpensHtmlBlock(i, i + line.size());
+      prev_blank_ = blank;
       i = ScanLine(i);
     }
   }

@@ -136,7 +136,7 @@ void Renderer::TryTaskMark(const MD_CHAR* p) {
   if (s[0] != '[' || s[2] != ']' || (s[3] != ' ' && s[3] != '\t') || mark <= ' ' || mark >= 0x7F) return;
   BlockFrame& item = blocks_[li];
   if (html().compare(item.html_start, 4, "<li>") != 0) return;
-  std::string open = "<li class=\"task-list-item\" data-task=\"";
+  std::string open = "<li class=\"task-list-item is-checked\" data-task=\"";
   AppendHtmlEscaped(std::string_view(s + 1, 1), &open);
   open += "\"><input type=\"checkbox\" disabled checked> ";
   html().replace(item.html_start, 4, open);
@@ -190,9 +190,13 @@ size_t Renderer::OpenBlockTag(MD_BLOCKTYPE type, void* detail, BlockFrame& frame
         out += "<li>";
         task_li_ = blocks_.size();  // this frame's index once pushed
       } else {
+        // Obsidian's markup: any mark but a space is checked; data-task
+        // holds the mark, so ordered task lists keep their numbers in CSS
+        // ("ol > li.task-list-item") and themes can style each state.
         bool checked = li->task_mark == 'x' || li->task_mark == 'X';
-        out += checked ? "<li class=\"task-list-item\"><input type=\"checkbox\" disabled checked> "
-                       : "<li class=\"task-list-item\"><input type=\"checkbox\" disabled> ";
+        out += checked ? "<li class=\"task-list-item is-checked\" data-task=\"" : "<li class=\"task-list-item\" data-task=\" ";
+        if (checked) out += li->task_mark;
+        out += checked ? "\"><input type=\"checkbox\" disabled checked> " : "\"><input type=\"checkbox\" disabled> ";
       }
       return 3;
     }
@@ -283,7 +287,10 @@ void Renderer::LeaveBlock(MD_BLOCKTYPE type, void* detail) {
       out += f.mermaid ? "</pre>\n" : "</code></pre>\n";
       TextBreak('\n');
       break;
-    case MD_BLOCK_HTML: TextBreak('\n'); break;
+    case MD_BLOCK_HTML:
+      sanitizer_.EndSkip();
+      TextBreak('\n');
+      break;
     case MD_BLOCK_P:
       if (ApplyBlockId(f, parent)) return;
       out += "</p>\n";
@@ -338,6 +345,7 @@ void Renderer::LeaveHeading(int level) {
   int& next = heading_next_[base];
   while (heading_ids_.count(id) != 0) id = base + "-" + std::to_string(++next);
   heading_ids_.insert(id);
+  id = PageId(id);
   std::string tag = "h" + std::to_string(level);
   html() += "<" + tag + " id=\"";
   AppendHtmlEscaped(id, &html());
@@ -350,6 +358,10 @@ void Renderer::LeaveHeading(int level) {
 void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
   FlushHtml();
   task_li_ = SIZE_MAX;
+  // Inside a <script> (or other element the sanitiser drops with its
+  // content) the note's markup is dropped too.
+  skipped_spans_.push_back(sanitizer_.Skipping());
+  if (skipped_spans_.back()) return;
   ++span_depth_;
   std::string& out = html();
   switch (type) {
@@ -371,6 +383,9 @@ void Renderer::EnterSpan(MD_SPANTYPE type, void* detail) {
 
 void Renderer::LeaveSpan(MD_SPANTYPE type) {
   FlushHtml();
+  bool skipped = !skipped_spans_.empty() && skipped_spans_.back();
+  if (!skipped_spans_.empty()) skipped_spans_.pop_back();
+  if (skipped) return;
   RevertMarks(span_depth_);
   if (span_depth_ > 0) --span_depth_;
   std::string& out = html();
@@ -417,6 +432,7 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
     return;
   }
   FlushHtml();
+  if (sanitizer_.Skipping()) return;  // the content of a <script>, <style>, ...
   std::string& out = html();
   switch (type) {
     case MD_TEXT_NULLCHAR:
@@ -436,8 +452,8 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
       if (DecodeEntity(s, &decoded)) {
         AppendHtmlEscaped(decoded, &out);
         text() += decoded;
-      } else {  // md4c only reports well-formed "&name;": safe verbatim
-        out.append(s);
+      } else {  // a name HTML5 does not define: shown as written (CommonMark)
+        AppendHtmlEscaped(s, &out);
         text().append(s);
       }
       break;
@@ -446,10 +462,20 @@ void Renderer::Text(MD_TEXTTYPE type, std::string_view s) {
       InlineText(s);
       if (trailing_bang) bang_html_end_ = out.size();
       break;
-    default:  // CODE, LATEXMATH outside a math span
+    default: {  // CODE, LATEXMATH outside a math span
+      std::string unescaped;
+      if (type == MD_TEXT_CODE && InTableCell() && s.find("\\|") != std::string_view::npos) {
+        // GFM: "\|" in a cell is the cell's own escape, also in code spans.
+        for (size_t i = 0; i < s.size(); ++i) {
+          if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '|') continue;
+          unescaped += s[i];
+        }
+        s = unescaped;
+      }
       AppendHtmlEscaped(s, &out);
       text().append(s);
       break;
+    }
   }
 }
 
@@ -475,6 +501,14 @@ void Renderer::FlushHtml() {
   if (pending_html_.empty()) return;
   sanitizer_.Feed(pending_html_, &html(), &text());
   pending_html_.clear();
+}
+
+std::string Renderer::PageId(std::string_view id) const {
+  return std::string(options_.id_prefix) + std::string(id);
+}
+
+bool Renderer::InTableCell() const {
+  return !blocks_.empty() && (blocks_.back().type == MD_BLOCK_TD || blocks_.back().type == MD_BLOCK_TH);
 }
 
 void Renderer::TextBreak(char c) {

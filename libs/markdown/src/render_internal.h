@@ -139,6 +139,9 @@ class Renderer {
 
   // footnotes.cc
   void AppendFootnotes();
+  // `md` rendered as inline markdown (one paragraph, its <p> removed) one
+  // level deeper; false if it is not one paragraph or nests too deep.
+  bool RenderInline(std::string_view md, std::string* html_out, std::string* text_out);
 
   // embed.cc
   // ![[f.target#f.anchor|alias]]; `shown` is the link text (alias or default).
@@ -171,6 +174,10 @@ class Renderer {
   std::string_view Restore(const MD_CHAR* p, size_t n, std::string* scratch);
   void FlushHtml();
   void TextBreak(char c);
+  bool InTableCell() const;
+  // An element id as written on the page: options_.id_prefix + id, so the
+  // headings and blocks of each embedded note have ids of their own.
+  std::string PageId(std::string_view id) const;
 
   std::string& html() { return result_->html; }
   std::string& text() { return result_->text; }
@@ -201,6 +208,7 @@ class Renderer {
   std::vector<OpenMark> marks_;
   size_t highlighted_bytes_ = 0;      // code of fences in a known language so far (kMaxNoteHighlightBytes)
   int span_depth_ = 0;
+  std::vector<bool> skipped_spans_;   // per open span: entered inside a dropped element (not written)
   bool in_math_ = false;              // inside a math span: text goes to math_tex_
   std::string math_tex_;
   size_t embed_attr_pos_ = SIZE_MAX;  // after the tag name of the last embed

@@ -97,7 +97,7 @@ std::optional<std::string> Renderer::ResolveTarget(std::string_view target) {
 }
 
 void Renderer::OpenDead(const std::string& target, bool embed) {
-  html() += "<span class=\"link-dead\" title=\"Missing note: ";
+  html() += "<span class=\"link-dead is-unresolved\" title=\"Missing note: ";
   AppendHtmlEscaped(target, &html());
   html() += "\">";
   result_->warnings.push_back((embed ? "dangling embed ![[" : "dangling link [[") + target + "]]");
@@ -110,7 +110,7 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
   std::string open = "<a href=\"";
   if (!IsSafeUrl(href)) {
     result_->warnings.push_back("unsafe link removed: " + href.substr(0, 40));
-    html() += "<span class=\"link-dead\" title=\"Unsafe link removed\">";
+    html() += "<span class=\"link-dead is-unresolved\" title=\"Unsafe link removed\">";
     f.close = "</span>";
     spans_.push_back(std::move(f));
     return;
@@ -122,7 +122,7 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
     std::string frag;
     if (!PercentDecode(href.substr(1), &frag)) frag = href.substr(1);
     open += '#';
-    AppendUrlEscaped(AnchorId(frag), &open);
+    AppendUrlEscaped(PageId(AnchorId(frag)), &open);
   } else {
     size_t hash = href.find('#');
     std::string path, anchor;
@@ -147,8 +147,10 @@ void Renderer::EnterLink(const MD_SPAN_A_DETAIL& d) {
     }
     if (url) AppendHref(*url, anchor, &open);
     else AppendUrlEscaped(href, &open);
+    if (url) open += "\" class=\"internal-link";
   }
   open += '"';
+  if (IsAbsoluteUrl(href)) open += " class=\"external-link\"";
   if (!title.empty()) {
     open += " title=\"";
     AppendHtmlEscaped(title, &open);
@@ -187,11 +189,15 @@ void Renderer::EnterImage(const MD_SPAN_IMG_DETAIL& d) {
 }
 
 void Renderer::LeaveImage(SpanFrame& f) {
+  if (std::any_of(spans_.begin(), spans_.end(), [](const SpanFrame& s) { return s.kind == SpanKind::kImage; })) {
+    html().resize(f.html_start);  // an image in an image's text: its alt joins the outer alt
+    return;
+  }
   std::string alt = text().substr(f.text_start);
   html().resize(f.html_start);
   text().resize(f.text_start);
   if (f.dead) {
-    html() += "<span class=\"link-dead\">";
+    html() += "<span class=\"link-dead is-unresolved\">";
     AppendHtmlEscaped(alt, &html());
     html() += "</span>";
     return;
@@ -252,9 +258,13 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
   text().resize(f.text_start);
   std::string shown_html, shown_text;
   bool has_alias = true;
-  if (!f.alias.empty()) {
-    shown_text = f.alias;
-    shown_html = HtmlEscape(f.alias);
+  if (!f.alias.empty()) {  // "[[t\|alias]]" in a table: the alias is markdown, as outside tables
+    // Plain text (most aliases) needs no nested render.
+    bool plain = f.alias.find_first_of("*_`~=[]<>&\\$#!%^:/") == std::string::npos;
+    if (plain || !RenderInline(f.alias, &shown_html, &shown_text)) {
+      shown_text = f.alias;
+      shown_html = HtmlEscape(f.alias);
+    }
   } else if (inner_text != f.raw && !Trim(inner_text).empty()) {
     shown_text = inner_text;  // md4c split "[[t|alias]]": the alias is the span text
     shown_html = inner_html;
@@ -285,11 +295,11 @@ void Renderer::LeaveWikilink(SpanFrame& f) {
   out += "<a href=\"";
   if (f.target.empty()) {
     out += '#';
-    AppendUrlEscaped(f.anchor.empty() ? "" : AnchorId(f.anchor), &out);
+    AppendUrlEscaped(f.anchor.empty() ? "" : PageId(AnchorId(f.anchor)), &out);
   } else {
     AppendHref(*f.url, f.anchor, &out);
   }
-  out += "\">";
+  out += "\" class=\"internal-link\">";
   out += shown_html;
   out += "</a>";
 }

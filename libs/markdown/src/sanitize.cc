@@ -18,6 +18,15 @@ constexpr std::string_view kAllowedTags[] = {
     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark",
     "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
     "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var", "wbr"};
+// Elements dropped silently with everything up to their end tag: their
+// content is script, styles, a nested document or form state, never text a
+// reader should see (an <iframe> that is a video player is handled first).
+constexpr std::string_view kDropWithContent[] = {
+    "applet", "frameset", "iframe", "math", "noembed", "noframes", "noscript", "object", "script",
+    "select", "style", "svg", "template", "textarea", "title", "xmp"};
+// Elements dropped silently, their content kept as text.
+constexpr std::string_view kDropTag[] = {
+    "base", "button", "embed", "form", "frame", "input", "link", "meta", "param", "source", "track"};
 constexpr std::string_view kVoidTags[] = {"br", "col", "hr", "img", "wbr"};
 constexpr std::string_view kBreakTags[] = {
     "blockquote", "br", "dd", "details", "div", "dt", "figcaption", "figure", "h1", "h2",
@@ -100,6 +109,70 @@ size_t ReferenceLength(std::string_view s, size_t i) {
   return j < s.size() && s[j] == ';' ? j + 1 - i : 0;
 }
 
+// CSS properties a note's inline style may set: colour, emphasis and
+// alignment of text, nothing that moves, sizes or overlays anything.
+constexpr std::string_view kStyleProps[] = {
+    "background", "background-color", "color", "font-style", "font-weight", "text-align",
+    "text-decoration", "text-decoration-color", "text-decoration-line", "text-decoration-style"};
+// The only CSS functions a value may call (colours).
+constexpr std::string_view kStyleFunctions[] = {"hsl", "hsla", "rgb", "rgba"};
+
+std::string TrimSpaces(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsSpace(s[b])) ++b;
+  while (e > b && IsSpace(s[e - 1])) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// A declaration's value if it is safe: only letters, digits, spaces and
+// "#%.,-" outside the colour functions' parentheses (so no url(),
+// expression(), escapes, comments, quotes, @-rules or !important); for
+// `background`, a single colour.
+bool SafeStyleValue(std::string_view prop, std::string_view value) {
+  if (value.empty()) return false;
+  int depth = 0;
+  bool space = false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (c == '(') {
+      size_t b = i;
+      while (b > 0 && IsAlpha(value[b - 1])) --b;
+      if (depth > 0 || !In(kStyleFunctions, AsciiLower(value.substr(b, i - b)))) return false;
+      ++depth;
+    } else if (c == ')') {
+      if (depth-- == 0) return false;
+    } else if (c == ' ') {
+      space |= depth == 0;
+    } else if (!IsAlnum(c) && c != '#' && c != '%' && c != '.' && c != ',' && c != '-') {
+      return false;
+    }
+  }
+  return depth == 0 && !(space && prop == "background") && AsciiLower(value).find("expression") == std::string::npos;
+}
+
+// The declarations of an inline style attribute that keep to kStyleProps
+// with safe values, as "prop:value;prop:value"; "" if none does.
+std::string SafeStyle(std::string_view style) {
+  std::string out;
+  size_t i = 0;
+  while (i <= style.size()) {
+    size_t semi = std::min(style.find(';', i), style.size());
+    std::string_view decl = style.substr(i, semi - i);
+    i = semi + 1;
+    size_t colon = decl.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string prop = AsciiLower(TrimSpaces(decl.substr(0, colon)));
+    std::string value = TrimSpaces(decl.substr(colon + 1));
+    for (char& c : value) {
+      if (IsSpace(c)) c = ' ';
+    }
+    if (!In(kStyleProps, prop) || !SafeStyleValue(prop, value)) continue;
+    if (!out.empty()) out += ';';
+    out += prop + ':' + value;
+  }
+  return out;
+}
+
 void TextBreak(std::string* text) {
   if (text != nullptr && !text->empty() && !IsSpace(text->back())) text->push_back(' ');
 }
@@ -113,8 +186,10 @@ void AppendTag(const Tag& tag, std::string* html) {
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;  // first one wins
     seen.push_back(name);
     bool url = (name == "href" && tag.name == "a") || (name == "src" && tag.name == "img");
-    if (!url && !(In(kAllowedAttrs, name) && (name != "open" || tag.name == "details"))) continue;
+    bool style = name == "style";
+    if (!url && !style && !(In(kAllowedAttrs, name) && (name != "open" || tag.name == "details"))) continue;
     std::string decoded = DecodeEntities(value);
+    if (style && (decoded = SafeStyle(decoded)).empty()) continue;
     if (url && !IsSafeUrl(decoded)) continue;
     if (url) {
       size_t b = decoded.find_first_not_of(" \t\r\n");
@@ -154,9 +229,27 @@ void SanitizeHtml(std::string_view raw, std::string* out) {
   s.CloseAll(out);
 }
 
+size_t HtmlSanitizer::SkipContent(std::string_view raw, size_t i) {
+  std::string close = "</" + skip_;
+  for (size_t at = i; at + close.size() <= raw.size(); ++at) {
+    if (raw[at] != '<' || raw[at + 1] != '/') continue;
+    if (!EqualsIgnoreAsciiCase(raw.substr(at, close.size()), close)) continue;
+    size_t after = at + close.size();
+    if (after < raw.size() && !IsSpace(raw[after]) && raw[after] != '/' && raw[after] != '>') continue;
+    size_t end = raw.find('>', after);
+    skip_.clear();
+    return end == std::string_view::npos ? raw.size() : end + 1;
+  }
+  return raw.size();
+}
+
 void HtmlSanitizer::Feed(std::string_view raw, std::string* html, std::string* text) {
   size_t i = 0;
   while (i < raw.size()) {
+    if (!skip_.empty()) {
+      i = SkipContent(raw, i);
+      continue;
+    }
     char c = raw[i];
     if (c == '<') {
       i = OnTag(raw, i, html, text);
@@ -169,8 +262,14 @@ void HtmlSanitizer::Feed(std::string_view raw, std::string* html, std::string* t
         continue;
       }
       std::string_view ref = raw.substr(i, n);
-      html->append(ref);  // well-formed references are safe verbatim
-      if (text != nullptr && !DecodeEntity(ref, text)) text->append(ref);
+      std::string decoded;
+      if (DecodeEntity(ref, &decoded)) {
+        html->append(ref);  // a reference HTML5 defines is safe verbatim
+        if (text != nullptr) text->append(decoded);
+      } else {  // an unknown name is text, as a browser shows it
+        AppendHtmlEscaped(ref, html);
+        if (text != nullptr) text->append(ref);
+      }
       i += n;
     } else {
       if (c == '>') {
@@ -219,6 +318,14 @@ size_t HtmlSanitizer::OnTag(std::string_view raw, size_t i, std::string* html, s
       return tag->end;
     }
   }
+  if (In(kDropWithContent, tag->name)) {
+    if (!tag->self_closing || (tag->name != "svg" && tag->name != "math")) {  // "<svg/>" is empty
+      skip_ = tag->name;
+      skip_scope_ = floors_.size();
+    }
+    return tag->end;
+  }
+  if (In(kDropTag, tag->name)) return tag->end;
   if (!In(kAllowedTags, tag->name)) {
     AppendHtmlEscaped(raw.substr(i, tag->end - i), html);
     return tag->end;
@@ -251,6 +358,7 @@ size_t HtmlSanitizer::OnEndTag(std::string_view raw, size_t i, std::string* html
     drop_iframe_close_ = false;
     return end + 1;
   }
+  if (In(kDropWithContent, name) || In(kDropTag, name)) return end + 1;
   if (!In(kAllowedTags, name)) {
     AppendHtmlEscaped(raw.substr(i, end + 1 - i), html);
     return end + 1;
@@ -279,6 +387,7 @@ void HtmlSanitizer::PushScope() {
 }
 
 void HtmlSanitizer::PopScope(std::string* html) {
+  if (!skip_.empty() && floors_.size() <= skip_scope_) skip_.clear();  // unclosed: ends with its block
   CloseAbove(floor_, html);
   if (!floors_.empty()) {
     floor_ = floors_.back();
@@ -290,6 +399,7 @@ void HtmlSanitizer::PopScope(std::string* html) {
 
 void HtmlSanitizer::CloseAll(std::string* html) {
   CloseAbove(0, html);
+  skip_.clear();
   floor_ = 0;
   floors_.clear();
 }

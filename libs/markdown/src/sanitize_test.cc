@@ -86,7 +86,12 @@ void CheckSafe(const std::string& html, const std::string& input, bool rendered 
         j = close + 1;
       }
       CHECK_MESSAGE(name.rfind("on", 0) != 0, "event handler attribute " << name);
-      CHECK(name != "style");
+      if (name == "style") {  // only the safe subset survives (sanitize.cc SafeStyle)
+        std::string v = Lower(value);
+        for (const char* bad : {"url(", "expression", "\\", "@", "/*", "position", "behavior", "binding", "import"}) {
+          CHECK_MESSAGE(v.find(bad) == std::string::npos, "style holding " << bad);
+        }
+      }
       CHECK(name != "srcdoc");
       CHECK(name != "formaction");
       if (name == "href" || name == "src" || name == "action" || name == "xlink:href") {
@@ -287,10 +292,11 @@ TEST_CASE("IsSafeUrl") {
   CHECK(!IsSafeUrl("ftp://x"));  // not on the list
 }
 
-TEST_CASE("SanitizeHtml: allowed tags are normalised, others shown as text") {
+TEST_CASE("SanitizeHtml: allowed tags are normalised, script-like ones dropped, others shown as text") {
   CHECK(Sanitize("<B CLASS=x Title='a\"b'>hi</B>") == "<b class=\"x\" title=\"a&quot;b\">hi</b>");
   CHECK(Sanitize("<br/><hr><img src=\"a.png\" alt=\"A\" onload=x>") == "<br><hr><img src=\"a.png\" alt=\"A\">");
-  CHECK(Sanitize("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK(Sanitize("<script>alert(1)</script>") == "");
+  CHECK(Sanitize("<foo>x</foo>") == "&lt;foo&gt;x&lt;/foo&gt;");
   CHECK(Sanitize("a <!-- hidden --> b") == "a  b");
   CHECK(Sanitize("<details open><summary>S</summary>x</details>") ==
         "<details open=\"\"><summary>S</summary>x</details>");
@@ -312,23 +318,20 @@ TEST_CASE("sanitiser issue: harmless formatting stays, script-capable parts go")
         "<b class=\"x\">ok</b> <i>i</i> <mark>m</mark> <kbd>k</kbd>");
   CHECK(Sanitize("<details open ontoggle=alert(1)><summary>s</summary>t</details>") ==
         "<details open=\"\"><summary>s</summary>t</details>");
-  CHECK(Sanitize("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;");
+  CHECK(Sanitize("a<script>alert(1)</script>b") == "ab");
   CHECK(Sanitize("<a href=\"javascript:alert(1)\" title=t>x</a>") == "<a title=\"t\">x</a>");
   CHECK(Sanitize("<a href=\"  JavaScript:alert(1)\">x</a>") == "<a>x</a>");
   CHECK(Sanitize("<img src=\"data:image/png;base64,AAAA\" alt=a>") == "<img alt=\"a\">");
   CHECK(Sanitize("<IMG SRC=x OnErRoR=alert(1)>") == "<img src=\"x\">");
   CHECK(Sanitize("<img src=\"x`\" onerror=alert(1)>") == "<img src=\"x`\">");
-  CHECK(Sanitize("<iframe src=\"https://e.com\"></iframe>") ==
-        "&lt;iframe src=&quot;https://e.com&quot;&gt;&lt;/iframe&gt;");
-  CHECK(Sanitize("<style>p{}</style>") == "&lt;style&gt;p{}&lt;/style&gt;");
-  CHECK(Sanitize("<svg onload=alert(1)><circle/></svg>") ==
-        "&lt;svg onload=alert(1)&gt;&lt;circle/&gt;&lt;/svg&gt;");
-  CHECK(Sanitize("<math><mi>x</mi></math>") == "&lt;math&gt;&lt;mi&gt;x&lt;/mi&gt;&lt;/math&gt;");
+  CHECK(Sanitize("<iframe src=\"https://e.com\"></iframe>after") == "after");
+  CHECK(Sanitize("<style>p{}</style>") == "");
+  CHECK(Sanitize("<svg onload=alert(1)><circle/></svg>x") == "x");
+  CHECK(Sanitize("<math><mi>x</mi></math>") == "");
   CHECK(Sanitize("<div style=\"width: expression(alert(1))\">x</div>") == "<div>x</div>");
-  // Raw iframes in notes stay text; only the PDF embed writes one.
+  // Raw iframes in notes are dropped; only the PDF embed writes one.
   RenderOptions opts;
-  CHECK(RenderNote("<iframe src=\"/x.pdf\"></iframe>", "x.md", opts).html ==
-        "&lt;iframe src=&quot;/x.pdf&quot;&gt;&lt;/iframe&gt;\n");
+  CHECK(RenderNote("<iframe src=\"/x.pdf\"></iframe>", "x.md", opts).html == "\n");
   CHECK(RenderNote("<math><mi>x</mi></math>", "x.md", opts).html.find("<math") == std::string::npos);
 }
 
@@ -420,4 +423,79 @@ TEST_CASE("deep nesting does not crash") {
   auto fm = RenderNote("---\nx: " + std::string(20000, '[') + "\n---\nbody", "x.md", opts);
   CHECK(!fm.frontmatter.error.empty());
   CHECK(fm.html == "<p>body</p>\n");
+}
+
+TEST_CASE("inline style: a safe subset of colours, emphasis and alignment stays (issue 28)") {
+  CHECK(Sanitize("<span style=\"color:red\">red</span>") == "<span style=\"color:red\">red</span>");
+  CHECK(Sanitize("<span style=\"COLOR: #F00 ; background-color: rgb(1, 2, 3);font-weight:bold\">x</span>") ==
+        "<span style=\"color:#F00;background-color:rgb(1, 2, 3);font-weight:bold\">x</span>");
+  CHECK(Sanitize("<p style=\"text-align:center;text-decoration:underline wavy;font-style:italic\">x</p>") ==
+        "<p style=\"text-align:center;text-decoration:underline wavy;font-style:italic\">x</p>");
+  CHECK(Sanitize("<span style=\"background:yellow\">x</span>") == "<span style=\"background:yellow\">x</span>");
+  // Hostile or layout-changing declarations go; the rest of the attribute stays.
+  CHECK(Sanitize("<span style=\"color:red;position:fixed;top:0\">x</span>") == "<span style=\"color:red\">x</span>");
+  const char* const hostile[] = {
+      "background:url(javascript:alert(1))",
+      "background:red url(x.png)",
+      "background-image:url(x.png)",
+      "color:expression(alert(1))",
+      "color:EXPRESSION(alert(1))",
+      "color:red;width:expression(alert(1))",
+      "position:fixed",
+      "position:absolute;z-index:9999",
+      "display:none",
+      "width:100vw;height:100vh",
+      "color:re\\64",
+      "c\\olor:red",
+      "color:red/**/",
+      "color:/**/red",
+      "color:red/*;position:fixed*/",
+      "@import 'x.css'",
+      "color:red!important",
+      "color:\"red\"",
+      "behavior:url(x.htc)",
+      "-moz-binding:url(x.xml#y)",
+      "color:r&#x5c;65d",
+      "color:&#x75;rl(x)",
+      "background:u&#114;l(x)",
+      "font-family:'x'",
+      "color:rgb(url(x))",
+      "color:var(--x)",
+      "color:attr(x)",
+      ""};
+  for (const char* h : hostile) {
+    INFO(h);
+    std::string in = "<span style=\"" + std::string(h) + "\">x</span>";
+    std::string out = Sanitize(in);
+    if (std::string_view(h).rfind("color:red;", 0) == 0) {
+      CHECK(out == "<span style=\"color:red\">x</span>");
+    } else {
+      CHECK(out == "<span>x</span>");  // nothing survives: no attribute at all
+    }
+    CheckSafe(out, in);
+  }
+}
+
+TEST_CASE("script, style, iframe and the like are dropped silently with their content (issue 28)") {
+  RenderOptions opts;
+  auto html = [&](std::string_view md) { return RenderNote(md, "x.md", opts).html; };
+  // Inline, in a paragraph: md4c hands the text between the tags over as text.
+  CHECK(html("before <script>alert(1)</script> after\n") == "<p>before  after</p>\n");
+  CHECK(html("a <script>*em* [[link]] `c` $x$</script> b\n") == "<p>a  b</p>\n");
+  CHECK(html("a <style>p { color: red }</style> b <noscript>n</noscript> c\n") == "<p>a  b  c</p>\n");
+  CHECK(html("a <script>unclosed\n\nnext\n") == "<p>a </p>\n<p>next</p>\n");  // it ends with its block
+  CHECK(html("a <SCRIPT type=x>1</SCRIPT >b\n") == "<p>a b</p>\n");
+  // Blocks.
+  CHECK(html("<script>\nalert(1)\n</script>\n\ntext\n") == "\n<p>text</p>\n");
+  CHECK(html("<style>\nbody { display: none }\n</style>\ntext\n") == "\n<p>text</p>\n");
+  CHECK(html("<iframe src=\"https://evil.example\">\n</iframe>\n") == "\n");
+  CHECK(html("<div>\n<script>alert(1)</script>\n<b>kept</b>\n</div>\n") == "<div>\n\n<b>kept</b>\n</div>\n");
+  CHECK(html("<textarea>\n<b>x</b>\n</textarea>\n") == "\n");
+  // Unclosed in an HTML block: it ends with the block, the rest of the note shows.
+  CHECK(html("<div>\n<style>\n\nstill *shown*\n") == "<div>\n<p>still <em>shown</em></p>\n</div>");
+  // Form controls go, their text stays.
+  CHECK(html("a <button>press</button> <input type=text> b\n") == "<p>a press  b</p>\n");
+  // A video player iframe is still folio's own player.
+  CHECK(html("<iframe src=\"https://www.youtube.com/embed/dQw4w9WgXcQ\"></iframe>\n").find("embed-video") !=
+        std::string::npos);
 }

@@ -109,6 +109,50 @@ std::string WithoutTags(std::string_view text) {
   return out;
 }
 
+// The label of a footnote definition line "[^label]: text", or "".
+std::string_view DefinitionLabel(std::string_view line) {
+  size_t i = 0;
+  while (i < 3 && i < line.size() && line[i] == ' ') ++i;
+  if (line.substr(i, 2) != "[^") return {};
+  size_t close = line.find("]:", i + 2);
+  if (close == std::string_view::npos || close == i + 2) return {};
+  std::string_view label = line.substr(i + 2, close - i - 2);
+  if (label.find_first_of(" \t[]") != std::string_view::npos) return {};
+  return label;
+}
+
+// `part` (lines [first, last) of the body) with the definitions of the
+// footnotes it references but does not define appended, so an embedded
+// section shows its footnotes as the whole note does.
+std::string WithFootnotes(std::string part, const std::vector<Line>& lines, size_t first, size_t last) {
+  std::vector<std::string_view> wanted;
+  for (size_t at = part.find("[^"); at != std::string::npos; at = part.find("[^", at + 2)) {
+    size_t close = part.find(']', at + 2);
+    if (close == std::string::npos || close == at + 2) continue;
+    std::string_view label = std::string_view(part).substr(at + 2, close - at - 2);
+    if (label.find_first_of(" \t[\n") != std::string_view::npos) continue;
+    if (std::find(wanted.begin(), wanted.end(), label) == wanted.end()) wanted.push_back(label);
+  }
+  if (wanted.empty()) return part;
+  for (size_t k = first; k < last; ++k) {  // defined inside the part already
+    std::string_view label = lines[k].code ? std::string_view() : DefinitionLabel(lines[k].text);
+    if (!label.empty()) wanted.erase(std::remove(wanted.begin(), wanted.end(), label), wanted.end());
+  }
+  std::string defs;
+  for (size_t k = 0; k < lines.size() && !wanted.empty(); ++k) {
+    if (lines[k].code || (k >= first && k < last)) continue;
+    std::string_view label = DefinitionLabel(lines[k].text);
+    auto it = std::find(wanted.begin(), wanted.end(), label);
+    if (label.empty() || it == wanted.end()) continue;
+    wanted.erase(it);
+    defs.append(lines[k].text);
+    defs += '\n';
+  }
+  if (defs.empty()) return part;
+  if (!part.empty() && part.back() != '\n') part += '\n';
+  return part + "\n" + defs;
+}
+
 }  // namespace
 
 std::optional<std::string> ExtractSection(std::string_view source, std::string_view heading) {
@@ -143,7 +187,7 @@ std::optional<std::string> ExtractSection(std::string_view source, std::string_v
   }
   if (!any) return std::nullopt;
   size_t end_offset = to < lines.size() ? lines[to].start : body.size();
-  return std::string(body.substr(lines[found].start, end_offset - lines[found].start));
+  return WithFootnotes(std::string(body.substr(lines[found].start, end_offset - lines[found].start)), lines, found, to);
 }
 
 std::optional<std::string> ExtractBlock(std::string_view source, std::string_view block_id) {
@@ -168,7 +212,7 @@ std::optional<std::string> ExtractBlock(std::string_view source, std::string_vie
     while (first > 0 && !IsBlankLine(lines[first - 1].text)) --first;
     std::string out(body.substr(lines[first].start, lines[last].end - lines[first].start));
     while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out + "\n";
+    return WithFootnotes(out + "\n", lines, first, last + 1);
   }
   std::string_view head;
   if (IsListItem(lines[at].text)) {  // the item and what is nested under it
@@ -193,7 +237,7 @@ std::optional<std::string> ExtractBlock(std::string_view source, std::string_vie
     out.append(t);
     out += '\n';
   }
-  return out;
+  return WithFootnotes(std::move(out), lines, first, last + 1);
 }
 
 }  // namespace folio::markdown

@@ -8,9 +8,9 @@
 // to notes ([x](Other%20note.md)), YAML frontmatter, headings with ids, and
 // Obsidian's embeds, callouts, ==highlights==, %%comments%%, #tags, ^block-ids,
 // footnotes, $math$ (MathML) and mermaid fences (HTML shapes: README.md).
-// Links that resolve become <a href="URL">; dangling ones become
-// <span class="link-dead" title="...">text</span> plus a warning.
-// External links get rel="noopener". javascript:/data:/vbscript: URLs are
+// Links that resolve become <a href="URL" class="internal-link">; dangling
+// ones become <span class="link-dead is-unresolved" title="...">text</span>
+// plus a warning. External links get class="external-link" rel="noopener". javascript:/data:/vbscript: URLs are
 // dropped (rendered as dead text).
 //
 // Threading: RenderNote is reentrant; the resolver is called on the calling
@@ -69,7 +69,7 @@ struct LinkRef {
 struct Heading {
   int level = 1;
   std::string text;  // visible text
-  std::string id;    // HeadingId(text), de-duplicated within the note ("x", "x-1")
+  std::string id;    // HeadingId(text), de-duplicated within the note ("x", "x-1"), after id_prefix
   size_t text_offset = 0;  // where the heading's text starts in RenderResult::text
 };
 
@@ -122,8 +122,10 @@ struct RenderOptions {
   // shows a single newline inside a paragraph as a line break (<br>); true
   // joins the lines as CommonMark does.
   bool strict_line_breaks = false;
-  // Put after "fn-" / "fnref-" in footnote ids, so the footnotes of an
-  // embedded note ("e1-") keep ids of their own next to the host's.
+  // Put after "fn-" / "fnref-" in footnote ids and before heading and
+  // block ids ("e1-intro", "e1-block-x"), and in the note's links to its
+  // own anchors, so an embedded note ("e1-") keeps ids of its own next to
+  // the host's and every other embed's (a page's ids stay unique).
   std::string_view id_prefix;
   // Syntax-highlight fenced code (default). False leaves fences plain and
   // escaped, for callers that read only the metadata and text:

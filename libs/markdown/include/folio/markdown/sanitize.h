@@ -4,9 +4,13 @@
 // cite, q, dl, dt, dd, ul, ol, li, table parts, h1-h6, a, img, figure,
 // figcaption, center, font-free) with whitelisted attributes (class, id,
 // title, lang, dir, align, colspan, rowspan, width, height, alt, open; href
-// and src only with http(s), mailto, relative or fragment URLs). Anything
-// else (<script>, <style>, <iframe>, <object>, event handlers, javascript:
-// or data: URLs, SVG) is escaped so it shows as text and never runs.
+// and src only with http(s), mailto, relative or fragment URLs; style only
+// with colour, text-decoration, font weight/style and alignment declarations
+// whose values hold no url(), expression, escape, comment or @). Elements
+// whose content is not text (<script>, <style>, <iframe>, <object>, SVG,
+// MathML, <textarea>, ...) are dropped with their content, form controls
+// without it; other unknown tags are escaped and show as text. Event
+// handlers and javascript: or data: URLs never reach the output.
 // Pure functions; thread-safe.
 #pragma once
 
