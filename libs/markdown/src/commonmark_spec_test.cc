@@ -111,14 +111,16 @@ std::string RenderCommonMark(const std::string& markdown) {
 
 // Attributes folio adds to what CommonMark writes, taken off its normalised
 // output so the examples still test what is under them: heading ids
-// (README.md "Rendering"), rel="noopener" on external links and
-// loading="lazy" on images.
+// (README.md "Rendering"), rel="noopener" on external links,
+// loading="lazy" on images and Obsidian's link classes (docs/themes.md).
 std::string WithoutAdditions(const std::string& normalised) {
   static const std::regex heading_id(R"((<h[1-6]) id="[^"]*")");
   static const std::regex noopener(R"((<a [^>]*?) rel="noopener")");
   static const std::regex lazy(R"((<img [^>]*?) loading="lazy")");
+  static const std::regex link_class(R"((<a[^>]*?) class="(?:external|internal)-link")");
   std::string out = std::regex_replace(normalised, heading_id, "$1");
   out = std::regex_replace(out, noopener, "$1");
+  out = std::regex_replace(out, link_class, "$1");
   return std::regex_replace(out, lazy, "$1");
 }
 
