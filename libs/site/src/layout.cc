@@ -331,7 +331,7 @@ std::string AssembleNotePage(const NotePage& p) {
   AppendHead(p.site, h, &out);
   out += "<div class=\"page\">";
   AppendExplorer(p, &out);
-  out += "<div class=\"content\">";
+  out += "<div class=\"content\" data-folio-swap=\"main\">";  // what navigation swaps (folio.js)
   AppendBreadcrumbs(p, &out);
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
@@ -353,7 +353,7 @@ std::string AssembleListingPage(const ListingPage& p) {
   out.reserve(p.items.size() * 96 + 2048);
   Head h{p.title, p.intro, p.url, "", "", "website", nullptr, "", "", false};
   AppendHead(p.site, h, &out);
-  out += "<article><h1>";
+  out += "<article data-folio-swap=\"main\"><h1>";
   AppendHtmlEscaped(p.title, &out);
   out += "</h1>";
   if (!p.intro.empty()) {
@@ -475,7 +475,7 @@ std::string AssembleGraphPage(const SiteInfo& site) {
   AppendHead(site, Head{"Graph", "Every note and the links between them", markdown::kGraphUrl, "", "", "website",
                         nullptr, "", "", false},
              &out);
-  out += "<article class=\"graph-page\"><h1>Graph</h1><div class=\"global-graph\" data-graph=\"";
+  out += "<article class=\"graph-page\" data-folio-swap=\"main\"><h1>Graph</h1><div class=\"global-graph\" data-graph=\"";
   out += markdown::kGraphDataUrl;
   out += "\"></div><noscript><p>The graph is drawn by the site's script, which is off. Browse the <a href=\"";
   out += markdown::kTagsUrl;

@@ -98,7 +98,7 @@ function explorer(note) {
 
 function notePage(note, notes) {
   const backlinks = notes.filter((n) => n.body.includes(`href="${note.url}"`) || n.body.includes(`href="${note.url}#`));
-  let html = head(note.title) + '<main><div class="page">' + explorer(note) + '<div class="content">';
+  let html = head(note.title) + '<main><div class="page">' + explorer(note) + '<div class="content" data-folio-swap="main">';
   html += `<nav class="breadcrumbs" aria-label="Breadcrumbs"><a href="/">Home</a> <span>/</span> <span aria-current="page">${esc(note.title)}</span></nav>`;
   html += `<article><h1>${esc(note.title)}</h1><p class="meta">Updated <time>2026-12-01</time></p>` +
     '<details class="toc"><summary>Contents</summary><ul><li><a href="#x">x</a></li></ul></details>' + note.body + '</article>';
