@@ -98,10 +98,10 @@ describe('navigation without reloads (real system, examples/vault)', () => {
       await page.goto(cluster.base + chain[0].href, { waitUntil: 'load' });
       // Open every top-level folder, so the explorer holds every note and scrolls.
       await page.$$eval('nav.explorer details[data-tree]', (ds) => ds.forEach((d) => { d.open = true; }));
-      await page.waitForFunction(() => !document.querySelector('nav.explorer [aria-busy]'));
+      await page.waitForFunction(() => !document.querySelector('nav.explorer [aria-busy]'), { polling: 100 });
       await sleep(200);
       await page.$$eval('nav.explorer details[data-tree]', (ds) => ds.forEach((d) => { d.open = true; }));
-      await page.waitForFunction(() => !document.querySelector('nav.explorer [aria-busy]'));
+      await page.waitForFunction(() => !document.querySelector('nav.explorer [aria-busy]'), { polling: 100 });
       await page.evaluate(() => {
         window.__folioMarker = 42;
         const box = document.querySelector('nav.explorer details.explorer-box');
@@ -121,9 +121,12 @@ describe('navigation without reloads (real system, examples/vault)', () => {
         await sleep(250);
         const fetched = requested.filter((p) => p === target.url).length;
         assert.ok(fetched >= 1, `hovering the link to ${target.url} did not prefetch it`);
-        await link.click();
-        await page.waitForFunction((p) => decodeURI(location.pathname) === p && document.title !== '', {}, target.url);
-        await page.waitForFunction((t) => document.title === t, {}, target.title);
+        // Enter on the focused link: a real click that a preview shown by
+        // the hover cannot intercept.
+        await link.focus();
+        await page.keyboard.press('Enter');
+        await page.waitForFunction((p) => decodeURI(location.pathname) === p && document.title !== '', { polling: 100 }, target.url);
+        await page.waitForFunction((t) => document.title === t, { polling: 100 }, target.title);
         const now = await state(page);
         assert.equal(requested.filter((p) => p === target.url).length, fetched, 'the click fetched the page again');
         assert.equal(now.marker, true, `a full page load happened going to ${target.url}`);
@@ -138,7 +141,7 @@ describe('navigation without reloads (real system, examples/vault)', () => {
       // Back twice, forward once: content and title each time, no reload.
       for (const [move, want] of [['back', chain[2]], ['back', chain[1]], ['forward', chain[2]]]) {
         await page.evaluate((m) => history[m](), move);
-        await page.waitForFunction((t, p) => document.title === t && decodeURI(location.pathname) === p, {}, want.title, want.url);
+        await page.waitForFunction((t, p) => document.title === t && decodeURI(location.pathname) === p, { polling: 100 }, want.title, want.url);
         const now = await state(page);
         assert.equal(now.marker, true, `history.${move}() reloaded the page`);
         assert.notEqual(now.h1, '', 'no heading after ' + move);
@@ -177,7 +180,7 @@ describe('navigation without reloads (real system, examples/vault)', () => {
       const requests = [];
       page.on('request', (r) => requests.push(r.url()));
       await page.click('#to-fragment');
-      await page.waitForFunction(() => location.hash === '#folio-nav-target');
+      await page.waitForFunction(() => location.hash === '#folio-nav-target', { polling: 100 });
       assert.equal(await page.evaluate(() => window.__folioMarker === 42), true);
       assert.deepEqual(requests.filter((u) => !/\/_\/(tree|graph)/.test(u)), [], 'a #fragment link fetched something');
       // The search page has no swapped part: a normal load.
@@ -188,8 +191,10 @@ describe('navigation without reloads (real system, examples/vault)', () => {
         a.textContent = 'search';
         document.querySelector('[data-folio-swap="main"]').appendChild(a);
       });
-      await Promise.all([page.waitForNavigation(), page.click('#to-search')]);
+      await page.click('#to-search');
+      for (let i = 0; i < 100 && new URL(page.url()).pathname !== '/_/search'; i++) await sleep(100);
       assert.equal(new URL(page.url()).pathname, '/_/search');
+      await page.waitForFunction(() => document.readyState === 'complete', { polling: 100 });
       assert.equal(await page.evaluate(() => window.__folioMarker === 42), false);
     } finally {
       await page.closeAll();
