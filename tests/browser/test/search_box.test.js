@@ -213,8 +213,11 @@ describe('the header search box on the real system', () => {
       s = await panelState(page);
       assert.ok(s.hits.length >= 2);
       const target = pathOf(s.hits[1].href, site.base);
-      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(`#${s.hits[1].id} a`)]);
+      // A same-origin link: the page is swapped in (navigation without reloads).
+      await page.click(`#${s.hits[1].id} a`);
+      await page.waitForFunction((p) => decodeURIComponent(location.pathname) === p, { polling: 100 }, target);
       assert.equal(decodeURIComponent(new URL(page.url()).pathname), target);
+      assert.equal(await page.$eval(kInput, (i) => i.getAttribute('aria-expanded')), 'false', 'the panel closes');
       await assertClean(page);
     } finally { await page.closeAll(); }
   });
