@@ -33,14 +33,17 @@ function startServer() {
   const hash = (s) => "'sha256-" + crypto.createHash('sha256').update(s).digest('base64') + "'";
   const csp = `default-src 'none'; script-src 'self' ${hash(theme)} ${hash(init)}; style-src 'self' 'unsafe-inline'; ` +
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
-  const page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Diagram</title>' +
+  const page = (title, diagram, link) => '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    `<title>${title}</title>` +
     `<link rel="stylesheet" href="/assets/folio.css"><script>${theme}</script><script src="/_/folio.js" defer></script>` +
     '</head><body><header class="site-header"><a class="site-name" href="/">Site</a><nav class="site-nav"></nav></header>' +
-    '<main><div class="content" data-folio-swap="main"><article><h1>Diagram</h1>' +
-    '<pre class="mermaid">graph TD; Start--&gt;Middle; Middle--&gt;End</pre></article></div></main>' +
+    `<main><div class="content" data-folio-swap="main"><article><h1>${title}</h1><p>${link}</p>` +
+    `<pre class="mermaid">${diagram}</pre></article></div></main>` +
     `<script src="/mermaid.min.js" defer></script><script>${init}</script></body></html>`;
   const files = {
-    '/': ['text/html; charset=utf-8', page],
+    '/': ['text/html; charset=utf-8', page('Diagram', 'graph TD; Start--&gt;Middle; Middle--&gt;End',
+      '<a href="/two">Another diagram</a>')],
+    '/two': ['text/html; charset=utf-8', page('Second', 'graph LR; Second--&gt;Page', '<a href="/">Back</a>')],
     '/_/folio.js': ['text/javascript', fs.readFileSync(path.join(kSource, 'libs/site/src/folio.js'))],
     '/assets/folio.css': ['text/css', fs.readFileSync(path.join(kSource, 'libs/site/src/style.css'))],
     '/mermaid.min.js': ['text/javascript', fs.readFileSync(mermaidFile())],
@@ -113,6 +116,12 @@ describe('mermaid follows the theme', () => {
         return n && getComputedStyle(n).fill !== fill;
       }, {}, dark.node);
       assert.equal((await colours(page)).node, light.node);
+      // A diagram that arrives by navigation (no reload) is drawn too.
+      await page.evaluate(() => { window.__folioMarker = 42; });
+      await page.click('a[href="/two"]');
+      await page.waitForFunction(() => /Second/.test(document.querySelector('pre.mermaid svg')?.textContent || ''),
+        { polling: 100 });
+      assert.equal(await page.evaluate(() => window.__folioMarker), 42, 'the navigation reloaded the page');
       assert.deepEqual(await pageProblems(page), [], 'console errors, failed requests or CSP violations');
     } finally {
       await page.closeAll();
