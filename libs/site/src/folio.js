@@ -67,9 +67,14 @@
     return darkQuery.matches ? "dark" : "light";
   }
 
+  // A listener with an owner element is dropped once the owner left the
+  // page (a graph swapped out by navigation).
   var themeListeners = [];
-  function onThemeChange(fn) { themeListeners.push(fn); }
-  function themeChanged() { themeListeners.forEach(function (fn) { fn(); }); }
+  function onThemeChange(fn, owner) { themeListeners.push({ fn: fn, owner: owner }); }
+  function themeChanged() {
+    themeListeners = themeListeners.filter(function (l) { return !l.owner || l.owner.isConnected; });
+    themeListeners.forEach(function (l) { l.fn(); });
+  }
 
   function initTheme() {
     var header = doc.querySelector(".site-header");
@@ -755,7 +760,7 @@
     this.pointers = new Map();
     this.dirty = true;
     this.readColors();
-    onThemeChange(function () { self.readColors(); self.request(); });
+    onThemeChange(function () { self.readColors(); self.request(); }, this.canvas);
     this.resize();
     if (window.ResizeObserver) new ResizeObserver(function () { self.resize(); }).observe(host);
     this.bindInput();
