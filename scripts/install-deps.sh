@@ -67,6 +67,23 @@ if [[ ! -f "$mermaid_js" || "$(cat "$mermaid_stamp" 2>/dev/null)" != "$lock_sum"
   fi
 fi
 
+# The browser tests' driver (tests/browser: puppeteer-core, pinned by its
+# package-lock.json; it drives the system's Chromium, installed above, and
+# downloads no browser). Again only when the lock file changed. Without it
+# `make test` reports the browser tests as skipped.
+browser_dir="$(dirname "$0")/../tests/browser"
+browser_stamp="$browser_dir/node_modules/.folio-lock-sha256"
+lock_sum=$(sha256sum "$browser_dir/package-lock.json" | cut -d' ' -f1)
+if [[ ! -d "$browser_dir/node_modules/puppeteer-core" || "$(cat "$browser_stamp" 2>/dev/null)" != "$lock_sum" ]]; then
+  echo "install-deps: npm ci in tests/browser (the browser tests' driver)"
+  if command -v npm >/dev/null 2>&1 &&
+     (cd "$browser_dir" && timeout 300 npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    echo "$lock_sum" >"$browser_stamp"
+  else
+    echo "install-deps: warning: npm ci in tests/browser failed; the browser tests are skipped" >&2
+  fi
+fi
+
 # The Obsidian plugin's build and test tools (clients/obsidian: obsidian's
 # type definitions, esbuild, typescript; package-lock.json pins them). Again
 # only when the lock file changed. Without them its CTest test is skipped.

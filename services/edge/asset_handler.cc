@@ -68,11 +68,13 @@ class StorageSource : public http::BodySource, public std::enable_shared_from_th
 
 // The headers every /assets/ response shares: validators, caching, and what
 // keeps an author's file from running script on the site (attachment.h).
-std::string CommonHead(std::string_view etag, const http::AttachmentHeaders& ah) {
+// An asset kept with a gzip copy varies by Accept-Encoding.
+std::string CommonHead(std::string_view etag, const http::AttachmentHeaders& ah, bool varies) {
   std::string h = "ETag: " + std::string(etag) + "\r\nCache-Control: " + std::string(kAssetCache) +
                   "\r\nAccept-Ranges: bytes\r\nX-Content-Type-Options: " + std::string(http::kNoSniff) +
                   "\r\nContent-Security-Policy: " + std::string(http::kUntrustedCsp) + "\r\n";
   if (!ah.disposition.empty()) h += "Content-Disposition: " + ah.disposition + "\r\n";
+  if (varies) h += "Vary: Accept-Encoding\r\n";
   return h;
 }
 
@@ -92,6 +94,7 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   p->if_none_match = std::string(req.GetHeader("if-none-match"));
   p->name = std::string(path.substr(8 + 17));
   p->head = req.is_head;
+  p->gzip = AcceptsGzip(req.GetHeader("accept-encoding"));
   FetchAsset(hash16, std::move(p));
   return true;
 }
@@ -110,6 +113,7 @@ void Worker::ServeBlobPage(const http::Request& req, const BlobRef& blob, http::
   p->sha256 = blob.sha256;
   p->content_type = blob.content_type;
   p->head = req.is_head;
+  p->gzip = AcceptsGzip(req.GetHeader("accept-encoding"));
   FetchAsset(blob.sha256.substr(0, 16), std::move(p));
 }
 
@@ -170,17 +174,20 @@ void Worker::SendAssetError(http::Responder r, const Status& why) {
 
 void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const Asset> keep, const PendingAsset& req) {
   auto prep = std::make_shared<Prepared>();
-  const std::string etag = "\"" + a.sha256 + "\"";
   // A blob page's type is ingest's; an attachment's is decided so that no
   // author's file runs as script (attachment.h).
   const http::AttachmentHeaders ah = req.content_type.empty() ? http::AttachmentHeadersFor(req.name, a.content_type)
                                                               : http::AttachmentHeaders{req.content_type, ""};
-  const std::string common = CommonHead(etag, ah);
   std::string_view body;
   const uint64_t size = a.size;
   using Kind = http::ByteRange::Kind;
   const http::ByteRange range = req.if_none_match.empty() ? http::ParseRange(req.range, size) : http::ByteRange{};
   uint64_t first = range.first, last = range.last;
+  // The gzip copy answers whole-body requests from clients that accept it;
+  // ranges are always of the identity bytes. Its ETag is its own (as pages').
+  const bool gzip = req.gzip && !a.body_gzip.empty() && range.kind == Kind::kWhole;
+  const std::string etag = "\"" + a.sha256 + (gzip ? "-gz\"" : "\"");
+  const std::string common = CommonHead(etag, ah, !a.body_gzip.empty());
   if (!req.if_none_match.empty() && http::EtagMatches(req.if_none_match, etag)) {
     prep->head = "HTTP/1.1 304 Not Modified\r\n" + common;
     counters_.not_modified->Increment();
@@ -218,9 +225,10 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
                  std::to_string(size) + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
     counters_.ok->Increment();
   } else {
-    body = a.body;
+    body = gzip ? std::string_view(a.body_gzip) : std::string_view(a.body);
     prep->head = "HTTP/1.1 200 OK\r\nContent-Type: " + ah.content_type + "\r\n" + common +
-                 "Content-Length: " + std::to_string(size) + "\r\n";
+                 (gzip ? "Content-Encoding: gzip\r\n" : "") + "Content-Length: " + std::to_string(body.size()) +
+                 "\r\n";
     counters_.ok->Increment();
   }
   prep->asset = std::move(keep);

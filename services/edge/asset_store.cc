@@ -3,8 +3,10 @@
 #include <charconv>
 #include <utility>
 
+#include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/log.h"
+#include "folio/core/text.h"
 
 namespace folio::edge {
 namespace {
@@ -17,10 +19,41 @@ std::string HashOfETag(std::string_view etag) {
 }
 
 constexpr size_t kMaxStreamedMeta = 4096;
+// How much of an untyped blob is looked at to decide whether it is text.
+constexpr size_t kSniffBytes = 4096;
+
+// Untyped bytes (storage holds application/octet-stream for names it has no
+// type for, e.g. .js, .css and .json attachments and the bundled mermaid)
+// that are text: no NUL and no other control byte but tab, CR, LF, FF, ESC.
+bool LooksLikeText(std::string_view body) {
+  for (unsigned char c : body.substr(0, kSniffBytes)) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b) return false;
+  }
+  return !body.empty();
+}
 
 }  // namespace
 
 bool AssetStore::IsHash16(std::string_view s) { return s.size() == 16 && IsLowerHex(s); }
+
+bool AssetStore::CompressibleType(std::string_view content_type) {
+  std::string t = AsciiLower(TrimAsciiSpace(content_type.substr(0, content_type.find(';'))));
+  if (t.starts_with("text/")) return true;
+  for (std::string_view known : {"application/javascript", "application/x-javascript", "application/ecmascript",
+                                 "application/json", "application/xml", "application/xhtml+xml", "image/svg+xml",
+                                 "application/x-ndjson", "application/toml", "application/yaml"}) {
+    if (t == known) return true;
+  }
+  return t.ends_with("+json") || t.ends_with("+xml");
+}
+
+void AssetStore::Compress(Asset* a) {
+  const std::string_view type = a->content_type;
+  const bool untyped = type.empty() || type.starts_with("application/octet-stream");
+  if (!CompressibleType(type) && !(untyped && LooksLikeText(a->body))) return;
+  std::string gz = GzipCompress(a->body);
+  if (gz.size() <= a->body.size() / 10 * 9) a->body_gzip = std::move(gz);
+}
 
 AssetStore::AssetStore(AssetOptions options, metrics::Registry* registry)
     : options_(std::move(options)),
@@ -97,6 +130,7 @@ Result<std::shared_ptr<const Asset>> AssetStore::Fetch(const std::string& hash16
   if (a->content_type.empty()) a->content_type = "application/octet-stream";
   a->body = std::move(got->body);
   a->size = a->body.size();
+  Compress(a.get());  // here, on the pool: never on a loop thread
   return std::shared_ptr<const Asset>(std::move(a));
 }
 
@@ -137,10 +171,10 @@ void AssetStore::OnFetched(const std::string& hash16, Result<std::shared_ptr<con
     } else if (r.ok() && !by_hash16_.count(hash16)) {
       lru_.push_front(*r);
       by_hash16_[hash16] = lru_.begin();
-      bytes_ += (*r)->body.size();
+      bytes_ += (*r)->body.size() + (*r)->body_gzip.size();
       while (bytes_ > options_.cache_bytes && !lru_.empty()) {
         const std::string& evict = lru_.back()->sha256;
-        bytes_ -= lru_.back()->body.size();
+        bytes_ -= lru_.back()->body.size() + lru_.back()->body_gzip.size();
         by_hash16_.erase(evict.substr(0, 16));
         lru_.pop_back();
       }

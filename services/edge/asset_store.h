@@ -11,6 +11,11 @@
 // response from storage by ranged reads (ReadRange), so a video seeked
 // through by many readers costs the edge ~1 MiB per response, not the file.
 // Concurrent misses for one hash share one fetch. Failures are never cached.
+// A kept asset that is text (CompressibleType, or untyped bytes that look
+// like text) is gzip-compressed once, by the fetch on the pool thread, and
+// the gzip bytes are kept beside it when they save at least 10%: readers get
+// them (Content-Encoding: gzip) with no compression on the loop. Both copies
+// count against the byte budget. Streamed assets are never compressed.
 // With several storage replicas (--storage url1,url2) every request fails
 // over inside the client (storage_client.h): a replica going away costs a
 // reader one retried request here, never an error page.
@@ -52,6 +57,7 @@ struct Asset {
   std::string sha256;        // full hex, the ETag's value
   std::string content_type;  // as storage holds it
   std::string body;          // empty if streamed
+  std::string body_gzip;     // gzip of body if text and >= 10% smaller; else empty
   uint64_t size = 0;         // of the blob
   bool streamed = false;     // over keep_limit(): served by ReadRange, body not held
 };
@@ -82,6 +88,11 @@ class AssetStore {
 
   // True if `s` is 16 lower-case hex digits.
   static bool IsHash16(std::string_view s);
+  // True for the types worth gzip: text/*, JavaScript, JSON, XML, SVG and
+  // the +json/+xml families (parameters and case ignored).
+  static bool CompressibleType(std::string_view content_type);
+  // Sets a->body_gzip when a->body is worth compressing (see above).
+  static void Compress(Asset* a);
 
  private:
   Result<std::shared_ptr<const Asset>> Fetch(const std::string& hash16);

@@ -78,6 +78,7 @@ class Worker {
     std::string host, range, if_none_match, name;  // copied: the request's views die with it
     std::string sha256, content_type;  // a blob page's: the blob it must be and its type; "" for attachments
     bool head = false;
+    bool gzip = false;  // the client accepts gzip (AcceptsGzip)
   };
   // Parks `p` and asks the AssetStore for `hash16`; FinishAsset answers.
   void FetchAsset(const std::string& hash16, std::unique_ptr<PendingAsset> p);

@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "folio/bus/bus.h"
 #include "folio/bus/page_schema.h"
+#include "folio/core/gzip.h"
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
 #include "folio/testing/feed.h"
@@ -443,6 +444,81 @@ TEST_CASE("attachments run no script on the site: CSP sandbox, nosniff, download
   REQUIRE(direct.ok());
   CHECK(direct->Header("Content-Security-Policy") == kSandbox);
   CHECK(direct->Header("X-Content-Type-Options") == "nosniff");
+}
+
+// Text attachments are gzip-compressed once, when the edge fetches them,
+// and served compressed to clients that accept it: their own ETag, Vary,
+// ranges and HEAD of the right representation; media and streamed assets
+// stay identity.
+TEST_CASE("text attachments are served gzip to clients that accept it, once compressed on fetch") {
+  Cluster c({}, /*start_services=*/false);
+  c.StartStorage();
+  c.AddIngestArgs(c.IngestStorageArgs());
+  c.AddIngestArgs({"--mermaid-url="});
+  c.AddEdgeArgs(c.EdgeStorageArgs());
+  c.AddEdgeArgs({"--asset-cache", "8MiB"});  // keeps up to 1 MiB
+  c.StartIngest();
+  c.StartEdge();
+  std::string css, json = "[", svg = "<svg xmlns=\"http://www.w3.org/2000/svg\">";
+  for (int i = 0; i < 300; ++i) {
+    css += ".callout-" + std::to_string(i) + " { --callout-color: 8, 109, 221; }\n";
+    json += std::string(i ? "," : "") + "{\"id\":" + std::to_string(i) + ",\"title\":\"Note\"}";
+    svg += "<rect x=\"" + std::to_string(i) + "\" y=\"0\" width=\"10\" height=\"10\" fill=\"#ccc\"/>";
+  }
+  json += "]";
+  svg += "</svg>";
+  const std::string png = RandomBytes("\x89PNG\r\n\x1a\n", 6000, 51);
+  const std::string big_css = std::string(1500000, ' ') + "body{}";  // over 1 MiB: streamed, identity
+  auto pushed = c.Push(AttachmentsPushBody(
+      {{"theme.css", css}, {"data.json", json}, {"chart.svg", svg}, {"img.png", png}, {"big.css", big_css}}));
+  INFO(pushed.body);
+  REQUIRE(pushed.status == 200);
+  const std::vector<std::pair<std::string, const std::string*>> texts = {
+      {"theme.css", &css}, {"data.json", &json}, {"chart.svg", &svg}};
+  const std::pair<std::string, std::string> gz = {"Accept-Encoding", "gzip, deflate, br"};
+  for (const auto& [name, bytes] : texts) {
+    CAPTURE(name);
+    const std::string url = AssetPath(*bytes, name), sha = Sha256Hex(*bytes);
+    auto z = c.EdgeGet(url, {gz});
+    REQUIRE(z.status == 200);
+    CHECK(z.Header("Content-Encoding") == "gzip");
+    CHECK(z.Header("Vary") == "Accept-Encoding");
+    CHECK(z.Header("ETag") == "\"" + sha + "-gz\"");
+    CHECK(z.body.size() < bytes->size() / 2);
+    std::string inflated;
+    REQUIRE(GzipDecompress(z.body, &inflated).ok());
+    CHECK(inflated == *bytes);
+    CHECK(c.EdgeGet(url, {gz, {"If-None-Match", "\"" + sha + "-gz\""}}).status == 304);
+    auto zhead = c.EdgeGet(url, {gz}, "HEAD");
+    CHECK(zhead.status == 200);
+    CHECK(zhead.Header("Content-Length") == std::to_string(z.body.size()));
+    CHECK(zhead.Header("Content-Encoding") == "gzip");
+    // Without Accept-Encoding: the identity bytes, their own ETag.
+    auto id = c.EdgeGet(url);
+    CHECK(id.body == *bytes);
+    CHECK(id.Header("Content-Encoding").empty());
+    CHECK(id.Header("Vary") == "Accept-Encoding");
+    CHECK(id.Header("ETag") == "\"" + sha + "\"");
+    CHECK(c.EdgeGet(url, {{"Accept-Encoding", "gzip;q=0"}}).Header("Content-Encoding").empty());
+    // A range is of the identity bytes, even from a client that accepts gzip.
+    auto part = c.EdgeGet(url, {gz, {"Range", "bytes=5-24"}});
+    CHECK(part.status == 206);
+    CHECK(part.Header("Content-Encoding").empty());
+    CHECK(part.body == bytes->substr(5, 20));
+  }
+  auto img = c.EdgeGet(AssetPath(png, "img.png"), {gz});
+  CHECK(img.status == 200);
+  CHECK(img.Header("Content-Encoding").empty());
+  CHECK(img.Header("Vary").empty());
+  CHECK(img.body == png);
+  auto big = c.EdgeGet(AssetPath(big_css, "big.css"), {gz});
+  CHECK(big.status == 200);
+  CHECK(big.Header("Content-Encoding").empty());
+  CHECK(big.body == big_css);
+  // The cache counts both copies of what it keeps.
+  const double cached = Metric(c.EdgeGet("/metrics").body, "folio_edge_asset_cache_bytes");
+  CHECK(cached > css.size() + json.size() + svg.size() + png.size());
+  CHECK(cached < 2 * (css.size() + json.size() + svg.size()) + png.size());
 }
 
 // Issue 9, item 7 at the edge: a blob storage cannot read back intact is an

@@ -1,5 +1,6 @@
 // folio's one site script: theme toggle, the header's search box, explorer
-// tree, link previews, local and global graph. The server-rendered page is complete without it; every
+// tree, link previews, local and global graph, mermaid diagrams in the
+// reader's theme, navigation without reloads. The server-rendered page is complete without it; every
 // part here only enhances markup that is already there and gives up quietly
 // (console.warn, page unchanged) when a resource is missing or malformed.
 // Same-origin only; no eval, no inline style attributes (the page's CSP has
@@ -45,6 +46,17 @@
     else if (mq.addListener) mq.addListener(fn);
   }
 
+  // Per-page initialisers: fn(root) runs once at start with root = document,
+  // and again after each client-side navigation with root = the swapped
+  // elements' parent (see "navigation" below).
+  var pageInits = [];
+  function onPage(fn) { pageInits.push(fn); }
+  function runPageInits(root) {
+    pageInits.forEach(function (fn) {
+      try { fn(root); } catch (err) { warn(fn.name || "page init", err); }
+    });
+  }
+
   // --- theme -----------------------------------------------------------------
 
   var darkQuery = media("(prefers-color-scheme: dark)");
@@ -64,9 +76,14 @@
     doc.body.classList.toggle("theme-light", !dark);
   }
 
+  // A listener with an owner element is dropped once the owner left the
+  // page (a graph swapped out by navigation).
   var themeListeners = [];
-  function onThemeChange(fn) { themeListeners.push(fn); }
-  function themeChanged() { themeListeners.forEach(function (fn) { fn(); }); }
+  function onThemeChange(fn, owner) { themeListeners.push({ fn: fn, owner: owner }); }
+  function themeChanged() {
+    themeListeners = themeListeners.filter(function (l) { return !l.owner || l.owner.isConnected; });
+    themeListeners.forEach(function (l) { l.fn(); });
+  }
 
   function initTheme() {
     var header = doc.querySelector(".site-header");
@@ -351,9 +368,30 @@
     if (offset < 0 || offset > box.clientHeight - 24) box.scrollTop += offset - box.clientHeight / 3;
   };
 
+  // After a client-side navigation: the current item moves to `path`, and
+  // its folders open if the tree already holds it (nothing is fetched); the
+  // other open folders and the explorer's scroll are kept.
+  Explorer.prototype.setCurrent = function (path) {
+    this.current = path;
+    this.nav.querySelectorAll("a[aria-current]").forEach(function (a) { a.removeAttribute("aria-current"); });
+    var hit = null;
+    this.nav.querySelectorAll("a[href]").forEach(function (a) {
+      if (!hit && samePath(a.href, path)) hit = a;
+    });
+    if (!hit) return;
+    hit.setAttribute("aria-current", "page");
+    for (var d = hit.parentElement; d && d !== this.nav; d = d.parentElement) {
+      if (d.tagName === "DETAILS" && d.dataset.tree && !d.open && d.querySelector("summary a") !== hit) d.open = true;
+    }
+    // The explorer's scroll stays where the reader left it.
+  };
+
+  var explorer = null;
   function initExplorer() {
     var nav = doc.querySelector("nav.explorer");
-    if (nav) new Explorer(nav).start();
+    if (!nav) return;
+    explorer = new Explorer(nav);
+    explorer.start();
   }
 
   // --- link previews ---------------------------------------------------------
@@ -373,11 +411,11 @@
   // 200 HTML page with an article. Cached per path.
   function loadPage(path) {
     if (previewCache.has(path)) return previewCache.get(path);
-    var p = fetch(path, { credentials: "same-origin" }).then(function (r) {
-      if (r.status !== 200 || !/text\/html/.test(r.headers.get("content-type") || "")) return null;
-      return r.text();
+    // Through navigation's cache: a hovered link is fetched once for both.
+    var p = fetchPage(new URL(path, location.href)).then(function (page) { return page.html; }, function () {
+      return null;
     }).then(function (text) {
-      if (text == null || text.length > kMaxPageBytes) return null;
+      if (text == null) return null;
       var parsed = new DOMParser().parseFromString(text, "text/html");
       var article = parsed.querySelector("article");
       if (!article) return null;
@@ -823,7 +861,7 @@
     this.pointers = new Map();
     this.dirty = true;
     this.readColors();
-    onThemeChange(function () { self.readColors(); self.request(); });
+    onThemeChange(function () { self.readColors(); self.request(); }, this.canvas);
     this.resize();
     if (window.ResizeObserver) new ResizeObserver(function () { self.resize(); }).observe(host);
     this.bindInput();
@@ -1111,8 +1149,8 @@
     return { nodes: picked, src: Int32Array.from(src), dst: Int32Array.from(dst) };
   }
 
-  function initLocalGraph() {
-    var section = doc.querySelector("section.local-graph[data-graph][data-url]");
+  function initLocalGraph(root) {
+    var section = root.querySelector("section.local-graph[data-graph][data-url]");
     if (!section || !window.CanvasRenderingContext2D) return;
     section.hidden = false;
     var bar = make("div", "graph-controls");
@@ -1146,8 +1184,8 @@
     });
   }
 
-  function initGlobalGraph() {
-    var host = doc.querySelector(".global-graph[data-graph]");
+  function initGlobalGraph(root) {
+    var host = root.querySelector(".global-graph[data-graph]");
     if (!host || !window.CanvasRenderingContext2D) return;
     host.dataset.state = "loading";
     var t0 = performance.now();
@@ -1391,19 +1429,242 @@
     new SearchBox(form, input).build();
   }
 
-  // Per-page initialisers: fn(root) runs once at start with root = document
-  // and again after client-side navigation swaps the page's regions.
-  var pageInits = [];
-  function onPage(fn) { pageInits.push(fn); }
-  function runPageInits(scope) {
-    pageInits.forEach(function (fn) {
-      try { fn(scope); } catch (err) { warn(fn.name || "page init", err); }
+  // --- mermaid ----------------------------------------------------------------
+  // The page's inline start script draws the first diagrams (mermaid's own
+  // start-on-load, after this script ran). Each diagram's source is kept in
+  // data-folio-source before that, so a theme switch redraws it in the new
+  // theme, and diagrams that arrive by navigation are drawn here.
+
+  function mermaidTheme() { return effectiveTheme() === "dark" ? "dark" : "default"; }
+
+  function drawDiagrams(nodes) {
+    if (!nodes.length || !window.mermaid) return;
+    try {
+      window.mermaid.initialize({ startOnLoad: false, theme: mermaidTheme() });
+      var p = window.mermaid.run({ nodes: nodes });
+      if (p && p.catch) p.catch(function (err) { warn("mermaid", err); });
+    } catch (err) { warn("mermaid", err); }
+  }
+
+  function initMermaid(root) {
+    var nodes = Array.prototype.filter.call(root.querySelectorAll("pre.mermaid"), function (n) {
+      return !n.hasAttribute("data-folio-source") && !n.hasAttribute("data-processed");
+    });
+    nodes.forEach(function (n) { n.setAttribute("data-folio-source", n.textContent); });
+    if (root !== doc) drawDiagrams(nodes);  // at start the page's own start script draws them
+  }
+
+  onThemeChange(function () {
+    var nodes = Array.prototype.filter.call(doc.querySelectorAll("pre.mermaid[data-folio-source]"), function (n) {
+      return n.hasAttribute("data-processed");  // drawn already; the others are drawn in the new theme anyway
+    });
+    nodes.forEach(function (n) {
+      n.removeAttribute("data-processed");
+      n.textContent = n.getAttribute("data-folio-source");
+    });
+    drawDiagrams(nodes);
+  });
+
+  // --- navigation -------------------------------------------------------------
+  // Same-origin links to pages swap every [data-folio-swap=NAME] element for
+  // the fetched page's element of the same name, keep the explorer (its open
+  // folders and scroll), and update title, body classes, history and focus.
+  // Anything unexpected (another origin, a file, modifier keys, a response
+  // that is not a 200 HTML page, other names to swap, a script or stylesheet
+  // the current page lacks, an exception) is a normal page load instead.
+  // Pages are prefetched on intent (hover, focus, touch) into a small cache.
+
+  var kNavCacheEntries = 8, kNavCacheMs = 30000, kPrefetchDelayMs = 65;
+  var kNotPages = /\.(xml|json|txt|js|css|png|jpe?g|gif|webp|avif|svg|ico|pdf|zip|gz|mp3|mp4|webm|ogg|wav|csv)$/i;
+  var navCache = new Map();  // path + search -> { at, promise }
+  var navToken = 0;
+  var shownKey = location.pathname + location.search;
+
+  // The URL to swap to for a click (or intent) on `a`, or null for the
+  // browser's own behaviour.
+  function navTarget(a, e) {
+    if (!a || !(a instanceof HTMLAnchorElement) || !a.hasAttribute("href")) return null;
+    if ((a.target && a.target !== "_self") || a.hasAttribute("download")) return null;
+    if (e && (e.defaultPrevented || e.button > 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey)) return null;
+    var u;
+    try { u = new URL(a.href, location.href); } catch (err) { return null; }
+    if (u.origin !== location.origin || !/^https?:$/.test(u.protocol)) return null;
+    if (u.pathname.indexOf("/assets/") === 0 || kNotPages.test(u.pathname)) return null;
+    if (u.pathname + u.search === shownKey) return null;  // the same page (a #fragment): the browser scrolls
+    if (!doc.querySelector("[data-folio-swap]")) return null;
+    return u;
+  }
+
+  function fetchPage(u) {
+    var key = u.pathname + u.search, now = Date.now();
+    var hit = navCache.get(key);
+    if (hit && now - hit.at < kNavCacheMs) return hit.promise;
+    var promise = fetch(key, { credentials: "same-origin", headers: { Accept: "text/html" } }).then(function (r) {
+      if (r.status !== 200) throw new Error(key + " answered HTTP " + r.status);
+      if (!/^text\/html/i.test(r.headers.get("content-type") || "")) throw new Error(key + " is not an HTML page");
+      var final = new URL(r.url || key, location.href);
+      if (final.origin !== location.origin) throw new Error(key + " redirects to another origin");
+      return r.text().then(function (t) {
+        if (t.length > kMaxPageBytes) throw new Error(key + " is larger than " + kMaxPageBytes + " bytes");
+        return { url: final, html: t };
+      });
+    });
+    promise.catch(function () { if (navCache.get(key) && navCache.get(key).promise === promise) navCache.delete(key); });
+    navCache.delete(key);
+    navCache.set(key, { at: now, promise: promise });
+    while (navCache.size > kNavCacheEntries) navCache.delete(navCache.keys().next().value);
+    return promise;
+  }
+
+  function swapElements(d) {
+    var m = new Map();
+    d.querySelectorAll("[data-folio-swap]").forEach(function (el) { m.set(el.getAttribute("data-folio-swap"), el); });
+    return m;
+  }
+
+  // Every script and stylesheet the new page loads, the current one has:
+  // else its policy or its code may differ (a diagram page, a new release).
+  function sameResources(d) {
+    function set(root, sel, attr) {
+      var s = new Set();
+      root.querySelectorAll(sel).forEach(function (el) {
+        s.add(new URL(el.getAttribute(attr), location.href).href);
+      });
+      return s;
+    }
+    var ok = true;
+    [["script[src]", "src"], ["link[rel~=stylesheet][href]", "href"]].forEach(function (q) {
+      var have = set(doc, q[0], q[1]);
+      set(d, q[0], q[1]).forEach(function (u) { if (!have.has(u)) ok = false; });
+    });
+    return ok && d.querySelectorAll("script:not([src])").length <= doc.querySelectorAll("script:not([src])").length;
+  }
+
+  function copyHead(d) {
+    doc.title = d.title;
+    if (d.documentElement.lang) root.lang = d.documentElement.lang;
+    ["meta[name=description]", "meta[property='og:title']", "meta[property='og:description']",
+     "meta[property='og:url']", "link[rel=canonical]"].forEach(function (sel) {
+      var mine = doc.head.querySelector(sel), theirs = d.head && d.head.querySelector(sel);
+      var attr = sel.indexOf("link") === 0 ? "href" : "content";
+      if (mine && theirs) mine.setAttribute(attr, theirs.getAttribute(attr) || "");
+    });
+    // The note's cssclasses are the new page's; the theme class stays.
+    var theme = Array.prototype.filter.call(doc.body.classList, function (c) { return /^theme-(light|dark)$/.test(c); });
+    doc.body.className = d.body.className;
+    doc.body.classList.remove("theme-light", "theme-dark");
+    theme.forEach(function (c) { doc.body.classList.add(c); });
+    if (!doc.body.className) doc.body.removeAttribute("class");
+  }
+
+  // Replaces the page by `d` (fetched from `u`); throws, changing nothing,
+  // when it cannot.
+  function swapIn(d, u, push) {
+    var mine = swapElements(doc), theirs = swapElements(d);
+    if (mine.size === 0 || mine.size !== theirs.size) throw new Error("the pages swap different parts");
+    mine.forEach(function (el, name) { if (!theirs.has(name)) throw new Error("the new page has no " + name); });
+    if (!sameResources(d)) throw new Error("the new page needs other scripts or styles");
+    var pop = doc.getElementById("folio-popover");
+    if (pop) pop.remove();
+    if (push) {
+      saveScroll();
+      history.pushState({ folio: 1, scroll: 0 }, "", u.pathname + u.search + u.hash);
+    }
+    var parents = new Set(), fresh = [];
+    mine.forEach(function (el, name) {
+      var n = doc.importNode(theirs.get(name), true);
+      el.replaceWith(n);
+      parents.add(n.parentNode);
+      fresh.push(n);
+    });
+    copyHead(d);
+    shownKey = u.pathname + u.search;
+    if (explorer) explorer.setCurrent(u.pathname);
+    runPageInits(parents.size === 1 ? parents.values().next().value : doc);
+    return fresh;
+  }
+
+  function focusContent(fresh) {
+    var target = fresh[0].querySelector("h1") || fresh[0];
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    try { target.focus({ preventScroll: true }); } catch (err) { target.focus(); }
+  }
+
+  function scrollTo(u, y) {
+    var id = u.hash ? decodeURIComponent(u.hash.slice(1)) : "";
+    var el = id && doc.getElementById(id);
+    if (y != null) window.scrollTo(0, y);
+    else if (el) el.scrollIntoView();
+    else window.scrollTo(0, 0);
+  }
+
+  var scrollTimer = 0;
+  function saveScroll() {
+    clearTimeout(scrollTimer);
+    var st = history.state && typeof history.state === "object" ? history.state : {};
+    try { history.replaceState(Object.assign({}, st, { folio: 1, scroll: window.scrollY }), ""); } catch (err) { /* ignore */ }
+  }
+
+  function navigate(u, push, y) {
+    var token = ++navToken;
+    fetchPage(u).then(function (page) {
+      if (token !== navToken) return;
+      var d = new DOMParser().parseFromString(page.html, "text/html");
+      var at = new URL(page.url.href);
+      at.hash = u.hash;
+      var fresh = swapIn(d, at, push);
+      scrollTo(at, y);
+      focusContent(fresh);
+    }).catch(function () {
+      if (token !== navToken) return;
+      // Expected (another kind of page, an error page): quietly a full load.
+      if (push) location.assign(u.href);
+      else location.reload();
     });
   }
+
+  function initNavigation() {
+    if (!window.fetch || !window.DOMParser || !history.pushState || !doc.querySelector("[data-folio-swap]")) return;
+    if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+    saveScroll();
+    doc.addEventListener("click", function (e) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      var u = navTarget(a, e);
+      if (!u) return;
+      e.preventDefault();
+      navigate(u, true, null);
+    });
+    window.addEventListener("popstate", function (e) {
+      var key = location.pathname + location.search;
+      if (key === shownKey) return;  // a #fragment on the same page
+      var y = e.state && typeof e.state.scroll === "number" ? e.state.scroll : null;
+      navigate(new URL(location.href), false, y);
+    });
+    window.addEventListener("scroll", function () {
+      clearTimeout(scrollTimer);
+      scrollTimer = setTimeout(saveScroll, 150);
+    }, { passive: true });
+    var intentTimer = 0;
+    function intent(e, delay) {
+      var a = e.target.closest && e.target.closest("a[href]");
+      var u = navTarget(a, null);
+      if (!u) return;
+      clearTimeout(intentTimer);
+      intentTimer = setTimeout(function () { fetchPage(u).catch(function () { /* the click loads it normally */ }); }, delay);
+    }
+    doc.addEventListener("pointerover", function (e) { if (e.pointerType === "mouse") intent(e, kPrefetchDelayMs); });
+    doc.addEventListener("pointerout", function () { clearTimeout(intentTimer); });
+    doc.addEventListener("focusin", function (e) { intent(e, kPrefetchDelayMs); });
+    doc.addEventListener("touchstart", function (e) { intent(e, 0); }, { passive: true });
+  }
+
   onPage(initOutline);
+  onPage(initLocalGraph);
+  onPage(initGlobalGraph);
+  onPage(initMermaid);
 
   function start() {
-    var parts = [initTheme, initPanels, initSearchBox, initExplorer, initLocalGraph, initGlobalGraph, function () { new Previews().start(); }];
+    var parts = [initTheme, initPanels, initSearchBox, initExplorer, function () { new Previews().start(); }, initNavigation];
     parts.forEach(function (fn) {
       try { fn(); } catch (err) { warn(fn.name || "init", err); }
     });

@@ -213,8 +213,11 @@ describe('the header search box on the real system', () => {
       s = await panelState(page);
       assert.ok(s.hits.length >= 2);
       const target = pathOf(s.hits[1].href, site.base);
-      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(`#${s.hits[1].id} a`)]);
+      // A same-origin link: the page is swapped in (navigation without reloads).
+      await page.click(`#${s.hits[1].id} a`);
+      await page.waitForFunction((p) => decodeURIComponent(location.pathname) === p, { polling: 100 }, target);
       assert.equal(decodeURIComponent(new URL(page.url()).pathname), target);
+      assert.equal(await page.$eval(kInput, (i) => i.getAttribute('aria-expanded')), 'false', 'the panel closes');
       await assertClean(page);
     } finally { await page.closeAll(); }
   });
@@ -296,7 +299,8 @@ describe('the header search box on the real system', () => {
       for (const o of s.options) assert.ok(o.height >= 40, `row "${o.text.slice(0, 30)}" is ${o.height} px tall`);
       await shot(page, 'search-box-phone');
       const target = pathOf(s.hits[0].href, site.base);
-      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.tap(`#${s.hits[0].id} a`)]);
+      await page.tap(`#${s.hits[0].id} a`);  // a swap (navigation without reloads), not a full load
+      await page.waitForFunction((p) => decodeURIComponent(location.pathname) === p, { polling: 100 }, target);
       assert.equal(decodeURIComponent(new URL(page.url()).pathname), target, 'a tap opens the result');
       await assertClean(page);
     } finally { await page.closeAll(); }
