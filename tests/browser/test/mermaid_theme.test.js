@@ -35,10 +35,14 @@ function startServer() {
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
   const page = (title, diagram, link) => '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     `<title>${title}</title>` +
-    `<link rel="stylesheet" href="/assets/folio.css"><script>${theme}</script><script src="/_/folio.js" defer></script>` +
-    '</head><body><header class="site-header"><a class="site-name" href="/">Site</a><nav class="site-nav"></nav></header>' +
-    `<main><div class="content" data-folio-swap="main"><article><h1>${title}</h1><p>${link}</p>` +
+    '<link rel="stylesheet" href="/assets/folio.css"><script src="/_/folio.js" defer></script>' +
+    // The theme snippet is body's first child, as the layout writes it.
+    `</head><body><script>${theme}</script>` +
+    '<header class="site-header"><a class="site-name" href="/">Site</a><nav class="site-nav"></nav></header>' +
+    '<div class="site-body"><main class="site-body-center-column" data-folio-swap="main">' +
+    `<div class="markdown-preview-view markdown-rendered"><article><h1>${title}</h1><p>${link}</p>` +
     `<pre class="mermaid">${diagram}</pre></article></div></main>` +
+    '<aside class="site-body-right-column" data-folio-swap="aside"></aside></div>' +
     `<script src="/mermaid.min.js" defer></script><script>${init}</script></body></html>`;
   const files = {
     '/': ['text/html; charset=utf-8', page('Diagram', 'graph TD; Start--&gt;Middle; Middle--&gt;End',

@@ -59,7 +59,7 @@ async function findChain(base, starts) {
 async function state(page) {
   return page.evaluate(() => {
     const main = document.querySelector('[data-folio-swap="main"]');
-    const box = document.querySelector('nav.explorer details.explorer-box');
+    const box = document.querySelector('nav.explorer');
     const cur = document.querySelector('nav.explorer a[aria-current="page"]');
     return {
       path: decodeURI(location.pathname),
@@ -104,7 +104,7 @@ describe('navigation without reloads (real system, examples/vault)', () => {
       await page.waitForFunction(() => !document.querySelector('nav.explorer [aria-busy]'), { polling: 100 });
       await page.evaluate(() => {
         window.__folioMarker = 42;
-        const box = document.querySelector('nav.explorer details.explorer-box');
+        const box = document.querySelector('nav.explorer');
         box.scrollTop = Math.min(40, box.scrollHeight - box.clientHeight);
       });
       const first = await state(page);
