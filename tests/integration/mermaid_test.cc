@@ -100,7 +100,12 @@ TEST_CASE("mermaid: the bundled file is served by the site, same origin, immutab
   CHECK(script_src.ends_with("='"));
   CHECK(std::count(script_src.begin(), script_src.end(), ' ') == 3);  // 'self' and two hashes
   auto plain = c.WaitForPage("/plain", 200);
-  CHECK(plain.body.find("<script", plain.body.find("</head>")) == std::string::npos);
+  // No mermaid: after </head> the only script is the theme snippet, body's first child.
+  const size_t body_script = plain.body.find("<script", plain.body.find("</head>"));
+  REQUIRE(body_script != std::string::npos);
+  CHECK(plain.body.compare(body_script - 1, 8, "><script") == 0);
+  CHECK(plain.body.find("<script", body_script + 1) == std::string::npos);
+  CHECK(plain.body.find("mermaid") == std::string::npos);
 
   // The edge streams the blob from storage as JavaScript, immutable.
   auto js = c.EdgeGet(url);
