@@ -111,7 +111,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
 
 TEST_CASE("listings: /recent is one page by default; --recent-pages paginates it") {
   std::vector<std::pair<std::string, std::string>> notes;
-  for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "# Note " + std::to_string(i) + "\n"});
+  for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "---\ntitle: Note " + std::to_string(i) + "\n---\n"});
   {
     Cluster one;
     REQUIRE(one.Push(PushBody(notes)).status == 200);
