@@ -91,7 +91,11 @@ StatusReport MakeStatusReport(const PushPlan& plan, const Manifest& manifest, co
   }
   for (const auto& [path, warnings] : manifest.warnings) {  // a map: sorted by path
     if (!InScope(path, scope)) continue;
-    for (const std::string& w : warnings) r.warnings.push_back({path, w});
+    // Once per note and text: an older server repeats a warning per link (issue 28).
+    std::set<std::string_view> seen;
+    for (const std::string& w : warnings) {
+      if (seen.insert(w).second) r.warnings.push_back({path, w});
+    }
   }
   for (const SkippedFile& s : vault.skipped) {
     if (s.too_large) r.oversized.push_back(s);

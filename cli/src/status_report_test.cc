@@ -165,3 +165,16 @@ TEST_CASE("status: an attachment the server lists but lost is not in sync, and p
   CHECK(plan.attachments.to_send.empty());
   CHECK(plan.to_delete == std::vector<std::string>{"lost.png"});
 }
+
+TEST_CASE("issue 28: a warning the server repeats for one note is listed once") {
+  Vault v;
+  Manifest m;
+  m.notes = {Remote("A.md", "AA")};
+  m.warnings["A.md"] = {"dangling link [[X]]", "dangling link [[X]]", "dangling link [[Y]]"};
+  m.warnings["B.md"] = {"dangling link [[X]]"};
+  StatusReport r = MakeStatusReport(Diff(v, m), m, v, "", std::nullopt);
+  REQUIRE(r.warnings.size() == 3);
+  CHECK(r.warnings[0].warning == "dangling link [[X]]");
+  CHECK(r.warnings[1].warning == "dangling link [[Y]]");
+  CHECK(r.warnings[2].path == "B.md");
+}

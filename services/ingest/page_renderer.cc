@@ -16,6 +16,7 @@
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
+#include "folio/site/summary.h"
 #include "crashed_notes.h"
 #include "page_record.h"
 #include "writer_parts.h"
@@ -143,18 +144,6 @@ std::string ResolveImage(const site::Vault& vault, std::string_view image, const
   return "";
 }
 
-std::string Summary(std::string_view text, size_t max = 200) {
-  std::string s;
-  for (char c : text) {
-    if (s.size() >= max) break;
-    s += (c == '\n' || c == '\t') ? ' ' : c;
-  }
-  // Do not cut a UTF-8 sequence in half.
-  while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();
-  if (!s.empty() && static_cast<unsigned char>(s.back()) >= 0xC0) s.pop_back();
-  return s;
-}
-
 // [[note#Heading]] / [[note#^block]] whose target has no such heading or
 // block still links to the note, with a warning (OBSIDIAN.md "Anchors").
 void CheckAnchors(const site::Vault& vault, const std::string& from, const std::vector<markdown::LinkRef>& links,
@@ -183,8 +172,10 @@ void CheckAnchors(const site::Vault& vault, const std::string& from, const std::
   }
 }
 
-// "A/B/Note.md" -> [A -> /a/, A/B -> /a/b/]
-std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
+// "A/B/Note.md" -> [A -> /a/, A/B -> /a/b/]. A folder's own note (A/B/B.md
+// or A/B/index.md at /a/b/) is folder B itself: its crumbs stop at A, so the
+// trail never reads "B / B" (issue 28).
+std::vector<site::LinkItem> Breadcrumbs(std::string_view path, std::string_view url) {
   std::vector<site::LinkItem> out;
   size_t slash = 0;
   while ((slash = path.find('/', slash)) != std::string_view::npos) {
@@ -193,6 +184,7 @@ std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
     out.push_back({prev == std::string::npos ? dir : dir.substr(prev + 1), site::FolderUrl(dir), ""});
     ++slash;
   }
+  if (!out.empty() && out.back().url == url) out.pop_back();
   return out;
 }
 
@@ -200,7 +192,7 @@ std::vector<site::LinkItem> Breadcrumbs(std::string_view path) {
 // The page of `note` from its render `res`: what the layout shows besides
 // the body (description, dates, image, TOC, backlinks, related notes).
 site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, const site::NoteMeta& note,
-                          markdown::RenderResult res, std::vector<std::string>* warnings) {
+                          std::string_view source, markdown::RenderResult res, std::vector<std::string>* warnings) {
   const site::Vault& vault = state.vault();
   const std::string& path = note.path;
   // res.warnings holds a frontmatter problem already: adding it again here
@@ -211,7 +203,10 @@ site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, co
   page.url = note.url;
   page.title = note.title;
   page.body_html = std::move(res.html);
-  page.description = fm.description.empty() ? Summary(res.text) : fm.description;
+  // Without `description:`, the first paragraph: never the title again (issue 28).
+  page.description =
+      fm.description.empty() ? site::NoteDescription(source.substr(std::min(fm.body_offset, source.size())))
+                             : fm.description;
   page.created = fm.date;
   page.updated = fm.updated.empty() ? site::DayOf(note.updated_ms) : fm.updated;
   page.image = ResolveImage(vault, fm.image, path, warnings);
@@ -219,7 +214,7 @@ site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, co
   page.lang = fm.lang;
   page.cssclasses = fm.cssclasses;
   page.tags = res.tags;
-  page.breadcrumbs = Breadcrumbs(path);
+  page.breadcrumbs = Breadcrumbs(path, note.url);
   for (const auto& h : res.headings) {
     if (h.level >= 2) page.toc.push_back({h.level, h.text, h.id});
   }
@@ -342,7 +337,7 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     }
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault, path, res.links, &r.warnings);
-    site::NotePage page = NotePageOf(*state_, info, *note, std::move(res), &r.warnings);
+    site::NotePage page = NotePageOf(*state_, info, *note, *sources.find(path)->second, std::move(res), &r.warnings);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
     const std::string html = site::AssembleNotePage(page);
     PageRecordOut rec = MakePageRecord(head, html);
@@ -366,8 +361,12 @@ Status PageRenderer::RenderInto(const std::vector<std::string>& paths, int64_t n
 void PageRenderer::AddRendered(Commit* c, std::vector<Rendered>* out, WarningsByPath* warnings) const {
   for (auto& r : *out) {
     const site::NoteMeta* note = state_->vault().Find(r.path);
+    // Each warning once per note: a note linking twice to a missing note
+    // warns of it once (issue 28), in the order first met.
     auto& w = (*warnings)[r.path];
-    w.insert(w.end(), r.warnings.begin(), r.warnings.end());
+    for (auto& text : r.warnings) {
+      if (std::find(w.begin(), w.end(), text) == w.end()) w.push_back(std::move(text));
+    }
     c->AddPage(note->url, std::move(r.record));
   }
 }

@@ -138,6 +138,9 @@ VaultChange ApplyToVault(const PushRequest& req, const PushPlan& plan, FirstPass
   for (size_t k = 0; k < plan.changed.size(); ++k) {
     size_t i = plan.changed[k];
     upserts.push_back(MetaOf(req.notes[i], plan.sha[i], change.meta[k], now_ms, version));
+    if (auto r = plan.renamed_from.find(req.notes[i].path); r != plan.renamed_from.end()) {
+      upserts.back().renamed_from = r->second;
+    }
   }
   for (const auto& d : plan.deletes) change.deleted_urls.push_back(vault.Find(d)->url);
 

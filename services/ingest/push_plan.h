@@ -34,6 +34,9 @@ struct PushPlan {
   std::vector<site::AttachmentMeta> att_upserts;  // new or changed attachments
   std::vector<const PushAttachment*> att_bytes;   // their bytes (parallel to att_upserts; borrowed from the request)
   std::vector<std::string> att_deletes;           // attachments to delete that the vault has
+  // Added note path -> the deleted note whose text it mostly repeats: a
+  // rename with edits (rename_match.h FindRenames; empty until it runs).
+  std::map<std::string, std::string> renamed_from;
   bool empty() const { return changed.empty() && deletes.empty() && att_upserts.empty() && att_deletes.empty(); }
 };
 

@@ -166,8 +166,8 @@ TEST_CASE("related table: created on a database from before it existed; lists ro
 
 TEST_CASE("ApplyRelated re-renders only pages whose shown list changes") {
   Fixture f;
-  f.Push(Notes({{"A.md", "# Alpha\n"}, {"B.md", "# Bravo\n"}, {"C.md", "# Charlie\n"}, {"D.md", "# Delta\n"},
-                {"Draft.md", "---\npublish: false\n---\n# Secret draft\n"}}));
+  f.Push(Notes({{"A.md", "---\ntitle: Alpha\n---\n"}, {"B.md", "---\ntitle: Bravo\n---\n"}, {"C.md", "---\ntitle: Charlie\n---\n"}, {"D.md", "---\ntitle: Delta\n---\n"},
+                {"Draft.md", "---\npublish: false\ntitle: Secret draft\n---\n"}}));
   const int64_t v0 = f.Version();
   const std::string etag_a = f.Page("/a").etag, etag_d = f.Page("/d").etag;
   CHECK(f.Related("/a").empty());
@@ -204,7 +204,7 @@ TEST_CASE("ApplyRelated re-renders only pages whose shown list changes") {
 
   // A list for a note without a page is kept for when it gets one.
   CHECK(f.Apply(Update("Later.md", {"D.md"})) == 0);
-  auto sum = f.Push(Notes({{"Later.md", "# Later\n"}}));
+  auto sum = f.Push(Notes({{"Later.md", "---\ntitle: Later\n---\n"}}));
   CHECK(sum.rendered == 1);
   CHECK(f.Related("/later").find("Delta") != std::string::npos);
 
@@ -220,24 +220,24 @@ TEST_CASE("ApplyRelated re-renders only pages whose shown list changes") {
 
 TEST_CASE("a push re-renders the pages that show a renamed, deleted or unpublished note") {
   Fixture f;
-  f.Push(Notes({{"A.md", "# Alpha\n"}, {"B.md", "# Bravo\n"}, {"C.md", "# Charlie\n"}, {"D.md", "# Delta\n"},
-                {"E.md", "# Echo\n"}}));
+  f.Push(Notes({{"A.md", "---\ntitle: Alpha\n---\n"}, {"B.md", "---\ntitle: Bravo\n---\n"}, {"C.md", "---\ntitle: Charlie\n---\n"}, {"D.md", "---\ntitle: Delta\n---\n"},
+                {"E.md", "---\ntitle: Echo\n---\n"}}));
   REQUIRE(f.Apply({"s", {{"A.md", Entries({"B.md", "C.md"})}, {"E.md", Entries({"C.md"})}}}) == 2);
   const std::string etag_e = f.Page("/e").etag;
 
   // B's title changes: A shows it, so A re-renders (B itself too); E does not.
-  auto sum = f.Push(Notes({{"B.md", "# Bravo renamed\n"}}));
+  auto sum = f.Push(Notes({{"B.md", "---\ntitle: Bravo renamed\n---\n"}}));
   CHECK(sum.rendered == 2);
   CHECK(f.Related("/a").find("Bravo renamed") != std::string::npos);
   CHECK(f.Page("/e").etag == etag_e);
 
   // New text, same title and URL: only the note itself.
-  CHECK(f.Push(Notes({{"B.md", "# Bravo renamed\n\nMore text.\n"}})).rendered == 1);
+  CHECK(f.Push(Notes({{"B.md", "---\ntitle: Bravo renamed\n---\n\nMore text.\n"}})).rendered == 1);
   // A note nobody lists: only itself.
-  CHECK(f.Push(Notes({{"D.md", "# Delta two\n"}})).rendered == 1);
+  CHECK(f.Push(Notes({{"D.md", "---\ntitle: Delta two\n---\n"}})).rendered == 1);
 
   // A new URL (permalink) reaches the lists.
-  sum = f.Push(Notes({{"B.md", "---\npermalink: bee\n---\n# Bravo renamed\n"}}));
+  sum = f.Push(Notes({{"B.md", "---\npermalink: bee\ntitle: Bravo renamed\n---\n"}}));
   CHECK(sum.rendered == 2);
   CHECK(f.Related("/a").find("href=\"/bee\"") != std::string::npos);
 
@@ -249,30 +249,30 @@ TEST_CASE("a push re-renders the pages that show a renamed, deleted or unpublish
   CHECK(f.Page("/e").etag != etag_e);
 
   // Unpublishing B empties A's list; publishing it again brings it back.
-  f.Push(Notes({{"B.md", "---\npublish: false\n---\n# Bravo renamed\n"}}));
+  f.Push(Notes({{"B.md", "---\npublish: false\ntitle: Bravo renamed\n---\n"}}));
   CHECK(f.Related("/a").empty());
-  f.Push(Notes({{"B.md", "# Bravo again\n"}}));
+  f.Push(Notes({{"B.md", "---\ntitle: Bravo again\n---\n"}}));
   CHECK(f.Related("/a").find("Bravo again") != std::string::npos);
 
   // A deleted note that comes back is shown again (its entry stayed in the list).
-  f.Push(Notes({{"C.md", "# Charlie returns\n"}}));
+  f.Push(Notes({{"C.md", "---\ntitle: Charlie returns\n---\n"}}));
   CHECK(f.Related("/a").find("Charlie returns") != std::string::npos);
 }
 
 TEST_CASE("a note past the shown prefix of a list changes nothing on the page") {
   Fixture f;
-  std::vector<std::pair<std::string, std::string>> notes{{"Hub.md", "# Hub\n"}};
+  std::vector<std::pair<std::string, std::string>> notes{{"Hub.md", "---\ntitle: Hub\n---\n"}};
   std::vector<std::string> list;
   for (size_t i = 0; i < kMaxRelatedShown + 2; ++i) {
     std::string p = "N" + std::to_string(i) + ".md";
-    notes.push_back({p, "# Note " + std::to_string(i) + "\n"});
+    notes.push_back({p, "---\ntitle: Note " + std::to_string(i) + "\n---\n"});
     list.push_back(p);
   }
   f.Push(Notes(notes));
   REQUIRE(f.Apply(Update("Hub.md", list)) == 1);
   const std::string etag = f.Page("/hub").etag;
   // The last entry is not shown: renaming it leaves the hub alone.
-  CHECK(f.Push(Notes({{list.back(), "# Renamed far note\n"}})).rendered == 1);
+  CHECK(f.Push(Notes({{list.back(), "---\ntitle: Renamed far note\n---\n"}})).rendered == 1);
   CHECK(f.Page("/hub").etag == etag);
   // Deleting a shown one pulls the next one in.
   f.Push(Notes({}, {list.front()}));

@@ -11,6 +11,7 @@
 #include "folio/core/time.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
+#include "rename_match.h"
 #include "writer_parts.h"
 
 namespace folio::ingest {
@@ -153,7 +154,8 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   PushSummary sum;
   PhaseLog phase(&sum.phases, &sum.phases_cpu);
   const int64_t now_ms = NowUnixMs(), now_s = now_ms / 1000;
-  const PushPlan plan = PlanPush(req, state_.vault(), pool_);
+  PushPlan plan = PlanPush(req, state_.vault(), pool_);
+  if (Status s = FindRenames(req, state_.vault(), store_, options_.site, &plan); !s.ok()) return s;
   Count(req, plan, &sum);
   phase("hash");
   const std::optional<bool> strict = req.settings.strict_line_breaks;

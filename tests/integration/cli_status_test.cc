@@ -139,6 +139,20 @@ TEST_CASE("folio status: empty site, in sync after push, each kind of change, wa
   CHECK(Has(s.out, "notes: 0 to add, 1 to change, 0 to delete, 0 unchanged\n  ~ Folder/Plan.md\n"));
 }
 
+TEST_CASE("issue 28: a note linking twice to a missing note warns of it once (manifest and folio status)") {
+  Cluster c;
+  testing::TempDir tmp;
+  const fs::path v = fs::path(tmp.path()) / "vault";
+  WriteFile(v / "Twice.md", "# Twice\n\nSee [[Missing]], and [[Missing|again]].\n\n- [[Missing]]\n");
+  Ran p = Cli(c, "push", v);
+  INFO(p.out);
+  REQUIRE((p.rc == 0 || p.rc == 3));
+  CHECK(NoteWarnings(c, "Twice.md") == "dangling link [[Missing]];");
+  Ran s = Cli(c, "status", v);
+  INFO(s.out);
+  CHECK(Has(s.out, "server warnings: 1\n  Twice.md: dangling link [[Missing]]\n"));
+}
+
 TEST_CASE("folio status: a wrong token, a server that is down and a bad DIR exit 2 with a message") {
   Cluster c;
   testing::TempDir tmp;

@@ -38,7 +38,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   auto guide = c.WaitForPage("/docs/guide", 200);
   CHECK(guide.body.find("<body class=\"wide\"") != std::string::npos);           // cssclasses
   CHECK(guide.body.find("property=\"og:title\" content=\"The Guide\"") != std::string::npos);
-  CHECK(guide.body.find("Created <time>2026-01-02</time>") != std::string::npos);
+  CHECK(guide.body.find("Created <time datetime=\"2026-01-02\">2 January 2026</time>") != std::string::npos);
   CHECK(guide.body.find("hidden comment") == std::string::npos);                  // %%comment%%
   CHECK(guide.body.find("<mark>highlighted</mark>") != std::string::npos);
   CHECK(guide.body.find("<math") != std::string::npos);                          // server-side math
@@ -111,7 +111,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
 
 TEST_CASE("listings: /recent is one page by default; --recent-pages paginates it") {
   std::vector<std::pair<std::string, std::string>> notes;
-  for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "# Note " + std::to_string(i) + "\n"});
+  for (int i = 0; i < 120; ++i) notes.push_back({"n" + std::to_string(i) + ".md", "---\ntitle: Note " + std::to_string(i) + "\n---\n"});
   {
     Cluster one;
     REQUIRE(one.Push(PushBody(notes)).status == 200);

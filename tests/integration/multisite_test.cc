@@ -84,7 +84,7 @@ TEST_CASE("sites: the token picks the site, the Host header picks what the edge 
   auto rb = c.Push(PushBody({{"Beta.md", "# Beta on B\n"}}), token_b);
   INFO(c.Logs());
   REQUIRE(rb.status == 200);
-  REQUIRE(c.Push(PushBody({{"Alpha.md", "# Alpha on A\n"}}), token_a).status == 200);
+  REQUIRE(c.Push(PushBody({{"Alpha.md", "---\ntitle: Alpha on A\n---\n"}}), token_a).status == 200);
   REQUIRE(c.Push(PushBody({{"Gamma.md", "# Gamma on default\n"}})).status == 200);  // the --token site
 
   auto alpha = c.WaitForPageAt("a.example", "/alpha", 200, "Alpha on A");
@@ -173,7 +173,7 @@ TEST_CASE("sites: removing a site revokes its token and withdraws its hosts") {
   c.StartIngest();
   c.StartEdge();
   INFO(c.Logs());
-  REQUIRE(c.Push(PushBody({{"Alpha.md", "# Alpha on A\n"}}), token_a).status == 200);
+  REQUIRE(c.Push(PushBody({{"Alpha.md", "---\ntitle: Alpha on A\n---\n"}}), token_a).status == 200);
   REQUIRE(c.Push(PushBody({{"Gamma.md", "# Gamma on default\n"}})).status == 200);
   REQUIRE(c.WaitForPageAt("a.example", "/alpha", 200, "Alpha on A").status == 200);
 
@@ -206,7 +206,7 @@ TEST_CASE("sites: a restarted edge learns hosts from the bucket") {
   c.StartIngest();
   c.StartEdge();
   INFO(c.Logs());
-  REQUIRE(c.Push(PushBody({{"Alpha.md", "# Alpha on A\n"}}), token_a).status == 200);
+  REQUIRE(c.Push(PushBody({{"Alpha.md", "---\ntitle: Alpha on A\n---\n"}}), token_a).status == 200);
   REQUIRE(c.WaitForPageAt("a.example", "/alpha", 200, "Alpha on A").status == 200);
   // No --title: the pages carry the site name.
   CHECK(c.EdgeGetAt("a.example", "/alpha").body.find("<title>Alpha on A") != std::string::npos);

@@ -135,7 +135,7 @@ TEST_CASE("related lists reach the pages; only pages whose list changed re-rende
   CHECK(ETag(c, "/bravo") == etag_bravo);
 
   // A related note's new title reaches the pages that list it.
-  REQUIRE(c.Push(PushBody({{"Charlie.md", "# Charlie Renamed\n"}})).status == 200);
+  REQUIRE(c.Push(PushBody({{"Charlie.md", "---\ntitle: Charlie Renamed\n---\n"}})).status == 200);
   alpha = WaitForRelated(c, "/alpha", [](const std::string& s) { return Has(s, "Charlie Renamed"); });
   CHECK(Has(alpha, "Charlie Renamed"));
   CHECK(ETag(c, "/delta") == etag_delta);

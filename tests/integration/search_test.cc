@@ -23,27 +23,27 @@ using Notes = std::vector<std::pair<std::string, std::string>>;
 Notes Vault() {
   return {
       {"cats/siamese.md",
-       "# Siamese cats\n\nSiamese cats are vocal, social cats with blue eyes. A siamese cat likes company, "
+       "---\ntitle: Siamese cats\n---\n# Siamese cats\n\nSiamese cats are vocal, social cats with blue eyes. A siamese cat likes company, "
        "purrs loudly and follows its owner. Cats groom their fur and chase mice.\n"},
       {"cats/persian.md",
-       "# Persian cats\n\nPersian cats have long fur and need grooming every day. A persian cat is calm; "
+       "---\ntitle: Persian cats\n---\n# Persian cats\n\nPersian cats have long fur and need grooming every day. A persian cat is calm; "
        "these cats purr, sleep and chase a toy mouse now and then.\n"},
       {"cats/kittens.md",
-       "# Kittens\n\nKittens are young cats. A kitten sleeps, plays and purrs; kittens chase toy mice "
+       "---\ntitle: Kittens\n---\n# Kittens\n\nKittens are young cats. A kitten sleeps, plays and purrs; kittens chase toy mice "
        "and learn to groom their fur from older cats.\n"},
       {"db/sqlite.md",
-       "# SQLite\n\nSQLite is an embedded SQL database engine. Write-ahead logging (WAL) lets readers "
+       "---\ntitle: SQLite\n---\n# SQLite\n\nSQLite is an embedded SQL database engine. Write-ahead logging (WAL) lets readers "
        "run while one writer commits transactions to the database file.\n"},
       {"db/postgres.md",
-       "# PostgreSQL\n\nPostgreSQL is a client-server SQL database. Transactions, indexes, the query "
+       "---\ntitle: PostgreSQL\n---\n# PostgreSQL\n\nPostgreSQL is a client-server SQL database. Transactions, indexes, the query "
        "planner and write-ahead logging keep the database consistent.\n"},
       {"db/indexes.md",
-       "# Database indexes\n\nA B-tree index lets the database find rows without scanning the table. "
+       "---\ntitle: Database indexes\n---\n# Database indexes\n\nA B-tree index lets the database find rows without scanning the table. "
        "SQL databases such as SQLite and PostgreSQL build indexes on columns.\n"},
       {"travel/tokyo.md",
-       "# 東京旅行\n\n東京都庁の展望室から富士山が見えます。浅草寺と東京タワーも訪れました。東京の地下鉄は便利です。\n"},
+       "---\ntitle: 東京旅行\n---\n# 東京旅行\n\n東京都庁の展望室から富士山が見えます。浅草寺と東京タワーも訪れました。東京の地下鉄は便利です。\n"},
       {"travel/moscow.md",
-       "# Москва\n\nКрасная площадь и Кремль — сердце Москвы. Метро Москвы красивое и быстрое.\n"},
+       "---\ntitle: Москва\n---\n# Москва\n\nКрасная площадь и Кремль — сердце Москвы. Метро Москвы красивое и быстрое.\n"},
   };
 }
 
@@ -217,10 +217,10 @@ TEST_CASE("search: what a reader means, end to end: aliases, link texts, stems, 
       {"features/Graph view.md",
        "---\naliases: [Network map]\n---\n# Graph view\n\nAn interactive picture of the vault.\n\n"
        "## Local graph\n\nThe local graph shows one note and its neighbours.\n"},
-      {"Home.md", "# Home\n\nSee how your notes relate: [[Graph view|connections]].\n"},
-      {"Kitchen sink.md", "# Kitchen sink\n\nEvery feature in one place.\n"},
+      {"Home.md", "---\ntitle: Home\n---\n# Home\n\nSee how your notes relate: [[Graph view|connections]].\n"},
+      {"Kitchen sink.md", "---\ntitle: Kitchen sink\n---\n# Kitchen sink\n\nEvery feature in one place.\n"},
       {"Zeitung.md", "---\nlang: de\n---\n# Zeitung\n\nDie Zeitungen liegen auf dem Tisch.\n"},
-      {"Garden.md", "# Garden\n\nPlanting tomatoes in spring.\n"},
+      {"Garden.md", "---\ntitle: Garden\n---\n# Garden\n\nPlanting tomatoes in spring.\n"},
   };
   REQUIRE(c.Push(PushBody(notes)).status == 200);
   WaitIndexed(c, notes.size());
@@ -248,7 +248,7 @@ TEST_CASE("search: what a reader means, end to end: aliases, link texts, stems, 
   REQUIRE(!r.hits.empty());
   CHECK(r.hits[0].path == "Zeitung.md");
   // The link goes: so does the name it taught.
-  REQUIRE(c.Push(PushBody({{"Home.md", "# Home\n\nNothing links here.\n"}})).status == 200);
+  REQUIRE(c.Push(PushBody({{"Home.md", "---\ntitle: Home\n---\n# Home\n\nNothing links here.\n"}})).status == 200);
   CHECK(Eventually([&] { return !Contains(Search(c, "connections", "text").hits, "features/Graph view.md"); }));
 }
 
@@ -272,7 +272,7 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
 
   // A note that changes topic moves between lists.
   auto r = c.Push(PushBody({{"db/indexes.md",
-                             "# Cat trees\n\nCat trees give cats a place to climb, groom their fur, purr and "
+                             "---\ntitle: Cat trees\n---\n# Cat trees\n\nCat trees give cats a place to climb, groom their fur, purr and "
                              "sleep. Kittens and siamese cats love them.\n"}}));
   REQUIRE(r.status == 200);
   CHECK(Eventually([&] { return Contains(Related(c, "cats/siamese.md").hits, "db/indexes.md"); }));
@@ -291,7 +291,7 @@ TEST_CASE("search: related notes reach the pages, follow changes and survive a r
   Reply before = Related(c, "cats/siamese.md");
   c.StopSearch();
   // Changes made while search is down are picked up from the durable consumer.
-  r = c.Push(PushBody({{"travel/lisbon.md", "# Lisbon\n\nTrams climb the hills of Lisbon; pastel de nata.\n"}}));
+  r = c.Push(PushBody({{"travel/lisbon.md", "---\ntitle: Lisbon\n---\n# Lisbon\n\nTrams climb the hills of Lisbon; pastel de nata.\n"}}));
   REQUIRE(r.status == 200);
   c.StartSearch();
   CHECK(Eventually([&] { return Search(c, "lisbon trams", "text").hits.size() == 1; }));
@@ -331,7 +331,7 @@ TEST_CASE("search: an OpenAI-compatible embedding endpoint, and what happens whe
 
   // The endpoint goes down: indexing stops (nothing lost), /readyz and metrics say why.
   embed.SetFailing(503);
-  REQUIRE(c.Push(PushBody({{"notes/new.md", "# New\n\nA new note about lighthouses.\n"}})).status == 200);
+  REQUIRE(c.Push(PushBody({{"notes/new.md", "---\ntitle: New\n---\n# New\n\nA new note about lighthouses.\n"}})).status == 200);
   CHECK(Eventually([&] { return http::Get(c.search_url() + "/readyz")->status == 503; }));
   auto ready = http::Get(c.search_url() + "/readyz");
   CHECK(ready->body.find("embed") != std::string::npos);

@@ -84,7 +84,6 @@ void Renderer::Run(std::string_view body) {
   // An empty heading at the very end starts past the trimmed text (fuzzing,
   // tests/fuzz/regressions/markdown_render_fuzz/empty-trailing-heading).
   for (Heading& h : result_->headings) h.text_offset = std::min(h.text_offset, text().size());
-  if (result_->title.empty()) result_->title = first_h1_;
 }
 
 int Renderer::OnEnterBlock(MD_BLOCKTYPE type, void* detail, void* self) {
@@ -350,7 +349,6 @@ void Renderer::LeaveHeading(int level) {
   html() += "<" + tag + " id=\"";
   AppendHtmlEscaped(id, &html());
   html() += "\">" + inner + "</" + tag + ">\n";
-  if (level == 1 && first_h1_.empty()) first_h1_ = visible;
   result_->headings.push_back(Heading{level, visible, id, heading_text_start_});
   TextBreak('\n');
 }

@@ -203,7 +203,6 @@ class Renderer {
   size_t task_li_ = SIZE_MAX;               // its index in blocks_
   const MD_CHAR* task_skip_end_ = nullptr;  // source bytes up to here are the mark
   std::set<std::string> heading_ids_;
-  std::string first_h1_;
   std::vector<BlockFrame> blocks_;
   std::vector<OpenMark> marks_;
   size_t highlighted_bytes_ = 0;      // code of fences in a known language so far (kMaxNoteHighlightBytes)

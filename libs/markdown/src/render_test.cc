@@ -238,7 +238,9 @@ TEST_CASE("render: title fallbacks and frontmatter") {
   CHECK(fm.title == "From FM");
   CHECK(fm.frontmatter.present);
   CHECK(!Has(fm.html, "title:"));
-  CHECK(Render("Intro\n\n# First H1\n\n# Second\n").title == "First H1");
+  // Obsidian Publish: the file name, never the first heading (issue 28).
+  CHECK(Render("Intro\n\n# First H1\n\n# Second\n", nullptr, "Folder/New name.md").title == "New name");
+  CHECK(Render("# Old heading\n", nullptr, "New name.md").title == "New name");
   CHECK(Render("## Only h2\n", nullptr, "Folder/My Note.md").title == "My Note");
   CHECK(Render("text", nullptr, "Root.md").title == "Root");
   auto bad = Render("---\ntitle: [unclosed\n---\nBody\n");

@@ -6,6 +6,7 @@
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/dates.h"
 #include "folio/site/urls.h"
 #include "layout_internal.h"
 
@@ -275,8 +276,12 @@ std::string_view AppendTitle(const NotePage& p, std::string* out) {
 void AppendMetaLine(const NotePage& p, std::string* out) {
   if (p.created.empty() && p.updated.empty() && p.tags.empty() && p.words == 0) return;
   *out += "<p class=\"meta\">";
-  if (!p.created.empty()) *out += "Created <time>" + HtmlEscape(p.created) + "</time> ";
-  if (!p.updated.empty()) *out += "Updated <time>" + HtmlEscape(p.updated) + "</time> ";
+  for (const auto& [label, date] : {std::pair{"Created ", &p.created}, std::pair{"Updated ", &p.updated}}) {
+    if (date->empty()) continue;
+    *out += label;
+    AppendTimeElement(*date, p.lang, out);  // dates.h: as a reader reads them (issue 28)
+    *out += ' ';
+  }
   if (p.words > 0) {  // 200 words a minute, at least one
     size_t minutes = std::max<size_t>(1, (p.words + 199) / 200);
     *out += "<span class=\"reading\">" + std::to_string(p.words) + (p.words == 1 ? " word" : " words") + " · " +

@@ -46,6 +46,7 @@ GeneratedPage Listing(const SiteInfo& site, std::string url, std::string title, 
   f.Add(p.title);
   f.Add(p.intro);
   f.Add(p.sections);
+  f.Add(p.breadcrumbs);
   f.Add(p.items);
   f.Add(std::to_string(p.total));
   g.fingerprint = f.h;
@@ -65,6 +66,23 @@ struct Scope {
 };
 
 std::string NoteCount(size_t n) { return std::to_string(n) + (n == 1 ? " note" : " notes"); }
+
+// A folder page's intro: "3 notes, 2 folders", "1 folder", "2 notes".
+std::string FolderCount(size_t notes, size_t folders) {
+  std::string s = notes || !folders ? NoteCount(notes) : "";
+  if (folders) s += (s.empty() ? "" : ", ") + std::to_string(folders) + (folders == 1 ? " folder" : " folders");
+  return s;
+}
+
+// "A/B/C" -> [A -> /a/, A/B -> /a/b/]: the folders above a folder.
+std::vector<LinkItem> FoldersAbove(std::string_view dir) {
+  std::vector<LinkItem> out;
+  for (size_t slash = dir.find('/'); slash != std::string_view::npos; slash = dir.find('/', slash + 1)) {
+    std::string_view above = dir.substr(0, slash);
+    out.push_back({std::string(PathBase(above)), FolderUrl(above), ""});
+  }
+  return out;
+}
 
 // The first `limit` items of an ordered set.
 std::vector<LinkItem> FirstOf(const TitleOrdered& items, size_t limit) {
@@ -100,9 +118,17 @@ void AddFolder(const Scope& s, const std::string& dir, const ListingIndex::Folde
   for (const auto& [sub, count] : folder.subfolders) {
     sections.push_back({std::string(PathBase(sub)) + "/", FolderUrl(sub), ""});
   }
-  out.emplace(url, CappedListing(s.site, url, std::string(PathBase(dir)),
-                                 NoteCount(folder.notes.size()) + " in " + dir, std::move(sections), folder.notes,
-                                 s.opt.list_limit));
+  const size_t folders = sections.size();
+  GeneratedPage g = CappedListing(s.site, url, std::string(PathBase(dir)), FolderCount(folder.notes.size(), folders),
+                                  std::move(sections), folder.notes, s.opt.list_limit);
+  // Breadcrumbs and the explorer's open branch (issue 28: a folder holding
+  // only folders showed neither).
+  g.listing.breadcrumbs = FoldersAbove(dir);
+  Fingerprint f;
+  f.h = g.fingerprint;
+  f.Add(g.listing.breadcrumbs);
+  g.fingerprint = f.h;
+  out.emplace(url, std::move(g));
 }
 
 void AddFolders(const Scope& s, Pages& out) {
@@ -130,7 +156,9 @@ GeneratedPage DataPage(std::string url, std::string body) {
 // One folder's explorer JSON: its sub-folders (natural order, with the notes
 // at or below each), then the notes directly inside (natural order by title,
 // at most `limit`, read off the index's order: the folder's size does not
-// matter; "more" counts the rest, which its page lists).
+// matter; "more" counts the rest, which its page lists). A folder's own note
+// (Dir/Dir.md or Dir/index.md, published at the folder's URL) is the folder
+// itself, not one of its notes (issue 28).
 void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Folder& folder, Pages& out) {
   std::vector<std::pair<std::string_view, size_t>> subs;
   for (const auto& [sub, count] : folder.subfolders) subs.emplace_back(sub, count);
@@ -138,7 +166,14 @@ void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Fo
     std::string_view x = PathBase(a.first), y = PathBase(b.first);
     return NaturalLess(x, y) || (!NaturalLess(y, x) && x < y);
   });
-  const size_t shown = std::min(folder.notes.size(), s.opt.list_limit);
+  const LinkItem* own = nullptr;  // the folder's note, if one serves the folder's URL
+  if (folder_url != "/") {
+    if (const NoteMeta* n = s.vault.UrlOwner(folder_url)) {
+      if (auto it = folder.notes.find(ItemOf(*n)); it != folder.notes.end()) own = &*it;
+    }
+  }
+  const size_t listed = folder.notes.size() - (own ? 1 : 0);
+  const size_t shown = std::min(listed, s.opt.list_limit);
   std::string j = "{\"folders\":[";
   for (size_t i = 0; i < subs.size(); ++i) {
     std::string url = FolderUrl(subs[i].first);
@@ -153,13 +188,14 @@ void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Fo
   j += "],\"notes\":[";
   auto note = folder.natural.begin();
   for (size_t i = 0; i < shown; ++i, ++note) {
+    if (*note == own) ++note;
     j += i ? ",{\"title\":" : "{\"title\":";
     AppendJsonString((*note)->title, &j);
     j += ",\"url\":";
     AppendJsonString((*note)->url, &j);
     j += "}";
   }
-  j += "],\"more\":" + std::to_string(folder.notes.size() - shown) + ",\"url\":";
+  j += "],\"more\":" + std::to_string(listed - shown) + ",\"url\":";
   AppendJsonString(folder_url, &j);
   j += "}";
   std::string url = TreeUrl(folder_url);

@@ -240,10 +240,11 @@ std::string NoteName(std::string_view path) {
 }
 
 // A note added in the same change as `gone` was deleted is its new self when
-// it has the same bytes, the same permalink, or keeps the old name as an alias.
+// it has the same bytes, the same permalink, keeps the old name as an alias,
+// or its text mostly repeats gone's (renamed_from, found by ingest).
 bool IsRenameOf(const NoteMeta& added, const NoteMeta& gone) {
   if (!added.published) return false;
-  if (added.sha256 == gone.sha256) return true;
+  if (added.sha256 == gone.sha256 || added.renamed_from == gone.path) return true;
   if (!gone.permalink.empty() && added.permalink == gone.permalink) return true;
   std::string old_name = NoteName(gone.path);
   for (const auto& a : added.aliases) {
@@ -269,6 +270,9 @@ Impact Vault::Apply(std::vector<NoteMeta> upserts, const std::vector<std::string
       s.impact.moved[gone.url] = added->url;
       break;
     }
+  }
+  for (const auto& path : s.created) {  // a hint for this change only
+    if (auto it = notes_.find(path); it != notes_.end()) it->second.renamed_from.clear();
   }
   ReresolveLinks(s);
   CollectRender(s);

@@ -75,7 +75,8 @@ struct Heading {
 
 struct RenderResult {
   std::string html;                  // the note body as an HTML fragment
-  std::string title;                 // frontmatter title, else first H1, else file name
+  std::string title;                 // frontmatter title, else the file name (never a heading:
+                                     // Obsidian Publish's rule, issue 28)
   std::string text;                  // plain text, for search and descriptions
   Frontmatter frontmatter;
   std::vector<LinkRef> links;        // links to notes/attachments in document order

@@ -26,6 +26,10 @@ struct NoteMeta {
   int64_t date_ms = 0;               // frontmatter date/created (0 = none)
   int64_t modified_ms = 0;           // frontmatter updated/modified (0 = none)
   int64_t version = 0;               // push version that last changed it
+  // Only on an upsert given to Vault::Apply, never kept: the path of a note
+  // deleted in the same change that this new note replaces (a rename with
+  // edits, found by comparing their texts; ingest's rename_match.h).
+  std::string renamed_from;
   std::vector<std::string> out;      // derived: resolved target paths, sorted, unique
   std::vector<std::string> embeds_out;  // derived: resolved embed targets, sorted, unique
 };

@@ -25,8 +25,9 @@ struct Impact {
   std::set<std::string> render;      // note paths whose pages must be re-rendered
   std::vector<std::string> deleted_urls;  // URLs a note left with no successor (410 Gone)
   // URLs a note left for another (a new permalink; a rename: a note deleted
-  // and one added in the same change with the same bytes, permalink, or the
-  // old name among its aliases): old -> new, for 301s.
+  // and one added in the same change with the same bytes, permalink, the
+  // old name among its aliases, or the deleted path as its renamed_from):
+  // old -> new, for 301s.
   std::map<std::string, std::string> moved;
   bool home_changed = false;         // kept for callers; listings are diffed by content
   // Per pushed path: warnings about its URL (collision, reserved).
