@@ -178,9 +178,9 @@
         if (heads[i].h.getBoundingClientRect().top <= line) cur = heads[i]; else break;
       }
       if (cur === active) return;
-      if (active) { active.a.classList.remove("is-active"); active.a.removeAttribute("aria-current"); }
+      if (active) { active.a.classList.remove("is-active", "mod-active"); active.a.removeAttribute("aria-current"); }
       active = cur;
-      cur.a.classList.add("is-active");
+      cur.a.classList.add("is-active", "mod-active");
       cur.a.setAttribute("aria-current", "location");
       // Keep it in view inside the right column (not the page).
       var box = nav.closest(".site-body-right-column");
@@ -250,7 +250,7 @@
 
   Explorer.prototype.fillFolder = function (details) {
     var ul = details.querySelector(":scope > ul.tree");
-    if (!ul) { ul = make("ul", "tree"); details.appendChild(ul); }
+    if (!ul) { ul = make("ul", "tree tree-item-children"); details.appendChild(ul); }
     this.fill(ul, details.dataset.tree);
   };
 
@@ -281,24 +281,26 @@
       if (a) byHref.set(normPath(a.getAttribute("href")), li);
     });
     var items = [];
+    var parent = ul.parentElement && ul.parentElement.querySelector(":scope > summary[data-path]");
+    var base = parent ? parent.getAttribute("data-path") + "/" : "";
     (Array.isArray(data.folders) ? data.folders : []).slice(0, 5000).forEach(function (f) {
       if (!f || typeof f.tree !== "string" || typeof f.url !== "string") return;
       var li = byTree.get(normPath(f.tree));
       if (li) { byTree.delete(normPath(f.tree)); items.push(li); return; }
-      items.push(self.folderItem(f));
+      items.push(self.folderItem(f, base));
     });
     (Array.isArray(data.notes) ? data.notes : []).slice(0, 5000).forEach(function (n) {
       if (!n || typeof n.url !== "string") return;
       var li = byHref.get(normPath(n.url));
       if (li) { byHref.delete(normPath(n.url)); items.push(li); return; }
-      items.push(self.noteItem(n));
+      items.push(self.noteItem(n, base));
     });
     // Never lose the chain, even if the listing left it out.
     byTree.forEach(function (li) { items.push(li); });
     byHref.forEach(function (li) { if (li.querySelector("[aria-current]")) items.push(li); });
     var more = Number(data.more) || 0;
     if (more > 0 && typeof data.url === "string") {
-      var mli = make("li", "tree-more");
+      var mli = make("li", "tree-more tree-item");
       var ma = make("a", null, more + " more…");
       ma.href = data.url;
       mli.appendChild(ma);
@@ -312,26 +314,32 @@
     this.revealCurrent();
   };
 
-  Explorer.prototype.folderItem = function (f) {
-    var li = make("li", "tree-folder");
+  // Items as the server renders the open branch (layout.cc AppendExplorer):
+  // Obsidian Publish's tree classes, data-path = the vault path ("A/B",
+  // "A/B/Title.md": a note's file name is taken to be its title).
+  Explorer.prototype.folderItem = function (f, base) {
+    var li = make("li", "tree-folder tree-item");
     var details = make("details");
     details.dataset.tree = f.tree;
-    var summary = make("summary");
-    var a = make("a", null, String(f.name || f.url));
+    var summary = make("summary", "tree-item-self mod-collapsible");
+    summary.setAttribute("data-path", typeof f.path === "string" ? f.path : base + String(f.name || ""));
+    var a = make("a", "tree-item-inner", String(f.name || f.url));
     a.href = f.url;
     summary.appendChild(a);
     if (typeof f.notes === "number") summary.appendChild(make("span", "tree-count", String(f.notes)));
     details.appendChild(summary);
-    details.appendChild(make("ul", "tree"));
+    details.appendChild(make("ul", "tree tree-item-children"));
     li.appendChild(details);
     return li;
   };
 
-  Explorer.prototype.noteItem = function (n) {
-    var li = make("li", "tree-note");
-    var a = make("a", null, String(n.title || n.url));
+  Explorer.prototype.noteItem = function (n, base) {
+    var li = make("li", "tree-note tree-item");
+    var a = make("a", "tree-item-self");
+    a.appendChild(make("span", "tree-item-inner", String(n.title || n.url)));
     a.href = n.url;
-    if (samePath(a.href, this.current)) a.setAttribute("aria-current", "page");
+    a.setAttribute("data-path", (base || "") + String(n.title || "") + ".md");
+    if (samePath(a.href, this.current)) { a.setAttribute("aria-current", "page"); a.classList.add("mod-active"); }
     li.appendChild(a);
     return li;
   };
