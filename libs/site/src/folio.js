@@ -105,17 +105,24 @@
   // --- panels: the explorer and the outline behind the header's buttons -------
   // (phones: the explorer; below 1200 px: the outline). body.is-explorer-open /
   // body.is-outline-open show them (style.css); Escape, the backdrop or a link
-  // inside closes them.
+  // inside closes them. The open explorer is also Publish's
+  // .published-container.is-left-column-open, which Publish themes key on.
 
   var kPanels = [
-    { button: ".site-explorer-toggle", panel: "#explorer", cls: "is-explorer-open" },
+    { button: ".site-explorer-toggle", panel: "#explorer", cls: "is-explorer-open", container: "is-left-column-open" },
     { button: ".site-outline-toggle", panel: "#outline", cls: "is-outline-open" }
   ];
   var backdrop = null;
 
+  function containerClass(k, on) {
+    var c = k.container && doc.querySelector(".published-container");
+    if (c) c.classList.toggle(k.container, on);
+  }
+
   function closePanels() {
     kPanels.forEach(function (k) {
       doc.body.classList.remove(k.cls);
+      containerClass(k, false);
       var b = doc.querySelector(k.button);
       if (b) b.setAttribute("aria-expanded", "false");
     });
@@ -125,6 +132,7 @@
   function openPanel(k) {
     closePanels();
     doc.body.classList.add(k.cls);
+    containerClass(k, true);
     var b = doc.querySelector(k.button);
     if (b) b.setAttribute("aria-expanded", "true");
     backdrop = make("div", "panel-backdrop");
