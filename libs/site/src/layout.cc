@@ -62,8 +62,7 @@ void AppendSearchBox(const internal::Head& h, std::string* out) {
   *out += "<button type=\"submit\">Search</button></form>";
 }
 
-// A folder's vault path ("A/B") from the open branch's titles, which are
-// the folders' names (the explorer's data-path, as Obsidian Publish's).
+// A folder's vault path ("A/B", the explorer's data-path) from the branch's titles: the folders' names.
 std::string BranchPath(const std::vector<LinkItem>& branch, size_t n) {
   std::string path;
   for (size_t i = 0; i < n && i < branch.size(); ++i) {
@@ -73,9 +72,7 @@ std::string BranchPath(const std::vector<LinkItem>& branch, size_t n) {
   return path;
 }
 
-// One folder of the explorer, left open: Publish's tree classes on folio's
-// details/summary (li.tree-item > summary.tree-item-self > a.tree-item-inner,
-// then ul.tree-item-children), closed by "</ul></details></li>".
+// One open folder of the explorer in Publish's tree classes; closed by "</ul></details></li>".
 void AppendFolderOpen(std::string_view url, std::string_view title, std::string_view path, bool current,
                       std::string* out) {
   *out += "<li class=\"tree-folder tree-item\"><details open data-tree=\"";
@@ -94,8 +91,7 @@ void AppendFolderOpen(std::string_view url, std::string_view title, std::string_
 // (root, the folders down to the current item, the item), so a page depends
 // on its path alone and a new note elsewhere never re-renders it. The site
 // script fills in every level from the folders' JSON (TreeUrl) and loads
-// closed folders when opened. Items carry Obsidian Publish's tree classes
-// (docs/themes.md); folio.js builds the other levels the same way.
+// closed folders when opened, in the same Publish tree classes (docs/themes.md).
 void AppendExplorer(const internal::Head& h, std::string* out) {
   *out += "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
           "<div class=\"site-body-left-column-inner\"><div class=\"nav-view-outer\">"
