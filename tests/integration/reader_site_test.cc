@@ -53,7 +53,8 @@ TEST_CASE("reader site: explorer JSON, graph data and page, and the site script 
   CHECK(Has(page.body, "<ul class=\"tree nav-view\" data-tree=\"/_/tree/\">"));
   CHECK(Has(page.body, "data-tree=\"/_/tree/docs/\"><summary class=\"tree-item-self mod-collapsible\" data-path=\"Docs\">"
                        "<a class=\"tree-item-inner\" href=\"/docs/\">Docs</a>"));
-  CHECK(Has(page.body, "<a href=\"/docs/guide\" aria-current=\"page\">Guide</a>"));
+  CHECK(Has(page.body, "<a class=\"tree-item-self mod-active\" data-path=\"Docs/Guide.md\" href=\"/docs/guide\" "
+                       "aria-current=\"page\"><span class=\"tree-item-inner\">Guide</span></a>"));
   CHECK(Has(page.body, "<section class=\"local-graph\" data-graph=\"/_/graph.json\" data-url=\"/docs/guide\" hidden>"));
 
   // The site's empty listings exist before the push, and each edge worker
