@@ -450,6 +450,9 @@ TEST_CASE("walk: collects attachments by extension, ignoring case; other files s
 
   CHECK(IsAttachmentPath("a/b.WebM"));
   CHECK_FALSE(IsAttachmentPath("a.png/readme"));
+  // Fonts a publish.css loads by their /assets/ URL (the pages' CSP allows fonts from 'self' only).
+  CHECK(IsAttachmentPath("fonts/Inter.woff2"));
+  CHECK(IsAttachmentPath("fonts/Inter.TTF"));
   CHECK_FALSE(IsAttachmentPath("Note.md"));
   CHECK(IsAttachmentPath("publish.css"));            // the vault root's custom stylesheet
   CHECK_FALSE(IsAttachmentPath("Notes/publish.css"));  // only at the root

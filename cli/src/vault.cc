@@ -264,7 +264,8 @@ bool IsAttachmentPath(std::string_view path) {
   if (path == "publish.css") return true;  // the site's custom stylesheet (Obsidian Publish's convention)
   static constexpr std::string_view kExtensions[] = {
       "png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif", "mp3", "wav", "m4a",
-      "ogg", "flac", "opus", "mp4", "webm", "ogv", "mov", "mkv", "pdf"};
+      "ogg", "flac", "opus", "mp4", "webm", "ogv", "mov", "mkv", "pdf",
+      "woff2", "woff", "ttf", "otf"};  // fonts a publish.css loads (same origin: the pages' CSP allows only 'self')
   size_t dot = path.rfind('.');
   size_t slash = path.rfind('/');
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return false;

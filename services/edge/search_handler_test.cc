@@ -111,7 +111,7 @@ TEST_CASE("edge search: validation, the empty page, and 503 when search cannot b
   CHECK(Has(r.body, "<!doctype html>"));
   CHECK(Has(r.body, "<meta name=\"robots\" content=\"noindex\">"));
   CHECK(Has(r.body, "role=\"search\""));
-  CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">default</a>"));  // no 404 page yet: the site id
+  CHECK(Has(r.body, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">default</a>"));  // no 404 page yet: the site id
 
   r = e.Get("/_/search?q=&fragment=1");
   CHECK(r.status == 200);
@@ -244,10 +244,10 @@ TEST_CASE("edge search: the site's name comes from its 404 page, then its site r
   auto page = BuildPage(rec, kNotFoundKey);
   REQUIRE(page.ok());
   e.OnLoop([&] { e.worker.sites().SetTitle("default", "From the record"); });
-  CHECK(Has(e.Get("/_/search").body, "<a class=\"site-name\" href=\"/\">From the record</a>"));
+  CHECK(Has(e.Get("/_/search").body, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">From the record</a>"));
   e.OnLoop([&] { e.worker.sites().Put("default", *page); });
   auto r = e.Get("/_/search?q=x");
-  CHECK(Has(r.body, "<a class=\"site-name\" href=\"/\">Field &lt;Notes&gt;</a>"));
+  CHECK(Has(r.body, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">Field &lt;Notes&gt;</a>"));
   CHECK(Has(r.body, "<title>Search: x · Field &lt;Notes&gt;</title>"));
 }
 

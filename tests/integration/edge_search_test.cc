@@ -293,7 +293,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
     auto s = edge.Get("/_/search?q=alpha", {{"Host", "docs.example:8081"}});
     CHECK(s.status == 200);
     CHECK(search.last().site == "docs");
-    CHECK(Has(s.body, "<a class=\"site-name\" href=\"/\">Docs &lt;Site&gt;</a>"));
+    CHECK(Has(s.body, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">Docs &lt;Site&gt;</a>"));
   }
 }
 

@@ -44,7 +44,7 @@ TEST_CASE("fidelity: frontmatter, embeds and generated pages of the fixture vaul
   CHECK(guide.body.find("<math") != std::string::npos);                          // server-side math
   CHECK(guide.body.find("data-callout=\"warning\"") != std::string::npos);
   CHECK(guide.body.find("href=\"#install\"") != std::string::npos);               // [[#Install]]
-  CHECK(guide.body.find("<nav class=\"outline\" id=\"outline\"") != std::string::npos);  // the table of contents
+  CHECK(guide.body.find("<nav class=\"outline outline-view-outer\" id=\"outline\"") != std::string::npos);  // the table of contents
   CHECK(guide.body.find("class=\"breadcrumbs\"") != std::string::npos);
   CHECK(guide.body.find("href=\"/docs/\"") != std::string::npos);
   CHECK(guide.body.find("href=\"/_/tags/docs/guide\"") != std::string::npos);

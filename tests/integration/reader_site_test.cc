@@ -50,16 +50,18 @@ TEST_CASE("reader site: explorer JSON, graph data and page, and the site script 
   REQUIRE(push.status == 200);
   auto page = c.WaitForPage("/docs/guide", 200);
   REQUIRE(page.status == 200);
-  CHECK(Has(page.body, "<ul class=\"tree\" data-tree=\"/_/tree/\">"));
-  CHECK(Has(page.body, "data-tree=\"/_/tree/docs/\"><summary><a href=\"/docs/\">Docs</a>"));
-  CHECK(Has(page.body, "<a href=\"/docs/guide\" aria-current=\"page\">Guide</a>"));
+  CHECK(Has(page.body, "<ul class=\"tree nav-view\" data-tree=\"/_/tree/\">"));
+  CHECK(Has(page.body, "data-tree=\"/_/tree/docs/\"><summary class=\"tree-item-self mod-collapsible\" data-path=\"Docs\">"
+                       "<a class=\"tree-item-inner\" href=\"/docs/\">Docs</a>"));
+  CHECK(Has(page.body, "<a class=\"tree-item-self mod-active\" data-path=\"Docs/Guide.md\" href=\"/docs/guide\" "
+                       "aria-current=\"page\"><span class=\"tree-item-inner\">Guide</span></a>"));
   CHECK(Has(page.body, "<section class=\"local-graph\" data-graph=\"/_/graph.json\" data-url=\"/docs/guide\" hidden>"));
 
   // The site's empty listings exist before the push, and each edge worker
   // applies updates on its own loop: wait for this push's version of them.
   auto root = c.WaitForPage("/_/tree/", 200, "\"name\":\"Docs\"");
   CHECK(root.Header("Content-Type") == "application/json");
-  CHECK(Has(root.body, "{\"name\":\"Docs\",\"tree\":\"/_/tree/docs/\",\"url\":\"/docs/\",\"notes\":2}"));
+  CHECK(Has(root.body, "{\"name\":\"Docs\",\"path\":\"Docs\",\"tree\":\"/_/tree/docs/\",\"url\":\"/docs/\",\"notes\":2}"));
   CHECK(Has(root.body, "\"notes\":[{\"title\":\"Start\",\"url\":\"/start\"}]"));
   auto docs = c.WaitForPage("/_/tree/docs/", 200);
   CHECK(Has(docs.body, "\"notes\":[{\"title\":\"Guide\",\"url\":\"/docs/guide\"},{\"title\":\"Other\",\"url\":\"/docs/other\"}]"));

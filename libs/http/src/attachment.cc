@@ -14,9 +14,10 @@ constexpr std::pair<std::string_view, std::string_view> kTypes[] = {
     {"flac", "audio/flac"}, {"gif", "image/gif"}, {"ico", "image/x-icon"}, {"jpeg", "image/jpeg"},
     {"jpg", "image/jpeg"}, {"json", "application/json"}, {"m4a", "audio/mp4"}, {"mkv", "video/x-matroska"},
     {"mov", "video/quicktime"}, {"mp3", "audio/mpeg"}, {"mp4", "video/mp4"}, {"ogg", "audio/ogg"},
-    {"ogv", "video/ogg"}, {"opus", "audio/opus"}, {"pdf", "application/pdf"}, {"png", "image/png"},
-    {"svg", "image/svg+xml"}, {"txt", "text/plain; charset=utf-8"}, {"wav", "audio/wav"},
-    {"webm", "video/webm"}, {"webp", "image/webp"},
+    {"ogv", "video/ogg"}, {"opus", "audio/opus"}, {"otf", "font/otf"}, {"pdf", "application/pdf"},
+    {"png", "image/png"}, {"svg", "image/svg+xml"}, {"ttf", "font/ttf"}, {"txt", "text/plain; charset=utf-8"},
+    {"wav", "audio/wav"}, {"webm", "video/webm"}, {"webp", "image/webp"}, {"woff", "font/woff"},
+    {"woff2", "font/woff2"},
 };
 
 constexpr std::string_view kInlineImages[] = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif",

@@ -9,6 +9,8 @@ using namespace folio::http;
 TEST_CASE("attachments: types by name, inline only when harmless") {
   CHECK(ContentTypeForName("media/Photo.PNG") == "image/png");
   CHECK(ContentTypeForName("a.b/c") == "");
+  CHECK(ContentTypeForName("fonts/Inter.woff2") == "font/woff2");  // @font-face in publish.css
+  CHECK(ContentTypeForName("Inter.otf") == "font/otf");
   CHECK(ContentTypeForName("x.html") == "");  // unknown: never given an active type by name
   CHECK(ContentTypeForName("noext") == "");
 

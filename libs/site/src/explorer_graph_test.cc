@@ -57,13 +57,13 @@ TEST_CASE("explorer: natural order, folders first, note counts, one JSON per fol
   CHECK(pages.at("/_/tree/").content_type == "application/json");
   // Folders first (Alpha, Docs, zeta: natural, case-insensitive), then notes.
   CHECK(root ==
-        "{\"folders\":[{\"name\":\"Alpha\",\"tree\":\"/_/tree/alpha/\",\"url\":\"/alpha/\",\"notes\":1},"
-        "{\"name\":\"Docs\",\"tree\":\"/_/tree/docs/\",\"url\":\"/docs/\",\"notes\":3},"
-        "{\"name\":\"zeta\",\"tree\":\"/_/tree/zeta/\",\"url\":\"/zeta/\",\"notes\":1}],"
+        "{\"folders\":[{\"name\":\"Alpha\",\"path\":\"Alpha\",\"tree\":\"/_/tree/alpha/\",\"url\":\"/alpha/\",\"notes\":1},"
+        "{\"name\":\"Docs\",\"path\":\"Docs\",\"tree\":\"/_/tree/docs/\",\"url\":\"/docs/\",\"notes\":3},"
+        "{\"name\":\"zeta\",\"path\":\"zeta\",\"tree\":\"/_/tree/zeta/\",\"url\":\"/zeta/\",\"notes\":1}],"
         "\"notes\":[{\"title\":\"Start\",\"url\":\"/start\"}],\"more\":0,\"url\":\"/\"}");
   std::string docs = Body(pages, "/_/tree/docs/");
   CHECK(docs ==
-        "{\"folders\":[{\"name\":\"Sub\",\"tree\":\"/_/tree/docs/sub/\",\"url\":\"/docs/sub/\",\"notes\":1}],"
+        "{\"folders\":[{\"name\":\"Sub\",\"path\":\"Docs/Sub\",\"tree\":\"/_/tree/docs/sub/\",\"url\":\"/docs/sub/\",\"notes\":1}],"
         "\"notes\":[{\"title\":\"Note 2\",\"url\":\"/docs/note-2\"},{\"title\":\"Note 10\",\"url\":\"/docs/note-10\"}],"
         "\"more\":0,\"url\":\"/docs/\"}");
   CHECK(Has(Body(pages, "/_/tree/docs/sub/"), "\"title\":\"Deep\""));
@@ -225,14 +225,21 @@ TEST_CASE("layout: a note page carries its explorer branch, the local graph's pl
   p.title = "Deep <1>";
   p.breadcrumbs = {{"Docs", "/docs/", ""}, {"Sub", "/docs/sub/", ""}};
   std::string html = AssembleNotePage(p);
+  // Obsidian Publish's tree classes (.nav-view-outer > .nav-view > .tree-item > .tree-item-self >
+  // .tree-item-inner, .tree-item-children) on folio's details/summary, data-path = the vault path.
   CHECK(Has(html, "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
+                  "<div class=\"site-body-left-column-inner\"><div class=\"nav-view-outer\">"
                   "<details class=\"explorer-box\" open>"
-                  "<summary>Explorer</summary><ul class=\"tree\" data-tree=\"/_/tree/\">"
-                  "<li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/\"><summary><a href=\"/docs/\">Docs</a>"
-                  "</summary><ul class=\"tree\"><li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/sub/\">"
-                  "<summary><a href=\"/docs/sub/\">Sub</a></summary><ul class=\"tree\"><li class=\"tree-note\">"
-                  "<a href=\"/docs/sub/deep\" aria-current=\"page\">Deep &lt;1&gt;</a></li></ul></details></li></ul>"
-                  "</details></li></ul></details></nav>"));
+                  "<summary>Explorer</summary><ul class=\"tree nav-view\" data-tree=\"/_/tree/\">"
+                  "<li class=\"tree-folder tree-item\"><details open data-tree=\"/_/tree/docs/\">"
+                  "<summary class=\"tree-item-self mod-collapsible\" data-path=\"Docs\"><a class=\"tree-item-inner\" "
+                  "href=\"/docs/\">Docs</a></summary><ul class=\"tree tree-item-children\">"
+                  "<li class=\"tree-folder tree-item\"><details open data-tree=\"/_/tree/docs/sub/\">"
+                  "<summary class=\"tree-item-self mod-collapsible\" data-path=\"Docs/Sub\"><a class=\"tree-item-inner\" "
+                  "href=\"/docs/sub/\">Sub</a></summary><ul class=\"tree tree-item-children\">"
+                  "<li class=\"tree-note tree-item\"><a class=\"tree-item-self mod-active\" data-path=\"Docs/Sub/Deep &lt;1&gt;.md\" "
+                  "href=\"/docs/sub/deep\" aria-current=\"page\"><span class=\"tree-item-inner\">Deep &lt;1&gt;</span></a></li>"
+                  "</ul></details></li></ul></details></li></ul></details></div></div></nav>"));
   CHECK(Has(html, "<section class=\"local-graph\" data-graph=\"/_/graph.json\" data-url=\"/docs/sub/deep\" hidden>"));
   CHECK(Has(html, "<script src=\"" + SiteScriptUrl() + "\" defer></script>"));
   CHECK(Has(html, "<a href=\"/_/graph\">Graph</a>"));

@@ -122,17 +122,24 @@
   // --- panels: the explorer and the outline behind the header's buttons -------
   // (phones: the explorer; below 1200 px: the outline). body.is-explorer-open /
   // body.is-outline-open show them (style.css); Escape, the backdrop or a link
-  // inside closes them.
+  // inside closes them. The open explorer is also Publish's
+  // .published-container.is-left-column-open, which Publish themes key on.
 
   var kPanels = [
-    { button: ".site-explorer-toggle", panel: "#explorer", cls: "is-explorer-open" },
+    { button: ".site-explorer-toggle", panel: "#explorer", cls: "is-explorer-open", container: "is-left-column-open" },
     { button: ".site-outline-toggle", panel: "#outline", cls: "is-outline-open" }
   ];
   var backdrop = null;
 
+  function containerClass(k, on) {
+    var c = k.container && doc.querySelector(".published-container");
+    if (c) c.classList.toggle(k.container, on);
+  }
+
   function closePanels() {
     kPanels.forEach(function (k) {
       doc.body.classList.remove(k.cls);
+      containerClass(k, false);
       var b = doc.querySelector(k.button);
       if (b) b.setAttribute("aria-expanded", "false");
     });
@@ -142,6 +149,7 @@
   function openPanel(k) {
     closePanels();
     doc.body.classList.add(k.cls);
+    containerClass(k, true);
     var b = doc.querySelector(k.button);
     if (b) b.setAttribute("aria-expanded", "true");
     backdrop = make("div", "panel-backdrop");
@@ -195,9 +203,9 @@
         if (heads[i].h.getBoundingClientRect().top <= line) cur = heads[i]; else break;
       }
       if (cur === active) return;
-      if (active) { active.a.classList.remove("is-active"); active.a.removeAttribute("aria-current"); }
+      if (active) { active.a.classList.remove("is-active", "mod-active"); active.a.removeAttribute("aria-current"); }
       active = cur;
-      cur.a.classList.add("is-active");
+      cur.a.classList.add("is-active", "mod-active");
       cur.a.setAttribute("aria-current", "location");
       // Keep it in view inside the right column (not the page).
       var box = nav.closest(".site-body-right-column");
@@ -267,7 +275,7 @@
 
   Explorer.prototype.fillFolder = function (details) {
     var ul = details.querySelector(":scope > ul.tree");
-    if (!ul) { ul = make("ul", "tree"); details.appendChild(ul); }
+    if (!ul) { ul = make("ul", "tree tree-item-children"); details.appendChild(ul); }
     this.fill(ul, details.dataset.tree);
   };
 
@@ -298,24 +306,26 @@
       if (a) byHref.set(normPath(a.getAttribute("href")), li);
     });
     var items = [];
+    var parent = ul.parentElement && ul.parentElement.querySelector(":scope > summary[data-path]");
+    var base = parent ? parent.getAttribute("data-path") + "/" : "";
     (Array.isArray(data.folders) ? data.folders : []).slice(0, 5000).forEach(function (f) {
       if (!f || typeof f.tree !== "string" || typeof f.url !== "string") return;
       var li = byTree.get(normPath(f.tree));
       if (li) { byTree.delete(normPath(f.tree)); items.push(li); return; }
-      items.push(self.folderItem(f));
+      items.push(self.folderItem(f, base));
     });
     (Array.isArray(data.notes) ? data.notes : []).slice(0, 5000).forEach(function (n) {
       if (!n || typeof n.url !== "string") return;
       var li = byHref.get(normPath(n.url));
       if (li) { byHref.delete(normPath(n.url)); items.push(li); return; }
-      items.push(self.noteItem(n));
+      items.push(self.noteItem(n, base));
     });
     // Never lose the chain, even if the listing left it out.
     byTree.forEach(function (li) { items.push(li); });
     byHref.forEach(function (li) { if (li.querySelector("[aria-current]")) items.push(li); });
     var more = Number(data.more) || 0;
     if (more > 0 && typeof data.url === "string") {
-      var mli = make("li", "tree-more");
+      var mli = make("li", "tree-more tree-item");
       var ma = make("a", null, more + " more…");
       ma.href = data.url;
       mli.appendChild(ma);
@@ -329,26 +339,32 @@
     this.revealCurrent();
   };
 
-  Explorer.prototype.folderItem = function (f) {
-    var li = make("li", "tree-folder");
+  // Items as the server renders the open branch (layout.cc AppendExplorer):
+  // Obsidian Publish's tree classes, data-path = the vault path ("A/B",
+  // "A/B/Title.md": a note's file name is taken to be its title).
+  Explorer.prototype.folderItem = function (f, base) {
+    var li = make("li", "tree-folder tree-item");
     var details = make("details");
     details.dataset.tree = f.tree;
-    var summary = make("summary");
-    var a = make("a", null, String(f.name || f.url));
+    var summary = make("summary", "tree-item-self mod-collapsible");
+    summary.setAttribute("data-path", typeof f.path === "string" ? f.path : base + String(f.name || ""));
+    var a = make("a", "tree-item-inner", String(f.name || f.url));
     a.href = f.url;
     summary.appendChild(a);
     if (typeof f.notes === "number") summary.appendChild(make("span", "tree-count", String(f.notes)));
     details.appendChild(summary);
-    details.appendChild(make("ul", "tree"));
+    details.appendChild(make("ul", "tree tree-item-children"));
     li.appendChild(details);
     return li;
   };
 
-  Explorer.prototype.noteItem = function (n) {
-    var li = make("li", "tree-note");
-    var a = make("a", null, String(n.title || n.url));
+  Explorer.prototype.noteItem = function (n, base) {
+    var li = make("li", "tree-note tree-item");
+    var a = make("a", "tree-item-self");
+    a.appendChild(make("span", "tree-item-inner", String(n.title || n.url)));
     a.href = n.url;
-    if (samePath(a.href, this.current)) a.setAttribute("aria-current", "page");
+    a.setAttribute("data-path", (base || "") + String(n.title || "") + ".md");
+    if (samePath(a.href, this.current)) { a.setAttribute("aria-current", "page"); a.classList.add("mod-active"); }
     li.appendChild(a);
     return li;
   };

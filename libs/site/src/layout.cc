@@ -37,11 +37,20 @@ void Meta(std::string_view attr, std::string_view key, std::string_view value, s
   *out += "\">";
 }
 
+// " a b" for the note's cssclasses (nothing without them).
+void AppendClasses(const std::vector<std::string>* classes, std::string* out) {
+  if (!classes) return;
+  for (const auto& c : *classes) {
+    *out += ' ';
+    AppendHtmlEscaped(c, out);
+  }
+}
+
 // The search box of every page's header: a plain GET form, so it works
 // without script; the search page's script enhances this same form.
 void AppendSearchBox(const internal::Head& h, std::string* out) {
   *out += "<form class=\"search-box\" role=\"search\" action=\"/_/search\" method=\"get\">"
-          "<label><span class=\"visually-hidden\">Search notes</span>"
+          "<label class=\"search-bar\"><span class=\"visually-hidden\">Search notes</span>"
           "<input type=\"search\" name=\"q\" placeholder=\"Search notes\" autocomplete=\"off\" "
           "enterkeyhint=\"search\" value=\"";
   AppendHtmlEscaped(h.search_query, out);
@@ -54,42 +63,64 @@ void AppendSearchBox(const internal::Head& h, std::string* out) {
   *out += "<button type=\"submit\">Search</button></form>";
 }
 
+// A folder's vault path ("A/B", the explorer's data-path) from the branch's titles: the folders' names.
+std::string BranchPath(const std::vector<LinkItem>& branch, size_t n) {
+  std::string path;
+  for (size_t i = 0; i < n && i < branch.size(); ++i) {
+    if (i) path += '/';
+    path += branch[i].title;
+  }
+  return path;
+}
+
+// One open folder of the explorer in Publish's tree classes; closed by "</ul></details></li>".
+void AppendFolderOpen(std::string_view url, std::string_view title, std::string_view path, bool current,
+                      std::string* out) {
+  *out += "<li class=\"tree-folder tree-item\"><details open data-tree=\"";
+  AppendHtmlEscaped(PercentEncodePath(TreeUrl(url)), out);
+  *out += current ? "\"><summary class=\"tree-item-self mod-collapsible mod-active\" data-path=\""
+                  : "\"><summary class=\"tree-item-self mod-collapsible\" data-path=\"";
+  AppendHtmlEscaped(path, out);
+  *out += "\"><a class=\"tree-item-inner\" href=\"";
+  AppendHtmlEscaped(PercentEncodePath(url), out);
+  *out += current ? "\" aria-current=\"page\">" : "\">";
+  AppendHtmlEscaped(title, out);
+  *out += "</a></summary><ul class=\"tree tree-item-children\">";
+}
+
 // The explorer (the left column): server-rendered, only the open branch
 // (root, the folders down to the current item, the item), so a page depends
 // on its path alone and a new note elsewhere never re-renders it. The site
 // script fills in every level from the folders' JSON (TreeUrl) and loads
-// closed folders when opened.
+// closed folders when opened, in the same Publish tree classes (docs/themes.md).
 void AppendExplorer(const internal::Head& h, std::string* out) {
   *out += "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
-          "<details class=\"explorer-box\" open><summary>Explorer</summary><ul class=\"tree\" data-tree=\"";
+          "<div class=\"site-body-left-column-inner\"><div class=\"nav-view-outer\">"
+          "<details class=\"explorer-box\" open><summary>Explorer</summary><ul class=\"tree nav-view\" data-tree=\"";
   AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
   *out += "\">";
   static const std::vector<LinkItem> kNone;
   const std::vector<LinkItem>& branch = h.branch ? *h.branch : kNone;
-  for (const auto& b : branch) {
-    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
-    AppendHtmlEscaped(PercentEncodePath(TreeUrl(b.url)), out);
-    *out += "\"><summary>";
-    AppendLink(b.url, b.title, out);
-    *out += "</summary><ul class=\"tree\">";
+  for (size_t i = 0; i < branch.size(); ++i) {
+    AppendFolderOpen(branch[i].url, branch[i].title, BranchPath(branch, i + 1), false, out);
   }
+  std::string path = BranchPath(branch, branch.size());
+  if (!path.empty()) path += '/';
+  path += h.current_title;
   if (!h.current_url.empty() && h.current_is_folder) {
-    *out += "<li class=\"tree-folder\"><details open data-tree=\"";
-    AppendHtmlEscaped(PercentEncodePath(TreeUrl(h.current_url)), out);
-    *out += "\"><summary><a href=\"";
-    AppendHtmlEscaped(PercentEncodePath(h.current_url), out);
-    *out += "\" aria-current=\"page\">";
-    AppendHtmlEscaped(h.current_title, out);
-    *out += "</a></summary><ul class=\"tree\"></ul></details></li>";
+    AppendFolderOpen(h.current_url, h.current_title, path, true, out);
+    *out += "</ul></details></li>";
   } else if (!h.current_url.empty()) {
-    *out += "<li class=\"tree-note\"><a href=\"";
+    *out += "<li class=\"tree-note tree-item\"><a class=\"tree-item-self mod-active\" data-path=\"";
+    AppendHtmlEscaped(path + ".md", out);
+    *out += "\" href=\"";
     AppendHtmlEscaped(PercentEncodePath(h.current_url), out);
-    *out += "\" aria-current=\"page\">";
+    *out += "\" aria-current=\"page\"><span class=\"tree-item-inner\">";
     AppendHtmlEscaped(h.current_title, out);
-    *out += "</a></li>";
+    *out += "</span></a></li>";
   }
   for (size_t i = 0; i < branch.size(); ++i) *out += "</ul></details></li>";
-  *out += "</ul></details></nav>";
+  *out += "</ul></details></div></div></nav>";
 }
 
 }  // namespace
@@ -153,10 +184,15 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   }
   *out += "><script>";
   *out += kThemeInit;
-  *out += "</script><header class=\"site-header\">"
+  // Publish's wrapper of header and columns: themes scope their variables
+  // and layout rules here, keyed on its modifiers.
+  *out += "</script><div class=\"published-container has-navigation";
+  if (h.has_outline) *out += " has-outline";
+  if (h.has_graph) *out += " has-graph";
+  *out += " is-readable-line-width\"><header class=\"site-header\">"
           "<button class=\"site-explorer-toggle\" type=\"button\" aria-controls=\"explorer\" aria-expanded=\"false\" "
           "aria-label=\"Explorer\" title=\"Explorer\"><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button>"
-          "<a class=\"site-name\" href=\"/\">";
+          "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">";
   AppendHtmlEscaped(site.name, out);
   *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a> "
           "<a href=\"/_/graph\">Graph</a></nav>";
@@ -166,14 +202,16 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   if (!h.has_outline) *out += " hidden";
   *out += "><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button></header>\n<div class=\"site-body\">";
   AppendExplorer(h, out);
-  *out += "<main class=\"site-body-center-column\" data-folio-swap=\"main\">"
-          "<div class=\"markdown-preview-view markdown-rendered\">";
+  *out += "<main class=\"site-body-center-column\" data-folio-swap=\"main\"><div class=\"publish-renderer\">"
+          "<div class=\"markdown-preview-view markdown-rendered";
+  AppendClasses(h.body_classes, out);  // Obsidian puts cssclasses here too
+  *out += "\"><div class=\"markdown-preview-sizer markdown-preview-section\">";
 }
 
 void AppendTail(std::string* out, std::string_view aside_html) {
-  *out += "</div></main>\n<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">";
+  *out += "</div></div></div></main>\n<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">";
   *out += aside_html;
-  *out += "</aside></div>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a> · "
+  *out += "</aside></div></div>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a> · "
           "<a href=\"/_/recent\">Recent</a> · <a href=\"/_/tags\">Tags</a> · <a href=\"/_/graph\">Graph</a>"
           "</footer></body></html>\n";
 }
@@ -265,7 +303,7 @@ std::string_view AppendTitle(const NotePage& p, std::string* out) {
     *out += body.substr(0, end);
     body.remove_prefix(end);
   } else {
-    *out += "<h1>";
+    *out += "<h1 class=\"page-header\">";  // Publish's title (themes restyle or hide it)
     AppendHtmlEscaped(p.title, out);
     *out += "</h1>";
   }
@@ -311,14 +349,14 @@ void AppendLocalGraph(const NotePage& p, std::string* out) {
 // site script marks the heading being read (a.is-active).
 void AppendOutline(const NotePage& p, std::string* out) {
   if (p.toc.size() < 2) return;
-  *out += "<nav class=\"outline\" id=\"outline\" aria-labelledby=\"outline-title\">"
-          "<h2 class=\"outline-title\" id=\"outline-title\">On this page</h2><ul>";
-  for (const auto& e : p.toc) {
-    *out += "<li class=\"toc-h" + std::to_string(e.level) + "\"><a href=\"#";
+  *out += "<nav class=\"outline outline-view-outer\" id=\"outline\" aria-labelledby=\"outline-title\">"
+          "<h2 class=\"outline-title\" id=\"outline-title\">On this page</h2><ul class=\"outline-view\">";
+  for (const auto& e : p.toc) {  // flat, one level per class; Publish's tree classes on each entry
+    *out += "<li class=\"toc-h" + std::to_string(e.level) + " tree-item\"><a class=\"tree-item-self\" href=\"#";
     AppendHtmlEscaped(PercentEncodePath(e.id), out);
-    *out += "\">";
+    *out += "\"><span class=\"tree-item-inner\">";
     AppendHtmlEscaped(e.text, out);
-    *out += "</a></li>";
+    *out += "</span></a></li>";
   }
   *out += "</ul></nav>\n";
 }
@@ -367,6 +405,7 @@ std::string AssembleNotePage(const NotePage& p) {
   h.current_url = p.url;
   h.current_title = p.title;
   h.has_outline = p.toc.size() >= 2;
+  h.has_graph = true;  // the local graph's section (drawn by the site script)
   AppendHead(p.site, h, &out);
   AppendBreadcrumbs(p, &out);
   out += "<article>";

@@ -30,6 +30,7 @@ struct Head {
   std::string_view current_title = {};
   bool current_is_folder = false;  // a folder page: the current item is a folder
   bool has_outline = false;        // the page has an outline: the header shows its button
+  bool has_graph = false;          // the page has a local graph (.published-container.has-graph)
 };
 
 // The inline script that starts mermaid on a page with a diagram, after the
@@ -58,7 +59,9 @@ const std::string& BaseScriptSources();
 
 // "<!doctype html>..." through the header, the explorer (left column) and
 // the opening of the centre column: "<main class=\"site-body-center-column\"
-// data-folio-swap=\"main\"><div class=\"markdown-preview-view markdown-rendered\">".
+// data-folio-swap=\"main\"><div class=\"publish-renderer\"><div class=\"markdown-preview-view
+// markdown-rendered [cssclasses]\"><div class=\"markdown-preview-sizer markdown-preview-section\">",
+// all inside <div class=\"published-container ...\"> (header and columns, not the footer).
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
 // Closes the centre column, writes the right column (aside_html inside
 // <aside class="site-body-right-column" data-folio-swap="aside">, possibly

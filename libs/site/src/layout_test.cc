@@ -40,23 +40,36 @@ NotePage LongNote() {
 // Every HTML page: header, then the three columns, in this order, with the swap regions.
 void CheckChrome(const std::string& html) {
   CAPTURE(html.substr(0, 200));
+  size_t container = html.find("<div class=\"published-container has-navigation");
   size_t header = html.find("<header class=\"site-header\">");
   size_t body = html.find("<div class=\"site-body\">");
   size_t left = html.find("<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">");
   size_t center = html.find("<main class=\"site-body-center-column\" data-folio-swap=\"main\">"
-                            "<div class=\"markdown-preview-view markdown-rendered\">");
+                            "<div class=\"publish-renderer\"><div class=\"markdown-preview-view markdown-rendered");
+  size_t sizer = html.find("<div class=\"markdown-preview-sizer markdown-preview-section\">");
   size_t right = html.find("<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">");
   size_t footer = html.find("<footer class=\"site-footer\">");
   REQUIRE(header != std::string::npos);
+  // Obsidian Publish's wrapper holds header and columns, not the footer.
+  REQUIRE(container != std::string::npos);
+  CHECK(container < header);
+  CHECK(Has(html, "</aside></div></div>\n<footer"));
+  CHECK(html.find("is-readable-line-width\">", container) < header);
   CHECK(header < body);
   CHECK(body < left);
   CHECK(left < center);
-  CHECK(center < right);
+  CHECK(center < sizer);
+  CHECK(sizer < right);
   CHECK(right < footer);
+  CHECK(Has(html, "</div></div></div></main>"));
+  // The explorer as Publish's trees; the site name and search box with Publish's classes.
+  CHECK(html.find("<div class=\"site-body-left-column-inner\"><div class=\"nav-view-outer\">", left) < center);
+  CHECK(html.find("<ul class=\"tree nav-view\" data-tree=\"/_/tree/\">", left) < center);
+  CHECK(Has(html, "<label class=\"search-bar\">"));
   CHECK(Count(html, "data-folio-swap=") == 2);
   // The header's controls, in the contract's order.
   size_t explorer_button = html.find("<button class=\"site-explorer-toggle\" type=\"button\" aria-controls=\"explorer\"");
-  size_t name = html.find("<a class=\"site-name\" href=\"/\">");
+  size_t name = html.find("<a class=\"site-name site-body-left-column-site-name\" href=\"/\">");
   size_t nav = html.find("<nav class=\"site-nav\">");
   size_t search = html.find("<form class=\"search-box\"");
   size_t outline_button = html.find("<button class=\"site-outline-toggle\" type=\"button\" aria-controls=\"outline\"");
@@ -76,6 +89,12 @@ TEST_CASE("layout: a note page follows the DOM contract: explorer | note | outli
   std::string html = AssembleNotePage(p);
   CheckChrome(html);
   CHECK(Has(html, "<body class=\"wide\">"));  // cssclasses; the theme class comes from the snippet
+  // ... and on .markdown-preview-view, as Obsidian puts them (themes write ".wide.markdown-preview-view").
+  CHECK(Has(html, "<div class=\"markdown-preview-view markdown-rendered wide\">"));
+  CHECK(Has(html, "<div class=\"published-container has-navigation has-outline has-graph is-readable-line-width\">"));
+  // The note opens with its own H1: that is its title, not Publish's .page-header (a theme hiding
+  // .page-header must not hide it); a note without one gets a generated h1.page-header.
+  CHECK(!Has(html, "page-header"));
   size_t main = html.find("data-folio-swap=\"main\"");
   size_t aside = html.find("data-folio-swap=\"aside\"");
   // The centre: breadcrumbs and the article (title, body); no inline table of contents.
@@ -84,19 +103,24 @@ TEST_CASE("layout: a note page follows the DOM contract: explorer | note | outli
   CHECK(html.find("</article>") < aside);
   CHECK(!Has(html, "<details class=\"toc\""));
   // The right column: outline first (sticky in CSS), then backlinks and the local graph.
-  size_t outline = html.find("<nav class=\"outline\" id=\"outline\" aria-labelledby=\"outline-title\">");
+  size_t outline = html.find("<nav class=\"outline outline-view-outer\" id=\"outline\" aria-labelledby=\"outline-title\">");
   size_t backlinks = html.find("<section class=\"backlinks\">");
   size_t graph = html.find("<section class=\"local-graph\"");
   CHECK(aside < outline);
   CHECK(outline < backlinks);
   CHECK(backlinks < graph);
   CHECK(graph < html.find("</aside>"));
-  CHECK(Has(html, "<li class=\"toc-h2\"><a href=\"#one\">One</a></li><li class=\"toc-h2\"><a href=\"#two\">Two</a></li>"));
+  CHECK(Has(html, "<ul class=\"outline-view\"><li class=\"toc-h2 tree-item\"><a class=\"tree-item-self\" href=\"#one\">"
+                  "<span class=\"tree-item-inner\">One</span></a></li><li class=\"toc-h2 tree-item\">"
+                  "<a class=\"tree-item-self\" href=\"#two\"><span class=\"tree-item-inner\">Two</span></a></li></ul>"));
   // The header's outline button is shown only with an outline.
   CHECK(Has(html, "aria-label=\"Outline\" title=\"Outline\"><span"));
   p.toc.resize(1);
   std::string short_note = AssembleNotePage(p);
-  CHECK(!Has(short_note, "class=\"outline\""));
+  CHECK(!Has(short_note, "class=\"outline"));
+  CHECK(Has(short_note, "<div class=\"published-container has-navigation has-graph is-readable-line-width\">"));
+  p.body_html = "<p>No heading</p>";
+  CHECK(Has(AssembleNotePage(p), "<article><h1 class=\"page-header\">Intro</h1>"));
   CHECK(Has(short_note, "aria-label=\"Outline\" title=\"Outline\" hidden><span"));
 }
 
@@ -112,9 +136,14 @@ TEST_CASE("layout: listing, folder, 404, 410, graph and search pages share the c
   // A folder page: breadcrumbs from the root, and the explorer's branch open down to it, marked.
   CHECK(Has(f, "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\"><a href=\"/docs/\">Docs</a> <span>/</span> "
                "<span aria-current=\"page\">Sub</span></nav>"));
-  CHECK(Has(f, "<li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/\"><summary><a href=\"/docs/\">Docs</a>"
-               "</summary><ul class=\"tree\"><li class=\"tree-folder\"><details open data-tree=\"/_/tree/docs/sub/\">"
-               "<summary><a href=\"/docs/sub/\" aria-current=\"page\">Sub</a></summary><ul class=\"tree\"></ul>"));
+  CHECK(Has(f, "<li class=\"tree-folder tree-item\"><details open data-tree=\"/_/tree/docs/\">"
+               "<summary class=\"tree-item-self mod-collapsible\" data-path=\"Docs\"><a class=\"tree-item-inner\" "
+               "href=\"/docs/\">Docs</a></summary><ul class=\"tree tree-item-children\"><li class=\"tree-folder tree-item\">"
+               "<details open data-tree=\"/_/tree/docs/sub/\"><summary class=\"tree-item-self mod-collapsible mod-active\" "
+               "data-path=\"Docs/Sub\"><a class=\"tree-item-inner\" href=\"/docs/sub/\" aria-current=\"page\">Sub</a>"
+               "</summary><ul class=\"tree tree-item-children\"></ul>"));
+  // Listing pages have neither outline nor local graph.
+  CHECK(Has(f, "<div class=\"published-container has-navigation is-readable-line-width\">"));
   ListingPage tags;
   tags.url = "/_/tags/x";
   tags.title = "#x";

@@ -179,6 +179,8 @@ void AddTree(const Scope& s, std::string_view folder_url, const ListingIndex::Fo
     std::string url = FolderUrl(subs[i].first);
     j += i ? ",{\"name\":" : "{\"name\":";
     AppendJsonString(PathBase(subs[i].first), &j);
+    j += ",\"path\":";  // the vault path: the explorer's data-path (docs/themes.md)
+    AppendJsonString(subs[i].first, &j);
     j += ",\"tree\":";
     AppendJsonString(TreeUrl(url), &j);
     j += ",\"url\":";

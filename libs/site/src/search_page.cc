@@ -186,10 +186,18 @@ std::string SafeSnippetHtml(std::string_view snippet_html) {
 }
 
 std::string SiteNameFromPage(std::string_view html) {
-  static constexpr std::string_view kOpen = "<a class=\"site-name\" href=\"/\">";
-  size_t at = html.find(kOpen);
+  // The header's link as layout.cc writes it, and as layouts before
+  // version 8 wrote it (a record published by an older build).
+  static constexpr std::string_view kOpens[] = {
+      "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">", "<a class=\"site-name\" href=\"/\">"};
+  size_t at = std::string_view::npos;
+  for (std::string_view open : kOpens) {
+    if ((at = html.find(open)) != std::string_view::npos) {
+      html.remove_prefix(at + open.size());
+      break;
+    }
+  }
   if (at == std::string_view::npos) return "";
-  html.remove_prefix(at + kOpen.size());
   size_t end = html.find("</a>");
   if (end == std::string_view::npos) return "";
   return HtmlUnescape(html.substr(0, end));

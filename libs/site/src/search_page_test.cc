@@ -82,7 +82,7 @@ TEST_CASE("search page: chrome, noindex, prefilled box, results with escaped tit
   CHECK(Has(html, kForm));
   CHECK(Has(html, "name=\"q\" placeholder=\"Search notes\" autocomplete=\"off\" enterkeyhint=\"search\" "
                   "value=\"a &quot;b&quot; &lt;c&gt;\">"));
-  CHECK(Has(html, "<a class=\"site-name\" href=\"/\">Docs</a>"));
+  CHECK(Has(html, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">Docs</a>"));
   CHECK(Has(html, StyleSheetUrl()));
   CHECK(Has(html, "<li><a href=\"/folder/a%20note\">A &lt;b&gt;note&lt;/b&gt; &amp; more</a>"
                   "<p class=\"snippet\">the <mark>alpha</mark> &amp; omega</p></li>"));
@@ -194,5 +194,7 @@ TEST_CASE("search page: the site name is read back from a published page's heade
   CHECK(SiteNameFromPage(AssembleNotePage(p)) == p.site.name);
   CHECK(SiteNameFromPage(Assemble404Page("Docs")) == "Docs");
   CHECK(SiteNameFromPage("<html><body>other layout</body></html>").empty());
+  // A 404 page published by a build before layout 8 (no Publish class on the link) still names the site.
+  CHECK(SiteNameFromPage("<a class=\"site-name\" href=\"/\">Old &amp; co</a>") == "Old & co");
   CHECK(SiteNameFromPage("<a class=\"site-name\" href=\"/\">unterminated").empty());
 }

@@ -72,21 +72,22 @@ function head(title, { outline = false, explorerHtml = null } = {}) {
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<title>${esc(title)} · Test Site</title>` +
     '<link rel="stylesheet" href="/assets/folio.css"><script src="/_/folio.js" defer></script></head><body>' +
-    `<script>${kThemeSnippet}</script>` +
+    `<script>${kThemeSnippet}</script><div class="published-container has-navigation is-readable-line-width">` +
     '<header class="site-header"><button class="site-explorer-toggle" type="button" aria-controls="explorer" aria-expanded="false" ' +
     'aria-label="Explorer" title="Explorer"><span class="toggle-icon" aria-hidden="true"></span></button>' +
-    '<a class="site-name" href="/">Test Site</a>' +
+    '<a class="site-name site-body-left-column-site-name" href="/">Test Site</a>' +
     '<nav class="site-nav"><a href="/_/recent">Recent</a> <a href="/_/tags">Tags</a> <a href="/_/graph">Graph</a></nav>' +
     '<form class="search-box" role="search" action="/search" method="get"><label><span class="visually-hidden">Search</span>' +
     '<input type="search" name="q" placeholder="Search"></label><button type="submit">Search</button></form>' +
     '<button class="site-outline-toggle" type="button" aria-controls="outline" aria-expanded="false" aria-label="Outline" title="Outline"' +
     (outline ? '' : ' hidden') + '><span class="toggle-icon" aria-hidden="true"></span></button></header>' +
     '<div class="site-body">' + (explorerHtml || explorer(null)) +
-    '<main class="site-body-center-column" data-folio-swap="main"><div class="markdown-preview-view markdown-rendered">';
+    '<main class="site-body-center-column" data-folio-swap="main"><div class="publish-renderer">' +
+    '<div class="markdown-preview-view markdown-rendered"><div class="markdown-preview-sizer markdown-preview-section">';
 }
 
 function tail(aside = '') {
-  return `</div></main><aside class="site-body-right-column" data-folio-swap="aside">${aside}</aside></div>` +
+  return `</div></div></div></main><aside class="site-body-right-column" data-folio-swap="aside">${aside}</aside></div></div>` +
     '<footer class="site-footer"><p>Published with folio</p></footer></body></html>';
 }
 

@@ -92,6 +92,16 @@ describe('layout and theme surface', () => {
       const search = await rect(page, '.site-header .search-box');
       assert.ok(Math.abs(search.left - center.left) <= 2, `the search box starts over the note (${search.left} vs ${center.left})`);
       assert.equal(await page.$eval('.site-outline-toggle', (b) => getComputedStyle(b).display), 'none');
+      // The explorer as Obsidian Publish's tree, the script-built levels like the server-rendered branch:
+      // li.tree-item > .tree-item-self[data-path = the vault path] > .tree-item-inner; the current note .mod-active.
+      await page.waitForFunction(() => document.querySelectorAll('.nav-view-outer ul.nav-view > li.tree-item').length > 3);
+      const paths = await page.$$eval('.nav-view li.tree-item:not(.tree-more)', (l) => l.map((li) => {
+        const self = li.querySelector(':scope > details > summary.tree-item-self, :scope > a.tree-item-self');
+        return self && self.querySelector('.tree-item-inner') ? self.getAttribute('data-path') : null;
+      }));
+      assert.ok(paths.length > 3 && paths.every((p) => typeof p === 'string' && p.length > 0), `tree items: ${JSON.stringify(paths)}`);
+      assert.ok(paths.includes('Guides'), `a folder's data-path is its vault path: ${JSON.stringify(paths)}`);
+      assert.ok(await page.$('.nav-view a.tree-item-self.mod-active[aria-current=page]'), 'the current note is .mod-active');
       await noSidewaysScroll(page, '1400 px');
       await shot(page, 'layout-1400-light');
       assert.deepEqual(await pageProblems(page), []);
@@ -123,6 +133,8 @@ describe('layout and theme surface', () => {
       const active = await rect(page, 'nav.outline a.is-active');
       assert.ok(active.top >= 0 && active.bottom <= kWide.height, 'the marked heading is in view');
       assert.equal(await page.$eval('nav.outline a.is-active', (a) => a.getAttribute('aria-current')), 'location');
+      // Publish's outline tree: the marked entry is also .tree-item-self.mod-active, and only it.
+      assert.equal(await page.$$eval('nav.outline-view-outer li.tree-item > a.tree-item-self.mod-active', (l) => l.length), 1);
       await shot(page, 'layout-1400-scrolled');
     } finally { await page.closeAll(); }
   });
@@ -184,6 +196,8 @@ describe('layout and theme surface', () => {
         assert.equal((await rect(page, 'nav.outline')).display, 'none');
         const ex = await rect(page, 'nav.site-body-left-column');
         assert.ok(ex.display !== 'none' && ex.left >= 0 && ex.right <= kPhone.width, 'the explorer opens on screen');
+        // Publish's open state, which Publish themes slide their explorer in on.
+        assert.ok(await page.$('.published-container.is-left-column-open'), 'the container is marked open');
         await noSidewaysScroll(page, `400 px ${scheme}, panel open`);
         assert.deepEqual(await pageProblems(page), []);
       } finally { await page.closeAll(); }
@@ -197,8 +211,8 @@ describe('layout and theme surface', () => {
       try {
         for (const p of ['/', '/guides/', '/_/recent', '/_/tags', '/_/graph', '/no/such/page']) {
           await page.goto(url(p), { waitUntil: 'load' });
-          assert.ok(await page.$('body > .site-body > nav.site-body-left-column.explorer'), `${p}: explorer`);
-          assert.ok(await page.$('main.site-body-center-column[data-folio-swap=main] > .markdown-preview-view.markdown-rendered'), `${p}: main`);
+          assert.ok(await page.$('body > .published-container.has-navigation.is-readable-line-width > .site-body > nav.site-body-left-column.explorer'), `${p}: explorer`);
+          assert.ok(await page.$('main.site-body-center-column[data-folio-swap=main] > .publish-renderer > .markdown-preview-view.markdown-rendered > .markdown-preview-sizer.markdown-preview-section'), `${p}: main`);
           assert.ok(await page.$('aside.site-body-right-column[data-folio-swap=aside]'), `${p}: aside`);
           assert.ok(await page.$('link[rel=stylesheet][href="/publish.css"]'), `${p}: publish.css`);
           await noSidewaysScroll(page, `${p} at ${vp.width} px`);

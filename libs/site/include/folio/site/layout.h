@@ -124,8 +124,12 @@ const std::string& SiteScriptUrl();
 // 2: search box, related notes; 3: mermaid with SRI, CSP; 4: Obsidian's line
 // breaks, callout kinds, task states, heading ids without #tags; 5: explorer,
 // local graph, site script, theme; 7: Obsidian Publish's classes and
-// variables, three columns (explorer | note | outline, backlinks, graph).
-inline constexpr int kLayoutVersion = 7;
+// variables, three columns (explorer | note | outline, backlinks, graph);
+// 8: Publish's page wrappers (.published-container with its modifiers,
+// .publish-renderer, .markdown-preview-sizer, cssclasses on
+// .markdown-preview-view, h1.page-header) and tree classes with data-path on
+// the explorer and outline, so community Publish themes match (docs/themes.md).
+inline constexpr int kLayoutVersion = 8;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
