@@ -389,13 +389,17 @@
   // other open folders and the explorer's scroll are kept.
   Explorer.prototype.setCurrent = function (path) {
     this.current = path;
-    this.nav.querySelectorAll("a[aria-current]").forEach(function (a) { a.removeAttribute("aria-current"); });
+    this.nav.querySelectorAll("a[aria-current]").forEach(function (a) {
+      a.removeAttribute("aria-current");
+      a.classList.remove("mod-active");
+    });
     var hit = null;
     this.nav.querySelectorAll("a[href]").forEach(function (a) {
       if (!hit && samePath(a.href, path)) hit = a;
     });
     if (!hit) return;
     hit.setAttribute("aria-current", "page");
+    hit.classList.add("mod-active");
     for (var d = hit.parentElement; d && d !== this.nav; d = d.parentElement) {
       if (d.tagName === "DETAILS" && d.dataset.tree && !d.open && d.querySelector("summary a") !== hit) d.open = true;
     }
@@ -1565,6 +1569,13 @@
       var attr = sel.indexOf("link") === 0 ? "href" : "content";
       if (mine && theirs) mine.setAttribute(attr, theirs.getAttribute(attr) || "");
     });
+    // Publish's page modifiers (has-outline, has-graph) are the new page's.
+    var box = doc.querySelector(".published-container"), theirBox = d.querySelector(".published-container");
+    if (box && theirBox) {
+      var open = box.classList.contains("is-left-column-open");
+      box.className = theirBox.className;
+      box.classList.toggle("is-left-column-open", open);
+    }
     // The note's cssclasses are the new page's; the theme class stays.
     var theme = Array.prototype.filter.call(doc.body.classList, function (c) { return /^theme-(light|dark)$/.test(c); });
     doc.body.className = d.body.className;

@@ -112,7 +112,7 @@ TEST_CASE("issue 28 (13): a folder's own note is the folder, not a note inside i
         "{\"folders\":[],\"notes\":[{\"title\":\"Setup\",\"url\":\"/guides/setup\"}],\"more\":0,\"url\":\"/guides/\"}");
   CHECK(pages.count("/projects/") == 0);  // the URL is the note's page
   // The root lists the folder once, as a folder, linking to the note's URL.
-  CHECK(Has(Body(pages, "/_/tree/"), "{\"name\":\"Projects\",\"tree\":\"/_/tree/projects/\",\"url\":\"/projects/\""));
+  CHECK(Has(Body(pages, "/_/tree/"), "{\"name\":\"Projects\",\"path\":\"Projects\",\"tree\":\"/_/tree/projects/\",\"url\":\"/projects/\""));
   CHECK(!Has(Body(pages, "/_/tree/"), "\"title\":\"Projects\""));
   // With a limit, "more" does not count the folder's note.
   ListingOptions small;

@@ -69,6 +69,11 @@ async function state(page) {
       open: [...document.querySelectorAll('nav.explorer details[data-tree][open]')].map((d) => d.dataset.tree),
       scroll: box ? box.scrollTop : -1,
       current: cur ? decodeURI(new URL(cur.href).pathname) : null,
+      // Publish's class for the current item moves with aria-current.
+      activeIsCurrent: [...document.querySelectorAll('nav.explorer .mod-active')].every((a) => a === cur),
+      // Publish's page modifiers are the shown page's.
+      hasOutline: !!document.querySelector('.published-container.has-outline'),
+      outline: !!document.querySelector('[data-folio-swap="aside"] .outline'),
       focused: document.activeElement && document.activeElement.tagName,
     };
   });
@@ -135,6 +140,8 @@ describe('navigation without reloads (real system, examples/vault)', () => {
         for (const t of before.open) assert.ok(now.open.includes(t), `the explorer closed ${t}`);
         assert.equal(now.scroll, first.scroll, "the explorer's scroll moved");
         if (now.current !== null || before.current !== null) assert.equal(now.current, target.url, "the explorer's current item");
+        assert.ok(now.activeIsCurrent, 'a .mod-active explorer item that is not the current one');
+        assert.equal(now.hasOutline, now.outline, '.published-container.has-outline says whether the page has an outline');
         assert.equal(now.focused, 'H1', 'focus moves to the new heading');
         before = now;
       }
