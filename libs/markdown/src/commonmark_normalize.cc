@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "folio/core/utf8.h"
+
 namespace folio::markdown::testing {
 namespace {
 
@@ -26,25 +28,6 @@ bool IsBlockTag(std::string_view tag) {
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-void AppendUtf8(std::string* out, uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 // "&name;" / "&#N;" / "&#xH;" at s[0]: its length and code point, or nullopt
 // (also for names outside the small table: those stay as written).
@@ -79,7 +62,7 @@ std::string Unescape(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     auto ref = s[i] == '&' ? CharRef(s.substr(i)) : std::nullopt;
     if (ref) {
-      AppendUtf8(&out, ref->second);
+      folio::AppendUtf8(ref->second, &out);
       i += ref->first;
     } else {
       out.push_back(s[i++]);
@@ -220,7 +203,7 @@ void Normalizer::Text(std::string_view text) {
       case '>': out_ += "&gt;"; break;
       case '&': out_ += "&amp;"; break;
       case '"': out_ += "&quot;"; break;
-      default: AppendUtf8(&out_, ref->second);
+      default: folio::AppendUtf8(ref->second, &out_);
     }
     last_ = Last::kOther;
     i += ref->first;
