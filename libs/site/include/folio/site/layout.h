@@ -125,6 +125,8 @@ const std::string& SiteScriptUrl();
 // breaks, callout kinds, task states, heading ids without #tags; 5: explorer,
 // local graph, site script, theme; 7: Obsidian Publish's classes and
 // variables, three columns (explorer | note | outline, backlinks, graph).
+// Bump it too when the title rule (markdown::NoteTitle) changes: at a new
+// fingerprint ingest's start also retitles the notes stored under the old rule.
 inline constexpr int kLayoutVersion = 7;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
