@@ -67,7 +67,9 @@ class SiteWriter {
   SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry);
 
   // Loads the vault and the related lists and writes the site's fixed pages
-  // (stylesheet, 404) if they are missing or stale.
+  // (stylesheet, 404) if they are missing or stale; at a new layout, every
+  // note page again, after retitling the notes stored under another title
+  // rule (Retitle).
   Status Start();
   // Sets the bus (once connected); nullptr while disconnected.
   void SetBus(bus::Bus* bus) { publisher_.SetBus(bus); }
