@@ -9,6 +9,8 @@
 #include "folio/bus/page_schema.h"
 #include "folio/core/log.h"
 #include "folio/core/time.h"
+#include "folio/markdown/frontmatter.h"
+#include "folio/markdown/render.h"
 #include "folio/site/csp.h"
 #include "folio/site/layout.h"
 #include "rename_match.h"
@@ -109,11 +111,18 @@ Status SiteWriter::Start() {
   c.site = options_.site;
   c.version = state_.version();
   const int64_t now_s = NowUnixMs() / 1000;
-  AddFixedPages(now_s, &txn, &c);
-  // A new layout (this build renders pages differently): every note page again.
   const std::string layout = renderer_.Layout();
   auto had_layout = store_->LayoutFingerprint(options_.site);
   if (!had_layout.ok()) return had_layout.status();
+  // A new build may title notes by another rule: before the listings, which show the titles.
+  Retitled retitled;
+  if (*had_layout != layout) {
+    if (Status s = Retitle(&txn, &c, &retitled); !s.ok()) return s;
+  }
+  AddFixedPages(now_s, &txn, &c);
+  // Search learns the new titles like a push's (after AddFixedPages, which rebuilds the outbox).
+  if (!retitled.plan.changed.empty()) assembler_.AddNoteEvents(retitled.req, retitled.plan, retitled.change, &c);
+  // A new layout (this build renders pages differently): every note page again.
   if (c.pages.empty() && c.deleted_pages.empty() && *had_layout == layout) {
     txn.Committed(c);  // nothing to write: the listings built are those published
     return Status::Ok();
@@ -130,6 +139,44 @@ Status SiteWriter::Start() {
   c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(c.version), ""});
   bool published = false;
   return CommitAndPublish(&c, &txn, &published);
+}
+
+Status SiteWriter::Retitle(StateTxn* txn, Commit* c, Retitled* out) {
+  const site::Vault& vault = state_.vault();
+  for (const std::string& path : PublishedNotes(vault)) {
+    auto text = store_->NoteContent(options_.site, path);
+    if (!text.ok()) return text.status();
+    const site::NoteMeta* m = vault.Find(path);
+    if (markdown::NoteTitle(markdown::ParseFrontmatter(*text), path) == m->title) continue;
+    out->plan.changed.push_back(out->req.notes.size());
+    out->plan.sha.push_back(m->sha256);
+    out->req.notes.push_back({path, std::move(*text)});
+  }
+  if (out->plan.changed.empty()) return Status::Ok();
+  // Newer than anything search holds, and a new id for its events.
+  c->version = state_.version() + 1;
+  FirstPass first = ParseChanged(out->req, out->plan, options_.site, state_.strict_line_breaks(), pool_);
+  std::vector<site::NoteMeta> upserts;
+  for (size_t k = 0; k < out->plan.changed.size(); ++k) {
+    site::NoteMeta m = *vault.Find(out->req.notes[k].path);  // the rest as stored: dates, version, renames
+    m.title = first.meta[k].title;
+    upserts.push_back(std::move(m));
+  }
+  std::vector<NoteRow> rows;
+  for (size_t k = 0; k < upserts.size(); ++k) {
+    NoteRow row{upserts[k], out->req.notes[k].content, {}, true};
+    if (auto w = state_.warnings().find(row.meta.path); w != state_.warnings().end()) row.warnings = w->second;
+    rows.push_back(std::move(row));
+  }
+  // What the title change impacts (the pages linking to them, listings) is
+  // every note page and listing, which Start renders at a new layout.
+  txn->ApplyNotes(std::move(upserts), {});
+  for (auto& row : rows) c->notes.push_back(std::move(row));
+  out->change.meta = std::move(first.meta);
+  out->change.links = std::move(first.links);
+  log::Info("notes retitled by this build's title rule", {{"site", options_.site},
+                                                          {"notes", std::to_string(out->plan.changed.size())}});
+  return Status::Ok();
 }
 
 void SiteWriter::Count(const PushRequest& req, const PushPlan& plan, PushSummary* sum) {

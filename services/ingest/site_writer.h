@@ -67,7 +67,9 @@ class SiteWriter {
   SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metrics::Registry* registry);
 
   // Loads the vault and the related lists and writes the site's fixed pages
-  // (stylesheet, 404) if they are missing or stale.
+  // (stylesheet, 404) if they are missing or stale; at a new layout, every
+  // note page again, after retitling the notes stored under another title
+  // rule (Retitle).
   Status Start();
   // Sets the bus (once connected); nullptr while disconnected.
   void SetBus(bus::Bus* bus) { publisher_.SetBus(bus); }
@@ -150,6 +152,21 @@ class SiteWriter {
   // to *txn. Cannot fail (a page the store cannot read is rewritten).
   void Add404Page(int64_t now_s, Commit* c) const;
   void AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c);
+  // Notes retitled at Start, kept for their search events (the request
+  // holds their stored text; the plan and change borrow it).
+  struct Retitled {
+    PushRequest req;
+    PushPlan plan;
+    VaultChange change;
+  };
+  // At a new layout (a new build): each published note whose stored title
+  // is not the one this build derives from its stored text (a title rule
+  // changed, issue 28) gets it as a push changing its title would: the
+  // push's first pass (ParseChanged) titles it, the vault's NoteMeta
+  // changes through *txn (the listings Start rebuilds read it; every note
+  // page is rendered again anyway) and its row goes into *c. Only
+  // out->req's notes are kept. Store errors as Status.
+  Status Retitle(StateTxn* txn, Commit* c, Retitled* out);
   // The ending every change shares: commits c (CommitChange: its version
   // becomes the site's and *txn keeps the change; on failure nothing is
   // kept), then publishes the outbox (*published: all acknowledged).

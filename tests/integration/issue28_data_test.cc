@@ -11,6 +11,7 @@
 
 #include "cluster.h"
 #include "folio/site/layout.h"
+#include "folio/sqlite/db.h"
 
 using namespace folio;
 using namespace folio::it;
@@ -89,6 +90,45 @@ TEST_CASE("issue 28 (15): a note's title is its file name unless title: is set, 
   CHECK(Has(c.WaitForPage("/new-name", 200).body, "<title>New name · "));
   CHECK(Has(c.WaitForPage("/rss.xml", 200, "New name").body, "<title>New name</title>"));
   CHECK(Has(c.WaitForPage("/_/recent", 200, "New name").body, ">New name</a>"));
+}
+
+TEST_CASE("issue 28 (15): notes stored before the title rule changed get their file-name titles on start") {
+  Cluster c;
+  REQUIRE(c.Push(PushBody({{"File title.md", "# A heading that is no title\n\nBody, see [[Linker]].\n"},
+                           {"Linker.md", "Linked from elsewhere.\n"},
+                           {"Set.md", "---\ntitle: From frontmatter\n---\n# Heading\n"}}))
+              .status == 200);
+  REQUIRE(c.WaitForPage("/file-title", 200).status == 200);
+  c.StopIngest();
+  // A store written by a build that titled notes by their first heading:
+  // the old title in the row, and the old build's layout fingerprint.
+  {
+    auto db = sqlite::Db::Open(c.ingest_data_dir() + "/ingest.db");
+    REQUIRE(db.ok());
+    REQUIRE((*db)->Exec("UPDATE notes SET title = 'A heading that is no title' WHERE path = 'File title.md'").ok());
+    REQUIRE((*db)->Exec("UPDATE site_layout SET fingerprint = 'old-layout'").ok());
+  }
+  c.StartIngest();
+  // Its page, the explorer, the home listing and the backlink of the note it links to.
+  CHECK(Has(c.WaitForPage("/file-title", 200, "<title>File title · ").body, "<title>File title · "));
+  auto tree = c.WaitForPage("/_/tree/", 200, "\"File title\"");
+  CHECK(Has(tree.body, "{\"title\":\"File title\",\"url\":\"/file-title\"}"));
+  CHECK(!Has(tree.body, "A heading that is no title"));
+  auto home = c.WaitForPage("/", 200, ">File title<");
+  CHECK(!Has(home.body, ">A heading that is no title<"));
+  auto linker = c.WaitForPage("/linker", 200, ">File title<");
+  CHECK(Has(linker.body, ">File title<"));
+  CHECK(!Has(linker.body, ">A heading that is no title<"));
+  CHECK(Has(c.WaitForPage("/set", 200).body, "<title>From frontmatter · "));
+  CHECK(Has(c.Logs(), "notes retitled"));
+  // The stored row has it too (the next start, at the same layout, reads it).
+  c.StopIngest();
+  auto db = sqlite::Db::Open(c.ingest_data_dir() + "/ingest.db");
+  REQUIRE(db.ok());
+  auto q = (*db)->Prepare("SELECT title FROM notes WHERE path = 'File title.md'");
+  REQUIRE(q.ok());
+  REQUIRE(*q->Step());
+  CHECK(q->Text(0) == "File title");
 }
 
 TEST_CASE("issue 28 (9, 10): readable dates; a description from the first paragraph, not the title") {

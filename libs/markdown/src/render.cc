@@ -520,7 +520,6 @@ RenderResult RenderNote(std::string_view source, std::string_view note_path,
   RenderResult result;
   result.frontmatter = ParseFrontmatter(source);
   if (!result.frontmatter.error.empty()) result.warnings.push_back(result.frontmatter.error);
-  result.title = Trimmed(result.frontmatter.title);
   result.tags = result.frontmatter.tags;
   size_t offset = std::min(result.frontmatter.body_offset, source.size());
   EmbedBudget budget;
@@ -531,14 +530,16 @@ RenderResult RenderNote(std::string_view source, std::string_view note_path,
       std::find(result.warnings.begin(), result.warnings.end(), budget.bound_hit) == result.warnings.end()) {
     result.warnings.push_back(budget.bound_hit);
   }
-  if (result.title.empty()) {
-    std::string_view name = note_path.substr(note_path.rfind('/') + 1);
-    if (name.size() >= 3 && EqualsIgnoreAsciiCase(name.substr(name.size() - 3), ".md")) {
-      name.remove_suffix(3);
-    }
-    result.title = std::string(name);
-  }
+  result.title = NoteTitle(result.frontmatter, note_path);
   return result;
+}
+
+std::string NoteTitle(const Frontmatter& fm, std::string_view note_path) {
+  std::string title = Trimmed(fm.title);
+  if (!title.empty()) return title;
+  std::string_view name = note_path.substr(note_path.rfind('/') + 1);
+  if (name.size() >= 3 && EqualsIgnoreAsciiCase(name.substr(name.size() - 3), ".md")) name.remove_suffix(3);
+  return std::string(name);
 }
 
 }  // namespace folio::markdown

@@ -243,6 +243,9 @@ TEST_CASE("render: title fallbacks and frontmatter") {
   CHECK(Render("# Old heading\n", nullptr, "New name.md").title == "New name");
   CHECK(Render("## Only h2\n", nullptr, "Folder/My Note.md").title == "My Note");
   CHECK(Render("text", nullptr, "Root.md").title == "Root");
+  // The rule on its own, without a render (ingest retitles stored notes with it).
+  CHECK(NoteTitle(ParseFrontmatter("---\ntitle:  Set \n---\n# H\n"), "a/b.md") == "Set");
+  CHECK(NoteTitle(ParseFrontmatter("# Heading\n"), "Folder/Some Note.MD") == "Some Note");
   auto bad = Render("---\ntitle: [unclosed\n---\nBody\n");
   CHECK(Has(bad.html, "<p>Body</p>"));
   REQUIRE(!bad.warnings.empty());

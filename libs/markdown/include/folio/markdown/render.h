@@ -140,6 +140,12 @@ struct RenderOptions {
   EmbedBudget* embed_budget = nullptr;
 };
 
+// A note's title, the one rule RenderResult.title follows: `fm.title`
+// trimmed, else the file name of `note_path` without ".md" (never a
+// heading). For callers that need the title without a render (ingest's
+// start retitles notes stored under an older rule). Pure; thread-safe.
+std::string NoteTitle(const Frontmatter& fm, std::string_view note_path);
+
 // `note_path` is the vault path (used for the fallback title and messages).
 RenderResult RenderNote(std::string_view source, std::string_view note_path,
                         const RenderOptions& options);

@@ -129,6 +129,8 @@ const std::string& SiteScriptUrl();
 // .publish-renderer, .markdown-preview-sizer, cssclasses on
 // .markdown-preview-view, h1.page-header) and tree classes with data-path on
 // the explorer and outline, so community Publish themes match (docs/themes.md).
+// Bump it too when the title rule (markdown::NoteTitle) changes: at a new
+// fingerprint ingest's start also retitles the notes stored under the old rule.
 inline constexpr int kLayoutVersion = 8;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
