@@ -138,6 +138,13 @@ TEST_CASE("issue 28 (10): a note's description is its first paragraph, never its
   CHECK(NoteDescription("> [!tip] Title\n> The tip's *text*.\n") == "The tip's text.");
   CHECK(NoteDescription("- [x] first task\n- second\n") == "first task second");
   CHECK(NoteDescription("# Only a heading\n\n```\ncode\n```\n").empty());
+  // A line of 200,000 unclosed '[[' (the deep-note attack's kind) is read only
+  // as far as a description can reach: bounded output, no quadratic scan.
+  std::string brackets;
+  for (int i = 0; i < 100000; ++i) brackets += "[[";
+  const std::string cut = NoteDescription(brackets + "x\n");
+  CHECK(cut.size() <= 160 + std::string("…").size());
+  CHECK(cut.starts_with("[[[["));
   // Bounded: cut at a word boundary with an ellipsis; text without spaces at a character.
   std::string long_text;
   for (int i = 0; i < 60; ++i) long_text += "word" + std::to_string(i) + " ";

@@ -221,7 +221,9 @@ std::string NoteDescription(std::string_view body, size_t max) {
   std::string text;
   for (std::string_view line : FirstParagraph(body)) {
     if (!text.empty()) text += ' ';
-    AppendPlain(line, &text);
+    // Only a line's start can reach the description; bounding it keeps the
+    // markup scan linear however many unclosed '[[' a note holds.
+    AppendPlain(line.substr(0, max * 16), &text);
     if (text.size() > max * 2) break;  // enough to cut from
   }
   // Collapse runs of white space; drop a trailing ^block-id.
