@@ -64,6 +64,9 @@ struct BlobRef {
 class Page {
  public:
   uint16_t status() const { return status_; }
+  // Only readers signed in to the page's site may see it
+  // (bus::PageAccess::kSignedIn): the worker checks the session first.
+  bool signed_in_only() const { return signed_in_only_; }
   // Non-null for a page whose body is a blob in folio-storage.
   const BlobRef* blob() const { return blob_.get(); }
   std::string_view url() const { return Part(kUrl); }
@@ -98,6 +101,7 @@ class Page {
   http::PreparedResponse PreparedHead(bool gzip, bool not_modified) const;
 
   uint16_t status_ = 200;
+  bool signed_in_only_ = false;
   uint32_t identity_size_ = 0;
   uint32_t ends_[kParts] = {};
   std::string data_;

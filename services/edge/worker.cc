@@ -118,6 +118,9 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       scratch_ += std::to_string(pg);  // SSO: no allocation for small numbers
     }
     auto it = pages->find(std::string_view(scratch_));
+    // A page for signed-in readers is never served to anyone else: until
+    // sessions are checked here, it answers as if it did not exist.
+    if (it != pages->end() && it->second->signed_in_only()) it = pages->end();
     if (it != pages->end() && it->first != kNotFoundKey) {
       if (const BlobRef* blob = it->second->blob()) {
         ServeBlobPage(req, *blob, std::move(r));  // off the hot path: its body is in storage

@@ -60,7 +60,7 @@ int Add(const Flags& flags, Store* store, const std::string& name) {
   auto token = NewToken();
   if (!token.ok()) return Failed("add", token.status());
   SiteRow row{name, flags.Get("title"), *hosts, Sha256Hex(*token), NowUnixMs()};
-  bus::SiteRecord rec{row.name, row.hosts, row.title};
+  bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
   std::vector<OutboxMsg> outbox{
       {0, OutboxMsg::kKvPut, bus::SiteKey(name), bus::EncodeSiteRecord(rec), ""}};
   if (Status s = store->AddSite(row, std::move(outbox)); !s.ok()) return Failed("add", s);

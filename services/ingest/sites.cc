@@ -159,7 +159,7 @@ void Sites::ResyncIfNeeded() {
 }
 
 Status Sites::PublishSiteRecord(const SiteRow& row) {
-  bus::SiteRecord rec{row.name, row.hosts, row.title};
+  bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
   if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(row.name), bus::EncodeSiteRecord(rec)); !s.ok()) {
     return s;
   }
@@ -169,7 +169,7 @@ Status Sites::PublishSiteRecord(const SiteRow& row) {
 Status Sites::PublishSiteRecords() {
   if (!bus_) return Status::Unavailable("not connected to NATS");
   for (const auto& [name, row] : rows_) {
-    bus::SiteRecord rec{row.name, row.hosts, row.title};
+    bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
     if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(name), bus::EncodeSiteRecord(rec)); !s.ok()) {
       return s;
     }

@@ -266,7 +266,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
 
   {
     INFO("the Host picks the site searched and named; published pages carry the search box");
-    bus::SiteRecord rec{"docs", {"docs.example"}, "Docs Site"};
+    bus::SiteRecord rec{"docs", {"docs.example"}, "Docs Site", {}};
     REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::SiteKey("docs"), bus::EncodeSiteRecord(rec)).ok());
     site::NotePage note;
     note.site.name = "Docs <Site>";

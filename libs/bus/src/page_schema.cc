@@ -93,7 +93,8 @@ std::string EncodePageRecord(const PageRecord& r) {
               r.location.size() + r.etag.size() + r.csp.size() + r.body_blob.size() + r.body_gzip.size());
   // Schema 2 unless the record needs schema 3's field: edges of the release
   // before it still read every other record.
-  out.push_back(static_cast<char>(r.body_blob.empty() ? kPageRecordSchemaV2 : kPageRecordSchema));
+  const bool v4 = r.access != PageAccess::kPublic;
+  out.push_back(static_cast<char>(v4 ? kPageRecordSchemaV4 : r.body_blob.empty() ? kPageRecordSchemaV2 : kPageRecordSchema));
   PutLe<uint16_t>(r.status, &out);
   PutLe<int64_t>(r.last_modified_s, &out);
   PutLe<int64_t>(r.version, &out);
@@ -102,7 +103,8 @@ std::string EncodePageRecord(const PageRecord& r) {
   PutField16(r.location, "location", &out);
   PutField16(r.etag, "etag", &out);
   PutField16(r.csp, "csp", &out);
-  if (!r.body_blob.empty()) PutField16(r.body_blob, "body_blob", &out);
+  if (v4 || !r.body_blob.empty()) PutField16(r.body_blob, "body_blob", &out);
+  if (v4) out.push_back(static_cast<char>(r.access));
   PutLe<uint32_t>(static_cast<uint32_t>(r.body_gzip.size()), &out);
   out.append(r.body_gzip);
   return out;
@@ -111,7 +113,8 @@ std::string EncodePageRecord(const PageRecord& r) {
 Status DecodePageRecord(std::string_view data, PageRecord* out) {
   if (data.empty()) return Status::Invalid("page record: empty");
   uint8_t schema = static_cast<uint8_t>(data[0]);
-  if (schema != kPageRecordSchema && schema != kPageRecordSchemaV2 && schema != kPageRecordSchemaV1) {
+  if (schema != kPageRecordSchemaV4 && schema != kPageRecordSchema && schema != kPageRecordSchemaV2 &&
+      schema != kPageRecordSchemaV1) {
     return Status::Invalid("page record: unknown schema " + std::to_string(schema));
   }
   Reader rd(data.substr(1));
@@ -124,7 +127,14 @@ Status DecodePageRecord(std::string_view data, PageRecord* out) {
   rd.Bytes<uint16_t>(&r.location);
   rd.Bytes<uint16_t>(&r.etag);
   if (schema != kPageRecordSchemaV1) rd.Bytes<uint16_t>(&r.csp);
-  if (schema == kPageRecordSchema) rd.Bytes<uint16_t>(&r.body_blob);
+  if (schema >= kPageRecordSchema) rd.Bytes<uint16_t>(&r.body_blob);
+  if (schema == kPageRecordSchemaV4) {
+    uint8_t access = rd.Le<uint8_t>();
+    if (!rd.failed() && access != static_cast<uint8_t>(PageAccess::kSignedIn)) {
+      return Status::Invalid("page record: unknown access " + std::to_string(access));
+    }
+    r.access = static_cast<PageAccess>(access);
+  }
   rd.Bytes<uint32_t>(&r.body_gzip);
   if (rd.failed()) return Status::Invalid("page record: truncated");
   if (rd.remaining() != 0) {

@@ -8,7 +8,7 @@
 namespace folio::bus::format {
 
 // Page record (KV "pages" value), little-endian:
-//   u8  schema            = kPageRecordSchema (3) with a body_blob, else 2; 1 is decoded too
+//   u8  schema            = 4 for a page that is not public, 3 with a body_blob, else 2; 1 is decoded too
 //   u16 status
 //   i64 last_modified_s
 //   i64 version
@@ -17,7 +17,8 @@ namespace folio::bus::format {
 //   u16 len, bytes        location
 //   u16 len, bytes        etag
 //   u16 len, bytes        csp             (schema 2 and 3)
-//   u16 len, bytes        body_blob       (schema 3 only)
+//   u16 len, bytes        body_blob       (schema 3 and 4)
+//   u8                    access          (schema 4 only: bus::PageAccess)
 //   u32 len, bytes        body_gzip
 inline constexpr size_t kPageRecordFixedSize = 1 + 2 + 8 + 8;
 inline constexpr size_t kPageRecordMinSize = kPageRecordFixedSize + 5 * 2 + 4;

@@ -158,6 +158,35 @@ TEST_CASE("a page record with a body_blob is schema 3; the rest stay schema 2") 
   CHECK(EncodePageRecord(r)[0] == '\x02');
 }
 
+TEST_CASE("a page for signed-in readers is schema 4, which no earlier decoder reads as public") {
+  PageRecord r;
+  r.status = 200;
+  r.content_type = "t";
+  r.access = PageAccess::kSignedIn;
+  std::string want("\x04"                              // schema
+                   "\xC8\0"                            // status
+                   "\0\0\0\0\0\0\0\0"                  // last_modified_s
+                   "\0\0\0\0\0\0\0\0"                  // version
+                   "\x01\0t"                           // content_type
+                   "\0\0" "\0\0" "\0\0" "\0\0"            // cache_control, location, etag, csp
+                   "\0\0"                              // body_blob (always present in 4)
+                   "\x01"                              // access
+                   "\0\0\0\0",                         // body_gzip
+                   1 + 2 + 8 + 8 + 3 + 8 + 2 + 1 + 4);
+  CHECK(EncodePageRecord(r) == want);
+  PageRecord out;
+  REQUIRE(DecodePageRecord(want, &out).ok());
+  CHECK(out.access == PageAccess::kSignedIn);
+  for (size_t n = 0; n < want.size(); ++n) CHECK(!DecodePageRecord(std::string_view(want).substr(0, n), &out).ok());
+  std::string bad = want;
+  bad[bad.size() - 5] = '\x07';  // an access value this release does not know: refused, never served
+  CHECK(!DecodePageRecord(bad, &out).ok());
+  r.access = PageAccess::kPublic;
+  CHECK(EncodePageRecord(r)[0] == '\x02');
+  REQUIRE(DecodePageRecord(EncodePageRecord(r), &out).ok());
+  CHECK(out.access == PageAccess::kPublic);
+}
+
 TEST_CASE("page records of schema 1 (before csp) still decode, with csp empty") {
   std::string v1("\x01"                              // schema
                  "\x02\x01"                          // status
@@ -358,15 +387,16 @@ TEST_CASE("hosts are normalised: lower case, no port, no brackets, no trailing d
 }
 
 TEST_CASE("site record round trip and strict decoding") {
-  SiteRecord in{"blog", {"a.example", "www.a.example", "::1"}, "Caf\xc3\xa9 \"A\""}, out;
+  SiteRecord in{"blog", {"a.example", "www.a.example", "::1"}, "Caf\xc3\xa9 \"A\"", {}}, out;
   std::string json = EncodeSiteRecord(in);
-  CHECK(json.find("\"schema\":1") != std::string::npos);
+  CHECK(json.find("\"schema\":2") != std::string::npos);
+  CHECK(json.find("access") == std::string::npos);  // a public site without readers has none
   REQUIRE(DecodeSiteRecord(json, &out).ok());
   CHECK(out.site == in.site);
   CHECK(out.hosts == in.hosts);
   CHECK(out.title == in.title);
 
-  SiteRecord none{"x", {}, ""};
+  SiteRecord none{"x", {}, "", {}};
   REQUIRE(DecodeSiteRecord(EncodeSiteRecord(none), &out).ok());
   CHECK(out.hosts.empty());
 
@@ -378,7 +408,8 @@ TEST_CASE("site record round trip and strict decoding") {
     CHECK(st.code() == Code::kInvalidArgument);
     return st.message();
   };
-  CHECK(message("{\"schema\":2,\"site\":\"a\",\"hosts\":[],\"title\":\"\"}").find("schema 2") != std::string::npos);
+  CHECK(message("{\"schema\":3,\"site\":\"a\",\"hosts\":[],\"title\":\"\"}").find("schema 3") != std::string::npos);
+  CHECK(DecodeSiteRecord("{\"schema\":1,\"site\":\"a\",\"hosts\":[],\"title\":\"\"}", &out).ok());
   CHECK(message("{\"schema\":1,\"hosts\":[],\"title\":\"\"}").find("missing field \"site\"") != std::string::npos);
   CHECK(message("{\"schema\":1,\"site\":\"A!\",\"hosts\":[],\"title\":\"\"}").find("site name") != std::string::npos);
   CHECK(message("{\"schema\":1,\"site\":\"a\",\"hosts\":[\"A.example:80\"],\"title\":\"\"}").find("canonical") !=
@@ -388,6 +419,56 @@ TEST_CASE("site record round trip and strict decoding") {
   message("");
   message("[]");
   message(EncodeSiteRecord(in) + "x");
+}
+
+TEST_CASE("a site record carries who may read the site, and refuses access out of bounds") {
+  SiteRecord in{"priv", {"p.example"}, "P", {}}, out;
+  in.access.private_site = true;
+  in.access.session_key = std::string(64, 'a');
+  in.access.session_ttl_s = 3600;
+  in.access.readers = {{"", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", false},
+                       {"ann", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", true}};
+  std::string json = EncodeSiteRecord(in);
+  REQUIRE(DecodeSiteRecord(json, &out).ok());
+  CHECK(out.access.private_site);
+  CHECK(out.access.session_key == in.access.session_key);
+  CHECK(out.access.session_ttl_s == 3600);
+  REQUIRE(out.access.readers.size() == 2);
+  CHECK(out.access.readers[0].name.empty());
+  CHECK(out.access.readers[1].name == "ann");
+  CHECK(out.access.readers[1].owner);
+  CHECK(out.access.readers[1].hash == in.access.readers[1].hash);
+
+  auto refused = [&](SiteRecord r, std::string_view want) {
+    Status st = DecodeSiteRecord(EncodeSiteRecord(r), &out);
+    CHECK(st.code() == Code::kInvalidArgument);
+    CHECK_MESSAGE(st.message().find(want) != std::string::npos, st.message());
+  };
+  SiteRecord r = in;
+  r.access.session_key = std::string(63, 'a');
+  refused(r, "session_key");
+  r = in;
+  r.access.session_key = std::string(64, 'A');
+  refused(r, "session_key");
+  r = in;
+  r.access.readers[1].name = "a b";
+  refused(r, "reader name");
+  r = in;
+  r.access.readers[1].name = std::string(kMaxReaderNameBytes + 1, 'x');
+  refused(r, "reader name");
+  r = in;
+  r.access.readers[1].hash.clear();
+  refused(r, "password hash");
+  r = in;
+  r.access.readers.push_back(r.access.readers[1]);
+  refused(r, "two readers named");
+  r = in;
+  r.access.session_ttl_s = 10;
+  refused(r, "session_ttl_s");
+  r = in;
+  r.access.readers.assign(kMaxSiteReaders + 1, in.access.readers[0]);
+  for (size_t i = 0; i < r.access.readers.size(); ++i) r.access.readers[i].name = "u" + std::to_string(i);
+  refused(r, "readers");
 }
 
 }  // namespace folio::bus

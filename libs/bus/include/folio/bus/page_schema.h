@@ -21,6 +21,7 @@
 namespace folio::bus {
 
 inline constexpr std::string_view kPagesBucket = "pages";
+inline constexpr uint8_t kPageRecordSchemaV4 = 4;  // 4: access (written only for a page that is not public)
 inline constexpr uint8_t kPageRecordSchema = 3;    // 3: body_blob
 inline constexpr uint8_t kPageRecordSchemaV2 = 2;  // written when body_blob is empty: no body_blob field
 inline constexpr uint8_t kPageRecordSchemaV1 = 1;  // still decoded: no csp field
@@ -29,6 +30,13 @@ inline constexpr uint8_t kPageRecordSchemaV1 = 1;  // still decoded: no csp fiel
 std::string PageKey(std::string_view site, std::string_view url_path);
 // Inverse of PageKey; false for keys folio did not write.
 bool ParsePageKey(std::string_view key, std::string* site, std::string* url_path);
+
+// Who an edge may serve a page to. A private site's pages are all
+// kSignedIn; so is a `publish: private` note's page on a public site.
+enum class PageAccess : uint8_t {
+  kPublic = 0,    // anyone
+  kSignedIn = 1,  // only a reader with a valid session cookie of the page's site
+};
 
 // One servable page as ingest publishes it and the edge serves it.
 struct PageRecord {
@@ -45,11 +53,14 @@ struct PageRecord {
                                      // body, held by folio-storage (a file over the bus's message
                                      // limit, e.g. the bundled mermaid), body_gzip empty
   std::string body_gzip;             // the body, gzip-compressed once by ingest
+  PageAccess access = PageAccess::kPublic;  // who may read it (issue 29); not public = schema 4,
+                                     // which edges before it refuse (they serve nothing, never leak)
 };
 
 // Aborts if a short field exceeds 65535 bytes or the body 4 GiB (a caller bug).
 std::string EncodePageRecord(const PageRecord& r);
-// Schema 3, 2 (body_blob "") or 1 (csp "" too). kInvalidArgument on truncation, trailing
+// Schema 4, 3, 2 (body_blob "") or 1 (csp "" too); schemas before 4 are
+// PageAccess::kPublic; an unknown access byte is kInvalidArgument. kInvalidArgument on truncation, trailing
 // bytes or an unknown schema byte.
 Status DecodePageRecord(std::string_view data, PageRecord* out);
 
