@@ -217,13 +217,14 @@ void AddTrees(const Scope& s, Pages& out) {
 }
 
 // Link-graph chunk i: [url, title, [target urls]] per published note in it,
-// by path; targets are published notes other than the note itself.
+// by path; targets are listed notes other than the note itself (never a
+// private one: README "Private notes").
 std::string GraphChunk(const Scope& s, size_t i, size_t chunks) {
   std::string j = "{\"nodes\":[";
   bool first = true;
   for (const auto& path : s.index.ShardPaths(i, chunks)) {
     const NoteMeta* n = s.vault.Find(path);
-    if (!n || !n->published) continue;
+    if (!n || !IsListed(*n)) continue;
     j += first ? "[" : ",[";
     first = false;
     AppendJsonString(n->url, &j);
@@ -233,7 +234,7 @@ std::string GraphChunk(const Scope& s, size_t i, size_t chunks) {
     bool first_target = true;
     for (const auto& t : n->out) {
       const NoteMeta* target = s.vault.Find(t);
-      if (!target || !target->published || target == n) continue;
+      if (!target || !IsListed(*target) || target == n) continue;
       if (!first_target) j += ',';
       first_target = false;
       AppendJsonString(target->url, &j);

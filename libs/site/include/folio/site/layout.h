@@ -129,9 +129,11 @@ const std::string& SiteScriptUrl();
 // .publish-renderer, .markdown-preview-sizer, cssclasses on
 // .markdown-preview-view, h1.page-header) and tree classes with data-path on
 // the explorer and outline, so community Publish themes match (docs/themes.md).
+// 9: `publish: private` notes (README "Private notes"): public pages drop
+// their backlinks and embeds, and the start re-reads which notes are private.
 // Bump it too when the title rule (markdown::NoteTitle) changes: at a new
 // fingerprint ingest's start also retitles the notes stored under the old rule.
-inline constexpr int kLayoutVersion = 8;
+inline constexpr int kLayoutVersion = 9;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
