@@ -1,0 +1,52 @@
+// folio's UI strings in German (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kDe{
+    .code = "de",
+    .plural = PluralRule::kOneOther,
+    .explorer = "Dateien",
+    .outline_button = "Gliederung",
+    .nav_recent = "Neueste",
+    .nav_tags = "Tags",
+    .nav_graph = "Graph",
+    .search_placeholder = "Notizen durchsuchen",
+    .search_button = "Suchen",
+    .footer_published = "Veröffentlicht mit folio",
+    .breadcrumbs = "Pfad",
+    .created = "Erstellt",
+    .updated = "Aktualisiert",
+    .words = "{n} Wort|{n} Wörter",
+    .reading = "{n} Minute Lesezeit|{n} Minuten Lesezeit",
+    .outline_title = "Auf dieser Seite",
+    .backlinks = "Rückverweise",
+    .and_more = "und {n} weitere|und {n} weitere",
+    .related = "Ähnliche Notizen",
+    .notes = "{n} Notiz|{n} Notizen",
+    .folders = "{n} Ordner|{n} Ordner",
+    .tags_count = "{n} Tag|{n} Tags",
+    .tags_title = "Tags",
+    .recent_title = "Neueste Notizen",
+    .newer = "← Neuer",
+    .older = "Älter →",
+    .page_of = "Seite {p} von {n}",
+    .not_found_title = "Seite nicht gefunden",
+    .not_found_text = "Unter dieser Adresse gibt es keine Seite. Vielleicht wurde sie umbenannt oder entfernt.",
+    .gone_title = "Seite entfernt",
+    .gone_text = "Die Notiz, die hier veröffentlicht war, wurde entfernt.",
+    .go_home = "Zur Startseite",
+    .graph_description = "Alle Notizen und die Links zwischen ihnen",
+    .graph_noscript = "Der Graph wird vom Skript der Seite gezeichnet, das ausgeschaltet ist. Sieh dir stattdessen die {tags} oder die {home} an.",
+    .tags_link = "Tags",
+    .home_link = "Startseite",
+    .search_title = "Suche",
+    .search_title_query = "Suche: {q}",
+    .search_prompt = "Gib ins Suchfeld ein, wonach du suchst.",
+    .search_none = "Keine Ergebnisse für {q}.",
+    .search_results = "{n} Ergebnis für {q}|{n} Ergebnisse für {q}",
+    .months = {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
+    .date_format = "{d}. {month} {y}",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in English (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kEn{
+    .code = "en",
+    .plural = PluralRule::kOneOther,
+    .explorer = "Explorer",
+    .outline_button = "Outline",
+    .nav_recent = "Recent",
+    .nav_tags = "Tags",
+    .nav_graph = "Graph",
+    .search_placeholder = "Search notes",
+    .search_button = "Search",
+    .footer_published = "Published with folio",
+    .breadcrumbs = "Breadcrumbs",
+    .created = "Created",
+    .updated = "Updated",
+    .words = "{n} word|{n} words",
+    .reading = "{n} min read|{n} min read",
+    .outline_title = "On this page",
+    .backlinks = "Backlinks",
+    .and_more = "and {n} more|and {n} more",
+    .related = "Related notes",
+    .notes = "{n} note|{n} notes",
+    .folders = "{n} folder|{n} folders",
+    .tags_count = "{n} tag|{n} tags",
+    .tags_title = "Tags",
+    .recent_title = "Recent notes",
+    .newer = "← Newer",
+    .older = "Older →",
+    .page_of = "Page {p} of {n}",
+    .not_found_title = "Page not found",
+    .not_found_text = "There is no page at this address. It may have been renamed or removed.",
+    .gone_title = "Page removed",
+    .gone_text = "The note that was published here has been removed.",
+    .go_home = "Go to the home page",
+    .graph_description = "Every note and the links between them",
+    .graph_noscript = "The graph is drawn by the site's script, which is off. Browse the {tags} or the {home} instead.",
+    .tags_link = "tags",
+    .home_link = "home page",
+    .search_title = "Search",
+    .search_title_query = "Search: {q}",
+    .search_prompt = "Type what you are looking for in the search box.",
+    .search_none = "No results for {q}.",
+    .search_results = "{n} result for {q}|{n} results for {q}",
+    .months = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
+    .date_format = "{d} {month} {y}",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in Spanish (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kEs{
+    .code = "es",
+    .plural = PluralRule::kOneOther,
+    .explorer = "Explorador",
+    .outline_button = "Esquema",
+    .nav_recent = "Recientes",
+    .nav_tags = "Etiquetas",
+    .nav_graph = "Grafo",
+    .search_placeholder = "Buscar notas",
+    .search_button = "Buscar",
+    .footer_published = "Publicado con folio",
+    .breadcrumbs = "Ruta de navegación",
+    .created = "Creado",
+    .updated = "Actualizado",
+    .words = "{n} palabra|{n} palabras",
+    .reading = "{n} minuto de lectura|{n} minutos de lectura",
+    .outline_title = "En esta página",
+    .backlinks = "Enlaces entrantes",
+    .and_more = "y {n} más|y {n} más",
+    .related = "Notas relacionadas",
+    .notes = "{n} nota|{n} notas",
+    .folders = "{n} carpeta|{n} carpetas",
+    .tags_count = "{n} etiqueta|{n} etiquetas",
+    .tags_title = "Etiquetas",
+    .recent_title = "Notas recientes",
+    .newer = "← Más recientes",
+    .older = "Más antiguas →",
+    .page_of = "Página {p} de {n}",
+    .not_found_title = "Página no encontrada",
+    .not_found_text = "No hay ninguna página en esta dirección. Puede que se haya renombrado o eliminado.",
+    .gone_title = "Página eliminada",
+    .gone_text = "La nota publicada aquí se ha eliminado.",
+    .go_home = "Ir a la página de inicio",
+    .graph_description = "Todas las notas y los enlaces entre ellas",
+    .graph_noscript = "El grafo lo dibuja el script del sitio, que está desactivado. Consulta las {tags} o la {home}.",
+    .tags_link = "etiquetas",
+    .home_link = "página de inicio",
+    .search_title = "Búsqueda",
+    .search_title_query = "Búsqueda: {q}",
+    .search_prompt = "Escribe lo que buscas en el cuadro de búsqueda.",
+    .search_none = "No hay resultados para {q}.",
+    .search_results = "{n} resultado para {q}|{n} resultados para {q}",
+    .months = {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
+    .date_format = "{d} de {month} de {y}",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in French (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kFr{
+    .code = "fr",
+    .plural = PluralRule::kZeroOneOther,
+    .explorer = "Explorateur",
+    .outline_button = "Plan",
+    .nav_recent = "Récents",
+    .nav_tags = "Étiquettes",
+    .nav_graph = "Graphe",
+    .search_placeholder = "Rechercher dans les notes",
+    .search_button = "Rechercher",
+    .footer_published = "Publié avec folio",
+    .breadcrumbs = "Fil d’Ariane",
+    .created = "Créé le",
+    .updated = "Mis à jour le",
+    .words = "{n} mot|{n} mots",
+    .reading = "{n} minute de lecture|{n} minutes de lecture",
+    .outline_title = "Sur cette page",
+    .backlinks = "Rétroliens",
+    .and_more = "et {n} autre|et {n} autres",
+    .related = "Notes liées",
+    .notes = "{n} note|{n} notes",
+    .folders = "{n} dossier|{n} dossiers",
+    .tags_count = "{n} étiquette|{n} étiquettes",
+    .tags_title = "Étiquettes",
+    .recent_title = "Notes récentes",
+    .newer = "← Plus récentes",
+    .older = "Plus anciennes →",
+    .page_of = "Page {p} sur {n}",
+    .not_found_title = "Page introuvable",
+    .not_found_text = "Il n’y a pas de page à cette adresse. Elle a peut-être été renommée ou supprimée.",
+    .gone_title = "Page supprimée",
+    .gone_text = "La note publiée ici a été supprimée.",
+    .go_home = "Aller à la page d’accueil",
+    .graph_description = "Toutes les notes et les liens entre elles",
+    .graph_noscript = "Le graphe est dessiné par le script du site, qui est désactivé. Parcourez plutôt les {tags} ou la {home}.",
+    .tags_link = "étiquettes",
+    .home_link = "page d’accueil",
+    .search_title = "Recherche",
+    .search_title_query = "Recherche : {q}",
+    .search_prompt = "Saisissez ce que vous cherchez dans le champ de recherche.",
+    .search_none = "Aucun résultat pour {q}.",
+    .search_results = "{n} résultat pour {q}|{n} résultats pour {q}",
+    .months = {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
+    .date_format = "{d} {month} {y}",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in Japanese (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kJa{
+    .code = "ja",
+    .plural = PluralRule::kNone,
+    .explorer = "エクスプローラー",
+    .outline_button = "アウトライン",
+    .nav_recent = "最近",
+    .nav_tags = "タグ",
+    .nav_graph = "グラフ",
+    .search_placeholder = "ノートを検索",
+    .search_button = "検索",
+    .footer_published = "folio で公開",
+    .breadcrumbs = "パンくずリスト",
+    .created = "作成日",
+    .updated = "更新日",
+    .words = "{n} 語",
+    .reading = "{n} 分で読めます",
+    .outline_title = "このページの内容",
+    .backlinks = "バックリンク",
+    .and_more = "ほか {n} 件",
+    .related = "関連ノート",
+    .notes = "{n} 件のノート",
+    .folders = "{n} 個のフォルダー",
+    .tags_count = "{n} 個のタグ",
+    .tags_title = "タグ",
+    .recent_title = "最近のノート",
+    .newer = "← 新しい",
+    .older = "古い →",
+    .page_of = "{p} / {n} ページ",
+    .not_found_title = "ページが見つかりません",
+    .not_found_text = "このアドレスにページはありません。名前が変更されたか、削除された可能性があります。",
+    .gone_title = "ページは削除されました",
+    .gone_text = "ここで公開されていたノートは削除されました。",
+    .go_home = "ホームページへ",
+    .graph_description = "すべてのノートとその間のリンク",
+    .graph_noscript = "グラフはサイトのスクリプトで描画されますが、スクリプトが無効です。代わりに{tags}や{home}をご覧ください。",
+    .tags_link = "タグ",
+    .home_link = "ホームページ",
+    .search_title = "検索",
+    .search_title_query = "検索: {q}",
+    .search_prompt = "検索ボックスに探しているものを入力してください。",
+    .search_none = "{q} に一致する結果はありません。",
+    .search_results = "{q} の検索結果 {n} 件",
+    .months = {"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"},
+    .date_format = "{y}年{m}月{d}日",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in Portuguese (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kPt{
+    .code = "pt",
+    .plural = PluralRule::kZeroOneOther,
+    .explorer = "Explorador",
+    .outline_button = "Sumário",
+    .nav_recent = "Recentes",
+    .nav_tags = "Etiquetas",
+    .nav_graph = "Grafo",
+    .search_placeholder = "Pesquisar notas",
+    .search_button = "Pesquisar",
+    .footer_published = "Publicado com folio",
+    .breadcrumbs = "Trilha de navegação",
+    .created = "Criado",
+    .updated = "Atualizado",
+    .words = "{n} palavra|{n} palavras",
+    .reading = "{n} minuto de leitura|{n} minutos de leitura",
+    .outline_title = "Nesta página",
+    .backlinks = "Referências",
+    .and_more = "e mais {n}|e mais {n}",
+    .related = "Notas relacionadas",
+    .notes = "{n} nota|{n} notas",
+    .folders = "{n} pasta|{n} pastas",
+    .tags_count = "{n} etiqueta|{n} etiquetas",
+    .tags_title = "Etiquetas",
+    .recent_title = "Notas recentes",
+    .newer = "← Mais recentes",
+    .older = "Mais antigas →",
+    .page_of = "Página {p} de {n}",
+    .not_found_title = "Página não encontrada",
+    .not_found_text = "Não há nenhuma página neste endereço. Ela pode ter sido renomeada ou removida.",
+    .gone_title = "Página removida",
+    .gone_text = "A nota publicada aqui foi removida.",
+    .go_home = "Ir para a página inicial",
+    .graph_description = "Todas as notas e os links entre elas",
+    .graph_noscript = "O grafo é desenhado pelo script do site, que está desativado. Veja as {tags} ou a {home}.",
+    .tags_link = "etiquetas",
+    .home_link = "página inicial",
+    .search_title = "Pesquisa",
+    .search_title_query = "Pesquisa: {q}",
+    .search_prompt = "Digite o que procura na caixa de pesquisa.",
+    .search_none = "Nenhum resultado para {q}.",
+    .search_results = "{n} resultado para {q}|{n} resultados para {q}",
+    .months = {"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"},
+    .date_format = "{d} de {month} de {y}",
+};
+
+}  // namespace folio::site::i18n

@@ -1,0 +1,52 @@
+// folio's UI strings in Russian (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kRu{
+    .code = "ru",
+    .plural = PluralRule::kSlavic,
+    .explorer = "Проводник",
+    .outline_button = "Содержание",
+    .nav_recent = "Недавние",
+    .nav_tags = "Теги",
+    .nav_graph = "Граф",
+    .search_placeholder = "Поиск по заметкам",
+    .search_button = "Найти",
+    .footer_published = "Опубликовано с помощью folio",
+    .breadcrumbs = "Навигационная цепочка",
+    .created = "Создано",
+    .updated = "Обновлено",
+    .words = "{n} слово|{n} слова|{n} слов",
+    .reading = "{n} минута чтения|{n} минуты чтения|{n} минут чтения",
+    .outline_title = "На этой странице",
+    .backlinks = "Обратные ссылки",
+    .and_more = "и ещё {n}|и ещё {n}|и ещё {n}",
+    .related = "Похожие заметки",
+    .notes = "{n} заметка|{n} заметки|{n} заметок",
+    .folders = "{n} папка|{n} папки|{n} папок",
+    .tags_count = "{n} тег|{n} тега|{n} тегов",
+    .tags_title = "Теги",
+    .recent_title = "Недавние заметки",
+    .newer = "← Новее",
+    .older = "Старше →",
+    .page_of = "Страница {p} из {n}",
+    .not_found_title = "Страница не найдена",
+    .not_found_text = "По этому адресу нет страницы. Возможно, её переименовали или удалили.",
+    .gone_title = "Страница удалена",
+    .gone_text = "Заметка, опубликованная здесь, удалена.",
+    .go_home = "На главную страницу",
+    .graph_description = "Все заметки и связи между ними",
+    .graph_noscript = "Граф рисует скрипт сайта, а он выключен. Откройте {tags} или {home}.",
+    .tags_link = "теги",
+    .home_link = "главную страницу",
+    .search_title = "Поиск",
+    .search_title_query = "Поиск: {q}",
+    .search_prompt = "Введите в поле поиска то, что ищете.",
+    .search_none = "Ничего не найдено по запросу {q}.",
+    .search_results = "{n} результат по запросу {q}|{n} результата по запросу {q}|{n} результатов по запросу {q}",
+    .months = {"января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"},
+    .date_format = "{d} {month} {y} г.",
+};
+
+}  // namespace folio::site::i18n

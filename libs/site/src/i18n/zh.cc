@@ -1,0 +1,52 @@
+// folio's UI strings in Chinese (issue 29); i18n.h says what each is.
+#include "i18n_tables.h"
+
+namespace folio::site::i18n {
+
+const Strings kZh{
+    .code = "zh",
+    .plural = PluralRule::kNone,
+    .explorer = "文件浏览器",
+    .outline_button = "大纲",
+    .nav_recent = "最近",
+    .nav_tags = "标签",
+    .nav_graph = "关系图",
+    .search_placeholder = "搜索笔记",
+    .search_button = "搜索",
+    .footer_published = "由 folio 发布",
+    .breadcrumbs = "面包屑导航",
+    .created = "创建于",
+    .updated = "更新于",
+    .words = "{n} 字",
+    .reading = "阅读约需 {n} 分钟",
+    .outline_title = "本页内容",
+    .backlinks = "反向链接",
+    .and_more = "还有 {n} 条",
+    .related = "相关笔记",
+    .notes = "{n} 篇笔记",
+    .folders = "{n} 个文件夹",
+    .tags_count = "{n} 个标签",
+    .tags_title = "标签",
+    .recent_title = "最近的笔记",
+    .newer = "← 较新",
+    .older = "较旧 →",
+    .page_of = "第 {p} 页，共 {n} 页",
+    .not_found_title = "页面未找到",
+    .not_found_text = "此地址没有页面。它可能已被重命名或删除。",
+    .gone_title = "页面已删除",
+    .gone_text = "此处发布的笔记已被删除。",
+    .go_home = "返回首页",
+    .graph_description = "所有笔记及其之间的链接",
+    .graph_noscript = "关系图由网站脚本绘制，但脚本已关闭。请改为浏览{tags}或{home}。",
+    .tags_link = "标签",
+    .home_link = "首页",
+    .search_title = "搜索",
+    .search_title_query = "搜索：{q}",
+    .search_prompt = "在搜索框中输入要查找的内容。",
+    .search_none = "没有找到与 {q} 相关的结果。",
+    .search_results = "找到 {n} 条与 {q} 相关的结果",
+    .months = {"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"},
+    .date_format = "{y}年{m}月{d}日",
+};
+
+}  // namespace folio::site::i18n
