@@ -79,6 +79,7 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   std::string site = sites_.SiteOf(req.GetHeader("host"));
   site::SearchPage page;
   page.site.name = sites_.NameOf(site);
+  page.site.lang = sites_.LangOf(site);  // the site's language, as its 404 page says (issue 29)
   page.query = params.q;
   page.mode = std::string(bus::SearchModeName(params.mode));
   auto count = [this](SearchOutcome o) {

@@ -1,9 +1,14 @@
 #include "folio/site/i18n.h"
 
 #include "folio/core/text.h"
-#include "i18n/i18n_tables.h"
 
 namespace folio::site {
+namespace i18n {
+
+// The shipped tables, one per language: i18n/<code>.cc.
+extern const Strings kEn, kDe, kFr, kEs, kRu, kJa, kZh, kPt;
+
+}  // namespace i18n
 namespace {
 
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }

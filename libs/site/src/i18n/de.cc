@@ -1,9 +1,9 @@
 // folio's UI strings in German (issue 29); i18n.h says what each is.
-#include "i18n_tables.h"
+#include "folio/site/i18n.h"
 
 namespace folio::site::i18n {
 
-const Strings kDe{
+extern const Strings kDe{  // extern: i18n.cc reads it
     .code = "de",
     .plural = PluralRule::kOneOther,
     .explorer = "Dateien",

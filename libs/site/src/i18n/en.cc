@@ -1,9 +1,9 @@
 // folio's UI strings in English (issue 29); i18n.h says what each is.
-#include "i18n_tables.h"
+#include "folio/site/i18n.h"
 
 namespace folio::site::i18n {
 
-const Strings kEn{
+extern const Strings kEn{  // extern: i18n.cc reads it
     .code = "en",
     .plural = PluralRule::kOneOther,
     .explorer = "Explorer",

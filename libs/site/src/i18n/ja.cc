@@ -1,9 +1,9 @@
 // folio's UI strings in Japanese (issue 29); i18n.h says what each is.
-#include "i18n_tables.h"
+#include "folio/site/i18n.h"
 
 namespace folio::site::i18n {
 
-const Strings kJa{
+extern const Strings kJa{  // extern: i18n.cc reads it
     .code = "ja",
     .plural = PluralRule::kNone,
     .explorer = "エクスプローラー",

@@ -1,9 +1,9 @@
 // folio's UI strings in Russian (issue 29); i18n.h says what each is.
-#include "i18n_tables.h"
+#include "folio/site/i18n.h"
 
 namespace folio::site::i18n {
 
-const Strings kRu{
+extern const Strings kRu{  // extern: i18n.cc reads it
     .code = "ru",
     .plural = PluralRule::kSlavic,
     .explorer = "Проводник",

@@ -1,9 +1,9 @@
 // folio's UI strings in Chinese (issue 29); i18n.h says what each is.
-#include "i18n_tables.h"
+#include "folio/site/i18n.h"
 
 namespace folio::site::i18n {
 
-const Strings kZh{
+extern const Strings kZh{  // extern: i18n.cc reads it
     .code = "zh",
     .plural = PluralRule::kNone,
     .explorer = "文件浏览器",
