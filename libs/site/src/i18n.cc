@@ -16,9 +16,9 @@ bool IsAlnum(char c) { return IsAlpha(c) || (c >= '0' && c <= '9'); }
 
 }  // namespace
 
-const std::array<StringKey, 41>& StringKeys() {
+const std::array<StringKey, 43>& StringKeys() {
 #define FOLIO_KEY(name, plural) StringKey{#name, &Strings::name, plural}
-  static const std::array<StringKey, 41> keys = {
+  static const std::array<StringKey, 43> keys = {
       FOLIO_KEY(code, false),           FOLIO_KEY(explorer, false),         FOLIO_KEY(outline_button, false),
       FOLIO_KEY(nav_recent, false),     FOLIO_KEY(nav_tags, false),         FOLIO_KEY(nav_graph, false),
       FOLIO_KEY(search_placeholder, false), FOLIO_KEY(search_button, false), FOLIO_KEY(footer_published, false),
@@ -32,7 +32,8 @@ const std::array<StringKey, 41>& StringKeys() {
       FOLIO_KEY(go_home, false),        FOLIO_KEY(graph_description, false), FOLIO_KEY(graph_noscript, false),
       FOLIO_KEY(tags_link, false),      FOLIO_KEY(home_link, false),        FOLIO_KEY(search_title, false),
       FOLIO_KEY(search_title_query, false), FOLIO_KEY(search_prompt, false), FOLIO_KEY(search_none, false),
-      FOLIO_KEY(search_results, true),  FOLIO_KEY(date_format, false),
+      FOLIO_KEY(search_results, true),  FOLIO_KEY(search_unavailable, false), FOLIO_KEY(search_busy, false),
+      FOLIO_KEY(date_format, false),
   };
 #undef FOLIO_KEY
   return keys;

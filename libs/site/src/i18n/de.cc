@@ -45,6 +45,8 @@ extern const Strings kDe{  // extern: i18n.cc reads it
     .search_prompt = "Gib ins Suchfeld ein, wonach du suchst.",
     .search_none = "Keine Ergebnisse für {q}.",
     .search_results = "{n} Ergebnis für {q}|{n} Ergebnisse für {q}",
+    .search_unavailable = "Die Suche ist gerade nicht verfügbar. Bitte versuche es gleich noch einmal.",
+    .search_busy = "Die Suche ist gerade ausgelastet. Bitte versuche es gleich noch einmal.",
     .months = {"Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"},
     .date_format = "{d}. {month} {y}",
 };

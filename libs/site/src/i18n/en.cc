@@ -45,6 +45,8 @@ extern const Strings kEn{  // extern: i18n.cc reads it
     .search_prompt = "Type what you are looking for in the search box.",
     .search_none = "No results for {q}.",
     .search_results = "{n} result for {q}|{n} results for {q}",
+    .search_unavailable = "Search is unavailable right now. Please try again in a moment.",
+    .search_busy = "Search is busy right now. Please try again in a moment.",
     .months = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"},
     .date_format = "{d} {month} {y}",
 };

@@ -45,6 +45,8 @@ extern const Strings kEs{  // extern: i18n.cc reads it
     .search_prompt = "Escribe lo que buscas en el cuadro de búsqueda.",
     .search_none = "No hay resultados para {q}.",
     .search_results = "{n} resultado para {q}|{n} resultados para {q}",
+    .search_unavailable = "La búsqueda no está disponible ahora mismo. Vuelve a intentarlo en un momento.",
+    .search_busy = "La búsqueda está ocupada ahora mismo. Vuelve a intentarlo en un momento.",
     .months = {"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"},
     .date_format = "{d} de {month} de {y}",
 };

@@ -45,6 +45,8 @@ extern const Strings kFr{  // extern: i18n.cc reads it
     .search_prompt = "Saisissez ce que vous cherchez dans le champ de recherche.",
     .search_none = "Aucun résultat pour {q}.",
     .search_results = "{n} résultat pour {q}|{n} résultats pour {q}",
+    .search_unavailable = "La recherche est indisponible pour le moment. Réessayez dans un instant.",
+    .search_busy = "La recherche est surchargée pour le moment. Réessayez dans un instant.",
     .months = {"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"},
     .date_format = "{d} {month} {y}",
 };

@@ -45,6 +45,8 @@ extern const Strings kJa{  // extern: i18n.cc reads it
     .search_prompt = "検索ボックスに探しているものを入力してください。",
     .search_none = "{q} に一致する結果はありません。",
     .search_results = "{q} の検索結果 {n} 件",
+    .search_unavailable = "現在検索を利用できません。しばらくしてからもう一度お試しください。",
+    .search_busy = "現在検索が混み合っています。しばらくしてからもう一度お試しください。",
     .months = {"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"},
     .date_format = "{y}年{m}月{d}日",
 };

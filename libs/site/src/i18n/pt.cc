@@ -45,6 +45,8 @@ extern const Strings kPt{  // extern: i18n.cc reads it
     .search_prompt = "Digite o que procura na caixa de pesquisa.",
     .search_none = "Nenhum resultado para {q}.",
     .search_results = "{n} resultado para {q}|{n} resultados para {q}",
+    .search_unavailable = "A pesquisa está indisponível no momento. Tente novamente em instantes.",
+    .search_busy = "A pesquisa está sobrecarregada no momento. Tente novamente em instantes.",
     .months = {"janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"},
     .date_format = "{d} de {month} de {y}",
 };

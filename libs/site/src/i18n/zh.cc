@@ -45,6 +45,8 @@ extern const Strings kZh{  // extern: i18n.cc reads it
     .search_prompt = "在搜索框中输入要查找的内容。",
     .search_none = "没有找到与 {q} 相关的结果。",
     .search_results = "找到 {n} 条与 {q} 相关的结果",
+    .search_unavailable = "搜索暂时不可用，请稍后再试。",
+    .search_busy = "搜索当前繁忙，请稍后再试。",
     .months = {"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"},
     .date_format = "{y}年{m}月{d}日",
 };

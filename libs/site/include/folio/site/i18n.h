@@ -52,6 +52,7 @@ struct Strings {
   // The search page: {q} is the query (set in <q>).
   std::string_view search_title, search_title_query, search_prompt, search_none;
   std::string_view search_results;  // plural, with {q}
+  std::string_view search_unavailable, search_busy;  // the edge's errors when search cannot answer
   // Dates: {d} day, {m} month number, {month} its name (as the day's
   // month: Russian genitive), {y} year.
   std::array<std::string_view, 12> months;
@@ -64,7 +65,7 @@ struct StringKey {
   std::string_view Strings::*field;
   bool plural;
 };
-const std::array<StringKey, 41>& StringKeys();
+const std::array<StringKey, 43>& StringKeys();
 
 // The shipped tables: en, de, fr, es, ru, ja, zh, pt.
 const std::array<const Strings*, 8>& AllStrings();
