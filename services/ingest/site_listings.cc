@@ -1,14 +1,19 @@
 // ListingBuilder (site_listings.h).
 #include "site_listings.h"
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "folio/bus/page_schema.h"
+#include "folio/core/gzip.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
+#include "folio/site/feeds.h"
 #include "folio/site/layout.h"
+#include "page_record.h"
 #include "page_renderer.h"
 #include "writer_parts.h"
 
@@ -30,7 +35,7 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
       urls.insert(it->first);
     }
   };
-  for (std::string_view url : {std::string_view("/"), markdown::kTagsUrl, std::string_view("/rss.xml"),
+  for (std::string_view url : {std::string_view("/"), markdown::kTagsUrl, site::kRssUrl, site::kJsonFeedUrl,
                                std::string_view("/sitemap.xml"), std::string_view("/robots.txt")}) {
     exact(std::string(url));
   }
@@ -58,6 +63,42 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
   return out;
 }
 
+// The page of `url` as published: from this change, else from the store
+// ("" when it cannot be read, or its body is in folio-storage).
+std::string NotePageHtml(const Commit& c, Store* store, const std::map<std::string_view, const std::string*>& fresh,
+                         const std::string& url) {
+  std::string stored;
+  const std::string* record = nullptr;
+  if (auto it = fresh.find(url); it != fresh.end()) {
+    record = it->second;
+  } else if (auto r = store->PageRecord(c.site, url); r.ok()) {
+    stored = std::move(*r);
+    record = &stored;
+  }
+  bus::PageRecord rec;
+  std::string html;
+  if (!record || !bus::DecodePageRecord(*record, &rec).ok() || !rec.body_blob.empty() ||
+      !GzipDecompress(rec.body_gzip, &html, kMaxPublishedPage * 8).ok()) {
+    return "";
+  }
+  return html;
+}
+
+// Each feed item's summary and (with feed_content) body, from its page.
+std::vector<site::FeedItem> FeedItemsOf(const Commit& c, Store* store, const site::SiteInfo& info,
+                                        std::vector<site::FeedItem> items) {
+  std::map<std::string_view, const std::string*> fresh;
+  for (const auto& p : c.pages) fresh[p.url] = &p.record;
+  for (site::FeedItem& it : items) {
+    std::string body, description;
+    if (!site::NotePageParts(NotePageHtml(c, store, fresh, it.url), &body, &description)) continue;
+    it.summary = std::move(description);
+    if (info.feed_content) it.content_html = site::AbsoluteLinks(body, info.base_url, it.url);
+  }
+  site::BoundFeedContent(&items);
+  return items;
+}
+
 }  // namespace
 
 size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const site::ListingFilter* only,
@@ -66,13 +107,30 @@ size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const si
   const std::map<std::string, ListingFp>& published = state_->listing_fp();
   site::ListingOptions opt;
   opt.recent_max_pages = options_->recent_pages;
-  auto pages = site::BuildListings(vault, SiteInfoOf(*options_, vault), opt, only);
+  const site::SiteInfo info = SiteInfoOf(*options_, vault);
+  // A note page rendered anew may change a feed's body without changing
+  // what the listings know of the note: the feeds are built to check.
+  site::ListingFilter with_feeds;
+  if (only && !only->rss && !c->pages.empty()) {
+    with_feeds = *only;
+    with_feeds.rss = true;
+    only = &with_feeds;
+  }
+  auto pages = site::BuildListings(vault, info, opt, only);
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);
-  for (const auto& [url, g] : pages) {
+  std::optional<std::vector<site::FeedItem>> feed;  // filled once for both feeds
+  for (auto& [url, g] : pages) {
     auto old = published.find(url);
-    if (!force && old != published.end() && old->second.first == g.fingerprint) continue;
+    const bool is_feed = g.kind == site::GeneratedPage::Kind::kRss || g.kind == site::GeneratedPage::Kind::kJsonFeed;
+    bool fresh_note = false;
+    for (size_t i = 0; is_feed && i < g.feed.size() && !fresh_note; ++i) fresh_note = note_urls.count(g.feed[i].url);
+    if (!force && !fresh_note && old != published.end() && old->second.first == g.fingerprint) continue;
+    if (is_feed) {
+      if (!feed) feed = FeedItemsOf(*c, store_, info, std::move(g.feed));
+      g.feed = *feed;
+    }
     (*delta)[url] = ListingFp{g.fingerprint, g.status};
     if (note_urls.count(url)) continue;  // a note took this URL in this very push
     const char* cache = g.status == 301 ? "public, max-age=300" : internal::kPageCache;

@@ -22,12 +22,16 @@ namespace folio::ingest {
 
 class ListingBuilder {
  public:
-  ListingBuilder(const SiteOptions* options, const SiteState* state) : options_(options), state_(state) {}
+  ListingBuilder(const SiteOptions* options, const SiteState* state, Store* store)
+      : options_(options), state_(state), store_(store) {}
 
   // Adds to *c every generated page whose content changed since the last
   // commit (all of them when `force`) and the deletion of each one gone
-  // (unless a note now has its URL); returns how many were added or
-  // removed. Only the listings `only` selects are built and diffed (null:
+  // (unless a note now has its URL). The feeds (/rss.xml, /feed.json) are
+  // also built when *c holds any note page, and written when one of their
+  // notes' pages is among them; their summaries and bodies come from those
+  // pages (in *c, else the stored ones: no note is rendered for them).
+  // Returns how many were added or removed. Only the listings `only` selects are built and diffed (null:
   // all of them); the work is what those pages show, never a walk over
   // every listing. *delta: what to apply to the fingerprints once the
   // commit holds (StateTxn::SetListings). Cannot fail.
@@ -36,6 +40,7 @@ class ListingBuilder {
  private:
   const SiteOptions* options_;
   const SiteState* state_;
+  Store* store_;
 };
 
 }  // namespace folio::ingest

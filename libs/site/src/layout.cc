@@ -173,7 +173,9 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/rss.xml\"></head>\n<body";
+  *out += "\" href=\"/rss.xml\"><link rel=\"alternate\" type=\"application/feed+json\" title=\"";
+  AppendHtmlEscaped(site.name, out);
+  *out += "\" href=\"/feed.json\"></head>\n<body";
   if (h.body_classes && !h.body_classes->empty()) {
     *out += " class=\"";
     for (size_t i = 0; i < h.body_classes->size(); ++i) {
@@ -223,6 +225,8 @@ namespace {
 using internal::AppendHead;
 using internal::AppendTail;
 using internal::Head;
+using internal::kBodyEnd;
+using internal::kBodyStart;
 
 void AppendList(const std::vector<LinkItem>& items, const char* cls, std::string* out) {
   *out += "<ul class=\"";
@@ -409,7 +413,9 @@ std::string AssembleNotePage(const NotePage& p) {
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
   AppendMetaLine(p, &out);
+  out += kBodyStart;
   out += body;
+  out += kBodyEnd;
   out += "</article>";
   AppendMermaidScripts(p, &out);
   std::string aside;

@@ -22,7 +22,6 @@ struct LinkItem {
   std::string title;
   std::string url;   // decoded URL path; percent-encoded when written
   std::string date;  // "2026-11-30" or "" (listings show it)
-  int64_t time_ms = 0;  // RSS: the item's pubDate (0 = none)
 };
 
 struct TocEntry {
@@ -49,6 +48,7 @@ struct SiteInfo {
                                // checked by CheckMermaidSource (csp.h)
   std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
   std::string publish_css_url;    // the vault's publish.css (an asset URL), loaded after folio's; "" = none
+  bool feed_content = true;       // the feeds (feeds.h) carry each note's body; false = its summary only
 };
 
 struct NotePage {
@@ -101,8 +101,7 @@ std::string AssembleRedirectPage(std::string_view target_url);
 // The page at the URL of a deleted (or unpublished) note: status 410.
 std::string AssembleGonePage(const SiteInfo& site);
 std::string AssembleGonePage(std::string_view site_name);
-// RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
-std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
+// RSS and JSON Feed: feeds.h.
 std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items);
 // A sitemap index (a large site's /sitemap.xml) naming the sitemaps' URLs.
 std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkItem>& sitemaps);
@@ -128,10 +127,13 @@ const std::string& SiteScriptUrl();
 // 8: Publish's page wrappers (.published-container with its modifiers,
 // .publish-renderer, .markdown-preview-sizer, cssclasses on
 // .markdown-preview-view, h1.page-header) and tree classes with data-path on
-// the explorer and outline, so community Publish themes match (docs/themes.md).
+// the explorer and outline, so community Publish themes match (docs/themes.md);
+// 9: links to /feed.json beside /rss.xml in <head>, markers around the body
+// (the feeds read it from the stored page, feeds.h), og:image falls back to
+// the note's first image.
 // Bump it too when the title rule (markdown::NoteTitle) changes: at a new
 // fingerprint ingest's start also retitles the notes stored under the old rule.
-inline constexpr int kLayoutVersion = 8;
+inline constexpr int kLayoutVersion = 9;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
