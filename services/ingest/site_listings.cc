@@ -63,41 +63,61 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
   return out;
 }
 
-// The page of `url` as published: from this change, else from the store
-// ("" when it cannot be read, or its body is in folio-storage).
-std::string NotePageHtml(const Commit& c, Store* store, const std::map<std::string_view, const std::string*>& fresh,
-                         const std::string& url) {
-  std::string stored;
-  const std::string* record = nullptr;
-  if (auto it = fresh.find(url); it != fresh.end()) {
-    record = it->second;
-  } else if (auto r = store->PageRecord(c.site, url); r.ok()) {
-    stored = std::move(*r);
-    record = &stored;
+// The note pages the feeds read: this change's, else the stored ones.
+class FeedPages {
+ public:
+  FeedPages(const Commit& c, Store* store) : c_(c), store_(store) {
+    for (const auto& p : c.pages) fresh_[p.url] = &p.record;
   }
-  bus::PageRecord rec;
-  std::string html;
-  if (!record || !bus::DecodePageRecord(*record, &rec).ok() || !rec.body_blob.empty() ||
-      !GzipDecompress(rec.body_gzip, &html, kMaxPublishedPage * 8).ok()) {
-    return "";
-  }
-  return html;
-}
 
-// Each feed item's summary and (with feed_content) body, from its page.
-std::vector<site::FeedItem> FeedItemsOf(const Commit& c, Store* store, const site::SiteInfo& info,
-                                        std::vector<site::FeedItem> items) {
-  std::map<std::string_view, const std::string*> fresh;
-  for (const auto& p : c.pages) fresh[p.url] = &p.record;
-  for (site::FeedItem& it : items) {
-    std::string body, description;
-    if (!site::NotePageParts(NotePageHtml(c, store, fresh, it.url), &body, &description)) continue;
-    it.summary = std::move(description);
-    if (info.feed_content) it.content_html = site::AbsoluteLinks(body, info.base_url, it.url);
+  // True if this change rendered a feed note's page anew and the body or
+  // summary it shows differs from the stored page's (not, say, only its
+  // related notes or backlinks).
+  bool BodyChanged(const std::vector<site::FeedItem>& items) const {
+    for (const auto& it : items) {
+      auto f = fresh_.find(it.url);
+      if (f == fresh_.end()) continue;
+      std::string now_body, now_summary, was_body, was_summary;
+      const bool now = site::NotePageParts(Html(f->second), &now_body, &now_summary);
+      const bool was = site::NotePageParts(Stored(it.url), &was_body, &was_summary);
+      if (now != was || now_body != was_body || now_summary != was_summary) return true;
+    }
+    return false;
   }
-  site::BoundFeedContent(&items);
-  return items;
-}
+
+  // Each item's summary and (with feed_content) body, from its page.
+  std::vector<site::FeedItem> Fill(const site::SiteInfo& info, std::vector<site::FeedItem> items) const {
+    for (site::FeedItem& it : items) {
+      auto f = fresh_.find(it.url);
+      std::string body, description;
+      if (!site::NotePageParts(f != fresh_.end() ? Html(f->second) : Stored(it.url), &body, &description)) continue;
+      it.summary = std::move(description);
+      if (info.feed_content) it.content_html = site::AbsoluteLinks(body, info.base_url, it.url);
+    }
+    site::BoundFeedContent(&items);
+    return items;
+  }
+
+ private:
+  // A record's HTML ("" when it cannot be read, or its body is in folio-storage).
+  static std::string Html(const std::string* record) {
+    bus::PageRecord rec;
+    std::string html;
+    if (!bus::DecodePageRecord(*record, &rec).ok() || !rec.body_blob.empty() ||
+        !GzipDecompress(rec.body_gzip, &html, kMaxPublishedPage * 8).ok()) {
+      return "";
+    }
+    return html;
+  }
+  std::string Stored(const std::string& url) const {
+    auto r = store_->PageRecord(c_.site, url);
+    return r.ok() ? Html(&*r) : "";
+  }
+
+  const Commit& c_;
+  Store* store_;
+  std::map<std::string_view, const std::string*> fresh_;
+};
 
 }  // namespace
 
@@ -120,15 +140,18 @@ size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const si
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);
+  std::optional<FeedPages> feed_pages;               // made when a feed is looked at
+  std::optional<bool> body_changed;                 // asked once for both feeds
   std::optional<std::vector<site::FeedItem>> feed;  // filled once for both feeds
   for (auto& [url, g] : pages) {
     auto old = published.find(url);
     const bool is_feed = g.kind == site::GeneratedPage::Kind::kRss || g.kind == site::GeneratedPage::Kind::kJsonFeed;
-    bool fresh_note = false;
-    for (size_t i = 0; is_feed && i < g.feed.size() && !fresh_note; ++i) fresh_note = note_urls.count(g.feed[i].url);
-    if (!force && !fresh_note && old != published.end() && old->second.first == g.fingerprint) continue;
+    if (is_feed && !feed_pages) feed_pages.emplace(*c, store_);
+    const bool same = !force && old != published.end() && old->second.first == g.fingerprint;
+    if (same && is_feed && !body_changed) body_changed = feed_pages->BodyChanged(g.feed);
+    if (same && !(is_feed && *body_changed)) continue;
     if (is_feed) {
-      if (!feed) feed = FeedItemsOf(*c, store_, info, std::move(g.feed));
+      if (!feed) feed = feed_pages->Fill(info, std::move(g.feed));
       g.feed = *feed;
     }
     (*delta)[url] = ListingFp{g.fingerprint, g.status};

@@ -29,8 +29,9 @@ class ListingBuilder {
   // commit (all of them when `force`) and the deletion of each one gone
   // (unless a note now has its URL). The feeds (/rss.xml, /feed.json) are
   // also built when *c holds any note page, and written when one of their
-  // notes' pages is among them; their summaries and bodies come from those
-  // pages (in *c, else the stored ones: no note is rendered for them).
+  // notes' pages is among them showing another body or summary than the
+  // stored page; their summaries and bodies come from those pages (in *c,
+  // else the stored ones: no note is rendered for them).
   // Returns how many were added or removed. Only the listings `only` selects are built and diffed (null:
   // all of them); the work is what those pages show, never a walk over
   // every listing. *delta: what to apply to the fingerprints once the
