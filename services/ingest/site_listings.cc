@@ -63,11 +63,13 @@ std::vector<std::string> CoveredUrls(const site::ListingFilter& f, const Map& pu
   return out;
 }
 
-// The note pages the feeds read: this change's, else the stored ones.
+// The note pages the feeds read: this change's, else the stored ones; the
+// parts of each (body, summary) through the cache, by the page's ETag.
 class FeedPages {
  public:
-  FeedPages(const Commit& c, Store* store) : c_(c), store_(store) {
+  FeedPages(const Commit& c, Store* store, FeedPartsCache* cache) : c_(c), store_(store), cache_(cache) {
     for (const auto& p : c.pages) fresh_[p.url] = &p.record;
+    if (cache_->size() > kMaxCached) cache_->clear();
   }
 
   // True if this change rendered a feed note's page anew and the body or
@@ -77,45 +79,60 @@ class FeedPages {
     for (const auto& it : items) {
       auto f = fresh_.find(it.url);
       if (f == fresh_.end()) continue;
-      std::string now_body, now_summary, was_body, was_summary;
-      const bool now = site::NotePageParts(Html(f->second), &now_body, &now_summary);
-      const bool was = site::NotePageParts(Stored(it.url), &was_body, &was_summary);
-      if (now != was || now_body != was_body || now_summary != was_summary) return true;
+      auto stored = store_->PageRecord(c_.site, it.url);
+      const FeedParts& now = Parts(*f->second);
+      const FeedParts& was = stored.ok() ? Parts(*stored) : kNone;
+      if (now.ok != was.ok || now.body != was.body || now.description != was.description) return true;
     }
     return false;
   }
 
-  // Each item's summary and (with feed_content) body, from its page.
+  // Each item's summary and (with feed_content) body, from its page; the
+  // cache keeps only these pages' parts afterwards.
   std::vector<site::FeedItem> Fill(const site::SiteInfo& info, std::vector<site::FeedItem> items) const {
+    FeedPartsCache kept;
     for (site::FeedItem& it : items) {
       auto f = fresh_.find(it.url);
-      std::string body, description;
-      if (!site::NotePageParts(f != fresh_.end() ? Html(f->second) : Stored(it.url), &body, &description)) continue;
-      it.summary = std::move(description);
-      if (info.feed_content) it.content_html = site::AbsoluteLinks(body, info.base_url, it.url);
+      std::string stored;
+      if (f == fresh_.end()) {
+        auto r = store_->PageRecord(c_.site, it.url);
+        if (!r.ok()) continue;
+        stored = std::move(*r);
+      }
+      std::string etag;
+      const FeedParts& parts = Parts(f != fresh_.end() ? *f->second : stored, &etag);
+      if (!parts.ok) continue;
+      it.summary = parts.description;
+      if (info.feed_content) it.content_html = site::AbsoluteLinks(parts.body, info.base_url, it.url);
+      kept.emplace(etag, parts);
     }
+    cache_->swap(kept);
     site::BoundFeedContent(&items);
     return items;
   }
 
  private:
-  // A record's HTML ("" when it cannot be read, or its body is in folio-storage).
-  static std::string Html(const std::string* record) {
+  static constexpr size_t kMaxCached = 256;  // a few feeds' worth (Fill keeps one)
+  static inline const FeedParts kNone{};
+
+  // A record's parts (not ok when it cannot be read, is no note page of this
+  // layout, or its body is in folio-storage); *etag_out: its ETag.
+  const FeedParts& Parts(const std::string& record, std::string* etag_out = nullptr) const {
     bus::PageRecord rec;
-    std::string html;
-    if (!bus::DecodePageRecord(*record, &rec).ok() || !rec.body_blob.empty() ||
-        !GzipDecompress(rec.body_gzip, &html, kMaxPublishedPage * 8).ok()) {
-      return "";
+    if (!bus::DecodePageRecord(record, &rec).ok() || !rec.body_blob.empty()) return kNone;
+    if (etag_out) *etag_out = rec.etag;
+    auto [it, added] = cache_->try_emplace(rec.etag);
+    if (added) {
+      std::string html;
+      it->second.ok = GzipDecompress(rec.body_gzip, &html, kMaxPublishedPage * 8).ok() &&
+                      site::NotePageParts(html, &it->second.body, &it->second.description);
     }
-    return html;
-  }
-  std::string Stored(const std::string& url) const {
-    auto r = store_->PageRecord(c_.site, url);
-    return r.ok() ? Html(&*r) : "";
+    return it->second;
   }
 
   const Commit& c_;
   Store* store_;
+  FeedPartsCache* cache_;
   std::map<std::string_view, const std::string*> fresh_;
 };
 
@@ -146,7 +163,7 @@ size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const si
   for (auto& [url, g] : pages) {
     auto old = published.find(url);
     const bool is_feed = g.kind == site::GeneratedPage::Kind::kRss || g.kind == site::GeneratedPage::Kind::kJsonFeed;
-    if (is_feed && !feed_pages) feed_pages.emplace(*c, store_);
+    if (is_feed && !feed_pages) feed_pages.emplace(*c, store_, &feed_parts_);
     const bool same = !force && old != published.end() && old->second.first == g.fingerprint;
     if (same && is_feed && !body_changed) body_changed = feed_pages->BodyChanged(g.feed);
     if (same && !(is_feed && *body_changed)) continue;

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "folio/site/listings.h"
 #include "site_options.h"
@@ -19,6 +21,17 @@
 #include "store.h"
 
 namespace folio::ingest {
+
+// What the feeds show of one note page: its body and description
+// (site::NotePageParts); ok false when the page has none.
+struct FeedParts {
+  bool ok = false;
+  std::string body, description;
+};
+// By the page record's ETag (the hash of its identity body, so an entry
+// never goes stale): the feed's notes' parts, kept between changes so a
+// one-note push decompresses one page, not fifty.
+using FeedPartsCache = std::map<std::string, FeedParts>;
 
 class ListingBuilder {
  public:
@@ -42,6 +55,9 @@ class ListingBuilder {
   const SiteOptions* options_;
   const SiteState* state_;
   Store* store_;
+  // The feed notes' parts as last read (bounded: the last feed's pages plus
+  // those one change compared). Writer thread only, like every call here.
+  mutable FeedPartsCache feed_parts_;
 };
 
 }  // namespace folio::ingest
