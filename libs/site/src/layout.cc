@@ -170,6 +170,8 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
     *out += "\">";
   }
   *out += "<script src=\"" + SiteScriptUrl() + "\" defer></script>";
+  AppendAnalyticsTags(site.analytics, out);
+  if (h.analytics_marker) AppendAnalyticsMarker(site.analytics, out);
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
@@ -498,9 +500,14 @@ namespace {
 
 // A page that says why nothing is here (404, 410): a title, one sentence,
 // links home and to recent notes.
-std::string NoticePage(const SiteInfo& site, std::string_view title, std::string_view sentence, bool noindex) {
+// The 404 page also carries the analytics marker: the edge reads the site's
+// analytics back from it for the search page it assembles (analytics.h).
+std::string NoticePage(const SiteInfo& site, std::string_view title, std::string_view sentence, bool noindex,
+                       bool analytics_marker) {
   std::string out;
-  AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", noindex}, &out);
+  Head h{title, "", "", "", "", "website", nullptr, "", "", noindex};
+  h.analytics_marker = analytics_marker;
+  AppendHead(site, h, &out);
   out += "<article><h1>";
   out += title;
   out += "</h1><p>";
@@ -522,11 +529,11 @@ SiteInfo NamedSite(std::string_view site_name) {
 
 std::string Assemble404Page(const SiteInfo& site) {
   return NoticePage(site, "Page not found", "There is no page at this address. It may have been renamed or removed.",
-                    false);
+                    false, true);
 }
 
 std::string AssembleGonePage(const SiteInfo& site) {
-  return NoticePage(site, "Page removed", "The note that was published here has been removed.", true);
+  return NoticePage(site, "Page removed", "The note that was published here has been removed.", true, false);
 }
 
 std::string Assemble404Page(std::string_view site_name) { return Assemble404Page(NamedSite(site_name)); }

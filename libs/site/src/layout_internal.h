@@ -31,6 +31,7 @@ struct Head {
   bool current_is_folder = false;  // a folder page: the current item is a folder
   bool has_outline = false;        // the page has an outline: the header shows its button
   bool has_graph = false;          // the page has a local graph (.published-container.has-graph)
+  bool analytics_marker = false;   // the 404 page: AppendAnalyticsMarker, for the edge's search page
 };
 
 // The inline script that starts mermaid on a page with a diagram, after the

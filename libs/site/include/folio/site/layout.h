@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "folio/site/analytics.h"
+
 namespace folio::site {
 
 struct LinkItem {
@@ -49,6 +51,8 @@ struct SiteInfo {
                                // checked by CheckMermaidSource (csp.h)
   std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
   std::string publish_css_url;    // the vault's publish.css (an asset URL), loaded after folio's; "" = none
+  SiteAnalytics analytics;        // third-party analytics (analytics.h): its script on every HTML page
+                                  // and its sources in their policies (csp.h); default none
 };
 
 struct NotePage {
