@@ -17,6 +17,7 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
   if (url == kNotFoundKey) {
     Result<std::string> html = page->Identity();  // a corrupt body: no name
     it->second.name = html.ok() ? site::SiteNameFromPage(html.value()) : std::string();
+    it->second.analytics = html.ok() ? site::AnalyticsFromPage(html.value()) : site::SiteAnalytics{};
   }
   page_bytes_ += page->body_bytes();
   auto at = pages.find(url);
@@ -36,7 +37,10 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
 void SiteTables::Erase(std::string_view site, std::string_view url) {
   auto it = sites_.find(site);
   if (it == sites_.end()) return;
-  if (url == kNotFoundKey) it->second.name.clear();
+  if (url == kNotFoundKey) {
+    it->second.name.clear();
+    it->second.analytics = {};
+  }
   auto at = it->second.pages.find(url);
   if (at == it->second.pages.end()) return;
   page_bytes_ -= at->second->body_bytes();
@@ -53,7 +57,10 @@ void SiteTables::Retain(std::string_view site, const std::function<bool(std::str
       ++at;
       continue;
     }
-    if (at->first == kNotFoundKey) it->second.name.clear();
+    if (at->first == kNotFoundKey) {
+      it->second.name.clear();
+      it->second.analytics = {};
+    }
     page_bytes_ -= at->second->body_bytes();
     --pages_;
     at = pages.erase(at);
@@ -95,6 +102,11 @@ std::string SiteTables::NameOf(std::string_view site) const {
   return std::string(site);
 }
 
+site::SiteAnalytics SiteTables::AnalyticsOf(std::string_view site) const {
+  auto it = sites_.find(site);
+  return it == sites_.end() ? site::SiteAnalytics{} : it->second.analytics;
+}
+
 std::string_view SiteTables::Resolve(std::string_view host_header) {
   if (host_header.empty() || !bus::NormalizeHost(host_header, &host_scratch_)) return default_site_;
   auto it = hosts_.find(std::string_view(host_scratch_));
@@ -102,7 +114,13 @@ std::string_view SiteTables::Resolve(std::string_view host_header) {
 }
 
 const PageTable* SiteTables::Find(std::string_view host_header) {
-  auto it = sites_.find(Resolve(host_header));
+  std::string_view site;
+  return Find(host_header, &site);
+}
+
+const PageTable* SiteTables::Find(std::string_view host_header, std::string_view* site) {
+  *site = Resolve(host_header);
+  auto it = sites_.find(*site);
   return it == sites_.end() ? nullptr : &it->second.pages;
 }
 

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "folio/site/layout.h"
+
 using namespace folio;
 using namespace folio::edge;
 
@@ -77,4 +79,22 @@ TEST_CASE("site tables: a site's display name comes from its 404 page, else its 
   CHECK(t.NameOf("a") == "Site A");
   t.SetTitle("a", "");
   CHECK(t.NameOf("a") == "a");
+}
+
+TEST_CASE("site tables: a site's analytics come from its 404 page, for the edge's own pages (issue 29)") {
+  SiteTables t("default");
+  site::SiteInfo info;
+  info.name = "A";
+  info.analytics = *site::CheckAnalytics("plausible", "a.example.com", "");
+  t.Put("a", PageForTest(kNotFoundKey, site::Assemble404Page(info), 404));
+  t.Put("b", PageForTest(kNotFoundKey, site::Assemble404Page("B"), 404));
+  CHECK(t.AnalyticsOf("a") == info.analytics);
+  CHECK(t.AnalyticsOf("b").provider == site::AnalyticsProvider::kNone);
+  CHECK(t.AnalyticsOf("nosuch").provider == site::AnalyticsProvider::kNone);
+  std::string_view which;
+  t.SetHosts("a", {"a.example"});
+  CHECK(t.Find("a.example", &which) != nullptr);
+  CHECK(which == "a");
+  t.Erase("a", kNotFoundKey);
+  CHECK(t.AnalyticsOf("a").provider == site::AnalyticsProvider::kNone);
 }
