@@ -31,8 +31,9 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
 }
 
 // The hot path (gzip, 304, HEAD): no allocation (scratch_ and the host
-// buffer are reused; the shared_ptr copy is a reference count), no lock, no
-// compression. An identity GET allocates and inflates its body (Respond).
+// buffer are reused; the shared_ptr copy is a reference count), no
+// compression, no lock but the view counter's own (view_counter.h: taken by
+// this worker only, contended only while /metrics or /_/stats reads). An identity GET allocates and inflates its body (Respond).
 namespace {
 
 // ?page=N of a listing: N in [2, 10000], else 0 (ignored).
