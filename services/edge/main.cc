@@ -38,7 +38,9 @@
 #include "lifecycle.h"
 #include "page_feed.h"
 #include "pages_connector.h"
+#include "folio/core/time.h"
 #include "search_backend.h"
+#include "view_stats.h"
 #include "worker.h"
 
 using namespace folio;
@@ -100,6 +102,10 @@ int main(int argc, char** argv) {
   if (config->has_storage) assets = std::make_unique<edge::AssetStore>(config->assets, &registry);
   auto owned_workers = NewWorkers(config->threads, config->site, counters, search.get(), assets.get());
   const std::vector<edge::Worker*> workers = Pointers(owned_workers);
+  // Page views (view_counter.h): one counter per worker, merged by readers.
+  edge::ViewCounters views(workers.size());
+  for (size_t i = 0; i < workers.size(); ++i) workers[i]->CountViews(views.worker(i), &views);
+  registry.AddCollector([&views] { return edge::ViewMetricFamilies(views, edge::UtcDay(NowUnixMs())); });
   metrics::OpsEndpoints ops(&workers[0]->loop(), &registry, [&state] { return state.Readiness(); }, basics);
   for (edge::Worker* w : workers) ops.MountPublic(&w->router());
   if (Status s = ops.Listen(); !s.ok()) return FailStartup(s);

@@ -213,6 +213,7 @@ Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::s
   auto p = std::make_shared<Page>();
   p->status_ = rec.status;
   p->signed_in_only_ = rec.access == bus::PageAccess::kSignedIn;
+  p->html_ = StartsWith(rec.content_type, "text/html");
   p->identity_size_ = static_cast<uint32_t>(identity_size);
   p->blob_ = std::move(blob);
   const std::string_view parts[Page::kParts] = {url, rec.body_gzip, status_id, status_gz, lines, lines_gz};

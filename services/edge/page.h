@@ -67,6 +67,9 @@ class Page {
   // Only readers signed in to the page's site may see it
   // (bus::PageAccess::kSignedIn): the worker checks the session first.
   bool signed_in_only() const { return signed_in_only_; }
+  // An HTML page (its record's Content-Type is text/html): a reader's view
+  // of it is counted (view_counter.h).
+  bool is_html() const { return html_; }
   // Non-null for a page whose body is a blob in folio-storage.
   const BlobRef* blob() const { return blob_.get(); }
   std::string_view url() const { return Part(kUrl); }
@@ -102,6 +105,7 @@ class Page {
 
   uint16_t status_ = 200;
   bool signed_in_only_ = false;
+  bool html_ = false;
   uint32_t identity_size_ = 0;
   uint32_t ends_[kParts] = {};
   std::string data_;

@@ -41,7 +41,7 @@ http::Response SearchHttpResponse(int status, const site::SearchPage& p, SearchF
   } else {
     resp.status = status;
     resp.headers = {{"Content-Type", "text/html; charset=utf-8"},
-                    {"Content-Security-Policy", site::SearchPageCsp()},
+                    {"Content-Security-Policy", site::SearchPageCsp(p.site)},
                     {"Referrer-Policy", "same-origin"}};
     resp.body = format == SearchFormat::kFragment ? site::AssembleSearchResultsFragment(p)
                                                   : site::AssembleSearchPage(p);
@@ -89,6 +89,7 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   site::SearchPage page;
   page.site.name = sites_.NameOf(site);
   page.site.lang = sites_.LangOf(site);  // the site's language, as its 404 page says (issue 29)
+  page.site.analytics = sites_.AnalyticsOf(site);  // the site's analytics, as on its published pages
   page.query = params.q;
   page.mode = std::string(bus::SearchModeName(params.mode));
   auto count = [this](SearchOutcome o) {

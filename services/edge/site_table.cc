@@ -18,6 +18,7 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
     Result<std::string> html = page->Identity();  // a corrupt body: no name
     it->second.name = html.ok() ? site::SiteNameFromPage(html.value()) : std::string();
     it->second.lang = html.ok() ? site::LangFromPage(html.value()) : std::string();
+    it->second.analytics = html.ok() ? site::AnalyticsFromPage(html.value()) : site::SiteAnalytics{};
   }
   page_bytes_ += page->body_bytes();
   auto at = pages.find(url);
@@ -40,6 +41,7 @@ void SiteTables::Erase(std::string_view site, std::string_view url) {
   if (url == kNotFoundKey) {
     it->second.name.clear();
     it->second.lang.clear();
+    it->second.analytics = {};
   }
   auto at = it->second.pages.find(url);
   if (at == it->second.pages.end()) return;
@@ -60,6 +62,7 @@ void SiteTables::Retain(std::string_view site, const std::function<bool(std::str
     if (at->first == kNotFoundKey) {
       it->second.name.clear();
       it->second.lang.clear();
+      it->second.analytics = {};
     }
     page_bytes_ -= at->second->body_bytes();
     --pages_;
@@ -107,6 +110,11 @@ std::string SiteTables::LangOf(std::string_view site) const {
   return it == sites_.end() ? std::string() : it->second.lang;
 }
 
+site::SiteAnalytics SiteTables::AnalyticsOf(std::string_view site) const {
+  auto it = sites_.find(site);
+  return it == sites_.end() ? site::SiteAnalytics{} : it->second.analytics;
+}
+
 std::string_view SiteTables::Resolve(std::string_view host_header) {
   if (host_header.empty() || !bus::NormalizeHost(host_header, &host_scratch_)) return default_site_;
   auto it = hosts_.find(std::string_view(host_scratch_));
@@ -114,7 +122,13 @@ std::string_view SiteTables::Resolve(std::string_view host_header) {
 }
 
 const PageTable* SiteTables::Find(std::string_view host_header) {
-  auto it = sites_.find(Resolve(host_header));
+  std::string_view site;
+  return Find(host_header, &site);
+}
+
+const PageTable* SiteTables::Find(std::string_view host_header, std::string_view* site) {
+  *site = Resolve(host_header);
+  auto it = sites_.find(*site);
   return it == sites_.end() ? nullptr : &it->second.pages;
 }
 

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "folio/site/analytics.h"
 #include "page.h"
 
 namespace folio::edge {
@@ -57,6 +58,9 @@ class SiteTables {
   // The page table for a raw Host header value ("B.example:8081"), or
   // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
   const PageTable* Find(std::string_view host_header);
+  // The same, and the site it selects in *site (a view valid until the
+  // tables change; set even when the site has no pages).
+  const PageTable* Find(std::string_view host_header, std::string_view* site);
   // The site a raw Host header value selects (for search, tests and logs).
   std::string SiteOf(std::string_view host_header);
   // The name `site`'s pages show in their header: from its 404 page, else
@@ -65,6 +69,10 @@ class SiteTables {
   // The language `site`'s pages are in: its 404 page's <html lang> (the
   // site's SiteInfo::lang), "" when unknown (then pages are English).
   std::string LangOf(std::string_view site) const;
+  // `site`'s analytics setting, as its 404 page carries it
+  // (site::AnalyticsFromPage): the edge's own pages (search) load it too.
+  // None while the site has no 404 page.
+  site::SiteAnalytics AnalyticsOf(std::string_view site) const;
   size_t pages() const { return pages_; }
   // Bytes of the page bodies held: gzip only, the one copy an edge keeps
   // (Page::body_bytes()).
@@ -76,6 +84,7 @@ class SiteTables {
     std::vector<std::string> hosts;  // as last set by SetHosts
     std::string name;                // from the 404 page's header; "" if unknown
     std::string lang;                // the 404 page's <html lang>; "" if unknown
+    site::SiteAnalytics analytics;   // from the 404 page's marker; none if unknown
     std::string title;               // from the site record
   };
   std::string_view Resolve(std::string_view host_header);

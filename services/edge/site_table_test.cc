@@ -98,3 +98,21 @@ TEST_CASE("site tables: a site's language comes from its 404 page's <html lang> 
   t.EraseSite("a");
   CHECK(t.LangOf("a").empty());
 }
+
+TEST_CASE("site tables: a site's analytics come from its 404 page, for the edge's own pages (issue 29)") {
+  SiteTables t("default");
+  site::SiteInfo info;
+  info.name = "A";
+  info.analytics = *site::CheckAnalytics("plausible", "a.example.com", "");
+  t.Put("a", PageForTest(kNotFoundKey, site::Assemble404Page(info), 404));
+  t.Put("b", PageForTest(kNotFoundKey, site::Assemble404Page("B"), 404));
+  CHECK(t.AnalyticsOf("a") == info.analytics);
+  CHECK(t.AnalyticsOf("b").provider == site::AnalyticsProvider::kNone);
+  CHECK(t.AnalyticsOf("nosuch").provider == site::AnalyticsProvider::kNone);
+  std::string_view which;
+  t.SetHosts("a", {"a.example"});
+  CHECK(t.Find("a.example", &which) != nullptr);
+  CHECK(which == "a");
+  t.Erase("a", kNotFoundKey);
+  CHECK(t.AnalyticsOf("a").provider == site::AnalyticsProvider::kNone);
+}

@@ -2,10 +2,12 @@
 
 #include "folio/core/json.h"
 #include "folio/core/text.h"
+#include "folio/core/time.h"
 #include "folio/core/utf8.h"
 #include "folio/http/conditional.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/search_page.h"
+#include "view_stats.h"
 
 #include <vector>
 
@@ -16,6 +18,8 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
       assets_(assets) {
   router_.Handle("GET", std::string(markdown::kSearchUrl), [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
                  "search");
+  router_.Handle("GET", std::string(kStatsUrl), [this](const http::Request& req, http::Responder r) { ServeStats(req, std::move(r)); },
+                 "stats");
   // Pages, listings and attachments (Serve narrows those to "asset").
   router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
   http::ServerOptions opts;
@@ -27,8 +31,9 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
 }
 
 // The hot path (gzip, 304, HEAD): no allocation (scratch_ and the host
-// buffer are reused; the shared_ptr copy is a reference count), no lock, no
-// compression. An identity GET allocates and inflates its body (Respond).
+// buffer are reused; the shared_ptr copy is a reference count), no
+// compression, no lock but the view counter's own (view_counter.h: taken by
+// this worker only, contended only while /metrics or /_/stats reads). An identity GET allocates and inflates its body (Respond).
 namespace {
 
 // ?page=N of a listing: N in [2, 10000], else 0 (ignored).
@@ -109,7 +114,8 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   const Page* page;
   std::shared_ptr<const Page> keep;
   // The site by Host; its own 404 page when the path has none.
-  const PageTable* pages = sites_.Find(req.GetHeader("host"));
+  std::string_view site;
+  const PageTable* pages = sites_.Find(req.GetHeader("host"), &site);
   keep = builtin_404_;
   if (pages) {
     // Paginated listings are published under their query: "/recent?page=2".
@@ -127,6 +133,11 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
         return;
       }
       keep = it->second;
+      // A reader's view (view_counter.h): counted before the answer, whose
+      // status (200 or 304) does not change it. No allocation once seen.
+      if (views_ != nullptr && keep->status() == 200 && keep->is_html() && IsCountedView(req)) {
+        views_->Count(site, it->first, UtcDay(NowUnixMs()));
+      }
     } else if (assets_ != nullptr && ServeAsset(req, &r)) {
       return;  // an attachment held by folio-storage; off the hot path
     } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
@@ -152,6 +163,27 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
   // gzip (nearly every reader): the page's bytes as they are. Identity: the
   // body is inflated for this answer (not for HEAD or 304).
   SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head);
+}
+
+bool Worker::IsOwner(const http::Request&, std::string_view) const { return false; }
+
+void Worker::ServeStats(const http::Request& req, http::Responder r) {
+  std::string site = sites_.SiteOf(req.GetHeader("host"));
+  if (all_views_ == nullptr || !IsOwner(req, site)) {
+    SendNotFound(std::move(r), req.GetHeader("host"), req.is_head);
+    return;
+  }
+  const int64_t today = UtcDay(NowUnixMs());
+  http::Response resp;
+  resp.headers = {{"Content-Type", "text/html; charset=utf-8"},
+                  {"Cache-Control", "private, no-store"},
+                  {"Content-Security-Policy", std::string(kStatsPageCsp)},
+                  {"X-Content-Type-Options", "nosniff"},
+                  {"X-Frame-Options", "DENY"},
+                  {"X-Robots-Tag", "noindex"}};
+  resp.body = AssembleStatsPage(sites_.NameOf(site), all_views_->Summarize(site, today, 30), today);
+  counters_.other->Increment();
+  r.Send(std::move(resp));
 }
 
 void Worker::SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified,

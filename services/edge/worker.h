@@ -23,6 +23,7 @@
 #include "search_backend.h"
 #include "search_params.h"
 #include "site_table.h"
+#include "view_counter.h"
 
 namespace folio::edge {
 
@@ -54,8 +55,23 @@ class Worker {
   // Loop thread only (post these from elsewhere).
   SiteTables& sites() { return sites_; }
 
+  // Counts readers' views (view_counter.h) into `mine` and answers
+  // /_/stats from `all` (every worker's). REQUIRES: before serving; both
+  // outlive the loop's run. Without it nothing is counted and /_/stats is 404.
+  void CountViews(ViewCounter* mine, const ViewCounters* all) {
+    views_ = mine;
+    all_views_ = all;
+  }
+
  private:
   void Serve(const http::Request& req, http::Responder r);
+  // GET /_/stats (view_stats.h): the site's page views, for its signed-in
+  // owners only; anyone else gets the site's 404 page, as for a URL that
+  // does not exist (nothing revealed).
+  void ServeStats(const http::Request& req, http::Responder r);
+  // True if `req` carries a session of an owner of `site`. The session check
+  // is the private-site edge's (issue 29); until it is wired here, nobody is.
+  bool IsOwner(const http::Request& req, std::string_view site) const;
   // GET /search (search_handler.cc). Answers at once (400, the empty page,
   // 503 when overloaded) or parks the Responder in pending_searches_ until
   // FinishSearch, posted back to this loop by the backend's pool.
@@ -114,6 +130,8 @@ class Worker {
   std::shared_ptr<const Page> builtin_404_;
   std::string scratch_;  // decoded path; reused across requests
   ServeCounters counters_;
+  ViewCounter* views_ = nullptr;             // this worker's; null: views are not counted
+  const ViewCounters* all_views_ = nullptr;  // every worker's, for /_/stats
   SearchBackend* search_;
   // Responders of searches in flight, by id: they never leave this thread
   // (a Responder is loop-thread only). Dropped ones answer nothing once

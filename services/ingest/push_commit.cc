@@ -64,8 +64,9 @@ void PushAssembler::AddLeftUrls(const VaultChange& change, int64_t now_s, const 
   }
   for (const auto& url : change.impact.deleted_urls) {
     if (taken.count(url) || change.impact.moved.count(url)) continue;
-    internal::AddPage(c, url, {410, kHtml, "public, max-age=300", site::PageCsp(), "", now_s, c->version},
-                      site::AssembleGonePage(renderer_->Info()));  // with the vault's publish.css
+    const site::SiteInfo info = renderer_->Info();  // with the vault's publish.css and analytics
+    internal::AddPage(c, url, {410, kHtml, "public, max-age=300", site::PageCsp(info), "", now_s, c->version},
+                      site::AssembleGonePage(info));
   }
 }
 

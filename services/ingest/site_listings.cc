@@ -9,6 +9,7 @@
 
 #include "folio/bus/page_schema.h"
 #include "folio/core/gzip.h"
+#include "folio/core/text.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
 #include "folio/site/feeds.h"
@@ -154,6 +155,8 @@ size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const si
     only = &with_feeds;
   }
   auto pages = site::BuildListings(vault, info, opt, only);
+  // HTML pages carry the site's analytics sources; feeds, sitemaps and JSON the plain policy.
+  const std::string html_csp = site::PageCsp(info);
   size_t n = 0;
   std::set<std::string> note_urls;
   for (const auto& p : c->pages) note_urls.insert(p.url);
@@ -174,7 +177,8 @@ size_t ListingBuilder::AddChanged(Commit* c, int64_t now_s, bool force, const si
     (*delta)[url] = ListingFp{g.fingerprint, g.status};
     if (note_urls.count(url)) continue;  // a note took this URL in this very push
     const char* cache = g.status == 301 ? "public, max-age=300" : internal::kPageCache;
-    internal::AddPage(c, url, {g.status, g.content_type, cache, site::PageCsp(), g.location, now_s, c->version},
+    const std::string& csp = StartsWith(g.content_type, "text/html") ? html_csp : site::PageCsp();
+    internal::AddPage(c, url, {g.status, g.content_type, cache, csp, g.location, now_s, c->version},
                       g.Render());
     ++n;
   }

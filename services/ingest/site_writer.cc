@@ -71,8 +71,9 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
 // The 404 page links the vault's publish.css like every page: written at
 // start and again when a push adds or removes publish.css.
 void SiteWriter::Add404Page(int64_t now_s, Commit* c) const {
-  internal::AddPage(c, k404Url, {404, kHtml, "no-store", site::PageCsp(), "", now_s, c->version},
-                    site::Assemble404Page(renderer_.Info()));
+  const site::SiteInfo info = renderer_.Info();
+  internal::AddPage(c, k404Url, {404, kHtml, "no-store", site::PageCsp(info), "", now_s, c->version},
+                    site::Assemble404Page(info));
 }
 
 void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {

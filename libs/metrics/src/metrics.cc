@@ -42,6 +42,10 @@ void Registry::AddScrapedCounter(const std::string& name, const std::string& hel
   scraped_.push_back({name, help, prometheus::MetricType::Counter, std::move(read)});
 }
 
+void Registry::AddCollector(std::function<std::vector<prometheus::MetricFamily>()> collect) {
+  collectors_.push_back(std::move(collect));
+}
+
 std::string Registry::Serialize(std::vector<prometheus::MetricFamily> extra) const {
   prometheus::TextSerializer s;
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
@@ -56,6 +60,9 @@ std::string Registry::Serialize(std::vector<prometheus::MetricFamily> extra) con
       sample.gauge.value = v;
     }
     families.push_back({m.name, m.help, m.type, {sample}});
+  }
+  for (const auto& collect : collectors_) {
+    for (auto& f : collect()) families.push_back(std::move(f));
   }
   for (auto& f : extra) families.push_back(std::move(f));
   return s.Serialize(families);

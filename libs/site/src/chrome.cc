@@ -4,6 +4,7 @@
 #include <string>
 
 #include "folio/core/text.h"
+#include "folio/site/analytics.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/i18n.h"
 #include "folio/site/urls.h"
@@ -182,6 +183,8 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
     *out += "\">";
   }
   *out += "<script src=\"" + SiteScriptUrl() + "\" defer></script>";
+  AppendAnalyticsTags(site.analytics, out);
+  if (h.analytics_marker) AppendAnalyticsMarker(site.analytics, out);
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);

@@ -7,18 +7,20 @@
 namespace folio::site {
 namespace {
 
-// Everything after script-src and style-src, the same for every page.
-constexpr std::string_view kLoads =
-    "img-src 'self' https: http: data:; media-src 'self'; frame-src 'self' https://www.youtube-nocookie.com https://player.vimeo.com; font-src 'self'; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'self'";
-
-std::string Policy(std::string_view script_src, std::string_view style_src) {
+// Everything after style-src, the same for every page but for what a
+// site's analytics adds (img-src, connect-src).
+std::string Policy(std::string_view script_src, std::string_view style_src, const AnalyticsCsp& a = {}) {
   std::string p = "default-src 'none'; script-src ";
   p += script_src;
+  p += a.script_src;
   p += "; style-src ";
   p += style_src;
-  p += "; ";
-  p += kLoads;
+  p += "; img-src 'self' https: http: data:";
+  p += a.img_src;
+  p += "; media-src 'self'; frame-src 'self' https://www.youtube-nocookie.com https://player.vimeo.com; font-src 'self'; "
+       "connect-src 'self'";
+  p += a.connect_src;
+  p += "; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'self'";
   return p;
 }
 
@@ -66,13 +68,18 @@ const std::string& PageCsp() {
   return csp;
 }
 
+std::string PageCsp(const SiteInfo& site) {
+  if (site.analytics.provider == AnalyticsProvider::kNone) return PageCsp();
+  return Policy(internal::BaseScriptSources(), "'self'", AnalyticsCspOf(site.analytics));
+}
+
 std::string NotePageCsp(const NotePage& p) {
-  if (!p.has_mermaid || p.site.mermaid_url.empty()) return PageCsp();
+  if (!p.has_mermaid || p.site.mermaid_url.empty()) return PageCsp(p.site);
   const std::string& url = p.site.mermaid_url;
   // A source expression needs a host: a same-origin path is 'self'.
   std::string script = internal::BaseScriptSources() + " " + ScriptHashSource(internal::kMermaidInit);
   if (url[0] != '/') script += " " + url;  // a path on the site is covered by 'self' already
-  return Policy(script, "'self' 'unsafe-inline'");
+  return Policy(script, "'self' 'unsafe-inline'", AnalyticsCspOf(p.site.analytics));
 }
 
 Status CheckMermaidSource(std::string_view url, std::string_view integrity) {

@@ -322,7 +322,11 @@ std::string NoticePage(const SiteInfo& site, bool gone) {
   const Strings& t = StringsFor(PageLang("", site.lang));
   const std::string_view title = gone ? t.gone_title : t.not_found_title;
   std::string out;
-  AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", gone}, &out);
+  Head h{title, "", "", "", "", "website", nullptr, "", "", gone};
+  // The 404 page also carries the analytics marker: the edge reads the site's
+  // analytics back from it for the search page it assembles (analytics.h).
+  h.analytics_marker = !gone;
+  AppendHead(site, h, &out);
   out += "<article><h1>";
   AppendHtmlEscaped(title, &out);
   out += "</h1><p>";

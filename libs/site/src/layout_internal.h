@@ -32,6 +32,7 @@ struct Head {
   bool current_is_folder = false;  // a folder page: the current item is a folder
   bool has_outline = false;        // the page has an outline: the header shows its button
   bool has_graph = false;          // the page has a local graph (.published-container.has-graph)
+  bool analytics_marker = false;   // the 404 page: AppendAnalyticsMarker, for the edge's search page
 };
 
 // Around a note page's body (AssembleNotePage): the feeds take the body

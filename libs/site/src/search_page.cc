@@ -176,11 +176,15 @@ std::string AssembleSearchPage(const SearchPage& p) {
   return out;
 }
 
+std::string SearchPageCsp(const SiteInfo& site) {
+  AnalyticsCsp a = AnalyticsCspOf(site.analytics);
+  return "default-src 'none'; script-src " + internal::BaseScriptSources() + " " + ScriptHashSource(kScript) +
+         a.script_src + "; style-src 'self'; img-src 'self' data:" + a.img_src + "; connect-src 'self'" +
+         a.connect_src + "; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+}
+
 const std::string& SearchPageCsp() {
-  static const std::string csp = "default-src 'none'; script-src " + internal::BaseScriptSources() + " " +
-                                 ScriptHashSource(kScript) +
-                                 "; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; "
-                                 "base-uri 'none'; object-src 'none'; frame-ancestors 'none'";
+  static const std::string csp = SearchPageCsp(SiteInfo{});
   return csp;
 }
 

@@ -64,7 +64,12 @@ class Registry {
   void AddScrapedGauge(const std::string& name, const std::string& help, std::function<double()> read);
   void AddScrapedCounter(const std::string& name, const std::string& help, std::function<double()> read);
 
-  // The registry, then the process metrics, the scraped ones, then `extra`
+  // Families whose series `collect` computes at each scrape (a bounded set
+  // of labelled series that changes: the edge's most viewed pages). Same
+  // rules as AddScrapedGauge: thread-safe, quick, no I/O. Call before serving.
+  void AddCollector(std::function<std::vector<prometheus::MetricFamily>()> collect);
+
+  // The registry, then the process metrics, the scraped ones, the collectors', then `extra`
   // (families computed by the caller at scrape time), in Prometheus text
   // exposition format.
   std::string Serialize(std::vector<prometheus::MetricFamily> extra = {}) const;
@@ -77,6 +82,7 @@ class Registry {
   };
   std::shared_ptr<prometheus::Registry> registry_;
   std::vector<Scraped> scraped_;  // written before serving, then read-only
+  std::vector<std::function<std::vector<prometheus::MetricFamily>()>> collectors_;  // likewise
   std::unique_ptr<RequestMetrics> requests_;
   ProcessCollector process_;
 };

@@ -14,7 +14,9 @@
 // mermaid diagram also folio's inline start script by its hash and the
 // mermaid script by its exact URL ('self' covers a same-origin path); such a
 // page also allows inline styles, which mermaid draws with. Never
-// 'unsafe-inline' or 'unsafe-eval' for script. The search page
+// 'unsafe-inline' or 'unsafe-eval' for script. A site with analytics
+// (analytics.h) adds exactly its provider's sources, on that site's HTML
+// pages only (an inline config script by its hash). The search page
 // (search_page.h) has a policy of its own, with the same two.
 //
 // Pure functions; thread-safe.
@@ -32,7 +34,12 @@ namespace folio::site {
 // pages, /recent, the graph page, the 404 page, redirect pages, note pages
 // without a diagram, and the default for page records without a policy.
 const std::string& PageCsp();
-// The policy of a note page as AssembleNotePage(p) writes it.
+// The same for an HTML page of `site`: PageCsp() plus the sources the
+// site's analytics needs (analytics.h: script-src, connect-src, img-src),
+// for that site only. PageCsp() when it has none.
+std::string PageCsp(const SiteInfo& site);
+// The policy of a note page as AssembleNotePage(p) writes it (with the
+// site's analytics, as PageCsp(p.site)).
 std::string NotePageCsp(const NotePage& p);
 
 // A CSP hash source for an inline script's text: "'sha256-<base64>'".

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "folio/site/analytics.h"
+
 namespace folio::site {
 
 struct LinkItem {
@@ -52,6 +54,8 @@ struct SiteInfo {
                                   // <html lang> and the words of every page (i18n.h) but a note's own
                                   // frontmatter lang's
   bool feed_content = true;       // the feeds (feeds.h) carry each note's body; false = its summary only
+  SiteAnalytics analytics;        // third-party analytics (analytics.h): its script on every HTML page
+                                  // and its sources in their policies (csp.h); default none
 };
 
 struct NotePage {

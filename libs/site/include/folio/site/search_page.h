@@ -50,6 +50,9 @@ std::string AssembleSearchResultsFragment(const SearchPage& p);
 // everything, and script only the page's own inline script (by its hash).
 // The edge sends it with the page.
 const std::string& SearchPageCsp();
+// The same for a search page of `site` (SearchPage::site): plus the sources
+// its analytics needs (analytics.h), as its published pages have them.
+std::string SearchPageCsp(const SiteInfo& site);
 
 // A hit's href: the URL path percent-encoded, a "#heading" fragment kept as
 // a fragment (a section hit links to its heading); "/" for an empty url.
