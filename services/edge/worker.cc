@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include "folio/auth/form.h"
 #include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/core/utf8.h"
@@ -11,17 +12,26 @@
 
 namespace folio::edge {
 
-Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
-    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
-      assets_(assets) {
+Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets,
+               Signins* signins)
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), builtin_signin_(BuiltinSigninPage()),
+      signins_(signins), counters_(counters), search_(search), assets_(assets) {
   router_.Handle("GET", std::string(markdown::kSearchUrl), [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
-                 "search");
-  // Pages, listings and attachments (Serve narrows those to "asset").
-  router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
+                 "search", 0);
+  // Pages, listings and attachments (Serve narrows those to "asset"). They
+  // take no body: one is refused (413) before a byte of it is read (issue 22).
+  auto serve = [this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); };
+  router_.HandlePrefix("GET", "/", serve, "page", 0);
+  router_.Fallback(serve, "page");
+  // Sign-in forms (signin_handler.cc): the only bodies readers send, and
+  // only to a site with readers (AdmitPost refuses the others unread).
+  router_.HandlePrefix(
+      "POST", "/", [this](const http::Request& req, http::AdmissionGate g) { AdmitPost(req, std::move(g)); },
+      [this](const http::Request& req, http::Responder r) { ServePost(req, std::move(r)); }, "signin",
+      auth::kMaxFormBytes);
   http::ServerOptions opts;
-  // Readers send no bodies: one is refused (413) before a byte of it is
-  // read, so the edge needs no body budget and its GETs never hold (issue 22).
-  opts.max_body_bytes = 0;
+  opts.max_body_bytes = auth::kMaxFormBytes;  // the fallback (other methods) too: 405 once read
+  opts.body_budget = &body_budget_;
   server_ = std::make_unique<http::Server>(&loop_, &router_, opts);
   scratch_.reserve(1024);
 }
@@ -80,11 +90,13 @@ std::string MovedGeneratedUrl(std::string_view raw_path) {
 }
 
 // 301 to `location` (already percent-encoded). Off the hot path.
-http::Response MovedTo(std::string location) {
+// `private_answer`: for a signed-in reader (never for a shared cache).
+http::Response MovedTo(std::string location, bool private_answer) {
   http::Response moved;
   moved.status = 301;
   moved.headers.emplace_back("Location", location);
-  moved.headers.emplace_back("Cache-Control", "public, max-age=300");
+  moved.headers.emplace_back("Cache-Control", private_answer ? "private, no-cache" : "public, max-age=300");
+  if (private_answer) moved.headers.emplace_back("Vary", "Cookie");
   moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
   for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
   moved.body = "Moved to " + location + "\n";
@@ -94,6 +106,13 @@ http::Response MovedTo(std::string location) {
 }  // namespace
 
 void Worker::Serve(const http::Request& req, http::Responder r) {
+  const SiteAuth* auth = nullptr;
+  // The site by Host; its own 404 page when the path has none.
+  const PageTable* pages = sites_.Find(req.GetHeader("host"), &auth);
+  if (auth != nullptr) {  // a private site, or one with readers: off the hot path
+    ServeGuarded(req, std::move(r), pages, *auth);
+    return;
+  }
   if (req.method != "GET" && req.method != "HEAD") {
     http::Response resp = http::Response::Json(405, JsonError("method_not_allowed", "pages answer GET and HEAD"));
     resp.headers.emplace_back("Allow", "GET, HEAD");
@@ -106,11 +125,12 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
     r.SendError(400, "invalid_argument", "malformed percent-encoding in the path");
     return;
   }
-  const Page* page;
-  std::shared_ptr<const Page> keep;
-  // The site by Host; its own 404 page when the path has none.
-  const PageTable* pages = sites_.Find(req.GetHeader("host"));
-  keep = builtin_404_;
+  ServePath(req, std::move(r), pages, nullptr, Session::kUnknown);
+}
+
+void Worker::ServePath(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth* auth,
+                       Session session) {
+  std::shared_ptr<const Page> keep = builtin_404_;
   if (pages) {
     // Paginated listings are published under their query: "/recent?page=2".
     if (int pg = PageParam(req.query); pg >= 2) {
@@ -118,46 +138,59 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       scratch_ += std::to_string(pg);  // SSO: no allocation for small numbers
     }
     auto it = pages->find(std::string_view(scratch_));
-    // A page for signed-in readers is never served to anyone else: until
-    // sessions are checked here, it answers as if it did not exist.
-    if (it != pages->end() && it->second->signed_in_only()) it = pages->end();
+    // A page for signed-in readers is never served to anyone else: the
+    // sign-in page instead, or, on a site nobody can sign in to, nothing.
+    if (it != pages->end() && it->second->signed_in_only() && session != Session::kYes) {
+      if (auth != nullptr && session == Session::kUnknown && HasSession(req, *auth)) {
+        session = Session::kYes;
+      } else if (auth != nullptr) {
+        counters_.other->Increment();
+        SendSignin(std::move(r), pages, 401, "");
+        return;
+      } else {
+        it = pages->end();
+      }
+    }
+    const bool signed_in = session == Session::kYes;
     if (it != pages->end() && it->first != kNotFoundKey) {
       if (const BlobRef* blob = it->second->blob()) {
         ServeBlobPage(req, *blob, std::move(r));  // off the hot path: its body is in storage
         return;
       }
       keep = it->second;
-    } else if (assets_ != nullptr && ServeAsset(req, &r)) {
+    } else if (assets_ != nullptr && ServeAsset(req, &r, signed_in)) {
       return;  // an attachment held by folio-storage; off the hot path
     } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
       // Another spelling of a page's URL (letter case, ".md", a trailing
       // slash): 301 to the canonical one. Off the hot path.
       counters_.other->Increment();
-      r.Send(MovedTo(PercentEncodePath(canonical)));
+      r.Send(MovedTo(PercentEncodePath(canonical), signed_in));
       return;
     } else if (std::string moved = MovedGeneratedUrl(req.path); !moved.empty()) {
       // A generated page's URL from before they moved under "/_/", which no
       // note claims: 301 there, query kept ("/recent?page=2", "/search?q=x").
       counters_.other->Increment();
-      r.Send(MovedTo(req.query.empty() ? moved : moved + "?" + std::string(req.query)));
+      r.Send(MovedTo(req.query.empty() ? moved : moved + "?" + std::string(req.query), signed_in));
       return;
     } else if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) {
       keep = nf->second;
     }
   }
-  page = keep.get();
+  const Page* page = keep.get();
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
   std::string_view inm = req.GetHeader("if-none-match");
   bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
   // gzip (nearly every reader): the page's bytes as they are. Identity: the
   // body is inflated for this answer (not for HEAD or 304).
-  SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head);
+  const bool private_answer = session == Session::kYes || page->signed_in_only();
+  SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head, private_answer);
 }
 
 void Worker::SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified,
-                      bool head_only) {
+                      bool head_only, bool private_answer) {
   const uint16_t status = page->status();
-  Result<http::PreparedResponse> answer = Respond(std::move(page), gzip, not_modified, head_only);
+  Result<http::PreparedResponse> answer = private_answer ? RespondPrivate(std::move(page), gzip, not_modified, head_only)
+                                                         : Respond(std::move(page), gzip, not_modified, head_only);
   if (!answer.ok()) {
     counters_.corrupt_body->Increment();
     counters_.other->Increment();
