@@ -21,7 +21,8 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
   // Pages, listings and attachments (Serve narrows those to "asset"). They
   // take no body: one is refused (413) before a byte of it is read (issue 22).
   auto serve = [this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); };
-  router_.HandlePrefix("GET", "/", serve, "page", 0);
+  // Other methods get 405 from Serve, or 413 for a body, unread (as GET).
+  for (const char* method : {"GET", "PUT", "DELETE", "PATCH", "OPTIONS"}) router_.HandlePrefix(method, "/", serve, "page", 0);
   router_.Fallback(serve, "page");
   // Sign-in forms (signin_handler.cc): the only bodies readers send, and
   // only to a site with readers (AdmitPost refuses the others unread).
@@ -30,7 +31,7 @@ Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* 
       [this](const http::Request& req, http::Responder r) { ServePost(req, std::move(r)); }, "signin",
       auth::kMaxFormBytes);
   http::ServerOptions opts;
-  opts.max_body_bytes = auth::kMaxFormBytes;  // the fallback (other methods) too: 405 once read
+  opts.max_body_bytes = auth::kMaxFormBytes;  // the most any route takes
   opts.body_budget = &body_budget_;
   server_ = std::make_unique<http::Server>(&loop_, &router_, opts);
   scratch_.reserve(1024);
