@@ -61,10 +61,10 @@ http::Response SeeOther(std::string location, std::string set_cookie) {
 
 }  // namespace
 
-bool Worker::HasSession(const http::Request& req, const SiteAuth& auth) const {
+bool Worker::HasSession(const http::Request& req, const SiteAuth& auth, auth::Session* out) const {
   std::string_view cookie = auth::CookieValue(req.GetHeader("cookie"), auth::kSessionCookie);
   auth::Session s;
-  return !cookie.empty() && auth::VerifySession(cookie, auth.key, auth.site, time(nullptr), &s);
+  return !cookie.empty() && auth::VerifySession(cookie, auth.key, auth.site, time(nullptr), out ? out : &s);
 }
 
 void Worker::ServeGuarded(const http::Request& req, http::Responder r, const PageTable* pages,

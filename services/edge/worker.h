@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "folio/auth/session.h"
 #include "folio/bus/search_schema.h"
 #include "folio/http/body_budget.h"
 #include "folio/http/server.h"
@@ -81,7 +82,10 @@ class Worker {
   void AdmitPost(const http::Request& req, http::AdmissionGate gate);
   // GET /_/search on a private site without a session: answered (true).
   bool GateSearch(const http::Request& req, http::Responder* r, bool data);
-  bool HasSession(const http::Request& req, const SiteAuth& auth) const;
+  // Whether `req` carries a valid session of `auth`'s site (its cookie
+  // verifies: auth::VerifySession), and which (`out`, if not null: the
+  // reader and the owner flag, e.g. for an owners-only page).
+  bool HasSession(const http::Request& req, const SiteAuth& auth, auth::Session* out = nullptr) const;
   // The site's sign-in page (or the built-in one) with `status`, `error`
   // written into it, never cached, never indexed.
   void SendSignin(http::Responder r, const PageTable* pages, int status, std::string_view error,
