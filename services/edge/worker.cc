@@ -63,8 +63,9 @@ int PageParam(std::string_view query) {
 
 // The canonical URL for another spelling of it, or "" if none: case folded
 // (ASCII, and the scripts slugs lower-case: "/Гайд" -> "/гайд"), a ".md"
-// suffix or a trailing slash dropped (or added).
-std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path) {
+// suffix or a trailing slash dropped (or added). A signed-in-only page is
+// one only for a signed-in reader: its URL says what the note is called.
+std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path, bool signed_in) {
   std::string path;
   if (!PercentDecode(raw_path, &path)) return {};
   std::string lower = Utf8Lower(path);
@@ -75,7 +76,10 @@ std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_
   for (const auto& c : candidates) {
     if (c == path) continue;
     auto it = pages.find(std::string_view(c));
-    if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey) return it->first;
+    if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey &&
+        (signed_in || !it->second->signed_in_only())) {
+      return it->first;
+    }
   }
   return {};
 }
@@ -161,7 +165,7 @@ void Worker::ServePath(const http::Request& req, http::Responder r, const PageTa
       keep = it->second;
     } else if (assets_ != nullptr && ServeAsset(req, &r, signed_in)) {
       return;  // an attachment held by folio-storage; off the hot path
-    } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
+    } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path, signed_in); !canonical.empty()) {
       // Another spelling of a page's URL (letter case, ".md", a trailing
       // slash): 301 to the canonical one. Off the hot path.
       counters_.other->Increment();

@@ -284,6 +284,7 @@ TEST_CASE("signed-in-only pages on a public site: the sign-in page, then the pag
   auto closed = c.EdgeGetAt("club.example", "/members");
   CHECK(closed.status == 404);
   CHECK(closed.body.find("MEMBERMARKER") == std::string::npos);
+  CHECK(c.EdgeGetAt("club.example", "/Members").status == 404);
 
   PutSite(b.get(), PrivateSite("club", {"club.example"}, kKey2, /*private_site=*/false));
   REQUIRE(Eventually([&] { return c.EdgeGetAt("club.example", "/members").status == 401; }));
@@ -292,6 +293,10 @@ TEST_CASE("signed-in-only pages on a public site: the sign-in page, then the pag
   CHECK(signin.body.find("password") != std::string::npos);
   CHECK(signin.Header("cache-control") == "no-store");
   // The site's public pages stay public and cacheable.
+  // Another spelling of its URL is not redirected there: the URL names the note.
+  auto misspelt = c.EdgeGetAt("club.example", "/Members");
+  CHECK(misspelt.status == 404);
+  CHECK(misspelt.Header("location").empty());
   auto open = c.EdgeGetAt("club.example", "/open");
   CHECK(open.status == 200);
   CHECK(open.Header("cache-control").find("private") == std::string::npos);
