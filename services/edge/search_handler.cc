@@ -4,10 +4,19 @@
 #include <utility>
 
 #include "folio/core/json.h"
+#include "folio/site/i18n.h"
 #include "worker.h"
 #include "search_params.h"
 
 namespace folio::edge {
+
+std::string SearchUnavailable(const site::SearchPage& p) {
+  return std::string(site::StringsFor(site::PageLang("", p.site.lang)).search_unavailable);
+}
+
+std::string SearchBusy(const site::SearchPage& p) {
+  return std::string(site::StringsFor(site::PageLang("", p.site.lang)).search_busy);
+}
 
 int ApplySearchReply(const bus::SearchReply& reply, site::SearchPage* p) {
   if (!reply.error.empty()) {
@@ -81,6 +90,7 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   std::string site = sites_.SiteOf(req.GetHeader("host"));
   site::SearchPage page;
   page.site.name = sites_.NameOf(site);
+  page.site.lang = sites_.LangOf(site);  // the site's language, as its 404 page says (issue 29)
   page.query = params.q;
   page.mode = std::string(bus::SearchModeName(params.mode));
   auto count = [this](SearchOutcome o) {
@@ -108,7 +118,7 @@ void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   };
   bus::SearchQuery query{std::move(site), params.q, params.k, params.mode};
   if (search_ == nullptr || !search_->Start(std::move(query), std::move(done))) {
-    page.error = search_ == nullptr ? kSearchUnavailable : kSearchBusy;
+    page.error = search_ == nullptr ? SearchUnavailable(page) : SearchBusy(page);
     http::Response resp = SearchHttpResponse(503, page, format, Code::kUnavailable);
     resp.headers.emplace_back("Retry-After", "1");
     r.Send(std::move(resp));
@@ -128,7 +138,7 @@ void Worker::FinishSearch(uint64_t id, site::SearchPage page, SearchFormat forma
   if (!reply.ok()) {
     code = reply.status().code();
     status = http::UpstreamHttpStatusFor(code);
-    page.error = kSearchUnavailable;
+    page.error = SearchUnavailable(page);
   } else {
     code = reply->code;
     status = ApplySearchReply(*reply, &page);

@@ -15,9 +15,10 @@
 namespace folio::edge {
 
 // What the reader is told when the search service cannot answer (any failure
-// but bad input); the detail goes to metrics, never to the page.
-inline constexpr std::string_view kSearchUnavailable = "Search is unavailable right now. Please try again in a moment.";
-inline constexpr std::string_view kSearchBusy = "Search is busy right now. Please try again in a moment.";
+// but bad input), in the page's language (i18n.h search_unavailable,
+// search_busy); the detail goes to metrics, never to the page.
+std::string SearchUnavailable(const site::SearchPage& p);
+std::string SearchBusy(const site::SearchPage& p);
 
 // Fills p->results and p->took_us from a successful reply (at most
 // kMaxSearchResults hits), or p->error from one that carries an error.

@@ -251,6 +251,29 @@ TEST_CASE("edge search: the site's name comes from its 404 page, then its site r
   CHECK(Has(r.body, "<title>Search: x · Field &lt;Notes&gt;</title>"));
 }
 
+TEST_CASE("edge search: the page and its errors speak the site's language, read off its 404 page (issue 29)") {
+  EdgeUnderTest e(SearchOptions{1, 0, 500});  // no room: every search is refused as busy
+  site::SiteInfo info;
+  info.name = "Notizen";
+  info.lang = "de";
+  bus::PageRecord rec;
+  rec.status = 404;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.etag = "\"x\"";
+  rec.body_gzip = GzipCompress(site::Assemble404Page(info));
+  auto page = BuildPage(rec, kNotFoundKey);
+  REQUIRE(page.ok());
+  e.OnLoop([&] { e.worker.sites().Put("default", *page); });
+  auto empty = e.Get("/_/search");
+  CHECK(Has(empty.body, "<html lang=\"de\">"));
+  CHECK(Has(empty.body, "<h1>Suche</h1>"));
+  CHECK(Has(empty.body, "Gib ins Suchfeld ein, wonach du suchst."));
+  auto r = e.Get("/_/search?q=hello");
+  CHECK(r.status == 503);
+  CHECK(Has(r.body, "Die Suche ist gerade ausgelastet."));
+  CHECK(!Has(r.body, "Search is busy"));
+}
+
 TEST_CASE("edge search: past max_in_flight a search is refused at once with 503") {
   EdgeUnderTest e(SearchOptions{1, 0, 500});
   auto r = e.Get("/_/search?q=hello");

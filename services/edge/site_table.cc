@@ -29,6 +29,7 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
   if (url == kNotFoundKey) {
     Result<std::string> html = page->Identity();  // a corrupt body: no name
     it->second.name = html.ok() ? site::SiteNameFromPage(html.value()) : std::string();
+    it->second.lang = html.ok() ? site::LangFromPage(html.value()) : std::string();
   }
   page_bytes_ += page->body_bytes();
   auto at = pages.find(url);
@@ -48,7 +49,10 @@ void SiteTables::Put(std::string_view site, std::shared_ptr<const Page> page) {
 void SiteTables::Erase(std::string_view site, std::string_view url) {
   auto it = sites_.find(site);
   if (it == sites_.end()) return;
-  if (url == kNotFoundKey) it->second.name.clear();
+  if (url == kNotFoundKey) {
+    it->second.name.clear();
+    it->second.lang.clear();
+  }
   auto at = it->second.pages.find(url);
   if (at == it->second.pages.end()) return;
   page_bytes_ -= at->second->body_bytes();
@@ -65,7 +69,10 @@ void SiteTables::Retain(std::string_view site, const std::function<bool(std::str
       ++at;
       continue;
     }
-    if (at->first == kNotFoundKey) it->second.name.clear();
+    if (at->first == kNotFoundKey) {
+      it->second.name.clear();
+      it->second.lang.clear();
+    }
     page_bytes_ -= at->second->body_bytes();
     --pages_;
     at = pages.erase(at);
@@ -111,6 +118,11 @@ std::string SiteTables::NameOf(std::string_view site) const {
   if (it != sites_.end() && !it->second.name.empty()) return it->second.name;
   if (it != sites_.end() && !it->second.title.empty()) return it->second.title;
   return std::string(site);
+}
+
+std::string SiteTables::LangOf(std::string_view site) const {
+  auto it = sites_.find(site);
+  return it == sites_.end() ? std::string() : it->second.lang;
 }
 
 std::string_view SiteTables::Resolve(std::string_view host_header) {

@@ -89,6 +89,9 @@ class SiteTables {
   // The name `site`'s pages show in their header: from its 404 page, else
   // its site record's title, else the site name itself.
   std::string NameOf(std::string_view site) const;
+  // The language `site`'s pages are in: its 404 page's <html lang> (the
+  // site's SiteInfo::lang), "" when unknown (then pages are English).
+  std::string LangOf(std::string_view site) const;
   size_t pages() const { return pages_; }
   // Bytes of the page bodies held: gzip only, the one copy an edge keeps
   // (Page::body_bytes()).
@@ -99,6 +102,7 @@ class SiteTables {
     PageTable pages;
     std::vector<std::string> hosts;  // as last set by SetHosts
     std::string name;                // from the 404 page's header; "" if unknown
+    std::string lang;                // the 404 page's <html lang>; "" if unknown
     std::string title;               // from the site record
     std::shared_ptr<const SiteAuth> auth;  // from the site record; null: public, no readers
   };

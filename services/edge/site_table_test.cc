@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "folio/site/layout.h"
+
 using namespace folio;
 using namespace folio::edge;
 
@@ -108,4 +110,22 @@ TEST_CASE("site tables: who may read a site comes from its record; public sites 
   t.SetAuth("a", nullptr);
   t.Find("a.example", &got);
   CHECK(got == nullptr);
+}
+
+TEST_CASE("site tables: a site's language comes from its 404 page's <html lang> (issue 29)") {
+  SiteTables t("default");
+  CHECK(t.LangOf("a").empty());
+  site::SiteInfo info;
+  info.name = "A";
+  info.lang = "ru";
+  t.Put("a", PageWithBody(kNotFoundKey, site::Assemble404Page(info)));
+  CHECK(t.LangOf("a") == "ru");
+  t.Put("a", PageWithBody(kNotFoundKey, "<html lang=\"\"><p>not ours</p>"));
+  CHECK(t.LangOf("a").empty());
+  t.Put("a", PageWithBody(kNotFoundKey, site::Assemble404Page(info)));
+  t.Erase("a", std::string(kNotFoundKey));
+  CHECK(t.LangOf("a").empty());
+  t.Put("a", PageWithBody(kNotFoundKey, site::Assemble404Page(info)));
+  t.EraseSite("a");
+  CHECK(t.LangOf("a").empty());
 }

@@ -39,6 +39,8 @@ class VaultResolver : public markdown::LinkResolver {
       : vault_(v), sources_(sources), from_(from), warnings_(warnings), stack_(std::move(stack)),
         id_prefix_(std::move(id_prefix)) {
     stack_.emplace_back(from);
+    const site::NoteMeta* top = vault_.Find(stack_.front());
+    top_private_ = top != nullptr && top->private_note;
   }
   std::optional<std::string> Resolve(std::string_view target) override {
     auto r = vault_.Resolve(target, from_);
@@ -58,6 +60,9 @@ class VaultResolver : public markdown::LinkResolver {
     if (!r) return std::nullopt;
     const site::NoteMeta* n = vault_.Find(r->path);
     if (!n || !n->published) return std::nullopt;
+    // A public page never shows a private note's text: the embed is a link
+    // (its text as the author wrote it) to the signed-in page.
+    if (n->private_note && !top_private_) return std::nullopt;
     if (std::find(stack_.begin(), stack_.end(), r->path) != stack_.end()) {
       if (warnings_) warnings_->push_back("embed cycle: ![[" + std::string(target) + "]] would include itself");
       return std::string("<p class=\"embed-cycle\">Embed cycle: this note is already shown above.</p>");
@@ -102,6 +107,7 @@ class VaultResolver : public markdown::LinkResolver {
   std::vector<std::string> stack_;      // notes being embedded, outermost first
   std::string id_prefix_;               // this note's footnote prefix ("" at the top)
   int embeds_ = 0;                      // note embeds rendered so far
+  bool top_private_ = false;            // the page rendered is a private note's (README "Private notes")
 };
 
 // Words of a note's plain text, for the reading time: runs of non-space
@@ -222,8 +228,9 @@ site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, co
   // The first kMaxBacklinks by title, chosen among pointers: a hub note
   // has a backlink from most of the vault, and only those shown are copied.
   std::vector<const site::NoteMeta*> sources;
+  // A public page never names a private note; a private page may name any.
   vault.ForEachBacklink(path, [&](const site::NoteMeta& src) {
-    if (src.published) sources.push_back(&src);
+    if (src.published && (note.private_note || !src.private_note)) sources.push_back(&src);
   });
   page.backlinks_total = sources.size();
   auto by_title = [](const site::NoteMeta* a, const site::NoteMeta* b) {
@@ -339,6 +346,7 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     CheckAnchors(vault, path, res.links, &r.warnings);
     site::NotePage page = NotePageOf(*state_, info, *note, *sources.find(path)->second, std::move(res), &r.warnings);
     PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
+    if (note->private_note) head.access = bus::PageAccess::kSignedIn;
     const std::string html = site::AssembleNotePage(page);
     PageRecordOut rec = MakePageRecord(head, html);
     r.record = std::move(rec.record);

@@ -113,6 +113,8 @@ void AddSearchHints(const site::Vault& vault, const std::string& path, const mar
     if (l.embed || l.target.empty()) continue;
     auto r = vault.Resolve(l.target, path);
     if (!r || r->path == path) continue;
+    const site::NoteMeta* target = vault.Find(r->path);
+    if (target == nullptr || !site::IsListed(*target)) continue;  // search never hears of a private note
     if (seen.emplace(r->path, l.text).second) e->links.push_back({r->path, l.text});
   }
 }
@@ -160,11 +162,14 @@ void PushAssembler::AddNoteEvents(const PushRequest& req, const PushPlan& plan, 
     e.path = pn.path;
     e.url = note->url;
     e.version = c->version;
-    e.deleted = !note->published;
-    e.title = note->title;
-    e.tags = m.tags;
-    if (note->published) e.text = m.text;
-    if (note->published) {
+    // A private note is never searchable: search hears it as deleted (a
+    // note that turns private leaves the index), with no title or text.
+    const bool listed = site::IsListed(*note);
+    e.deleted = !listed;
+    if (listed) {
+      e.title = note->title;
+      e.tags = m.tags;
+      e.text = m.text;
       for (const markdown::Heading& h : m.headings) {
         e.sections.push_back({h.text, h.id, static_cast<uint32_t>(std::min<size_t>(h.text_offset, m.text.size()))});
       }

@@ -35,6 +35,7 @@ site::NoteMeta MetaOf(const PushNote& note, const std::string& sha, const markdo
   m.tags = r.tags;
   m.permalink = r.frontmatter.permalink;
   m.published = r.frontmatter.publish;
+  m.private_note = m.published && r.frontmatter.private_note;
   for (const auto& h : r.headings) m.anchors.push_back(h.id);
   for (const auto& b : r.block_ids) m.anchors.push_back("^" + AsciiLower(b));
   m.updated_ms = now_ms;

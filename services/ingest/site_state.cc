@@ -36,7 +36,7 @@ Status SiteState::Load(Store* store, const std::string& site, bool default_stric
 
 std::optional<site::LinkItem> SiteState::RelatedItem(std::string_view path) const {
   const site::NoteMeta* n = vault_.Find(path);
-  if (!n || !n->published) return std::nullopt;
+  if (!n || !site::IsListed(*n)) return std::nullopt;  // a private note is in no related list
   return site::LinkItem{n->title, n->url, ""};
 }
 

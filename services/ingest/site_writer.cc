@@ -147,7 +147,9 @@ Status SiteWriter::Retitle(StateTxn* txn, Commit* c, Retitled* out) {
     auto text = store_->NoteContent(options_.site, path);
     if (!text.ok()) return text.status();
     const site::NoteMeta* m = vault.Find(path);
-    if (markdown::NoteTitle(markdown::ParseFrontmatter(*text), path) == m->title) continue;
+    const markdown::Frontmatter fm = markdown::ParseFrontmatter(*text);
+    // A build from before `publish: private` stored such notes as public.
+    if (markdown::NoteTitle(fm, path) == m->title && fm.private_note == m->private_note) continue;
     out->plan.changed.push_back(out->req.notes.size());
     out->plan.sha.push_back(m->sha256);
     out->req.notes.push_back({path, std::move(*text)});
@@ -160,6 +162,7 @@ Status SiteWriter::Retitle(StateTxn* txn, Commit* c, Retitled* out) {
   for (size_t k = 0; k < out->plan.changed.size(); ++k) {
     site::NoteMeta m = *vault.Find(out->req.notes[k].path);  // the rest as stored: dates, version, renames
     m.title = first.meta[k].title;
+    m.private_note = first.meta[k].frontmatter.private_note;
     upserts.push_back(std::move(m));
   }
   std::vector<NoteRow> rows;

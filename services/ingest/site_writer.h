@@ -161,7 +161,8 @@ class SiteWriter {
   };
   // At a new layout (a new build): each published note whose stored title
   // is not the one this build derives from its stored text (a title rule
-  // changed, issue 28) gets it as a push changing its title would: the
+  // changed, issue 28), or whose `publish: private` it does not reflect
+  // (stored by a build before private notes), gets it as a push changing its title would: the
   // push's first pass (ParseChanged) titles it, the vault's NoteMeta
   // changes through *txn (the listings Start rebuilds read it; every note
   // page is rendered again anyway) and its row goes into *c. Only

@@ -24,13 +24,19 @@ constexpr const char* kUpsertNoteSql =
     "created_ms=CASE WHEN notes.created_ms>0 THEN notes.created_ms ELSE excluded.created_ms END, "
     "date_ms=excluded.date_ms, modified_ms=excluded.modified_ms";
 
+// notes.published: 0 unpublished, 1 public, kPublishedPrivate private.
+int64_t PublishedColumn(const site::NoteMeta& m) {
+  if (!m.published) return 0;
+  return m.private_note ? store_internal::kPublishedPrivate : 1;
+}
+
 // A changed note's whole row.
 Status UpsertNote(sqlite::Stmt* upsert, const std::string& site, const NoteRow& n) {
   const auto& m = n.meta;
   return upsert->Bind(1, site).Bind(2, m.path).Bind(3, m.url).Bind(4, m.sha256).Bind(5, m.title)
       .Bind(6, Join(m.targets)).Bind(7, Join(m.aliases)).Bind(8, Join(n.warnings))
       .Bind(9, m.updated_ms).Bind(10, m.version).Bind(11, n.content).Bind(12, Join(m.embeds))
-      .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, int64_t{m.published ? 1 : 0})
+      .Bind(13, Join(m.tags)).Bind(14, m.permalink).Bind(15, PublishedColumn(m))
       .Bind(16, Join(m.anchors)).Bind(17, m.created_ms).Bind(18, m.date_ms).Bind(19, m.modified_ms)
       .Run();
 }

@@ -4,6 +4,7 @@
 // Pure functions; any thread.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "folio/bus/related_schema.h"
 
 namespace folio::ingest::store_internal {
+
+// notes.published of a `publish: private` note (0 = unpublished, 1 =
+// public). A build from before private notes reads it as published.
+inline constexpr int64_t kPublishedPrivate = 2;
 
 // Items joined with '\n'; "" for none.
 std::string Join(const std::vector<std::string>& v);

@@ -7,6 +7,7 @@
 namespace folio::ingest {
 
 using store_internal::DecodeRelatedList;
+using store_internal::kPublishedPrivate;
 using store_internal::Split;
 
 Result<int64_t> Store::Version(const std::string& site) {
@@ -42,6 +43,7 @@ Status Store::LoadVault(const std::string& site, site::Vault* vault) {
     m.tags = Split(q->Text(9));
     m.permalink = q->Text(10);
     m.published = q->Int(11) != 0;
+    m.private_note = q->Int(11) == kPublishedPrivate;
     m.anchors = Split(q->Text(12));
     m.created_ms = q->Int(13);
     m.date_ms = q->Int(14);

@@ -295,6 +295,32 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
     CHECK(search.last().site == "docs");
     CHECK(Has(s.body, "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">Docs &lt;Site&gt;</a>"));
   }
+
+  {
+    INFO("issue 29: the search page speaks the site's language, which the edge reads off its 404 page");
+    bus::SiteRecord rec{"russkiy", {"ru.example"}, "Russkiy"};
+    REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::SiteKey("russkiy"), bus::EncodeSiteRecord(rec)).ok());
+    site::SiteInfo info;
+    info.name = "Заметки";
+    info.lang = "ru";
+    PutPage(b.get(), "russkiy", "/_folio/404", 404, site::Assemble404Page(info));
+    http::ClientResponse s;
+    for (int i = 0; i < 200; ++i) {
+      s = edge.Get("/_/search?q=alpha", {{"Host", "ru.example"}});
+      if (Has(s.body, "<html lang=\"ru\">")) break;
+      std::this_thread::sleep_for(25ms);
+    }
+    CHECK(s.status == 200);
+    CHECK(Has(s.body, "<html lang=\"ru\">"));
+    CHECK(Has(s.body, "<h1>Поиск</h1>"));
+    CHECK(Has(s.body, "2 результата по запросу <q>alpha</q>"));
+    CHECK(Has(s.body, "placeholder=\"Поиск по заметкам\""));
+    CHECK(!Has(s.body, "results for"));
+    auto empty = edge.Get("/_/search", {{"Host", "ru.example"}});
+    CHECK(Has(empty.body, "Введите в поле поиска то, что ищете."));
+    auto none = edge.Get("/_/search?q=nothing&fragment=1", {{"Host", "ru.example"}});
+    CHECK(Has(none.body, "Ничего не найдено по запросу <q>nothing</q>."));
+  }
 }
 
 TEST_CASE("edge search: timeouts, a reader who leaves, the in-flight bound, and no search service") {

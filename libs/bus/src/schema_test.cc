@@ -221,7 +221,7 @@ TEST_CASE("page record decoding is strict") {
   CHECK(trailing.code() == Code::kInvalidArgument);
   CHECK(trailing.message().find("trailing") != std::string::npos);
   std::string other = data;
-  other[0] = 4;
+  other[0] = 5;
   Status schema = DecodePageRecord(other, &out);
   CHECK(schema.code() == Code::kInvalidArgument);
   CHECK(schema.message().find("schema") != std::string::npos);

@@ -248,6 +248,35 @@ TEST_CASE("frontmatter dates: day, minute or second, read as UTC; anything else 
   }
 }
 
+TEST_CASE("ParseDate: a frontmatter date's parts, zones and fractions; the whole text or nothing") {
+  auto p = ParseDate("2024-04-04T10:30:15.250+02:00");
+  REQUIRE(p);
+  CHECK(p->year == 2024);
+  CHECK(p->month == 4);
+  CHECK(p->day == 4);
+  CHECK(p->hour == 10);
+  CHECK(p->minute == 30);
+  CHECK(p->second == 15);
+  CHECK(p->fraction_ms == 250);
+  CHECK(p->zone_minutes == 120);
+  CHECK((p->has_time && p->has_seconds && p->has_fraction && p->has_zone));
+  CHECK(p->time_at == 10);
+  p = ParseDate("2024-04-04");
+  REQUIRE(p);
+  CHECK(!p->has_time);
+  CHECK(!p->has_zone);
+  p = ParseDate("2024-04-04 10:30-0530");
+  REQUIRE(p);
+  CHECK(p->zone_minutes == -330);
+  CHECK(!p->has_seconds);
+  CHECK(ParseDate("2024-04-04t10:30z"));
+  CHECK(ParseDateMs("1994-11-06T08:49:37.5Z") == 784111777500);
+  for (const char* bad : {"2023-02-29", "2024-04-31", "2024-04-04T10:30 +02:00", "2024-04-04T10:30:", "2024-04-04T10:30:15.",
+                          "2024-04-04T10:30+2", "2024-04-04T10:30Zx", "2024-04-04x", " 2024-04-04", "2024-04-04T24:00"}) {
+    CHECK_MESSAGE(!ParseDate(bad), bad);
+  }
+}
+
 TEST_CASE("thread pool runs every item exactly once") {
   ThreadPool pool(2);
   for (size_t n : {0u, 1u, 2u, 3u, 1000u}) {

@@ -55,24 +55,71 @@ bool Digits(std::string_view text, size_t* at, size_t n, int* out) {
   return true;
 }
 
+bool Leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int DaysIn(int y, int m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && Leap(y) ? 29 : kDays[m - 1];
+}
+
+// "HH:MM[:SS[.fff]]" at text[*at] into *p.
+bool ReadClock(std::string_view text, size_t* at, DateParts* p) {
+  if (!Digits(text, at, 2, &p->hour) || *at >= text.size() || text[(*at)++] != ':' ||
+      !Digits(text, at, 2, &p->minute) || p->hour > 23 || p->minute > 59) {
+    return false;
+  }
+  if (*at >= text.size() || text[*at] != ':') return true;
+  ++*at;
+  if (!Digits(text, at, 2, &p->second) || p->second > 60) return false;
+  p->has_seconds = true;
+  if (*at >= text.size() || (text[*at] != '.' && text[*at] != ',')) return true;
+  const size_t start = ++*at;
+  int scale = 100;
+  for (; *at < text.size() && text[*at] >= '0' && text[*at] <= '9'; ++*at, scale /= 10) {
+    p->fraction_ms += (text[*at] - '0') * scale;
+  }
+  p->has_fraction = true;
+  return *at > start;
+}
+
+// "Z", "+HH:MM", "+HHMM" or "+HH" (or '-') ending `text` at *at.
+bool ReadZone(std::string_view text, size_t at, DateParts* p) {
+  p->has_zone = true;
+  if (text[at] == 'Z' || text[at] == 'z') return at + 1 == text.size();
+  if (text[at] != '+' && text[at] != '-') return false;
+  const int sign = text[at++] == '-' ? -1 : 1;
+  int zh = 0, zm = 0;
+  if (!Digits(text, &at, 2, &zh) || zh > 23) return false;
+  if (at < text.size() && text[at] == ':') ++at;
+  if (at < text.size() && (!Digits(text, &at, 2, &zm) || zm > 59)) return false;
+  p->zone_minutes = sign * (zh * 60 + zm);
+  return at == text.size();
+}
+
 }  // namespace
 
-int64_t ParseDateMs(std::string_view text) {
+std::optional<DateParts> ParseDate(std::string_view text) {
+  DateParts p;
   size_t at = 0;
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  if (!Digits(text, &at, 4, &y) || at >= text.size() || text[at++] != '-' || !Digits(text, &at, 2, &mo) ||
-      at >= text.size() || text[at++] != '-' || !Digits(text, &at, 2, &d)) {
-    return 0;
+  if (!Digits(text, &at, 4, &p.year) || at >= text.size() || text[at++] != '-' || !Digits(text, &at, 2, &p.month) ||
+      at >= text.size() || text[at++] != '-' || !Digits(text, &at, 2, &p.day)) {
+    return std::nullopt;
   }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1970) return 0;
-  if (at < text.size() && (text[at] == 'T' || text[at] == ' ')) {
-    ++at;
-    if (!Digits(text, &at, 2, &h) || at >= text.size() || text[at++] != ':' || !Digits(text, &at, 2, &mi)) return 0;
-    if (at < text.size() && text[at] == ':' && !(++at, Digits(text, &at, 2, &s))) return 0;
-    if (h > 23 || mi > 59 || s > 60) return 0;
-  }
-  return ((DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 24 + h) * 60 + mi) * 60000 +
-         static_cast<int64_t>(s) * 1000;
+  if (p.month < 1 || p.month > 12 || p.day < 1 || p.day > DaysIn(p.year, p.month)) return std::nullopt;
+  if (at == text.size()) return p;
+  if (text[at] != 'T' && text[at] != 't' && text[at] != ' ') return std::nullopt;
+  p.has_time = true;
+  p.time_at = at++;
+  if (!ReadClock(text, &at, &p)) return std::nullopt;
+  if (at < text.size() && !ReadZone(text, at, &p)) return std::nullopt;
+  return p;
+}
+
+int64_t ParseDateMs(std::string_view text) {
+  std::optional<DateParts> p = ParseDate(text);
+  if (!p || p->year < 1970) return 0;
+  const int64_t days = DaysFromCivil(p->year, static_cast<unsigned>(p->month), static_cast<unsigned>(p->day));
+  return ((days * 24 + p->hour) * 60 + p->minute) * 60000 + static_cast<int64_t>(p->second) * 1000 + p->fraction_ms;
 }
 
 std::string Iso8601Ms(int64_t unix_ms) {

@@ -146,6 +146,16 @@ bool ReadBool(const YAML::Node& node, bool fallback) {
   return YAML::convert<bool>::decode(node, v) ? v : fallback;
 }
 
+// publish: true/false, or `private` (any case): published for signed-in
+// readers only and unlisted (README "Private notes").
+void ReadPublish(const YAML::Node& v, Frontmatter* fm) {
+  if (v.IsScalar() && EqualsIgnoreAsciiCase(v.Scalar(), "private")) {
+    fm->private_note = true;
+    return;
+  }
+  fm->publish = fm->publish && ReadBool(v, true);
+}
+
 void ReadField(std::string_view key, const YAML::Node& v, Frontmatter* fm) {
   std::string k = AsciiLower(key);
   if (k == "title") ReadScalar(v, &fm->title);
@@ -153,7 +163,7 @@ void ReadField(std::string_view key, const YAML::Node& v, Frontmatter* fm) {
   else if (k == "tags" || k == "tag") ReadList(v, true, true, &fm->tags);
   else if (k == "permalink" || k == "slug") ReadScalar(v, &fm->permalink);
   else if (k == "description") ReadScalar(v, &fm->description);
-  else if (k == "publish") fm->publish = fm->publish && ReadBool(v, true);
+  else if (k == "publish") ReadPublish(v, fm);
   else if (k == "draft") fm->publish = fm->publish && !ReadBool(v, false);
   else if (k == "cssclasses" || k == "cssclass") ReadList(v, true, false, &fm->cssclasses);
   else if (k == "date" || k == "created") ReadScalar(v, &fm->date);

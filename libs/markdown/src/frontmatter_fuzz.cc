@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ref = folio::markdown::ParseFrontmatterWith(doc, /*simple_lines=*/false);
   });
   Require(fm.title == ref.title && fm.aliases == ref.aliases && fm.tags == ref.tags && fm.permalink == ref.permalink &&
-              fm.description == ref.description && fm.publish == ref.publish && fm.cssclasses == ref.cssclasses &&
+              fm.description == ref.description && fm.publish == ref.publish && fm.private_note == ref.private_note && fm.cssclasses == ref.cssclasses &&
               fm.date == ref.date && fm.updated == ref.updated && fm.image == ref.image && fm.lang == ref.lang &&
               fm.body_offset == ref.body_offset && fm.error.empty() == ref.error.empty(),
           "plain-lines reader and yaml-cpp disagree", doc);

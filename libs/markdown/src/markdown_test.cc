@@ -107,10 +107,23 @@ TEST_CASE("frontmatter: publish and draft") {
   CHECK(ParseFrontmatter("no frontmatter").publish == true);
 }
 
+TEST_CASE("frontmatter: publish: private") {
+  Frontmatter p = ParseFrontmatter("---\npublish: private\n---\n");
+  CHECK(p.publish);
+  CHECK(p.private_note);
+  CHECK(ParseFrontmatter("---\npublish: Private\n---\n").private_note);
+  CHECK(ParseFrontmatterWith("---\npublish: \"private\"\n---\n", false).private_note);
+  CHECK_FALSE(ParseFrontmatter("---\npublish: true\n---\n").private_note);
+  CHECK_FALSE(ParseFrontmatter("---\npublish: false\n---\n").private_note);
+  // A draft stays unpublished, private or not.
+  CHECK_FALSE(ParseFrontmatter("---\npublish: private\ndraft: true\n---\n").publish);
+}
+
 namespace {
 bool SameFields(const Frontmatter& a, const Frontmatter& b) {
   return a.present == b.present && a.title == b.title && a.aliases == b.aliases && a.tags == b.tags &&
          a.permalink == b.permalink && a.description == b.description && a.publish == b.publish &&
+         a.private_note == b.private_note &&
          a.cssclasses == b.cssclasses && a.date == b.date && a.updated == b.updated && a.image == b.image &&
          a.lang == b.lang && a.body_offset == b.body_offset && a.error.empty() == b.error.empty();
 }
@@ -121,7 +134,7 @@ TEST_CASE("frontmatter: plain key: value lines read without yaml-cpp give what y
   const char* const kBlocks[] = {
       "title: Bench note 1\n", "title: a: b\n", "title: x #y\n", "title: x#y\n", "title: https://x.y/z\n",
       "title: ends:\n", "title: null\n", "title: ~\n", "title: 'q'\n", "title: it's\n", "tags: a, b c\n",
-      "publish: no\ndraft: off\n", "publish: maybe\n", "title: x\ntitle: y\n", "title:  spaced  \n",
+      "publish: no\ndraft: off\n", "publish: maybe\n", "publish: private\n", "title: x\ntitle: y\n", "title:  spaced  \n",
       "title: [a]\n", "title: a [b]\n", "title: \xC3\xA9" "t\xC3\xA9\n", "title: a\xC2\x85" "b\n", "title: -1\n",
       "date: 2024-01-02\nupdated: 2024-02-03T10:00:00Z\n", "Title: Upper\n", "x-y_z: 1\ntitle: t\n",
       "title: a\tb\n", "title:\ttab\n", "title:x\n", "title: \n", "title: a\r\n", "\ntitle: blank first\n",

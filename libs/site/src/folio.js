@@ -15,6 +15,153 @@
   var kMaxJsonBytes = 8 << 20;
   var kMaxPageBytes = 2 << 20;
 
+  // The words this script writes, per language (issue 29): the table of
+  // <html lang>'s primary subtag, English for others; libs/site/src/i18n/
+  // holds the pages' own. A plural string holds its forms split by "|",
+  // chosen as i18n.cc's PluralIndex does. i18n_test.cc checks that every
+  // language has every key: keep one "key: \"value\"," per line.
+  // i18n:begin
+  var kStrings = {
+    en: {
+      theme_label: "Dark theme",
+      theme_to_light: "Switch to the light theme",
+      theme_to_dark: "Switch to the dark theme",
+      graph_label: "Graph: {notes}, {links}",
+      notes: "{n} note|{n} notes",
+      links: "{n} link|{n} links",
+      highlight: "Highlight notes…",
+      highlight_label: "Highlight notes whose title contains",
+      results_label: "Search results",
+      no_results: "No results",
+      all_results: "All results for “{q}”",
+      search_shortcut: "Search notes ({k} K)",
+      more: "{n} more…|{n} more…",
+    },
+    de: {
+      theme_label: "Dunkles Design",
+      theme_to_light: "Zum hellen Design wechseln",
+      theme_to_dark: "Zum dunklen Design wechseln",
+      graph_label: "Graph: {notes}, {links}",
+      notes: "{n} Notiz|{n} Notizen",
+      links: "{n} Link|{n} Links",
+      highlight: "Notizen hervorheben…",
+      highlight_label: "Notizen hervorheben, deren Titel dies enthält",
+      results_label: "Suchergebnisse",
+      no_results: "Keine Ergebnisse",
+      all_results: "Alle Ergebnisse für „{q}“",
+      search_shortcut: "Notizen durchsuchen ({k} K)",
+      more: "{n} weitere…|{n} weitere…",
+    },
+    fr: {
+      theme_label: "Thème sombre",
+      theme_to_light: "Passer au thème clair",
+      theme_to_dark: "Passer au thème sombre",
+      graph_label: "Graphe : {notes}, {links}",
+      notes: "{n} note|{n} notes",
+      links: "{n} lien|{n} liens",
+      highlight: "Surligner des notes…",
+      highlight_label: "Surligner les notes dont le titre contient",
+      results_label: "Résultats de recherche",
+      no_results: "Aucun résultat",
+      all_results: "Tous les résultats pour « {q} »",
+      search_shortcut: "Rechercher dans les notes ({k} K)",
+      more: "{n} autre…|{n} autres…",
+    },
+    es: {
+      theme_label: "Tema oscuro",
+      theme_to_light: "Cambiar al tema claro",
+      theme_to_dark: "Cambiar al tema oscuro",
+      graph_label: "Grafo: {notes}, {links}",
+      notes: "{n} nota|{n} notas",
+      links: "{n} enlace|{n} enlaces",
+      highlight: "Resaltar notas…",
+      highlight_label: "Resaltar las notas cuyo título contiene",
+      results_label: "Resultados de búsqueda",
+      no_results: "Sin resultados",
+      all_results: "Todos los resultados para «{q}»",
+      search_shortcut: "Buscar notas ({k} K)",
+      more: "{n} más…|{n} más…",
+    },
+    ru: {
+      theme_label: "Тёмная тема",
+      theme_to_light: "Включить светлую тему",
+      theme_to_dark: "Включить тёмную тему",
+      graph_label: "Граф: {notes}, {links}",
+      notes: "{n} заметка|{n} заметки|{n} заметок",
+      links: "{n} связь|{n} связи|{n} связей",
+      highlight: "Выделить заметки…",
+      highlight_label: "Выделить заметки, в названии которых есть",
+      results_label: "Результаты поиска",
+      no_results: "Ничего не найдено",
+      all_results: "Все результаты по запросу «{q}»",
+      search_shortcut: "Поиск по заметкам ({k} K)",
+      more: "ещё {n}…|ещё {n}…|ещё {n}…",
+    },
+    ja: {
+      theme_label: "ダークテーマ",
+      theme_to_light: "ライトテーマに切り替える",
+      theme_to_dark: "ダークテーマに切り替える",
+      graph_label: "グラフ: {notes}、{links}",
+      notes: "{n} 件のノート",
+      links: "{n} 本のリンク",
+      highlight: "ノートをハイライト…",
+      highlight_label: "タイトルに次を含むノートをハイライト",
+      results_label: "検索結果",
+      no_results: "結果なし",
+      all_results: "「{q}」のすべての結果",
+      search_shortcut: "ノートを検索 ({k} K)",
+      more: "ほか {n} 件…",
+    },
+    zh: {
+      theme_label: "深色主题",
+      theme_to_light: "切换到浅色主题",
+      theme_to_dark: "切换到深色主题",
+      graph_label: "关系图：{notes}，{links}",
+      notes: "{n} 篇笔记",
+      links: "{n} 条链接",
+      highlight: "高亮笔记…",
+      highlight_label: "高亮标题包含以下内容的笔记",
+      results_label: "搜索结果",
+      no_results: "没有结果",
+      all_results: "“{q}”的全部结果",
+      search_shortcut: "搜索笔记 ({k} K)",
+      more: "还有 {n} 篇…",
+    },
+    pt: {
+      theme_label: "Tema escuro",
+      theme_to_light: "Mudar para o tema claro",
+      theme_to_dark: "Mudar para o tema escuro",
+      graph_label: "Grafo: {notes}, {links}",
+      notes: "{n} nota|{n} notas",
+      links: "{n} link|{n} links",
+      highlight: "Destacar notas…",
+      highlight_label: "Destacar as notas cujo título contém",
+      results_label: "Resultados da pesquisa",
+      no_results: "Nenhum resultado",
+      all_results: "Todos os resultados para “{q}”",
+      search_shortcut: "Pesquisar notas ({k} K)",
+      more: "mais {n}…|mais {n}…",
+    },
+  };
+  // i18n:end
+
+  function lang() { return (root.lang || "en").toLowerCase().split("-")[0]; }
+  function words() { return kStrings[lang()] || kStrings.en; }
+  // A string of the page's language with each {name} of vars filled in.
+  function tr(key, vars) {
+    return (words()[key] || kStrings.en[key]).replace(/\{(\w+)\}/g, function (m, k) {
+      return vars && k in vars ? String(vars[k]) : m;
+    });
+  }
+  // The plural form for n (CLDR, integers), {n} filled in.
+  function trn(key, n) {
+    var forms = (words()[key] || kStrings.en[key]).split("|"), l = lang(), i;
+    if (l === "ru") i = n % 10 === 1 && n % 100 !== 11 ? 0 : n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14) ? 1 : 2;
+    else if (l === "fr" || l === "pt") i = n <= 1 ? 0 : 1;
+    else i = n === 1 ? 0 : 1;
+    return forms[Math.min(i, forms.length - 1)].replace("{n}", String(n));
+  }
+
   function make(tag, cls, text) {
     var e = doc.createElement(tag);
     if (cls) e.className = cls;
@@ -96,8 +243,8 @@
       applyTheme();
       var dark = effectiveTheme() === "dark";
       button.setAttribute("aria-pressed", dark ? "true" : "false");
-      button.setAttribute("aria-label", "Dark theme");
-      button.title = dark ? "Switch to the light theme" : "Switch to the dark theme";
+      button.setAttribute("aria-label", tr("theme_label"));
+      button.title = tr(dark ? "theme_to_light" : "theme_to_dark");
     }
     button.addEventListener("click", function () {
       var next = effectiveTheme() === "dark" ? "light" : "dark";
@@ -326,7 +473,7 @@
     var more = Number(data.more) || 0;
     if (more > 0 && typeof data.url === "string") {
       var mli = make("li", "tree-more tree-item");
-      var ma = make("a", null, more + " more…");
+      var ma = make("a", null, trn("more", more));
       ma.href = data.url;
       mli.appendChild(ma);
       items.push(mli);
@@ -868,7 +1015,7 @@
     this.opts = opts;
     this.canvas = make("canvas", "graph-canvas");
     this.canvas.setAttribute("role", "img");
-    this.canvas.setAttribute("aria-label", "Graph of " + nodes.length + " notes and " + src.length + " links");
+    this.canvas.setAttribute("aria-label", tr("graph_label", { notes: trn("notes", nodes.length), links: trn("links", src.length) }));
     this.canvas.tabIndex = 0;
     host.appendChild(this.canvas);
     this.ctx = this.canvas.getContext("2d");
@@ -1225,8 +1372,8 @@
   function addGraphSearch(host, view) {
     var input = make("input", "graph-search");
     input.type = "search";
-    input.placeholder = "Highlight notes…";
-    input.setAttribute("aria-label", "Highlight notes whose title contains");
+    input.placeholder = tr("highlight");
+    input.setAttribute("aria-label", tr("highlight_label"));
     host.insertBefore(input, host.firstChild);
     input.addEventListener("input", function () {
       var q = input.value.trim().toLowerCase(), set = new Set();
@@ -1288,8 +1435,8 @@
     this.list = make("ul", "search-list");
     this.list.id = "search-box-list";
     this.list.setAttribute("role", "listbox");
-    this.list.setAttribute("aria-label", "Search results");
-    this.empty = make("p", "search-panel-empty", "No results");
+    this.list.setAttribute("aria-label", tr("results_label"));
+    this.empty = make("p", "search-panel-empty", tr("no_results"));
     this.empty.setAttribute("role", "status");
     this.panel.appendChild(this.empty);
     this.panel.appendChild(this.list);
@@ -1361,7 +1508,7 @@
     this.empty.hidden = this.options.length > 0;
     var all = this.option("/_/search?" + new URLSearchParams({ q: q }));
     all.parentNode.classList.add("search-all");
-    all.textContent = "All results for \u201c" + q + "\u201d";
+    all.textContent = tr("all_results", { q: q });
     this.open();
   };
 
@@ -1434,7 +1581,7 @@
     var input = form && form.querySelector("input[name=q]");
     if (!input) return;
     var mac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
-    input.placeholder = "Search notes (" + (mac ? "\u2318" : "Ctrl") + " K)";
+    input.placeholder = tr("search_shortcut", { k: mac ? "\u2318" : "Ctrl" });
     input.setAttribute("aria-keyshortcuts", "Control+K Meta+K /");
     doc.addEventListener("keydown", function (e) {
       var k = e.key && e.key.length === 1 ? e.key.toLowerCase() : e.key;
@@ -1591,6 +1738,8 @@
     if (mine.size === 0 || mine.size !== theirs.size) throw new Error("the pages swap different parts");
     mine.forEach(function (el, name) { if (!theirs.has(name)) throw new Error("the new page has no " + name); });
     if (!sameResources(d)) throw new Error("the new page needs other scripts or styles");
+    // The header and explorer stay: their words are this page's language.
+    if ((d.documentElement.lang || "en") !== (root.lang || "en")) throw new Error("the new page is in another language");
     var pop = doc.getElementById("folio-popover");
     if (pop) pop.remove();
     if (push) {

@@ -58,7 +58,7 @@ TEST_CASE("issue 28 (9): the date forms Obsidian users write show as a reader re
   CHECK(!ShowDate("2024-13-01", "en"));
   CHECK(!ShowDate("2024-04-04T25:00", "en"));
   CHECK(!ShowDate("last week", "en"));
-  CHECK(ShowDate("2024-04-04T10:30", "de")->readable == "2024-04-04");  // not localised yet: neutral
+  CHECK(ShowDate("2024-04-04T10:30", "de")->readable == "4. April 2024");  // per language (issue 29)
   CHECK(ShowDate("2024-04-04", "en-GB")->readable == "4 April 2024");
 
   NotePage p;

@@ -7,6 +7,7 @@
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/dates.h"
+#include "folio/site/i18n.h"
 #include "folio/site/urls.h"
 #include "layout_internal.h"
 
@@ -21,204 +22,6 @@ const char kStyleCss[] =
 const char kSiteJs[] =
 #include "folio.js.inc"
     ;
-
-std::string Absolute(const SiteInfo& site, std::string_view url) {
-  return site.base_url + PercentEncodePath(url);
-}
-
-void Meta(std::string_view attr, std::string_view key, std::string_view value, std::string* out) {
-  if (value.empty()) return;
-  *out += "<meta ";
-  *out += attr;
-  *out += "=\"";
-  AppendHtmlEscaped(key, out);
-  *out += "\" content=\"";
-  AppendHtmlEscaped(value, out);
-  *out += "\">";
-}
-
-// " a b" for the note's cssclasses (nothing without them).
-void AppendClasses(const std::vector<std::string>* classes, std::string* out) {
-  if (!classes) return;
-  for (const auto& c : *classes) {
-    *out += ' ';
-    AppendHtmlEscaped(c, out);
-  }
-}
-
-// The search box of every page's header: a plain GET form, so it works
-// without script; the search page's script enhances this same form.
-void AppendSearchBox(const internal::Head& h, std::string* out) {
-  *out += "<form class=\"search-box\" role=\"search\" action=\"/_/search\" method=\"get\">"
-          "<label class=\"search-bar\"><span class=\"visually-hidden\">Search notes</span>"
-          "<input type=\"search\" name=\"q\" placeholder=\"Search notes\" autocomplete=\"off\" "
-          "enterkeyhint=\"search\" value=\"";
-  AppendHtmlEscaped(h.search_query, out);
-  *out += "\"></label>";
-  if (!h.search_mode.empty() && h.search_mode != "hybrid") {
-    *out += "<input type=\"hidden\" name=\"mode\" value=\"";
-    AppendHtmlEscaped(h.search_mode, out);
-    *out += "\">";
-  }
-  *out += "<button type=\"submit\">Search</button></form>";
-}
-
-// A folder's vault path ("A/B", the explorer's data-path) from the branch's titles: the folders' names.
-std::string BranchPath(const std::vector<LinkItem>& branch, size_t n) {
-  std::string path;
-  for (size_t i = 0; i < n && i < branch.size(); ++i) {
-    if (i) path += '/';
-    path += branch[i].title;
-  }
-  return path;
-}
-
-// One open folder of the explorer in Publish's tree classes; closed by "</ul></details></li>".
-void AppendFolderOpen(std::string_view url, std::string_view title, std::string_view path, bool current,
-                      std::string* out) {
-  *out += "<li class=\"tree-folder tree-item\"><details open data-tree=\"";
-  AppendHtmlEscaped(PercentEncodePath(TreeUrl(url)), out);
-  *out += current ? "\"><summary class=\"tree-item-self mod-collapsible mod-active\" data-path=\""
-                  : "\"><summary class=\"tree-item-self mod-collapsible\" data-path=\"";
-  AppendHtmlEscaped(path, out);
-  *out += "\"><a class=\"tree-item-inner\" href=\"";
-  AppendHtmlEscaped(PercentEncodePath(url), out);
-  *out += current ? "\" aria-current=\"page\">" : "\">";
-  AppendHtmlEscaped(title, out);
-  *out += "</a></summary><ul class=\"tree tree-item-children\">";
-}
-
-// The explorer (the left column): server-rendered, only the open branch
-// (root, the folders down to the current item, the item), so a page depends
-// on its path alone and a new note elsewhere never re-renders it. The site
-// script fills in every level from the folders' JSON (TreeUrl) and loads
-// closed folders when opened, in the same Publish tree classes (docs/themes.md).
-void AppendExplorer(const internal::Head& h, std::string* out) {
-  *out += "<nav class=\"site-body-left-column explorer\" id=\"explorer\" aria-label=\"Explorer\">"
-          "<div class=\"site-body-left-column-inner\"><div class=\"nav-view-outer\">"
-          "<details class=\"explorer-box\" open><summary>Explorer</summary><ul class=\"tree nav-view\" data-tree=\"";
-  AppendHtmlEscaped(PercentEncodePath(TreeUrl("/")), out);
-  *out += "\">";
-  static const std::vector<LinkItem> kNone;
-  const std::vector<LinkItem>& branch = h.branch ? *h.branch : kNone;
-  for (size_t i = 0; i < branch.size(); ++i) {
-    AppendFolderOpen(branch[i].url, branch[i].title, BranchPath(branch, i + 1), false, out);
-  }
-  std::string path = BranchPath(branch, branch.size());
-  if (!path.empty()) path += '/';
-  path += h.current_title;
-  if (!h.current_url.empty() && h.current_is_folder) {
-    AppendFolderOpen(h.current_url, h.current_title, path, true, out);
-    *out += "</ul></details></li>";
-  } else if (!h.current_url.empty()) {
-    *out += "<li class=\"tree-note tree-item\"><a class=\"tree-item-self mod-active\" data-path=\"";
-    AppendHtmlEscaped(path + ".md", out);
-    *out += "\" href=\"";
-    AppendHtmlEscaped(PercentEncodePath(h.current_url), out);
-    *out += "\" aria-current=\"page\"><span class=\"tree-item-inner\">";
-    AppendHtmlEscaped(h.current_title, out);
-    *out += "</span></a></li>";
-  }
-  for (size_t i = 0; i < branch.size(); ++i) *out += "</ul></details></li>";
-  *out += "</ul></details></div></div></nav>";
-}
-
-}  // namespace
-
-namespace internal {
-
-void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
-  *out += "<!doctype html>\n<html lang=\"";
-  AppendHtmlEscaped(h.lang.empty() ? std::string_view("en") : h.lang, out);
-  *out += "\"><head><meta charset=\"utf-8\">"
-          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-          "<meta name=\"color-scheme\" content=\"light dark\">";
-  if (h.noindex) *out += "<meta name=\"robots\" content=\"noindex\">";
-  *out += "<title>";
-  AppendHtmlEscaped(h.title, out);
-  if (!site.name.empty() && h.title != site.name) {
-    *out += " · ";
-    AppendHtmlEscaped(site.name, out);
-  }
-  *out += "</title>";
-  Meta("name", "description", h.description, out);
-  Meta("property", "og:title", h.title, out);
-  Meta("property", "og:description", h.description, out);
-  Meta("property", "og:type", h.og_type, out);
-  Meta("property", "og:site_name", site.name, out);
-  if (!h.url.empty()) {
-    // Absolute with --base-url; without it og:url cannot be written (it must
-    // be absolute) and the canonical link is the path.
-    if (!site.base_url.empty()) Meta("property", "og:url", Absolute(site, h.url), out);
-    *out += "<link rel=\"canonical\" href=\"";
-    AppendHtmlEscaped(site.base_url.empty() ? PercentEncodePath(h.url) : Absolute(site, h.url), out);
-    *out += "\">";
-  }
-  if (!h.image.empty() && h.image.front() == '/') {  // an attachment of the site
-    Meta("property", "og:image", site.base_url.empty() ? PercentEncodePath(h.image) : Absolute(site, h.image), out);
-  } else {
-    Meta("property", "og:image", h.image, out);
-  }
-  // X reads og:title, og:description and og:image when its own tags are
-  // absent: only the card type is its own (a page pays its bytes twice in
-  // the edge's memory).
-  Meta("name", "twitter:card", h.image.empty() ? "summary" : "summary_large_image", out);
-  *out += "<link rel=\"stylesheet\" href=\"" + StyleSheetUrl() + "\">";
-  if (!site.publish_css_url.empty()) {  // the author's, after folio's so it wins
-    *out += "<link rel=\"stylesheet\" href=\"";
-    AppendHtmlEscaped(PercentEncodePath(site.publish_css_url), out);
-    *out += "\">";
-  }
-  *out += "<script src=\"" + SiteScriptUrl() + "\" defer></script>";
-  *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
-  *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
-  AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/rss.xml\"></head>\n<body";
-  if (h.body_classes && !h.body_classes->empty()) {
-    *out += " class=\"";
-    for (size_t i = 0; i < h.body_classes->size(); ++i) {
-      if (i) *out += ' ';
-      AppendHtmlEscaped((*h.body_classes)[i], out);
-    }
-    *out += "\"";
-  }
-  *out += "><script>";
-  *out += kThemeInit;
-  // Publish's wrapper of header and columns: themes scope their variables
-  // and layout rules here, keyed on its modifiers.
-  *out += "</script><div class=\"published-container has-navigation";
-  if (h.has_outline) *out += " has-outline";
-  if (h.has_graph) *out += " has-graph";
-  *out += " is-readable-line-width\"><header class=\"site-header\">"
-          "<button class=\"site-explorer-toggle\" type=\"button\" aria-controls=\"explorer\" aria-expanded=\"false\" "
-          "aria-label=\"Explorer\" title=\"Explorer\"><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button>"
-          "<a class=\"site-name site-body-left-column-site-name\" href=\"/\">";
-  AppendHtmlEscaped(site.name, out);
-  *out += "</a><nav class=\"site-nav\"><a href=\"/_/recent\">Recent</a> <a href=\"/_/tags\">Tags</a> "
-          "<a href=\"/_/graph\">Graph</a></nav>";
-  AppendSearchBox(h, out);
-  *out += "<button class=\"site-outline-toggle\" type=\"button\" aria-controls=\"outline\" aria-expanded=\"false\" "
-          "aria-label=\"Outline\" title=\"Outline\"";
-  if (!h.has_outline) *out += " hidden";
-  *out += "><span class=\"toggle-icon\" aria-hidden=\"true\"></span></button></header>\n<div class=\"site-body\">";
-  AppendExplorer(h, out);
-  *out += "<main class=\"site-body-center-column\" data-folio-swap=\"main\"><div class=\"publish-renderer\">"
-          "<div class=\"markdown-preview-view markdown-rendered";
-  AppendClasses(h.body_classes, out);  // Obsidian puts cssclasses here too
-  *out += "\"><div class=\"markdown-preview-sizer markdown-preview-section\">";
-}
-
-void AppendTail(std::string* out, std::string_view aside_html) {
-  *out += "</div></div></div></main>\n<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">";
-  *out += aside_html;
-  *out += "</aside></div></div>\n<footer class=\"site-footer\">Published with folio · <a href=\"/rss.xml\">RSS</a> · "
-          "<a href=\"/_/recent\">Recent</a> · <a href=\"/_/tags\">Tags</a> · <a href=\"/_/graph\">Graph</a>"
-          "</footer></body></html>\n";
-}
-
-}  // namespace internal
-
-namespace {
 
 using internal::AppendHead;
 using internal::AppendTail;
@@ -278,17 +81,22 @@ namespace {
 
 // The parts of a note page, in page order.
 
-void AppendBreadcrumbs(const NotePage& p, std::string* out) {
-  if (p.breadcrumbs.empty()) return;
-  // Folder / Folder / this note: separators only between crumbs.
-  *out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
-  for (const auto& b : p.breadcrumbs) {
+// Folder / Folder / this page: separators only between crumbs.
+void AppendCrumbs(const std::vector<LinkItem>& crumbs, std::string_view title, const Strings& t, std::string* out) {
+  *out += "<nav class=\"breadcrumbs\" aria-label=\"";
+  AppendHtmlEscaped(t.breadcrumbs, out);
+  *out += "\">";
+  for (const auto& b : crumbs) {
     AppendLink(b.url, b.title, out);
     *out += " <span>/</span> ";
   }
   *out += "<span aria-current=\"page\">";
-  AppendHtmlEscaped(p.title, out);
+  AppendHtmlEscaped(title, out);
   *out += "</span></nav>";
+}
+
+void AppendBreadcrumbs(const NotePage& p, const Strings& t, std::string* out) {
+  if (!p.breadcrumbs.empty()) AppendCrumbs(p.breadcrumbs, p.title, t, out);
 }
 
 // A note that opens with its own H1 keeps it (the meta line goes under
@@ -309,19 +117,21 @@ std::string_view AppendTitle(const NotePage& p, std::string* out) {
 }
 
 // Created and updated dates, then tags.
-void AppendMetaLine(const NotePage& p, std::string* out) {
+void AppendMetaLine(const NotePage& p, std::string_view lang, const Strings& t, std::string* out) {
   if (p.created.empty() && p.updated.empty() && p.tags.empty() && p.words == 0) return;
   *out += "<p class=\"meta\">";
-  for (const auto& [label, date] : {std::pair{"Created ", &p.created}, std::pair{"Updated ", &p.updated}}) {
+  for (const auto& [label, date] : {std::pair{t.created, &p.created}, std::pair{t.updated, &p.updated}}) {
     if (date->empty()) continue;
-    *out += label;
-    AppendTimeElement(*date, p.lang, out);  // dates.h: as a reader reads them (issue 28)
+    AppendHtmlEscaped(label, out);
+    *out += ' ';
+    AppendTimeElement(*date, lang, out);  // dates.h: as a reader reads them (issue 28)
     *out += ' ';
   }
   if (p.words > 0) {  // 200 words a minute, at least one
     size_t minutes = std::max<size_t>(1, (p.words + 199) / 200);
-    *out += "<span class=\"reading\">" + std::to_string(p.words) + (p.words == 1 ? " word" : " words") + " · " +
-            std::to_string(minutes) + " min read</span> ";
+    *out += "<span class=\"reading\">";
+    AppendHtmlEscaped(Plural(t, t.words, p.words) + " · " + Plural(t, t.reading, minutes), out);
+    *out += "</span> ";
   }
   for (const auto& t : p.tags) {
     *out += "<a class=\"tag\" href=\"";
@@ -334,21 +144,25 @@ void AppendMetaLine(const NotePage& p, std::string* out) {
 }
 
 // The local graph's place: hidden until the site script draws it.
-void AppendLocalGraph(const NotePage& p, std::string* out) {
+void AppendLocalGraph(const NotePage& p, const Strings& t, std::string* out) {
   *out += "<section class=\"local-graph\" data-graph=\"";
   *out += markdown::kGraphDataUrl;
   *out += "\" data-url=\"";
   AppendHtmlEscaped(PercentEncodePath(p.url), out);
-  *out += "\" hidden><h2>Graph</h2></section>\n";
+  *out += "\" hidden><h2>";
+  AppendHtmlEscaped(t.nav_graph, out);
+  *out += "</h2></section>\n";
 }
 
 // The outline (table of contents): the right column's first part, sticky
 // there on wide screens, a panel behind the header's button below that; the
 // site script marks the heading being read (a.is-active).
-void AppendOutline(const NotePage& p, std::string* out) {
+void AppendOutline(const NotePage& p, const Strings& t, std::string* out) {
   if (p.toc.size() < 2) return;
   *out += "<nav class=\"outline outline-view-outer\" id=\"outline\" aria-labelledby=\"outline-title\">"
-          "<h2 class=\"outline-title\" id=\"outline-title\">On this page</h2><ul class=\"outline-view\">";
+          "<h2 class=\"outline-title\" id=\"outline-title\">";
+  AppendHtmlEscaped(t.outline_title, out);
+  *out += "</h2><ul class=\"outline-view\">";
   for (const auto& e : p.toc) {  // flat, one level per class; Publish's tree classes on each entry
     *out += "<li class=\"toc-h" + std::to_string(e.level) + " tree-item\"><a class=\"tree-item-self\" href=\"#";
     AppendHtmlEscaped(PercentEncodePath(e.id), out);
@@ -359,19 +173,27 @@ void AppendOutline(const NotePage& p, std::string* out) {
   *out += "</ul></nav>\n";
 }
 
-void AppendBacklinks(const NotePage& p, std::string* out) {
+// "and N more" under a bounded list.
+void AppendMore(const Strings& t, size_t more, std::string* out) {
+  *out += "<p class=\"meta\">";
+  AppendHtmlEscaped(Plural(t, t.and_more, more), out);
+  *out += "</p>";
+}
+
+void AppendBacklinks(const NotePage& p, const Strings& t, std::string* out) {
   if (p.backlinks.empty()) return;
-  *out += "<section class=\"backlinks\"><h2>Backlinks</h2>";
+  *out += "<section class=\"backlinks\"><h2>";
+  AppendHtmlEscaped(t.backlinks, out);
+  *out += "</h2>";
   AppendList(p.backlinks, "", out);
-  if (p.backlinks_total > p.backlinks.size()) {
-    *out += "<p class=\"meta\">and " + std::to_string(p.backlinks_total - p.backlinks.size()) + " more</p>";
-  }
+  if (p.backlinks_total > p.backlinks.size()) AppendMore(t, p.backlinks_total - p.backlinks.size(), out);
   *out += "</section>\n";
 }
 
-void AppendRelated(const NotePage& p, std::string* out) {
+void AppendRelated(const NotePage& p, const Strings& t, std::string* out) {
   if (p.related.empty()) return;
-  *out += "<nav class=\"related\" aria-label=\"Related notes\"><h2>Related notes</h2>";
+  const std::string related = HtmlEscape(t.related);
+  *out += "<nav class=\"related\" aria-label=\"" + related + "\"><h2>" + related + "</h2>";
   AppendList(p.related, "", out);
   *out += "</nav>\n";
 }
@@ -404,36 +226,43 @@ std::string AssembleNotePage(const NotePage& p) {
   h.current_title = p.title;
   h.has_outline = p.toc.size() >= 2;
   h.has_graph = true;  // the local graph's section (drawn by the site script)
+  const std::string_view lang = PageLang(p.lang, p.site.lang);
+  const Strings& t = StringsFor(lang);
   AppendHead(p.site, h, &out);
-  AppendBreadcrumbs(p, &out);
+  AppendBreadcrumbs(p, t, &out);
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
-  AppendMetaLine(p, &out);
+  AppendMetaLine(p, lang, t, &out);
   out += body;
   out += "</article>";
   AppendMermaidScripts(p, &out);
   std::string aside;
-  AppendOutline(p, &aside);
-  AppendBacklinks(p, &aside);
-  AppendLocalGraph(p, &aside);
-  AppendRelated(p, &aside);
-  AppendTail(&out, aside);
+  AppendOutline(p, t, &aside);
+  AppendBacklinks(p, t, &aside);
+  AppendLocalGraph(p, t, &aside);
+  AppendRelated(p, t, &aside);
+  AppendTail(t, &out, aside);
   return out;
 }
 
+
 namespace {
 
-// A folder page's breadcrumbs: its parents from the root, then itself.
-void AppendListingCrumbs(const ListingPage& p, bool folder, std::string* out) {
-  if (!folder) return;
-  *out += "<nav class=\"breadcrumbs\" aria-label=\"Breadcrumbs\">";
-  for (const auto& b : p.breadcrumbs) {
-    AppendLink(b.url, b.title, out);
-    *out += " <span>/</span> ";
+// ← Newer · Page 2 of 5 · Older →
+void AppendPagination(const ListingPage& p, const Strings& t, std::string* out) {
+  const std::string url = HtmlEscape(PercentEncodePath(p.url));
+  *out += "<nav class=\"pagination\">";
+  if (p.page > 1) {
+    *out += "<a rel=\"prev\" href=\"" + url + (p.page == 2 ? "" : "?page=" + std::to_string(p.page - 1)) + "\">" +
+            HtmlEscape(t.newer) + "</a> ";
   }
-  *out += "<span aria-current=\"page\">";
-  AppendHtmlEscaped(p.title, out);
-  *out += "</span></nav>";
+  *out += "<span>" + HtmlEscape(Fill(t.page_of, {{"p", std::to_string(p.page)}, {"n", std::to_string(p.pages)}})) +
+          "</span>";
+  if (p.page < p.pages) {
+    *out += " <a rel=\"next\" href=\"" + url + "?page=" + std::to_string(p.page + 1) + "\">" + HtmlEscape(t.older) +
+            "</a>";
+  }
+  *out += "</nav>";
 }
 
 }  // namespace
@@ -450,8 +279,9 @@ std::string AssembleListingPage(const ListingPage& p) {
     h.current_title = p.title;
     h.current_is_folder = true;
   }
+  const Strings& t = StringsFor(PageLang("", p.site.lang));
   AppendHead(p.site, h, &out);
-  AppendListingCrumbs(p, folder, &out);
+  if (folder) AppendCrumbs(p.breadcrumbs, p.title, t, &out);  // its parents from the root, then itself
   out += "<article><h1>";
   AppendHtmlEscaped(p.title, &out);
   out += "</h1>";
@@ -462,24 +292,10 @@ std::string AssembleListingPage(const ListingPage& p) {
   }
   if (!p.sections.empty()) AppendList(p.sections, "listing sections", &out);
   AppendList(p.items, "listing", &out);
-  if (p.total > p.items.size() && p.pages <= 1) {
-    out += "<p class=\"meta\">and " + std::to_string(p.total - p.items.size()) + " more</p>";
-  }
-  if (p.pages > 1) {
-    out += "<nav class=\"pagination\">";
-    if (p.page > 1) {
-      out += "<a rel=\"prev\" href=\"" + HtmlEscape(PercentEncodePath(p.url)) +
-             (p.page == 2 ? "" : "?page=" + std::to_string(p.page - 1)) + "\">← Newer</a> ";
-    }
-    out += "<span>Page " + std::to_string(p.page) + " of " + std::to_string(p.pages) + "</span>";
-    if (p.page < p.pages) {
-      out += " <a rel=\"next\" href=\"" + HtmlEscape(PercentEncodePath(p.url)) + "?page=" +
-             std::to_string(p.page + 1) + "\">Older →</a>";
-    }
-    out += "</nav>";
-  }
+  if (p.total > p.items.size() && p.pages <= 1) AppendMore(t, p.total - p.items.size(), &out);
+  if (p.pages > 1) AppendPagination(p, t, &out);
   out += "</article>";
-  AppendTail(&out);
+  AppendTail(t, &out);
   return out;
 }
 
@@ -488,7 +304,7 @@ std::string AssembleHomePage(std::string_view site_name, const std::vector<LinkI
   p.site.name = std::string(site_name);
   p.url = "/";
   p.title = std::string(site_name);
-  p.intro = std::to_string(total) + (total == 1 ? " note" : " notes");
+  p.intro = Plural(StringsFor("en"), StringsFor("en").notes, total);
   p.items = items;
   p.total = total;
   return AssembleListingPage(p);
@@ -498,17 +314,23 @@ namespace {
 
 // A page that says why nothing is here (404, 410): a title, one sentence,
 // links home and to recent notes.
-std::string NoticePage(const SiteInfo& site, std::string_view title, std::string_view sentence, bool noindex) {
+std::string NoticePage(const SiteInfo& site, bool gone) {
+  const Strings& t = StringsFor(PageLang("", site.lang));
+  const std::string_view title = gone ? t.gone_title : t.not_found_title;
   std::string out;
-  AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", noindex}, &out);
+  AppendHead(site, Head{title, "", "", "", "", "website", nullptr, "", "", gone}, &out);
   out += "<article><h1>";
-  out += title;
+  AppendHtmlEscaped(title, &out);
   out += "</h1><p>";
-  out += sentence;
-  out += "</p><p><a href=\"/\">Go to the home page</a> · <a href=\"";
+  AppendHtmlEscaped(gone ? t.gone_text : t.not_found_text, &out);
+  out += "</p><p><a href=\"/\">";
+  AppendHtmlEscaped(t.go_home, &out);
+  out += "</a> · <a href=\"";
   out += markdown::kRecentUrl;
-  out += "\">Recent notes</a></p></article>";
-  AppendTail(&out);
+  out += "\">";
+  AppendHtmlEscaped(t.recent_title, &out);
+  out += "</a></p></article>";
+  AppendTail(t, &out);
   return out;
 }
 
@@ -521,12 +343,11 @@ SiteInfo NamedSite(std::string_view site_name) {
 }  // namespace
 
 std::string Assemble404Page(const SiteInfo& site) {
-  return NoticePage(site, "Page not found", "There is no page at this address. It may have been renamed or removed.",
-                    false);
+  return NoticePage(site, false);
 }
 
 std::string AssembleGonePage(const SiteInfo& site) {
-  return NoticePage(site, "Page removed", "The note that was published here has been removed.", true);
+  return NoticePage(site, true);
 }
 
 std::string Assemble404Page(std::string_view site_name) { return Assemble404Page(NamedSite(site_name)); }
@@ -540,22 +361,30 @@ std::string AssembleRedirectPage(std::string_view target_url) {
 }
 
 std::string AssembleGraphPage(const SiteInfo& site) {
+  const Strings& t = StringsFor(PageLang("", site.lang));
   std::string out;
-  AppendHead(site, Head{"Graph", "Every note and the links between them", markdown::kGraphUrl, "", "", "website",
-                        nullptr, "", "", false},
+  AppendHead(site, Head{t.nav_graph, t.graph_description, markdown::kGraphUrl, "", "", "website", nullptr, "", "", false},
              &out);
-  out += "<article class=\"graph-page\"><h1>Graph</h1><div class=\"global-graph\" data-graph=\"";
+  out += "<article class=\"graph-page\"><h1>";
+  AppendHtmlEscaped(t.nav_graph, &out);
+  out += "</h1><div class=\"global-graph\" data-graph=\"";
   out += markdown::kGraphDataUrl;
-  out += "\"></div><noscript><p>The graph is drawn by the site's script, which is off. Browse the <a href=\"";
-  out += markdown::kTagsUrl;
-  out += "\">tags</a> or the <a href=\"/\">home page</a> instead.</p></noscript></article>";
-  AppendTail(&out);
+  out += "\"></div><noscript><p>";
+  const std::string tags = "<a href=\"" + std::string(markdown::kTagsUrl) + "\">" + HtmlEscape(t.tags_link) + "</a>";
+  const std::string home = "<a href=\"/\">" + HtmlEscape(t.home_link) + "</a>";
+  out += Fill(HtmlEscape(t.graph_noscript), {{"tags", tags}, {"home", home}});
+  out += "</p></noscript></article>";
+  AppendTail(t, &out);
   return out;
 }
 
-std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings) {
+std::string LayoutFingerprint(const SiteInfo& site, std::string_view render_settings) {
   return Sha256Hex("layout " + std::to_string(kLayoutVersion) + "\n" + StyleSheet() + "\n" + SiteScript() + "\n" +
-                   Assemble404Page(site_name) + (render_settings.empty() ? "" : "\n" + std::string(render_settings)));
+                   Assemble404Page(site) + (render_settings.empty() ? "" : "\n" + std::string(render_settings)));
+}
+
+std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings) {
+  return LayoutFingerprint(NamedSite(site_name), render_settings);
 }
 
 }  // namespace folio::site

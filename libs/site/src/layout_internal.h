@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "folio/site/i18n.h"
 #include "folio/site/layout.h"
 
 namespace folio::site::internal {
@@ -17,7 +18,7 @@ struct Head {
   std::string_view description;
   std::string_view url;
   std::string_view image;
-  std::string_view lang;
+  std::string_view lang;  // the note's frontmatter lang ("" = the site's): PageLang(lang, site.lang)
   std::string_view og_type = "website";
   const std::vector<std::string>* body_classes = nullptr;
   std::string_view search_query;  // prefills the header's search box
@@ -62,10 +63,11 @@ const std::string& BaseScriptSources();
 // data-folio-swap=\"main\"><div class=\"publish-renderer\"><div class=\"markdown-preview-view
 // markdown-rendered [cssclasses]\"><div class=\"markdown-preview-sizer markdown-preview-section\">",
 // all inside <div class=\"published-container ...\"> (header and columns, not the footer).
+// <html lang> is PageLang(h.lang, site.lang); the words are its StringsFor.
 void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
 // Closes the centre column, writes the right column (aside_html inside
 // <aside class="site-body-right-column" data-folio-swap="aside">, possibly
-// empty) and the footer, to the end of the document.
-void AppendTail(std::string* out, std::string_view aside_html = {});
+// empty) and the footer (in t's language), to the end of the document.
+void AppendTail(const Strings& t, std::string* out, std::string_view aside_html = {});
 
 }  // namespace folio::site::internal

@@ -44,7 +44,7 @@ void AddAliasUrls(const ListedAs& l, bool with_url, std::set<std::string, std::l
 ListedAs ListedNow(const Vault& v, std::string_view path) {
   ListedAs l;
   const NoteMeta* n = v.Find(path);
-  if (!n || !n->published) return l;
+  if (!n || !IsListed(*n)) return l;
   l.present = true;
   l.title = n->title;
   l.url = n->url;

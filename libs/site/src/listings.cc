@@ -1,5 +1,7 @@
 #include "folio/site/listings.h"
 
+#include "folio/site/i18n.h"
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -10,6 +12,7 @@
 #include "folio/core/text.h"
 #include "folio/core/time.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/i18n.h"
 #include "folio/site/listing_index.h"
 
 namespace folio::site {
@@ -45,6 +48,7 @@ GeneratedPage Listing(const SiteInfo& site, std::string url, std::string title, 
   Fingerprint f;
   f.Add(p.title);
   f.Add(p.intro);
+  f.Add(p.site.lang);  // the page's words (i18n.h)
   f.Add(p.sections);
   f.Add(p.breadcrumbs);
   f.Add(p.items);
@@ -65,13 +69,16 @@ struct Scope {
   bool every;  // no filter: every folder, tag, shard and alias page
 };
 
-std::string NoteCount(size_t n) { return std::to_string(n) + (n == 1 ? " note" : " notes"); }
+// The site's words (i18n.h).
+const Strings& Words(const Scope& s) { return StringsFor(PageLang("", s.site.lang)); }
+
+std::string NoteCount(const Scope& s, size_t n) { return Plural(Words(s), Words(s).notes, n); }
 
 // A folder page's intro: "3 notes, 2 folders", "1 folder", "2 notes".
-std::string FolderCount(size_t notes, size_t folders) {
-  std::string s = notes || !folders ? NoteCount(notes) : "";
-  if (folders) s += (s.empty() ? "" : ", ") + std::to_string(folders) + (folders == 1 ? " folder" : " folders");
-  return s;
+std::string FolderCount(const Scope& s, size_t notes, size_t folders) {
+  std::string out = notes || !folders ? NoteCount(s, notes) : "";
+  if (folders) out += (out.empty() ? "" : ", ") + Plural(Words(s), Words(s).folders, folders);
+  return out;
 }
 
 // "A/B/C" -> [A -> /a/, A/B -> /a/b/]: the folders above a folder.
@@ -107,7 +114,7 @@ GeneratedPage CappedListing(const SiteInfo& site, std::string url, std::string t
 void AddHome(const Scope& s, Pages& out) {
   if (!s.f.home || s.vault.HasIndexNote()) return;
   const TitleOrdered& all = s.index.by_title();
-  out.emplace("/", CappedListing(s.site, "/", s.site.name, NoteCount(all.size()), {}, all, s.opt.list_limit));
+  out.emplace("/", CappedListing(s.site, "/", s.site.name, NoteCount(s, all.size()), {}, all, s.opt.list_limit));
 }
 
 // One folder's page: notes directly inside, then sub-folders.
@@ -119,7 +126,7 @@ void AddFolder(const Scope& s, const std::string& dir, const ListingIndex::Folde
     sections.push_back({std::string(PathBase(sub)) + "/", FolderUrl(sub), ""});
   }
   const size_t folders = sections.size();
-  GeneratedPage g = CappedListing(s.site, url, std::string(PathBase(dir)), FolderCount(folder.notes.size(), folders),
+  GeneratedPage g = CappedListing(s.site, url, std::string(PathBase(dir)), FolderCount(s, folder.notes.size(), folders),
                                   std::move(sections), folder.notes, s.opt.list_limit);
   // Breadcrumbs and the explorer's open branch (issue 28: a folder holding
   // only folders showed neither).
@@ -217,13 +224,14 @@ void AddTrees(const Scope& s, Pages& out) {
 }
 
 // Link-graph chunk i: [url, title, [target urls]] per published note in it,
-// by path; targets are published notes other than the note itself.
+// by path; targets are listed notes other than the note itself (never a
+// private one: README "Private notes").
 std::string GraphChunk(const Scope& s, size_t i, size_t chunks) {
   std::string j = "{\"nodes\":[";
   bool first = true;
   for (const auto& path : s.index.ShardPaths(i, chunks)) {
     const NoteMeta* n = s.vault.Find(path);
-    if (!n || !n->published) continue;
+    if (!n || !IsListed(*n)) continue;
     j += first ? "[" : ",[";
     first = false;
     AppendJsonString(n->url, &j);
@@ -233,7 +241,7 @@ std::string GraphChunk(const Scope& s, size_t i, size_t chunks) {
     bool first_target = true;
     for (const auto& t : n->out) {
       const NoteMeta* target = s.vault.Find(t);
-      if (!target || !target->published || target == n) continue;
+      if (!target || !IsListed(*target) || target == n) continue;
       if (!first_target) j += ',';
       first_target = false;
       AppendJsonString(target->url, &j);
@@ -257,9 +265,10 @@ void AddGraph(const Scope& s, Pages& out) {
     g.kind = GeneratedPage::Kind::kGraphPage;
     g.listing.site = s.site;
     g.listing.url = g.url;
-    g.listing.title = "Graph";
+    g.listing.title = std::string(Words(s).nav_graph);
     Fingerprint f;
     f.Add("graph page");
+    f.Add(s.site.lang);
     g.fingerprint = f.h;
     out.emplace(g.url, std::move(g));
   } else {
@@ -282,7 +291,7 @@ void AddTag(const Scope& s, const std::string& key, const ListingIndex::Tag& tag
     if (auto it = tags.find(sub); it != tags.end()) sections.push_back({"#" + it->second.name(), TagUrl(sub), ""});
   }
   std::string url = TagUrl(key);
-  out.emplace(url, CappedListing(s.site, url, "#" + tag.name(), NoteCount(tag.notes.size()), std::move(sections),
+  out.emplace(url, CappedListing(s.site, url, "#" + tag.name(), NoteCount(s, tag.notes.size()), std::move(sections),
                                  tag.notes, s.opt.list_limit));
 }
 
@@ -302,9 +311,10 @@ void AddTags(const Scope& s, Pages& out) {
       all_tags.push_back({"#" + tag.name() + " (" + std::to_string(tag.notes.size()) + ")", TagUrl(key), ""});
     }
     // Counted before the list is moved into Listing (argument order is unspecified).
-    std::string intro = std::to_string(all_tags.size()) + (all_tags.size() == 1 ? " tag" : " tags");
+    std::string intro = Plural(Words(s), Words(s).tags_count, all_tags.size());
     std::string url(markdown::kTagsUrl);
-    out.emplace(url, Listing(s.site, url, "Tags", std::move(intro), {}, std::move(all_tags), SIZE_MAX));
+    out.emplace(url, Listing(s.site, url, std::string(Words(s).tags_title), std::move(intro), {}, std::move(all_tags),
+                             SIZE_MAX));
   }
 }
 
@@ -329,7 +339,7 @@ void AddRecent(const Scope& s, Pages& out) {
     for (size_t i = (pg - 1) * per_page; i < std::min(recent.size(), pg * per_page); ++i) items.push_back(recent[i]);
     const std::string base(markdown::kRecentUrl);
     std::string key = pg == 1 ? base : base + "?page=" + std::to_string(pg);
-    auto g = Listing(s.site, base, "Recent notes", "", {}, std::move(items), SIZE_MAX);
+    auto g = Listing(s.site, base, std::string(Words(s).recent_title), "", {}, std::move(items), SIZE_MAX);
     g.url = key;
     g.listing.page = static_cast<int>(pg);
     g.listing.pages = static_cast<int>(pages);

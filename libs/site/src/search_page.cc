@@ -5,6 +5,7 @@
 #include "folio/core/text.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
+#include "folio/site/i18n.h"
 #include "layout_internal.h"
 
 namespace folio::site {
@@ -31,10 +32,23 @@ constexpr std::string_view kScript =
     "f.addEventListener('submit',e=>{e.preventDefault();clearTimeout(t);run();});"
     "if(!i.value)i.focus();})();";
 
+const Strings& PageStrings(const SearchPage& p) { return StringsFor(PageLang("", p.site.lang)); }
+
+// "Search" or "Search: q", in the site's language.
+std::string Heading(const SearchPage& p) {
+  const Strings& t = PageStrings(p);
+  return p.query.empty() ? std::string(t.search_title) : Fill(t.search_title_query, {{"q", p.query}});
+}
+
 std::string PageTitle(const SearchPage& p) {
-  std::string t = p.query.empty() ? "Search" : "Search: " + p.query;
+  std::string t = Heading(p);
   if (!p.site.name.empty()) t += " · " + p.site.name;
   return t;
+}
+
+// `text` escaped, with {q} (and {n}) as <q>query</q>.
+void AppendWithQuery(std::string_view text, const SearchPage& p, std::string* out) {
+  *out += Fill(HtmlEscape(text), {{"q", "<q>" + HtmlEscape(p.query) + "</q>"}});
 }
 
 // Snippets come from search already escaped, with matches in <mark>. They
@@ -65,6 +79,7 @@ void AppendTook(int64_t took_us, std::string* out) {
 }
 
 void AppendResults(const SearchPage& p, std::string* out) {
+  const Strings& t = PageStrings(p);
   *out += "<section id=\"";
   *out += kSearchResultsId;
   *out += "\" class=\"search-results\" aria-live=\"polite\" data-title=\"";
@@ -75,16 +90,16 @@ void AppendResults(const SearchPage& p, std::string* out) {
     AppendHtmlEscaped(p.error, out);
     *out += "</p>";
   } else if (p.query.empty()) {
-    *out += "<p class=\"meta\">Type what you are looking for in the search box.</p>";
+    *out += "<p class=\"meta\">";
+    AppendHtmlEscaped(t.search_prompt, out);
+    *out += "</p>";
   } else if (p.results.empty()) {
-    *out += "<p class=\"search-empty\">No results for <q>";
-    AppendHtmlEscaped(p.query, out);
-    *out += "</q>.</p>";
+    *out += "<p class=\"search-empty\">";
+    AppendWithQuery(t.search_none, p, out);
+    *out += "</p>";
   } else {
-    *out += "<p class=\"meta\">" + std::to_string(p.results.size()) +
-            (p.results.size() == 1 ? " result" : " results") + " for <q>";
-    AppendHtmlEscaped(p.query, out);
-    *out += "</q>";
+    *out += "<p class=\"meta\">";
+    AppendWithQuery(Plural(t, t.search_results, p.results.size()), p, out);
     AppendTook(p.took_us, out);
     *out += "</p><ol class=\"search-hits\">";
     for (const auto& r : p.results) {
@@ -142,7 +157,7 @@ std::string AssembleSearchResultsFragment(const SearchPage& p) {
 std::string AssembleSearchPage(const SearchPage& p) {
   std::string out;
   out.reserve(4096 + p.results.size() * 320);
-  std::string title = p.query.empty() ? "Search" : "Search: " + p.query;
+  const std::string title = Heading(p);
   internal::Head h;
   h.title = title;
   h.url = markdown::kSearchUrl;  // Head holds views: a constant, not a temporary
@@ -150,12 +165,14 @@ std::string AssembleSearchPage(const SearchPage& p) {
   h.search_mode = p.mode;
   h.noindex = true;
   internal::AppendHead(p.site, h, &out);
-  out += "<article class=\"search-page\"><h1>Search</h1>";
+  out += "<article class=\"search-page\"><h1>";
+  AppendHtmlEscaped(PageStrings(p).search_title, &out);
+  out += "</h1>";
   AppendResults(p, &out);
   out += "</article>\n<script>";
   out += kScript;
   out += "</script>";
-  internal::AppendTail(&out);
+  internal::AppendTail(PageStrings(p), &out);
   return out;
 }
 
@@ -201,6 +218,14 @@ std::string SiteNameFromPage(std::string_view html) {
   size_t end = html.find("</a>");
   if (end == std::string_view::npos) return "";
   return HtmlUnescape(html.substr(0, end));
+}
+
+std::string LangFromPage(std::string_view html) {
+  static constexpr std::string_view kOpen = "<!doctype html>\n<html lang=\"";
+  if (!StartsWith(html, kOpen)) return "";
+  html.remove_prefix(kOpen.size());
+  std::string_view lang = html.substr(0, html.find('"'));
+  return IsLanguageTag(lang) ? std::string(lang) : "";
 }
 
 }  // namespace folio::site

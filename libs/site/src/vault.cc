@@ -47,12 +47,14 @@ bool Vault::IsReservedUrl(std::string_view url) {
          url == "/_";
 }
 
+// Private notes keep their URL and resolve as link targets (Index) but are
+// never listed: listing_ feeds every listing, feed, sitemap and the graph.
 void Vault::List(const NoteMeta& n) {
-  if (n.published) listing_.Add(n, KeyOf(n));
+  if (IsListed(n)) listing_.Add(n, KeyOf(n));
 }
 
 void Vault::Unlist(const NoteMeta& n) {
-  if (n.published) listing_.Remove(n);
+  if (IsListed(n)) listing_.Remove(n);
 }
 
 void Vault::Index(const NoteMeta& n) {
@@ -226,8 +228,8 @@ namespace {
 // Whether the listing index holds `a` and `b` alike but for their recency:
 // the same presence, entry (title, URL, day), tags and aliases.
 bool SameListing(const NoteMeta& a, const NoteMeta& b) {
-  if (a.published != b.published) return false;
-  if (!a.published) return true;
+  if (IsListed(a) != IsListed(b)) return false;
+  if (!IsListed(a)) return true;
   const LinkItem x = ItemOf(a), y = ItemOf(b);
   return x.title == y.title && x.url == y.url && x.date == y.date && a.tags == b.tags && a.aliases == b.aliases;
 }
@@ -243,7 +245,9 @@ std::string NoteName(std::string_view path) {
 // it has the same bytes, the same permalink, keeps the old name as an alias,
 // or its text mostly repeats gone's (renamed_from, found by ingest).
 bool IsRenameOf(const NoteMeta& added, const NoteMeta& gone) {
-  if (!added.published) return false;
+  // A public URL never redirects to a private note (nor a private one
+  // anywhere): the 301 would name where it went.
+  if (!IsListed(added) || !IsListed(gone)) return false;
   if (added.sha256 == gone.sha256 || added.renamed_from == gone.path) return true;
   if (!gone.permalink.empty() && added.permalink == gone.permalink) return true;
   std::string old_name = NoteName(gone.path);
@@ -336,7 +340,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     Unindex(old);
     if (!restoring_) u.url = u.published ? AssignUrl(u, &s.impact.url_warnings[u.path]) : "";
     if (old.published && old.url != u.url) {
-      if (u.published) s.impact.moved[old.url] = u.url; else s.impact.deleted_urls.push_back(old.url);
+      if (IsListed(old) && IsListed(u)) s.impact.moved[old.url] = u.url; else s.impact.deleted_urls.push_back(old.url);
     }
     Index(u);
   } else {
@@ -348,6 +352,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     for (const auto& t : old.out) s.backlink_changed.insert(t);
     for (const auto& t : ResolveAll(u.targets, u.path)) s.backlink_changed.insert(t);
   }
+  if (old.private_note != u.private_note) PrivacyFlipped(old, s);
   if (old.targets != u.targets || old.embeds != u.embeds || old.published != u.published) {
     RemoveLinker(old);
     AddLinker(u);
@@ -357,7 +362,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   const bool relist = !SameListing(old, u);
   if (relist) {
     Unlist(old);
-  } else if (u.published) {
+  } else if (IsListed(u)) {
     listing_.Retime(UpdatedMs(old), UpdatedMs(u), KeyOf(old));
   }
   u.out = std::move(old.out);
@@ -369,6 +374,14 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
     old = std::move(u);
   }
   if (relist) List(old);
+}
+
+// A note turned private or public: the notes it links to show it as a
+// backlink or stop, and the notes linking to it (their graph nodes' edges,
+// their links' previews) render again; its embedders do as content_changed.
+void Vault::PrivacyFlipped(const NoteMeta& old, ApplyState& s) {
+  for (const auto& t : old.out) s.backlink_changed.insert(t);
+  ForEachBacklink(old.path, [&](const NoteMeta& src) { s.impact.render.insert(src.path); });
 }
 
 // Re-resolves the links of upserted notes, and of the notes whose links

@@ -166,7 +166,10 @@ function startHarness(opts = {}) {
     const url = new URL(req.url, 'http://x');
     const p = decodeURIComponent(url.pathname);
     requests.push(p);
+    // ?lang=ru: the page in another language (issue 29), as <html lang> says.
+    const lang = /^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$/.test(url.searchParams.get('lang') || '') ? url.searchParams.get('lang') : '';
     const send = (status, type, body) => {
+      if (lang && /^text\/html/.test(type)) body = body.replace('<html lang="en">', `<html lang="${lang}">`);
       res.writeHead(status, { 'Content-Type': type, 'Content-Security-Policy': kCsp, 'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'no-cache' });
       res.end(body);

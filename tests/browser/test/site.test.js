@@ -399,3 +399,38 @@ siteSuite('real system (examples/vault)', async () => {
   if (!clusterOrNull) return null;
   return { base: clusterOrNull.base, pages: clusterOrNull.pages, close: () => clusterOrNull.stop() };
 }, { screenshots: true });
+
+// Issue 29: the script's words follow <html lang> (its tables in folio.js),
+// English for a language it does not ship.
+describe('the site script speaks the page\'s language', () => {
+  let site, browser;
+  before(async () => { site = await startHarness(); browser = await launch(); });
+  after(async () => { if (browser) await browser.close(); if (site) await site.close(); });
+  const labels = (page) => page.evaluate(() => ({
+    theme: document.querySelector('.theme-toggle').getAttribute('aria-label'),
+    themeTitle: document.querySelector('.theme-toggle').title,
+    search: document.querySelector('.site-header form.search-box input[name=q]').placeholder,
+  }));
+  for (const [lang, want] of [
+    ['ru', { theme: 'Тёмная тема', themeTitle: /^Включить (светлую|тёмную) тему$/, search: /^Поиск по заметкам \((Ctrl|⌘) K\)$/ }],
+    ['ja', { theme: 'ダークテーマ', themeTitle: /切り替える$/, search: /^ノートを検索 \((Ctrl|⌘) K\)$/ }],
+    ['pt-BR', { theme: 'Tema escuro', themeTitle: /^Mudar para o tema (claro|escuro)$/, search: /^Pesquisar notas/ }],
+    ['nl', { theme: 'Dark theme', themeTitle: /^Switch to the (light|dark) theme$/, search: /^Search notes \((Ctrl|⌘) K\)$/ }],
+  ]) {
+    it(`${lang}: the theme toggle and the search box`, async () => {
+      const page = await newPage(browser, kDesktop);
+      try {
+        await page.goto(`${site.base}${site.pages.note}?lang=${lang}`, { waitUntil: 'load' });
+        await page.waitForSelector('.theme-toggle');
+        assert.equal(await page.$eval('html', (h) => h.lang), lang);
+        const got = await labels(page);
+        assert.equal(got.theme, want.theme);
+        assert.match(got.themeTitle, want.themeTitle);
+        assert.match(got.search, want.search);
+        await page.click('.theme-toggle');  // the label is written again on each switch
+        assert.match((await labels(page)).themeTitle, want.themeTitle);
+        await assertClean(page);
+      } finally { await page.closeAll(); }
+    });
+  }
+});

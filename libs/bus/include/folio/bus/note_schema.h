@@ -60,7 +60,7 @@ struct NoteEvent {
   std::string path;        // vault path, "Folder/Note.md"
   std::string url;         // canonical URL path
   int64_t version = 0;     // push version
-  bool deleted = false;
+  bool deleted = false;    // deleted, unpublished or private (publish: private): title, tags, text ""
   std::string title;
   std::vector<std::string> tags;
   std::string text;        // plain text of the note (no markup)

@@ -18,6 +18,10 @@ struct Frontmatter {
   std::string permalink;               // permalink / slug
   std::string description;
   bool publish = true;                 // false when publish: false or draft: true
+  // publish: private: the note is published for signed-in readers only and
+  // unlisted (no listing, search, graph, feed or other note shows it).
+  // Meaningful only while `publish` is true (a draft stays unpublished).
+  bool private_note = false;
   std::vector<std::string> cssclasses; // cssclasses / cssclass
   std::string date;                    // date / created
   std::string updated;                 // updated / modified

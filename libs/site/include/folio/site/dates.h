@@ -1,9 +1,10 @@
 // Dates as a page shows them: a frontmatter date ("2024-04-04",
 // "2024-04-04T10:30", "2024-04-04 10:30:15", "2024-04-04T10:30:00+02:00",
 // "...Z") becomes <time datetime="machine form">readable form</time>, the
-// readable form in the page's language where folio knows it (English today:
-// "4 April 2024"; other languages get the neutral "2024-04-04" until pages
-// are localised). Text that is no date is shown as written.
+// readable form in the page's language (i18n.h: "4 April 2024", "4. April
+// 2024", "4 апреля 2024 г.", "2024年4月4日"; English for a language folio
+// does not ship). core's ParseDate reads the forms. Text that is no date is
+// shown as written.
 // Pure functions; thread-safe.
 #pragma once
 

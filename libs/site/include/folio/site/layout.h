@@ -49,6 +49,9 @@ struct SiteInfo {
                                // checked by CheckMermaidSource (csp.h)
   std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
   std::string publish_css_url;    // the vault's publish.css (an asset URL), loaded after folio's; "" = none
+  std::string lang;               // the site's language, a BCP 47 tag ("de", "pt-BR"); "" = "en". Sets
+                                  // <html lang> and the words of every page (i18n.h) but a note's own
+                                  // frontmatter lang's
 };
 
 struct NotePage {
@@ -61,7 +64,8 @@ struct NotePage {
   std::string updated;       // "2026-11-30" or ""
   std::string image;         // OG image URL or "" (an attachment's /assets/ URL, made absolute with base_url)
   size_t words = 0;          // words in the note's text (CJK: characters); 0 = no reading-time line
-  std::string lang;          // <html lang>, default "en"
+  std::string lang;          // frontmatter lang: <html lang> and the page's words when it is a
+                             // language tag, else the site's (i18n.h PageLang)
   std::vector<std::string> cssclasses;  // classes on <body>
   std::vector<std::string> tags;        // shown as links to /_/tags/...
   std::vector<LinkItem> breadcrumbs;    // folders from the root to the note's folder (also the
@@ -129,13 +133,19 @@ const std::string& SiteScriptUrl();
 // .publish-renderer, .markdown-preview-sizer, cssclasses on
 // .markdown-preview-view, h1.page-header) and tree classes with data-path on
 // the explorer and outline, so community Publish themes match (docs/themes.md).
+// 9: `publish: private` notes (README "Private notes"): public pages drop
+// their backlinks and embeds, and the start re-reads which notes are private.
+// 10: the page's language (issue 29): its words from i18n.h, dates per language.
 // Bump it too when the title rule (markdown::NoteTitle) changes: at a new
 // fingerprint ingest's start also retitles the notes stored under the old rule.
-inline constexpr int kLayoutVersion = 8;
+inline constexpr int kLayoutVersion = 10;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).
 std::string LayoutFingerprint(std::string_view site_name, std::string_view render_settings = {});
+// The same with the site's SiteInfo: its 404 page in the site's language, so
+// a new SiteInfo::lang re-renders every page.
+std::string LayoutFingerprint(const SiteInfo& site, std::string_view render_settings = {});
 const std::string& StyleSheetUrl();
 
 // Writes <a href="URL">text</a> with the URL percent-encoded and both escaped.

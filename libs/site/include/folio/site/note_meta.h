@@ -21,6 +21,11 @@ struct NoteMeta {
   std::string permalink;             // frontmatter permalink/slug ("" = from the path)
   std::vector<std::string> anchors;  // heading ids and "^block" ids, for checking [[note#anchor]]
   bool published = true;             // false for publish: false / draft: true
+  // publish: private (README "Private notes"): the note has a page (at
+  // `url`, served to signed-in readers only) but is unlisted: no listing,
+  // feed, sitemap, graph, search, backlink, related list or embed on a
+  // public page shows it. Only meaningful while `published`.
+  bool private_note = false;
   int64_t updated_ms = 0;            // when the content last changed
   int64_t created_ms = 0;            // when ingest first saw the note (kept across changes; 0 = unknown)
   int64_t date_ms = 0;               // frontmatter date/created (0 = none)
@@ -33,6 +38,10 @@ struct NoteMeta {
   std::vector<std::string> out;      // derived: resolved target paths, sorted, unique
   std::vector<std::string> embeds_out;  // derived: resolved embed targets, sorted, unique
 };
+
+// Whether listings, feeds, the graph and other notes' pages may show the
+// note: published and not private.
+inline bool IsListed(const NoteMeta& n) { return n.published && !n.private_note; }
 
 // The dates listings show: updated (/recent's order, the sitemap's lastmod)
 // is the frontmatter's updated/modified, else when the content last changed;

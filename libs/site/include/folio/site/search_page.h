@@ -27,7 +27,7 @@ struct SearchResultItem {
 };
 
 struct SearchPage {
-  SiteInfo site;
+  SiteInfo site;              // its lang picks the page's words (i18n.h)
   std::string query;         // as the reader typed it (valid UTF-8); "" = no search yet
   std::string mode;          // "hybrid" (or ""), "vector", "text": kept by the form
   std::vector<SearchResultItem> results;
@@ -64,5 +64,9 @@ std::string SafeSnippetHtml(std::string_view snippet_html);
 // "" if `html` has no such header (a page of another layout). Lets the edge
 // give its search page the same name as the site's published pages.
 std::string SiteNameFromPage(std::string_view html);
+// The <html lang> of a page this lib assembled (a language tag, i18n.h); ""
+// if it has none. The edge gives its search page the language of the
+// site's 404 page, which is the site's (SiteInfo::lang).
+std::string LangFromPage(std::string_view html);
 
 }  // namespace folio::site

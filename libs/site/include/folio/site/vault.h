@@ -139,6 +139,7 @@ class Vault {
   struct ApplyState;
   void ApplyDelete(const std::string& path, ApplyState& s);
   void ApplyUpsert(NoteMeta& u, ApplyState& s);
+  void PrivacyFlipped(const NoteMeta& old, ApplyState& s);
   void ReresolveLinks(ApplyState& s);
   void CollectRender(ApplyState& s) const;
 
