@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
       one_p.push_back(t.push_ms);
       one_v.push_back(t.visible_ms);
     }
+    printf("1 changed (last of 3): ingest phases_ms: %s\n", LastPhases(c.dir() + "/ingest.log").c_str());
     for (int k = 0; k < 3; ++k, ++rev) {
       std::vector<int> ids;
       for (int i = 1; i <= std::max(1, n / 10); ++i) ids.push_back(i + (k * 7) % std::max(1, n - n / 10));

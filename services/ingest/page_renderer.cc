@@ -14,6 +14,7 @@
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
 #include "folio/site/csp.h"
+#include "folio/site/feeds.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
 #include "folio/site/summary.h"
@@ -216,6 +217,8 @@ site::NotePage NotePageOf(const SiteState& state, const site::SiteInfo& info, co
   page.created = fm.date;
   page.updated = fm.updated.empty() ? site::DayOf(note.updated_ms) : fm.updated;
   page.image = ResolveImage(vault, fm.image, path, warnings);
+  // Without `image:`, the note's first image (an attachment or an http(s) URL).
+  if (page.image.empty()) page.image = site::FirstImage(page.body_html);
   page.words = CountWords(res.text);
   page.lang = fm.lang;
   page.cssclasses = fm.cssclasses;

@@ -49,7 +49,7 @@ SiteWriter::SiteWriter(SiteOptions options, Store* store, ThreadPool* pool, metr
       store_(store),
       pool_(pool),
       renderer_(&options_, store_, pool_, &state_),
-      listings_(&options_, &state_),
+      listings_(&options_, &state_, store_),
       assembler_(&options_, store_, &state_, &renderer_),
       publisher_(options_.site, store_, registry, options_.feed_snapshot_bytes),
       vault_(state_.vault()),

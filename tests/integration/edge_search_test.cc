@@ -298,7 +298,7 @@ TEST_CASE("edge search: results from a real NATS responder, escaped, as a page a
 
   {
     INFO("issue 29: the search page speaks the site's language, which the edge reads off its 404 page");
-    bus::SiteRecord rec{"russkiy", {"ru.example"}, "Russkiy"};
+    bus::SiteRecord rec{"russkiy", {"ru.example"}, "Russkiy", {}};
     REQUIRE(b->KvPutAsync(bus::kPagesBucket, bus::SiteKey("russkiy"), bus::EncodeSiteRecord(rec)).ok());
     site::SiteInfo info;
     info.name = "Заметки";

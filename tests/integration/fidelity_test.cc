@@ -189,15 +189,17 @@ TEST_CASE("incremental: each kind of change re-renders exactly the affected page
   CHECK(c.WaitForPage("/d", 410).status == 410);  // Gone: it was there and was removed
 
   // Listings: a new tag on an existing note (same title, same day): the tag
-  // index, the new tag's page, and /recent + /rss.xml (B moves to the top).
-  // Home, sitemap and folder pages keep their content, so they are not touched.
+  // index, the new tag's page, /recent (B moves to the top) and both feeds
+  // (/rss.xml, /feed.json: they carry B's body). Home, sitemap and folder
+  // pages keep their content, so they are not touched.
   r = push({{"B.md", "# B\n\nBee, revised. #fresh\n"}});
   CHECK(JsonInt(r, "rendered") == 2);   // B + C (embeds B)
-  CHECK(JsonInt(r, "listings") == 4);
+  CHECK(JsonInt(r, "listings") == 5);
   CHECK(c.WaitForPage("/_/tags/fresh", 200, "href=\"/b\"").status == 200);
-  // Removing it again (B is already the newest): /_/tags changes, /_/tags/fresh goes.
+  // Removing it again (B is already the newest): /_/tags changes, /_/tags/fresh
+  // goes, and the feeds carry B's new body.
   r = push({{"B.md", "# B\n\nBee, revised.\n"}});
-  CHECK(JsonInt(r, "listings") == 2);
+  CHECK(JsonInt(r, "listings") == 4);
   CHECK(c.WaitForPage("/_/tags/fresh", 404).status == 404);
 
   // Unchanged content renders nothing and touches no listing.

@@ -185,7 +185,9 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
   *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
   AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/rss.xml\"></head>\n<body";
+  *out += "\" href=\"/rss.xml\"><link rel=\"alternate\" type=\"application/feed+json\" title=\"";
+  AppendHtmlEscaped(site.name, out);
+  *out += "\" href=\"/feed.json\"></head>\n<body";
   if (h.body_classes && !h.body_classes->empty()) {
     *out += " class=\"";
     for (size_t i = 0; i < h.body_classes->size(); ++i) {

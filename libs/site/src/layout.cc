@@ -26,6 +26,8 @@ const char kSiteJs[] =
 using internal::AppendHead;
 using internal::AppendTail;
 using internal::Head;
+using internal::kBodyEnd;
+using internal::kBodyStart;
 
 void AppendList(const std::vector<LinkItem>& items, const char* cls, std::string* out) {
   *out += "<ul class=\"";
@@ -233,7 +235,9 @@ std::string AssembleNotePage(const NotePage& p) {
   out += "<article>";
   std::string_view body = AppendTitle(p, &out);
   AppendMetaLine(p, lang, t, &out);
+  out += kBodyStart;
   out += body;
+  out += kBodyEnd;
   out += "</article>";
   AppendMermaidScripts(p, &out);
   std::string aside;

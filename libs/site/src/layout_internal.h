@@ -34,6 +34,13 @@ struct Head {
   bool has_graph = false;          // the page has a local graph (.published-container.has-graph)
 };
 
+// Around a note page's body (AssembleNotePage): the feeds take the body
+// from the stored page between them (NotePageParts, feeds.h). The body
+// cannot hold the end marker's "<!--" unless a sanitised comment passes,
+// so the last end marker is the one.
+inline constexpr std::string_view kBodyStart = "<!--folio:body-->";
+inline constexpr std::string_view kBodyEnd = "<!--/folio:body-->";
+
 // The inline script that starts mermaid on a page with a diagram, after the
 // deferred mermaid script ran. Kept byte-stable: NotePageCsp() allows it by
 // its hash.

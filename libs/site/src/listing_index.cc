@@ -145,6 +145,7 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   const LinkItem item = ItemOf(n);
   by_title_.insert(item);
   newest_.insert({-UpdatedMs(n), stored_path});
+  by_published_.insert({-PublishedMs(n), n.url, stored_path});
   by_hash_.insert({PathHash(n.path), stored_path});
   std::string_view dir = PathDir(n.path);
   AddToFolder(item, dir.empty() ? &root_ : &folders_[std::string(dir)]);
@@ -167,16 +168,22 @@ void ListingIndex::Add(const NoteMeta& n, std::string_view stored_path) {
   }
 }
 
-void ListingIndex::Retime(int64_t was, int64_t now, std::string_view stored_path) {
-  if (was == now) return;
-  newest_.erase({-was, stored_path});
-  newest_.insert({-now, stored_path});
+void ListingIndex::Retime(const NoteMeta& was, const NoteMeta& now, std::string_view stored_path) {
+  if (UpdatedMs(was) != UpdatedMs(now)) {
+    newest_.erase({-UpdatedMs(was), stored_path});
+    newest_.insert({-UpdatedMs(now), stored_path});
+  }
+  if (PublishedMs(was) != PublishedMs(now)) {
+    by_published_.erase({-PublishedMs(was), was.url, stored_path});
+    by_published_.insert({-PublishedMs(now), now.url, stored_path});
+  }
 }
 
 void ListingIndex::Remove(const NoteMeta& n) {
   const LinkItem item = ItemOf(n);
   by_title_.erase(item);
   newest_.erase({-UpdatedMs(n), n.path});
+  by_published_.erase({-PublishedMs(n), n.url, n.path});
   by_hash_.erase({PathHash(n.path), n.path});
   std::string_view dir = PathDir(n.path);
   if (dir.empty()) {

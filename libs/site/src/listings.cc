@@ -6,6 +6,7 @@
 #include <cctype>
 #include <functional>
 #include <set>
+#include <tuple>
 
 #include "folio/core/hash.h"
 #include "folio/core/json.h"
@@ -361,21 +362,31 @@ GeneratedPage PlainPage(const SiteInfo& site, std::string url, GeneratedPage::Ki
   return g;
 }
 
-// RSS: the newest notes.
-void AddRss(const Scope& s, Pages& out) {
+// The feeds: the newest notes by publication date, both feeds alike.
+void AddFeeds(const Scope& s, Pages& out) {
   if (!s.f.rss) return;
-  GeneratedPage rss = PlainPage(s.site, "/rss.xml", GeneratedPage::Kind::kRss, "application/rss+xml; charset=utf-8");
-  rss.items = Newest(s, s.opt.rss_items);
-  for (auto& it : rss.items) {
-    if (const NoteMeta* m = s.vault.UrlOwner(it.url)) it.time_ms = PublishedMs(*m);
-  }
+  std::vector<FeedItem> items;
   Fingerprint f;
   f.Add(s.site.name);
   f.Add(s.site.base_url);
-  f.Add(rss.items);
-  for (const auto& it : rss.items) f.Add(std::to_string(it.time_ms));
-  rss.fingerprint = f.h;
-  out.emplace(rss.url, std::move(rss));
+  f.Add(s.site.feed_content ? "content" : "summary");
+  const auto& order = s.index.by_published();
+  for (auto it = order.begin(); it != order.end() && items.size() < s.opt.rss_items; ++it) {
+    const NoteMeta* m = s.vault.Find(std::get<2>(*it));
+    if (!m) continue;
+    items.push_back({m->title, m->url, PublishedMs(*m), UpdatedMs(*m), "", ""});
+    for (std::string_view v : {std::string_view(m->title), std::string_view(m->url), std::string_view(m->sha256)}) {
+      f.Add(v);
+    }
+    f.Add(std::to_string(PublishedMs(*m)) + "/" + std::to_string(UpdatedMs(*m)) + "/" + std::to_string(m->version));
+  }
+  for (auto [url, kind, type] : {std::tuple{kRssUrl, GeneratedPage::Kind::kRss, kRssContentType},
+                                 std::tuple{kJsonFeedUrl, GeneratedPage::Kind::kJsonFeed, kJsonFeedContentType}}) {
+    GeneratedPage g = PlainPage(s.site, std::string(url), kind, std::string(type));
+    g.feed = items;
+    g.fingerprint = f.h;
+    out.emplace(g.url, std::move(g));
+  }
 }
 
 constexpr const char* kXml = "application/xml; charset=utf-8";
@@ -457,7 +468,8 @@ void AddAliasRedirects(const Scope& s, Pages& out) {
 std::string GeneratedPage::Render() const {
   switch (kind) {
     case Kind::kListing: return AssembleListingPage(listing);
-    case Kind::kRss: return AssembleRss(listing.site, items);
+    case Kind::kRss: return AssembleRss(listing.site, feed);
+    case Kind::kJsonFeed: return AssembleJsonFeed(listing.site, feed);
     case Kind::kSitemap: return AssembleSitemap(listing.site, items);
     case Kind::kSitemapIndex: return AssembleSitemapIndex(listing.site, items);
     case Kind::kRobots: return AssembleRobots(listing.site);
@@ -474,7 +486,7 @@ bool ListingFilter::Covers(std::string_view url, uint16_t status) const {
   if (url == "/") return home;
   if (url == markdown::kTagsUrl) return tags_index;
   if (url == markdown::kRecentUrl || StartsWith(url, std::string(markdown::kRecentUrl) + "?")) return recent;
-  if (url == "/rss.xml") return rss;
+  if (url == kRssUrl || url == kJsonFeedUrl) return rss;
   if (url == "/sitemap.xml") return sitemap || !sitemap_paths.empty();
   if (StartsWith(url, "/sitemap-")) return sitemap;
   if (url == "/robots.txt") return robots;
@@ -510,7 +522,7 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   AddFolders(s, out);
   AddTags(s, out);
   AddRecent(s, out);
-  AddRss(s, out);
+  AddFeeds(s, out);
   AddSitemap(s, out);
   AddRobots(s, out);
   AddTrees(s, out);

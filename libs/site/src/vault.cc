@@ -41,8 +41,8 @@ bool IsFolderNote(std::string_view path) {
 bool Vault::IsReservedUrl(std::string_view url) {
   // Generated listings, tags and search are under markdown::kGeneratedPrefix,
   // which no slug can produce (only a permalink could ask for it).
-  return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" || url == "/publish.css" ||
-         url == "/sitemap.xml" || url == "/robots.txt" || StartsWith(url, "/assets/") ||
+  return url == "/livez" || url == "/readyz" || url == "/metrics" || url == "/rss.xml" || url == "/feed.json" ||
+         url == "/publish.css" || url == "/sitemap.xml" || url == "/robots.txt" || StartsWith(url, "/assets/") ||
          StartsWith(url, "/_folio/") || StartsWith(url, "/api/") || StartsWith(url, markdown::kGeneratedPrefix) ||
          url == "/_";
 }
@@ -363,7 +363,7 @@ void Vault::ApplyUpsert(NoteMeta& u, ApplyState& s) {
   if (relist) {
     Unlist(old);
   } else if (IsListed(u)) {
-    listing_.Retime(UpdatedMs(old), UpdatedMs(u), KeyOf(old));
+    listing_.Retime(old, u, KeyOf(old));
   }
   u.out = std::move(old.out);
   u.embeds_out = std::move(old.embeds_out);

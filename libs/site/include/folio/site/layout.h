@@ -22,7 +22,6 @@ struct LinkItem {
   std::string title;
   std::string url;   // decoded URL path; percent-encoded when written
   std::string date;  // "2026-11-30" or "" (listings show it)
-  int64_t time_ms = 0;  // RSS: the item's pubDate (0 = none)
 };
 
 struct TocEntry {
@@ -52,6 +51,7 @@ struct SiteInfo {
   std::string lang;               // the site's language, a BCP 47 tag ("de", "pt-BR"); "" = "en". Sets
                                   // <html lang> and the words of every page (i18n.h) but a note's own
                                   // frontmatter lang's
+  bool feed_content = true;       // the feeds (feeds.h) carry each note's body; false = its summary only
 };
 
 struct NotePage {
@@ -105,8 +105,7 @@ std::string AssembleRedirectPage(std::string_view target_url);
 // The page at the URL of a deleted (or unpublished) note: status 410.
 std::string AssembleGonePage(const SiteInfo& site);
 std::string AssembleGonePage(std::string_view site_name);
-// RSS 2.0 of `items` (newest first); links absolute when site.base_url is set.
-std::string AssembleRss(const SiteInfo& site, const std::vector<LinkItem>& items);
+// RSS and JSON Feed: feeds.h.
 std::string AssembleSitemap(const SiteInfo& site, const std::vector<LinkItem>& items);
 // A sitemap index (a large site's /sitemap.xml) naming the sitemaps' URLs.
 std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkItem>& sitemaps);
@@ -135,7 +134,10 @@ const std::string& SiteScriptUrl();
 // the explorer and outline, so community Publish themes match (docs/themes.md).
 // 9: `publish: private` notes (README "Private notes"): public pages drop
 // their backlinks and embeds, and the start re-reads which notes are private.
-// 10: the page's language (issue 29): its words from i18n.h, dates per language.
+// 10: the page's language (issue 29): its words from i18n.h, dates per language;
+// links to /feed.json beside /rss.xml in <head>, markers around the body
+// (the feeds read it from the stored page, feeds.h), og:image falls back to
+// the note's first image.
 // Bump it too when the title rule (markdown::NoteTitle) changes: at a new
 // fingerprint ingest's start also retitles the notes stored under the old rule.
 inline constexpr int kLayoutVersion = 10;

@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -70,14 +71,19 @@ class ListingIndex {
   // map key): newest() and the sitemap shards hold views of it, not copies.
   void Add(const NoteMeta& n, std::string_view stored_path);
   void Remove(const NoteMeta& n);
-  // A listed note whose recency alone changed (UpdatedMs from `was` to
-  // `now`; entry, tags and aliases the same): moves it in newest() only.
-  void Retime(int64_t was, int64_t now, std::string_view stored_path);
+  // A listed note whose dates alone changed (UpdatedMs or PublishedMs from
+  // `was` to `now`; entry, tags and aliases the same): moves it in newest()
+  // and by_published() only.
+  void Retime(const NoteMeta& was, const NoteMeta& now, std::string_view stored_path);
 
   size_t size() const { return by_title_.size(); }
   const TitleOrdered& by_title() const { return by_title_; }
   // (-updated_ms, path): newest first, then by path.
   const std::set<std::pair<int64_t, std::string_view>>& newest() const { return newest_; }
+  // (-published_ms, URL, path): the feeds' order, newest published first,
+  // then by URL (unique among published notes).
+  using PublishedKey = std::tuple<int64_t, std::string, std::string_view>;
+  const std::set<PublishedKey>& by_published() const { return by_published_; }
   const std::map<std::string, Folder, std::less<>>& folders() const { return folders_; }
   // The vault's root as a folder: notes at the top level, top-level folders.
   const Folder& root() const { return root_; }
@@ -109,6 +115,7 @@ class ListingIndex {
  private:
   TitleOrdered by_title_;
   std::set<std::pair<int64_t, std::string_view>> newest_;
+  std::set<PublishedKey> by_published_;
   std::map<std::string, Folder, std::less<>> folders_;
   Folder root_;
   std::map<std::string, Tag, std::less<>> tags_;

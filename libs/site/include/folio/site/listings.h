@@ -1,5 +1,6 @@
 // Listings: every generated page of a site (home when there is no root
-// index.md, folder pages, tag pages and /tags, /recent with ?page=N, RSS,
+// index.md, folder pages, tag pages and /tags, /recent with ?page=N, the
+// feeds (RSS and JSON Feed, feeds.h),
 // sitemap.xml (with sitemap-N.xml shards on a large site), robots.txt, alias
 // redirects), and the data the site script reads (the explorer's JSON per
 // folder under /_/tree/, the link graph's JSON chunks under /_/graph/ and
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "folio/site/feeds.h"
 #include "folio/site/layout.h"
 #include "folio/site/urls.h"
 #include "folio/site/vault.h"
@@ -38,7 +40,7 @@ struct ListingOptions {
   // (ingest's --recent-pages, default 1).
   size_t recent_max_pages = 10;
   size_t list_limit = 1000;       // notes shown on a home, folder or tag page
-  size_t rss_items = 50;
+  size_t rss_items = 50;          // items of each feed (/rss.xml, /feed.json)
 };
 
 struct GeneratedPage {
@@ -51,16 +53,25 @@ struct GeneratedPage {
   std::string Render() const;
 
   // What Render() uses.
-  enum class Kind { kListing, kRss, kSitemap, kSitemapIndex, kRobots, kRedirect, kGraphPage, kData } kind =
-      Kind::kListing;
-  ListingPage listing;          // kListing (and kGraphPage's site and intro)
-  std::vector<LinkItem> items;  // kRss, kSitemap
+  enum class Kind {
+    kListing, kRss, kJsonFeed, kSitemap, kSitemapIndex, kRobots, kRedirect, kGraphPage, kData
+  } kind = Kind::kListing;
+  ListingPage listing;          // kListing (and kGraphPage's site and intro; the feeds' site)
+  std::vector<LinkItem> items;  // kSitemap, kSitemapIndex
+  // kRss, kJsonFeed: the newest notes by PublishedMs (ties by URL) with
+  // their dates; BuildListings leaves summary and content_html empty (the
+  // Vault holds no bodies): the caller fills them from the notes' pages
+  // (NotePageParts, AbsoluteLinks, BoundFeedContent) before Render(). The
+  // fingerprint covers each note's title, URL, dates, content hash and
+  // version, and the site's name, base URL and feed_content.
+  std::vector<FeedItem> feed;
   std::string body;             // kData: the JSON itself (built with the fingerprint)
 };
 
 // Which generated pages to build (a change touches only some of them).
 struct ListingFilter {
-  // sitemap: the whole sitemap (every shard); aliases: every alias redirect.
+  // sitemap: the whole sitemap (every shard); aliases: every alias redirect;
+  // rss: both feeds (/rss.xml and /feed.json).
   bool home = false, tags_index = false, recent = false, rss = false, sitemap = false, robots = false,
        aliases = false;
   std::set<std::string, std::less<>> folders;  // vault folders ("Docs/Sub") whose pages to build
