@@ -135,6 +135,17 @@ TEST_CASE("private site attack: no URL class leaks without a valid session; brut
               silent.c_str());
   CHECK(public_leaks >= 10);  // the markers are there to be found
 
+  // folio's own stylesheet and script (named in every page).
+  const std::string home = c.EdgeGet("/").body;
+  auto linked = [&](const std::string& open, const std::string& ext) {
+    size_t at = home.find(open);
+    REQUIRE(at != std::string::npos);
+    at += open.size();
+    return home.substr(at, home.find(ext, at) + ext.size() - at);
+  };
+  const std::string style = linked("<link rel=\"stylesheet\" href=\"", ".css");
+  const std::string script = linked("<script src=\"", ".js");
+
   auto b = ConnectBus(c);
   PutSite(b.get(), PrivateSite("default", {}, kKey2));
   REQUIRE(Eventually([&] { return c.EdgeGet("/secret-alpha").status == 401; }));
@@ -187,6 +198,12 @@ TEST_CASE("private site attack: no URL class leaks without a valid session; brut
               cookies.size(), leaks);
   CHECK(leaks == 0);
   // folio's own script and style stay public (the sign-in page's look).
+  for (const std::string& own : {style, script}) {
+    CAPTURE(own);
+    auto r = c.EdgeGet(own);
+    CHECK(r.status == 200);
+    CHECK(Leaks(r).empty());
+  }
 
   // Cross-site sign-in is refused before the password is looked at.
   auto cross = Do(c, "POST", "/secret-alpha",
