@@ -12,6 +12,7 @@ PKGS=(
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots
   nodejs  # browser tests (tests/browser): node's test runner driving Chromium with puppeteer-core
   clang libclang-rt-14-dev llvm  # fuzzing (tests/fuzz, make fuzz): clang 14, libFuzzer, llvm-symbolizer
+  libsodium-dev  # private sites: Argon2id password hashes, HMAC-SHA256 session cookies (libs/auth)
   python3  # build: libs/markdown/gen_entities.py writes the HTML5 entity table (html.entities)
   python3-yaml  # deploy checks (tests/deploy): parse the rendered manifests
   universal-ctags  # structure check (tests/structure_check.py): function lengths

@@ -14,6 +14,8 @@ namespace folio::edge {
 namespace {
 
 constexpr std::string_view kAssetCache = "public, max-age=31536000, immutable";
+// A private site's file, for its signed-in reader only.
+constexpr std::string_view kPrivateAssetCache = "private, no-cache";
 
 // Pins the asset and the head built for one response.
 struct Prepared {
@@ -69,18 +71,19 @@ class StorageSource : public http::BodySource, public std::enable_shared_from_th
 // The headers every /assets/ response shares: validators, caching, and what
 // keeps an author's file from running script on the site (attachment.h).
 // An asset kept with a gzip copy varies by Accept-Encoding.
-std::string CommonHead(std::string_view etag, const http::AttachmentHeaders& ah, bool varies) {
-  std::string h = "ETag: " + std::string(etag) + "\r\nCache-Control: " + std::string(kAssetCache) +
+std::string CommonHead(std::string_view etag, const http::AttachmentHeaders& ah, bool varies, bool private_answer) {
+  std::string h = "ETag: " + std::string(etag) + "\r\nCache-Control: " +
+                  std::string(private_answer ? kPrivateAssetCache : kAssetCache) +
                   "\r\nAccept-Ranges: bytes\r\nX-Content-Type-Options: " + std::string(http::kNoSniff) +
                   "\r\nContent-Security-Policy: " + std::string(http::kUntrustedCsp) + "\r\n";
   if (!ah.disposition.empty()) h += "Content-Disposition: " + ah.disposition + "\r\n";
-  if (varies) h += "Vary: Accept-Encoding\r\n";
+  if (varies || private_answer) h += private_answer ? "Vary: Accept-Encoding, Cookie\r\n" : "Vary: Accept-Encoding\r\n";
   return h;
 }
 
 }  // namespace
 
-bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
+bool Worker::ServeAsset(const http::Request& req, http::Responder* r, bool private_answer) {
   // scratch_ holds the decoded path: "/assets/<16 hex>/<name>".
   std::string_view path = scratch_;
   if (path.substr(0, 8) != "/assets/" || path.size() < 8 + 16 + 2 || path[8 + 16] != '/') return false;
@@ -93,6 +96,7 @@ bool Worker::ServeAsset(const http::Request& req, http::Responder* r) {
   p->range = std::string(req.GetHeader("range"));
   p->if_none_match = std::string(req.GetHeader("if-none-match"));
   p->name = std::string(path.substr(8 + 17));
+  p->private_answer = private_answer;
   p->head = req.is_head;
   p->gzip = AcceptsGzip(req.GetHeader("accept-encoding"));
   FetchAsset(hash16, std::move(p));
@@ -187,7 +191,7 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
   // ranges are always of the identity bytes. Its ETag is its own (as pages').
   const bool gzip = req.gzip && !a.body_gzip.empty() && range.kind == Kind::kWhole;
   const std::string etag = "\"" + a.sha256 + (gzip ? "-gz\"" : "\"");
-  const std::string common = CommonHead(etag, ah, !a.body_gzip.empty());
+  const std::string common = CommonHead(etag, ah, !a.body_gzip.empty(), req.private_answer);
   if (!req.if_none_match.empty() && http::EtagMatches(req.if_none_match, etag)) {
     prep->head = "HTTP/1.1 304 Not Modified\r\n" + common;
     counters_.not_modified->Increment();
@@ -201,7 +205,7 @@ void Worker::SendAsset(http::Responder r, const Asset& a, std::shared_ptr<const 
     s->responder = std::move(r);
     s->headers = {{"Content-Type", ah.content_type},
                   {"ETag", etag},
-                  {"Cache-Control", std::string(kAssetCache)},
+                  {"Cache-Control", std::string(req.private_answer ? kPrivateAssetCache : kAssetCache)},
                   {"Accept-Ranges", "bytes"},
                   {"X-Content-Type-Options", std::string(http::kNoSniff)},
                   {"Content-Security-Policy", std::string(http::kUntrustedCsp)}};

@@ -5,6 +5,7 @@
 
 #include "folio/bus/site_name.h"
 #include "folio/core/secret.h"
+#include "folio/core/text.h"
 
 namespace folio::edge {
 
@@ -22,6 +23,12 @@ void AddEdgeFlags(Flags* flags) {
                  "folio-storage's read token (it writes it to <its data>/read-token on its first start); required"
                  " with --storage");
   flags->Add("asset-cache", "256MiB", "bytes of assets kept in memory (objects over 1/8 of it are served, not kept)");
+  flags->AddBool("secure-cookies", false,
+             "mark every private-site session cookie Secure (else only requests with X-Forwarded-Proto: https get"
+             " Secure cookies)");
+  flags->Add("trusted-proxies", "",
+             "comma-separated peer addresses (your TLS proxy's) whose X-Forwarded-For names the client for"
+             " sign-in rate limits; \"\" = the peer address counts");
 }
 
 namespace {
@@ -71,6 +78,13 @@ Result<EdgeConfig> ReadEdgeConfig(const Flags& flags, const ServiceBasics& basic
   if (Status s = ReadSearchOptions(flags, &c.search); !s.ok()) return s;
   c.site = flags.Get("site");
   if (!bus::IsValidSiteName(c.site)) return Status::Invalid("--site must match [a-z0-9-]{1,63}");
+  c.signin.secure_cookies = flags.GetBool("secure-cookies");
+  for (std::string_view proxies = flags.Get("trusted-proxies"); !proxies.empty();) {
+    size_t comma = proxies.find(',');
+    std::string_view one = TrimAsciiSpace(proxies.substr(0, comma));
+    proxies = comma == std::string_view::npos ? std::string_view() : proxies.substr(comma + 1);
+    if (!one.empty()) c.signin.trusted_proxies.emplace_back(one);
+  }
   c.has_storage = !flags.Get("storage").empty();
   if (c.has_storage) {
     if (Status s = ReadAssetOptions(flags, &c.assets); !s.ok()) return s;

@@ -11,6 +11,7 @@
 #include "folio/core/status.h"
 #include "asset_store.h"
 #include "search_backend.h"
+#include "signins.h"
 
 namespace folio::edge {
 
@@ -21,6 +22,7 @@ struct EdgeConfig {
   SearchOptions search;            // --search-threads (8), --search-max-in-flight (64), --search-timeout-ms (2000)
   bool has_storage = false;        // --storage given (default "": /assets/ misses are 404)
   AssetOptions assets;             // --storage, --storage-token, --asset-cache (256MiB); only with has_storage
+  SigninOptions signin;            // --secure-cookies (false), --trusted-proxies ("")
 };
 
 // Declares the common flags (AddServiceFlags) and folio-edge's own.

@@ -58,9 +58,12 @@ edge::ServeCounters NewServeCounters(metrics::Registry* registry) {
 
 std::vector<std::unique_ptr<edge::Worker>> NewWorkers(size_t n, const std::string& site,
                                                       const edge::ServeCounters& counters,
-                                                      edge::SearchBackend* search, edge::AssetStore* assets) {
+                                                      edge::SearchBackend* search, edge::AssetStore* assets,
+                                                      edge::Signins* signins) {
   std::vector<std::unique_ptr<edge::Worker>> workers;
-  for (size_t i = 0; i < n; ++i) workers.push_back(std::make_unique<edge::Worker>(site, counters, search, assets));
+  for (size_t i = 0; i < n; ++i) {
+    workers.push_back(std::make_unique<edge::Worker>(site, counters, search, assets, signins));
+  }
   return workers;
 }
 
@@ -100,7 +103,9 @@ int main(int argc, char** argv) {
   auto search = std::make_unique<edge::SearchBackend>(config->search, &registry);
   std::unique_ptr<edge::AssetStore> assets;  // likewise destroyed after the loops stop
   if (config->has_storage) assets = std::make_unique<edge::AssetStore>(config->assets, &registry);
-  auto owned_workers = NewWorkers(config->threads, config->site, counters, search.get(), assets.get());
+  // Likewise: private sites' sign-ins (its pool posts to the loops).
+  auto signins = std::make_unique<edge::Signins>(config->signin, &registry);
+  auto owned_workers = NewWorkers(config->threads, config->site, counters, search.get(), assets.get(), signins.get());
   const std::vector<edge::Worker*> workers = Pointers(owned_workers);
   // Page views (view_counter.h): one counter per worker, merged by readers.
   edge::ViewCounters views(workers.size());
@@ -135,6 +140,7 @@ int main(int argc, char** argv) {
   connector.Join();
   search.reset();  // runs what is queued (the loops still exist), joins the pool
   assets.reset();  // likewise
+  signins.reset();  // likewise
   connector.Close();
   log::Info("folio-edge stopped");
   return state.exit_code;

@@ -15,6 +15,8 @@ namespace {
 
 constexpr std::string_view kAssetPrefix = "/assets/";
 
+constexpr std::string_view kSigninUrl = "/_folio/signin";
+
 constexpr std::string_view k304Line = "HTTP/1.1 304 Not Modified\r\n";
 
 std::string StatusLine(int status) {
@@ -180,6 +182,34 @@ Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gz
   return r;
 }
 
+namespace {
+
+// A private answer: its own shared tail, and what the page's answer pinned.
+struct PrivateAnswer {
+  std::shared_ptr<const void> inner;
+  std::string tail;
+};
+
+}  // namespace
+
+Result<http::PreparedResponse> RespondPrivate(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                              bool head_only) {
+  std::shared_ptr<const std::string> tail = page->tail_;
+  Result<http::PreparedResponse> r = Respond(std::move(page), gzip, not_modified, head_only);
+  if (!r.ok()) return r;
+  // The tail opens with Cache-Control and Vary (TailLines); the rest stays.
+  std::string_view t = *tail;
+  size_t cache_end = t.find("\r\n");
+  size_t vary_end = cache_end == std::string_view::npos ? cache_end : t.find("\r\n", cache_end + 2);
+  auto answer = std::make_shared<PrivateAnswer>();
+  answer->tail = "Cache-Control: private, no-cache\r\nVary: Accept-Encoding, Cookie\r\n";
+  if (vary_end != std::string_view::npos) answer->tail += t.substr(vary_end + 2);
+  answer->inner = std::move(r->keep);
+  r->more_head[1] = answer->tail;
+  r->keep = std::move(answer);
+  return r;
+}
+
 Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord& rec, std::string_view url, HeadTails* tails) {
   if (const char* bad = BadHeaderValue(rec)) {
     return Status::Invalid(std::string("page record: ") + bad + " has control characters");
@@ -251,6 +281,25 @@ std::shared_ptr<const Page> BuiltinNotFoundPage() {
       "</body></html>\n");
   auto page = BuildPage(rec);
   return *page;
+}
+
+std::shared_ptr<const Page> BuiltinSigninPage() {
+  bus::PageRecord rec;
+  rec.status = 401;
+  rec.content_type = "text/html; charset=utf-8";
+  rec.cache_control = "no-store";
+  rec.etag = "\"folio-signin\"";
+  rec.body_gzip = GzipCompress(
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<meta name=\"robots\" content=\"noindex\"><title>Sign in</title></head>"
+      "<body><main class=\"signin\"><h1>Sign in</h1><p>This site is private.</p>" +
+      std::string(kSigninErrorMark) +
+      "<form method=\"post\"><p><label>Name <input name=\"name\" autocomplete=\"username\"></label></p>"
+      "<p><label>Password <input type=\"password\" name=\"password\" required "
+      "autocomplete=\"current-password\"></label></p>"
+      "<p><button type=\"submit\">Sign in</button></p></form></main></body></html>\n");
+  return *BuildPage(rec, kSigninUrl);
 }
 
 bool AcceptsGzip(std::string_view ae) {

@@ -92,6 +92,8 @@ class Page {
  private:
   friend Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
                                                 bool head_only);
+  friend Result<http::PreparedResponse> RespondPrivate(std::shared_ptr<const Page> page, bool gzip,
+                                                       bool not_modified, bool head_only);
   friend Result<std::shared_ptr<const Page>> BuildPage(const bus::PageRecord&, std::string_view, HeadTails*);
   friend std::shared_ptr<const Page> PageForTest(std::string_view, std::string_view, uint16_t);
   // Parts of data_, in this order; ends_[i] is where part i ends.
@@ -124,6 +126,13 @@ class Page {
 Result<http::PreparedResponse> Respond(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
                                        bool head_only);
 
+// Respond for a reader signed in to a private site or to a signed-in-only
+// page: the same answer but never for a shared cache (Cache-Control:
+// private, no-cache; Vary: Accept-Encoding, Cookie). Allocates (a head of
+// its own): off the public hot path.
+Result<http::PreparedResponse> RespondPrivate(std::shared_ptr<const Page> page, bool gzip, bool not_modified,
+                                              bool head_only);
+
 // Interns the header lines pages share (HeadTails above), so equal tails
 // are one string. Not thread-safe: one owner (the page feed's thread).
 // Holds at most kMaxTails distinct tails; past that a tail is not shared.
@@ -143,6 +152,12 @@ class HeadTails {
 std::vector<std::pair<std::string, std::string>> SecurityHeaders(std::string_view csp);
 // The edge's own 404 page, used until the site publishes one.
 std::shared_ptr<const Page> BuiltinNotFoundPage();
+// The edge's own sign-in page (kSigninKey, site_table.h), used until the
+// site publishes one: a form with no action (it posts to the URL it was
+// shown at) with fields name, password and next, and kSigninErrorMark
+// where the edge writes why a sign-in failed.
+std::shared_ptr<const Page> BuiltinSigninPage();
+inline constexpr std::string_view kSigninErrorMark = "<!--folio:signin-error-->";
 
 // True if the Accept-Encoding value admits gzip ("gzip", "*", not q=0).
 bool AcceptsGzip(std::string_view accept_encoding);

@@ -19,6 +19,7 @@ void Apply(const U& u, SiteTables* t) {
       if (u.record) t->SetHosts(u.site, u.record->hosts);
       else t->RemoveHosts(u.site);
       t->SetTitle(u.site, u.record ? u.record->title : "");
+      t->SetAuth(u.site, u.auth);
       break;
     case U::kDropSite: t->EraseSite(u.site); break;
     case U::kRetain: t->Retain(u.site, [&](std::string_view url) { return u.keep->find(url) != u.keep->end(); }); break;
@@ -80,6 +81,7 @@ void PageFeed::OnSiteRecord(const std::string& record_site, const bus::KvEntry& 
   Update u;
   u.kind = Update::kSite;
   u.site = record_site;
+  if (rec) u.auth = MakeSiteAuth(record_site, rec->access);
   u.record = std::move(rec);
   Add(std::move(u));
   if (withdrawn) {

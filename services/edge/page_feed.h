@@ -77,6 +77,7 @@ class PageFeed {
     std::string url;                                     // kErase
     std::shared_ptr<const Page> page;                    // kPut
     std::shared_ptr<const bus::SiteRecord> record;       // kSite; null: withdrawn
+    std::shared_ptr<const SiteAuth> auth;                // kSite: who may read it; null: public
     std::shared_ptr<const UrlSet> keep;  // kRetain: URLs kept
   };
   // What the feed knows of one site (watcher thread).

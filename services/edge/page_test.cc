@@ -53,6 +53,38 @@ TEST_CASE("page: the gzip body held, heads for both encodings prepared once") {
   CHECK(BuiltinNotFoundPage()->status() == 404);
 }
 
+TEST_CASE("page: a signed-in reader's answer is private, never for a shared cache; the rest of the head is kept") {
+  auto page = PageForTest("/p", "<p>members</p>");
+  for (bool gzip : {true, false}) {
+    auto r = RespondPrivate(page, gzip, false, false);
+    REQUIRE(r.ok());
+    std::string head = std::string(r->head) + std::string(r->more_head[0]) + std::string(r->more_head[1]);
+    CHECK(head.find("Cache-Control: private, no-cache\r\n") != std::string::npos);
+    CHECK(head.find("Vary: Accept-Encoding, Cookie\r\n") != std::string::npos);
+    CHECK(head.find("public") == std::string::npos);
+    CHECK(head.find("Content-Security-Policy: ") != std::string::npos);
+    CHECK(head.find("X-Frame-Options: SAMEORIGIN\r\n") != std::string::npos);
+    CHECK(head.find("ETag: ") != std::string::npos);
+    CHECK(r->body == (gzip ? page->body_gzip() : std::string_view("<p>members</p>")));
+  }
+  auto nm = RespondPrivate(page, true, true, false);
+  REQUIRE(nm.ok());
+  CHECK(nm->head.substr(0, 12) == "HTTP/1.1 304");
+  CHECK(std::string(nm->more_head[1]).find("private") != std::string::npos);
+  // The public answer is untouched.
+  CHECK(page->Head(true, false).find("private") == std::string::npos);
+}
+
+TEST_CASE("page: the built-in sign-in page: a form posting to its own URL, a place for the error") {
+  auto page = BuiltinSigninPage();
+  CHECK(page->status() == 401);
+  std::string html = page->Identity().value();
+  CHECK(html.find("<form method=\"post\">") != std::string::npos);
+  CHECK(html.find("name=\"password\"") != std::string::npos);
+  CHECK(html.find(kSigninErrorMark) != std::string::npos);
+  CHECK(html.find("noindex") != std::string::npos);
+}
+
 TEST_CASE("page: every head carries the record's CSP, or the strict default, with nosniff and SAMEORIGIN (issue 9)") {
   bus::PageRecord rec;
   rec.content_type = "text/html; charset=utf-8";

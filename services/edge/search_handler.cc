@@ -85,6 +85,8 @@ std::string SearchJson(const site::SearchPage& p) {
 void Worker::ServeSearch(const http::Request& req, http::Responder r) {
   SearchParams params;
   Status parsed = ParseSearchParams(req.query, &params);
+  // A private site's search answers only its signed-in readers.
+  if (GateSearch(req, &r, params.format != SearchFormat::kPage)) return;
   std::string site = sites_.SiteOf(req.GetHeader("host"));
   site::SearchPage page;
   page.site.name = sites_.NameOf(site);

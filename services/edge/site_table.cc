@@ -1,9 +1,21 @@
 #include "site_table.h"
 
+#include "folio/auth/session.h"
 #include "folio/bus/hosts.h"
 #include "folio/site/search_page.h"
 
 namespace folio::edge {
+
+std::shared_ptr<const SiteAuth> MakeSiteAuth(const std::string& site, const bus::SiteAccess& access) {
+  if (!access.private_site && access.readers.empty() && access.session_key.empty()) return nullptr;
+  auto a = std::make_shared<SiteAuth>();
+  a->site = site;
+  a->private_site = access.private_site;
+  (void)auth::DecodeSessionKey(access.session_key, &a->key);  // "" when absent or malformed: nobody signs in
+  a->ttl_s = access.session_ttl_s;
+  a->readers = access.readers;
+  return a;
+}
 
 SiteTables::SiteTables(std::string default_site) : default_site_(std::move(default_site)) {
   host_scratch_.reserve(bus::kMaxHostNameSize);
@@ -98,6 +110,12 @@ void SiteTables::SetTitle(const std::string& site, std::string title) {
   it->second.title = std::move(title);
 }
 
+void SiteTables::SetAuth(const std::string& site, std::shared_ptr<const SiteAuth> auth) {
+  auto it = sites_.find(site);
+  if (it == sites_.end()) it = sites_.emplace(site, Site{}).first;
+  it->second.auth = std::move(auth);
+}
+
 std::string SiteTables::NameOf(std::string_view site) const {
   auto it = sites_.find(site);
   if (it != sites_.end() && !it->second.name.empty()) return it->second.name;
@@ -121,15 +139,17 @@ std::string_view SiteTables::Resolve(std::string_view host_header) {
   return it == hosts_.end() ? std::string_view(default_site_) : std::string_view(it->second);
 }
 
-const PageTable* SiteTables::Find(std::string_view host_header) {
-  std::string_view site;
-  return Find(host_header, &site);
+const PageTable* SiteTables::Find(std::string_view host_header, const SiteAuth** auth, std::string_view* site) {
+  std::string_view name = Resolve(host_header);
+  if (site != nullptr) *site = name;
+  auto it = sites_.find(name);
+  if (auth != nullptr) *auth = it == sites_.end() ? nullptr : it->second.auth.get();
+  return it == sites_.end() ? nullptr : &it->second.pages;
 }
 
-const PageTable* SiteTables::Find(std::string_view host_header, std::string_view* site) {
-  *site = Resolve(host_header);
-  auto it = sites_.find(*site);
-  return it == sites_.end() ? nullptr : &it->second.pages;
+std::shared_ptr<const SiteAuth> SiteTables::AuthOf(std::string_view host_header) {
+  auto it = sites_.find(Resolve(host_header));
+  return it == sites_.end() ? nullptr : it->second.auth;
 }
 
 std::string SiteTables::SiteOf(std::string_view host_header) { return std::string(Resolve(host_header)); }

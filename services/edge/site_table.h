@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "folio/site/analytics.h"
+#include "folio/bus/site_schema.h"
 #include "page.h"
 
 namespace folio::edge {
@@ -26,6 +27,24 @@ struct StringHash {
 using PageTable = std::unordered_map<std::string_view, std::shared_ptr<const Page>, StringHash, std::equal_to<>>;
 
 inline constexpr std::string_view kNotFoundKey = "/_folio/404";
+// The site's sign-in page (ingest renders it; the edge has a built-in one
+// until it does): never served at its own URL, only in place of a page.
+inline constexpr std::string_view kSigninKey = "/_folio/signin";
+
+// Who may read a site (bus::SiteAccess) as the edge checks it: built once per
+// site record on the feed's thread and shared, immutable, by every worker.
+// A site has one only if it is private or has readers or a session key;
+// public sites without readers have none (their hot path checks a pointer).
+struct SiteAuth {
+  std::string site;
+  bool private_site = false;            // every URL needs a session
+  std::string key;                      // the 32-byte session key, or "" (nobody can sign in)
+  int64_t ttl_s = 7 * 86400;            // a new session's lifetime
+  std::vector<bus::SiteReader> readers;  // who may sign in (hashes only)
+};
+// The SiteAuth of a record's access, or null if the site is public without
+// readers. A key that is not 64 lowercase hex is treated as none.
+std::shared_ptr<const SiteAuth> MakeSiteAuth(const std::string& site, const bus::SiteAccess& access);
 
 // Every site's pages, and which site a Host header selects. Not thread-safe:
 // each Worker owns one and touches it on its loop thread only.
@@ -54,13 +73,24 @@ class SiteTables {
   void RemoveHosts(std::string_view site);
   // The title of `site`'s site record ("" when it has none or it was deleted).
   void SetTitle(const std::string& site, std::string title);
+  // Who may read `site` (MakeSiteAuth); null: public, no readers (also when
+  // its record was deleted).
+  void SetAuth(const std::string& site, std::shared_ptr<const SiteAuth> auth);
 
   // The page table for a raw Host header value ("B.example:8081"), or
   // nullptr if that site has no pages. Allocates nothing (reuses a buffer).
-  const PageTable* Find(std::string_view host_header);
-  // The same, and the site it selects in *site (a view valid until the
-  // tables change; set even when the site has no pages).
-  const PageTable* Find(std::string_view host_header, std::string_view* site);
+  // `auth` (if not null) is set to the site's SiteAuth, or null for a public
+  // site without readers; valid until the tables next change (between
+  // requests): hold AuthOf's pointer across an asynchronous step. `site` (if
+  // not null) is set to the site it selects (a view valid until the tables
+  // change; set even when the site has no pages).
+  const PageTable* Find(std::string_view host_header, const SiteAuth** auth = nullptr,
+                        std::string_view* site = nullptr);
+  const PageTable* Find(std::string_view host_header, std::string_view* site) {
+    return Find(host_header, nullptr, site);
+  }
+  // The SiteAuth of the site a raw Host header value selects, or null.
+  std::shared_ptr<const SiteAuth> AuthOf(std::string_view host_header);
   // The site a raw Host header value selects (for search, tests and logs).
   std::string SiteOf(std::string_view host_header);
   // The name `site`'s pages show in their header: from its 404 page, else
@@ -86,6 +116,7 @@ class SiteTables {
     std::string lang;                // the 404 page's <html lang>; "" if unknown
     site::SiteAnalytics analytics;   // from the 404 page's marker; none if unknown
     std::string title;               // from the site record
+    std::shared_ptr<const SiteAuth> auth;  // from the site record; null: public, no readers
   };
   std::string_view Resolve(std::string_view host_header);
 

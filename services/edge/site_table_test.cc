@@ -81,6 +81,37 @@ TEST_CASE("site tables: a site's display name comes from its 404 page, else its 
   CHECK(t.NameOf("a") == "a");
 }
 
+TEST_CASE("site tables: who may read a site comes from its record; public sites without readers have none") {
+  bus::SiteAccess open;
+  CHECK(MakeSiteAuth("a", open) == nullptr);
+  bus::SiteAccess closed;
+  closed.private_site = true;
+  closed.session_key = std::string(64, 'f');
+  closed.session_ttl_s = 120;
+  closed.readers = {{"ann", "$argon2id$x", true}};
+  auto auth = MakeSiteAuth("a", closed);
+  REQUIRE(auth != nullptr);
+  CHECK(auth->private_site);
+  CHECK(auth->key == std::string(32, '\xff'));
+  CHECK(auth->ttl_s == 120);
+  closed.session_key = "not hex";
+  CHECK(MakeSiteAuth("a", closed)->key.empty());  // nobody can sign in; still private
+  SiteTables t("default");
+  t.SetHosts("a", {"a.example"});
+  t.Put("a", PageWithBody("/", "home of a"));
+  const SiteAuth* got = reinterpret_cast<const SiteAuth*>(1);
+  CHECK(t.Find("a.example", &got) != nullptr);
+  CHECK(got == nullptr);
+  t.SetAuth("a", auth);
+  CHECK(t.Find("A.example:80", &got) != nullptr);
+  CHECK(got == auth.get());
+  CHECK(t.AuthOf("a.example") == auth);
+  CHECK(t.AuthOf("other.example") == nullptr);
+  t.SetAuth("a", nullptr);
+  t.Find("a.example", &got);
+  CHECK(got == nullptr);
+}
+
 TEST_CASE("site tables: a site's language comes from its 404 page's <html lang> (issue 29)") {
   SiteTables t("default");
   CHECK(t.LangOf("a").empty());

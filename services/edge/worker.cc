@@ -1,5 +1,6 @@
 #include "worker.h"
 
+#include "folio/auth/form.h"
 #include "folio/core/json.h"
 #include "folio/core/text.h"
 #include "folio/core/time.h"
@@ -13,19 +14,29 @@
 
 namespace folio::edge {
 
-Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets)
-    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), counters_(counters), search_(search),
-      assets_(assets) {
+Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets,
+               Signins* signins)
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), builtin_signin_(BuiltinSigninPage()),
+      signins_(signins), counters_(counters), search_(search), assets_(assets) {
   router_.Handle("GET", std::string(markdown::kSearchUrl), [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
-                 "search");
+                 "search", 0);
   router_.Handle("GET", std::string(kStatsUrl), [this](const http::Request& req, http::Responder r) { ServeStats(req, std::move(r)); },
-                 "stats");
-  // Pages, listings and attachments (Serve narrows those to "asset").
-  router_.Fallback([this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); }, "page");
+                 "stats", 0);
+  // Pages, listings and attachments (Serve narrows those to "asset"). They
+  // take no body: one is refused (413) before a byte of it is read (issue 22).
+  auto serve = [this](const http::Request& req, http::Responder r) { Serve(req, std::move(r)); };
+  // Other methods get 405 from Serve, or 413 for a body, unread (as GET).
+  for (const char* method : {"GET", "PUT", "DELETE", "PATCH", "OPTIONS"}) router_.HandlePrefix(method, "/", serve, "page", 0);
+  router_.Fallback(serve, "page");
+  // Sign-in forms (signin_handler.cc): the only bodies readers send, and
+  // only to a site with readers (AdmitPost refuses the others unread).
+  router_.HandlePrefix(
+      "POST", "/", [this](const http::Request& req, http::AdmissionGate g) { AdmitPost(req, std::move(g)); },
+      [this](const http::Request& req, http::Responder r) { ServePost(req, std::move(r)); }, "signin",
+      auth::kMaxFormBytes);
   http::ServerOptions opts;
-  // Readers send no bodies: one is refused (413) before a byte of it is
-  // read, so the edge needs no body budget and its GETs never hold (issue 22).
-  opts.max_body_bytes = 0;
+  opts.max_body_bytes = auth::kMaxFormBytes;  // the most any route takes
+  opts.body_budget = &body_budget_;
   server_ = std::make_unique<http::Server>(&loop_, &router_, opts);
   scratch_.reserve(1024);
 }
@@ -57,8 +68,9 @@ int PageParam(std::string_view query) {
 
 // The canonical URL for another spelling of it, or "" if none: case folded
 // (ASCII, and the scripts slugs lower-case: "/Гайд" -> "/гайд"), a ".md"
-// suffix or a trailing slash dropped (or added).
-std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path) {
+// suffix or a trailing slash dropped (or added). A signed-in-only page is
+// one only for a signed-in reader: its URL says what the note is called.
+std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_path, bool signed_in) {
   std::string path;
   if (!PercentDecode(raw_path, &path)) return {};
   std::string lower = Utf8Lower(path);
@@ -69,7 +81,10 @@ std::string_view CanonicalSpelling(const PageTable& pages, std::string_view raw_
   for (const auto& c : candidates) {
     if (c == path) continue;
     auto it = pages.find(std::string_view(c));
-    if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey) return it->first;
+    if (it != pages.end() && it->second->status() == 200 && it->first != kNotFoundKey &&
+        (signed_in || !it->second->signed_in_only())) {
+      return it->first;
+    }
   }
   return {};
 }
@@ -85,11 +100,13 @@ std::string MovedGeneratedUrl(std::string_view raw_path) {
 }
 
 // 301 to `location` (already percent-encoded). Off the hot path.
-http::Response MovedTo(std::string location) {
+// `private_answer`: for a signed-in reader (never for a shared cache).
+http::Response MovedTo(std::string location, bool private_answer) {
   http::Response moved;
   moved.status = 301;
   moved.headers.emplace_back("Location", location);
-  moved.headers.emplace_back("Cache-Control", "public, max-age=300");
+  moved.headers.emplace_back("Cache-Control", private_answer ? "private, no-cache" : "public, max-age=300");
+  if (private_answer) moved.headers.emplace_back("Vary", "Cookie");
   moved.headers.emplace_back("Content-Type", "text/plain; charset=utf-8");
   for (auto& h : SecurityHeaders("")) moved.headers.push_back(std::move(h));
   moved.body = "Moved to " + location + "\n";
@@ -99,6 +116,14 @@ http::Response MovedTo(std::string location) {
 }  // namespace
 
 void Worker::Serve(const http::Request& req, http::Responder r) {
+  const SiteAuth* auth = nullptr;
+  std::string_view site;
+  // The site by Host; its own 404 page when the path has none.
+  const PageTable* pages = sites_.Find(req.GetHeader("host"), &auth, &site);
+  if (auth != nullptr) {  // a private site, or one with readers: off the hot path
+    ServeGuarded(req, std::move(r), pages, *auth);
+    return;
+  }
   if (req.method != "GET" && req.method != "HEAD") {
     http::Response resp = http::Response::Json(405, JsonError("method_not_allowed", "pages answer GET and HEAD"));
     resp.headers.emplace_back("Allow", "GET, HEAD");
@@ -111,12 +136,12 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
     r.SendError(400, "invalid_argument", "malformed percent-encoding in the path");
     return;
   }
-  const Page* page;
-  std::shared_ptr<const Page> keep;
-  // The site by Host; its own 404 page when the path has none.
-  std::string_view site;
-  const PageTable* pages = sites_.Find(req.GetHeader("host"), &site);
-  keep = builtin_404_;
+  ServePath(req, std::move(r), pages, nullptr, Session::kUnknown, site);
+}
+
+void Worker::ServePath(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth* auth,
+                       Session session, std::string_view site) {
+  std::shared_ptr<const Page> keep = builtin_404_;
   if (pages) {
     // Paginated listings are published under their query: "/recent?page=2".
     if (int pg = PageParam(req.query); pg >= 2) {
@@ -124,9 +149,20 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       scratch_ += std::to_string(pg);  // SSO: no allocation for small numbers
     }
     auto it = pages->find(std::string_view(scratch_));
-    // A page for signed-in readers is never served to anyone else: until
-    // sessions are checked here, it answers as if it did not exist.
-    if (it != pages->end() && it->second->signed_in_only()) it = pages->end();
+    // A page for signed-in readers is never served to anyone else: the
+    // sign-in page instead, or, on a site nobody can sign in to, nothing.
+    if (it != pages->end() && it->second->signed_in_only() && session != Session::kYes) {
+      if (auth != nullptr && session == Session::kUnknown && HasSession(req, *auth)) {
+        session = Session::kYes;
+      } else if (auth != nullptr) {
+        counters_.other->Increment();
+        SendSignin(std::move(r), pages, 401, "");
+        return;
+      } else {
+        it = pages->end();
+      }
+    }
+    const bool signed_in = session == Session::kYes;
     if (it != pages->end() && it->first != kNotFoundKey) {
       if (const BlobRef* blob = it->second->blob()) {
         ServeBlobPage(req, *blob, std::move(r));  // off the hot path: its body is in storage
@@ -138,38 +174,49 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
       if (views_ != nullptr && keep->status() == 200 && keep->is_html() && IsCountedView(req)) {
         views_->Count(site, it->first, UtcDay(NowUnixMs()));
       }
-    } else if (assets_ != nullptr && ServeAsset(req, &r)) {
+    } else if (assets_ != nullptr && ServeAsset(req, &r, signed_in)) {
       return;  // an attachment held by folio-storage; off the hot path
-    } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path); !canonical.empty()) {
+    } else if (std::string_view canonical = CanonicalSpelling(*pages, req.path, signed_in); !canonical.empty()) {
       // Another spelling of a page's URL (letter case, ".md", a trailing
       // slash): 301 to the canonical one. Off the hot path.
       counters_.other->Increment();
-      r.Send(MovedTo(PercentEncodePath(canonical)));
+      r.Send(MovedTo(PercentEncodePath(canonical), signed_in));
       return;
     } else if (std::string moved = MovedGeneratedUrl(req.path); !moved.empty()) {
       // A generated page's URL from before they moved under "/_/", which no
       // note claims: 301 there, query kept ("/recent?page=2", "/search?q=x").
       counters_.other->Increment();
-      r.Send(MovedTo(req.query.empty() ? moved : moved + "?" + std::string(req.query)));
+      r.Send(MovedTo(req.query.empty() ? moved : moved + "?" + std::string(req.query), signed_in));
       return;
     } else if (auto nf = pages->find(kNotFoundKey); nf != pages->end()) {
       keep = nf->second;
     }
   }
-  page = keep.get();
+  const Page* page = keep.get();
   bool gz = AcceptsGzip(req.GetHeader("accept-encoding"));
   std::string_view inm = req.GetHeader("if-none-match");
   bool not_modified = page->status() == 200 && !inm.empty() && http::EtagMatches(inm, gz ? page->etag_gzip() : page->etag());
   // gzip (nearly every reader): the page's bytes as they are. Identity: the
   // body is inflated for this answer (not for HEAD or 304).
-  SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head);
+  const bool private_answer = session == Session::kYes || page->signed_in_only();
+  SendPage(std::move(r), std::move(keep), gz, not_modified, req.is_head, private_answer);
 }
 
-bool Worker::IsOwner(const http::Request&, std::string_view) const { return false; }
+bool Worker::IsOwner(const http::Request& req, const SiteAuth* auth) const {
+  auth::Session session;
+  return auth != nullptr && HasSession(req, *auth, &session) && session.owner;
+}
 
 void Worker::ServeStats(const http::Request& req, http::Responder r) {
-  std::string site = sites_.SiteOf(req.GetHeader("host"));
-  if (all_views_ == nullptr || !IsOwner(req, site)) {
+  const SiteAuth* auth = nullptr;
+  std::string_view site_view;
+  const PageTable* pages = sites_.Find(req.GetHeader("host"), &auth, &site_view);
+  std::string site(site_view);
+  if (all_views_ == nullptr || !IsOwner(req, auth)) {
+    if (auth != nullptr && auth->private_site && !HasSession(req, *auth)) {
+      SendSignin(std::move(r), pages, 401, "");  // a private site shows strangers nothing else
+      return;
+    }
     SendNotFound(std::move(r), req.GetHeader("host"), req.is_head);
     return;
   }
@@ -187,9 +234,10 @@ void Worker::ServeStats(const http::Request& req, http::Responder r) {
 }
 
 void Worker::SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified,
-                      bool head_only) {
+                      bool head_only, bool private_answer) {
   const uint16_t status = page->status();
-  Result<http::PreparedResponse> answer = Respond(std::move(page), gzip, not_modified, head_only);
+  Result<http::PreparedResponse> answer = private_answer ? RespondPrivate(std::move(page), gzip, not_modified, head_only)
+                                                         : Respond(std::move(page), gzip, not_modified, head_only);
   if (!answer.ok()) {
     counters_.corrupt_body->Increment();
     counters_.other->Increment();

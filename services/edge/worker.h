@@ -9,12 +9,15 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "folio/auth/session.h"
 #include "folio/bus/search_schema.h"
+#include "folio/http/body_budget.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
 #include "folio/site/search_page.h"
@@ -22,6 +25,7 @@
 #include "page.h"
 #include "search_backend.h"
 #include "search_params.h"
+#include "signins.h"
 #include "site_table.h"
 #include "view_counter.h"
 
@@ -42,9 +46,10 @@ class Worker {
   // `search` (may be null: searches then answer 503) is shared by every
   // worker and must outlive the loop's run.
   // `assets` (may be null: /assets/ URLs not in the page tables are 404)
-  // is shared likewise.
+  // is shared likewise. So is `signins` (may be null: nobody can sign in,
+  // a sign-in POST answers 503; private sites and pages stay closed).
   Worker(std::string default_site, ServeCounters counters, SearchBackend* search = nullptr,
-         AssetStore* assets = nullptr);
+         AssetStore* assets = nullptr, Signins* signins = nullptr);
 
   http::Loop& loop() { return loop_; }
   http::Server& server() { return *server_; }
@@ -69,9 +74,47 @@ class Worker {
   // owners only; anyone else gets the site's 404 page, as for a URL that
   // does not exist (nothing revealed).
   void ServeStats(const http::Request& req, http::Responder r);
-  // True if `req` carries a session of an owner of `site`. The session check
-  // is the private-site edge's (issue 29); until it is wired here, nobody is.
-  bool IsOwner(const http::Request& req, std::string_view site) const;
+  // True if `req` carries a valid session of an owner of the site whose
+  // SiteAuth is `auth` (null: a site without readers, which has no owner).
+  bool IsOwner(const http::Request& req, const SiteAuth* auth) const;
+  // Whether the reader holds a session: unknown until checked (a public
+  // site's pages never check: its hot path parses no cookie).
+  enum class Session : uint8_t { kUnknown, kNo, kYes };
+  // The page at scratch_ (the decoded path) of `pages` (null: no such site),
+  // as Serve answers it; `auth` is the site's (null: public, no readers). A
+  // signed-in-only page is the sign-in page (401) unless the reader has a
+  // session; an answer to a signed-in reader is private (RespondPrivate).
+  void ServePath(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth* auth,
+                 Session session, std::string_view site);
+
+  // Private sites and signed-in-only pages (signin_handler.cc).
+  // A GET or HEAD of a site with a SiteAuth: a private site answers only a
+  // reader with a session (else the sign-in page, 401 JSON for data URLs,
+  // a robots.txt that disallows all, folio's own script and style).
+  void ServeGuarded(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth& auth);
+  // POST to any URL: a sign-in (form), or a sign-out at /_/signout; 405 on
+  // a site without a SiteAuth. AdmitPost refuses those bodies unread (413).
+  void ServePost(const http::Request& req, http::Responder r);
+  void AdmitPost(const http::Request& req, http::AdmissionGate gate);
+  // GET /_/search on a private site without a session: answered (true).
+  bool GateSearch(const http::Request& req, http::Responder* r, bool data);
+  // Whether `req` carries a valid session of `auth`'s site (its cookie
+  // verifies: auth::VerifySession), and which (`out`, if not null: the
+  // reader and the owner flag, e.g. for an owners-only page).
+  bool HasSession(const http::Request& req, const SiteAuth& auth, auth::Session* out = nullptr) const;
+  // The site's sign-in page (or the built-in one) with `status`, `error`
+  // written into it, never cached, never indexed.
+  void SendSignin(http::Responder r, const PageTable* pages, int status, std::string_view error,
+                  int64_t retry_after_s = 0);
+  void StartSignin(const http::Request& req, http::Responder r, const SiteAuth& auth);
+  void FinishSignin(uint64_t id, std::optional<bus::SiteReader> reader);
+  void Signout(const http::Request& req, http::Responder r);
+  struct PendingSignin {
+    http::Responder responder;
+    std::string host, location, site, key;  // copied: the request and the SiteAuth may go meanwhile
+    int64_t ttl_s = 0;
+    bool secure = false;
+  };
   // GET /search (search_handler.cc). Answers at once (400, the empty page,
   // 503 when overloaded) or parks the Responder in pending_searches_ until
   // FinishSearch, posted back to this loop by the backend's pool.
@@ -83,7 +126,9 @@ class Worker {
   // that shape or there is no store (the caller goes on as for any page).
   // Every /assets/ response carries http::kUntrustedCsp and nosniff, and a
   // download disposition unless the type is inline-safe (attachment.h).
-  bool ServeAsset(const http::Request& req, http::Responder* r);
+  // `private_answer`: for a signed-in reader of a private site (never for a
+  // shared cache).
+  bool ServeAsset(const http::Request& req, http::Responder* r, bool private_answer = false);
   // A page whose body is a blob in folio-storage (Page::blob(): the bundled
   // mermaid): served as ServeAsset serves, with the record's Content-Type
   // (ingest's, never an author's) and only if storage's blob has exactly
@@ -95,6 +140,7 @@ class Worker {
     std::string sha256, content_type;  // a blob page's: the blob it must be and its type; "" for attachments
     bool head = false;
     bool gzip = false;  // the client accepts gzip (AcceptsGzip)
+    bool private_answer = false;  // for a signed-in reader: Cache-Control private
   };
   // Parks `p` and asks the AssetStore for `hash16`; FinishAsset answers.
   void FetchAsset(const std::string& hash16, std::unique_ptr<PendingAsset> p);
@@ -121,13 +167,22 @@ class Worker {
   void SendNotFound(http::Responder r, std::string_view host, bool head_only);
   // Answers `page` (REQUIRES: not a blob page) as Respond builds it and
   // counts the answer by its status; 500 if an identity body fails to inflate.
-  void SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only);
+  // `private_answer`: RespondPrivate (a signed-in reader's answer).
+  void SendPage(http::Responder r, std::shared_ptr<const Page> page, bool gzip, bool not_modified, bool head_only,
+                bool private_answer = false);
 
   http::Loop loop_;
   http::Router router_;
+  // Sign-in forms are the only bodies an edge reads (4 KiB each, at most
+  // 256 at once per worker); declared before the server that uses it.
+  http::BodyBudget body_budget_{1u << 20};
   std::unique_ptr<http::Server> server_;
   SiteTables sites_;
   std::shared_ptr<const Page> builtin_404_;
+  std::shared_ptr<const Page> builtin_signin_;
+  Signins* signins_;
+  std::unordered_map<uint64_t, std::unique_ptr<PendingSignin>> pending_signins_;
+  uint64_t next_signin_id_ = 1;
   std::string scratch_;  // decoded path; reused across requests
   ServeCounters counters_;
   ViewCounter* views_ = nullptr;             // this worker's; null: views are not counted

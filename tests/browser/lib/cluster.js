@@ -76,6 +76,7 @@ class Cluster {
       '-sd', path.join(this.dir, 'nats')]);
     await waitFor(`http://127.0.0.1:${monitor}/healthz?js-enabled-only=true`, 200, 15000);
     const natsUrl = `nats://127.0.0.1:${nats}`;
+    this.natsUrl = natsUrl;
     this.ingestUrl = `http://127.0.0.1:${ingest}`;
     this.base = `http://127.0.0.1:${edge}`;
     this.run('ingest', [this.bin('folio-ingest'), '--listen', `127.0.0.1:${ingest}`, '--nats', natsUrl,
