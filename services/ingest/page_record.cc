@@ -32,6 +32,7 @@ PageRecordOut MakePageRecord(const PageHead& head, std::string_view body) {
   r.etag = "\"" + Sha256Hex(body).substr(0, 20) + "\"";
   r.last_modified_s = head.last_modified_s;
   r.version = head.version;
+  r.access = head.access;
   Compress(body, &r.body_gzip);
   PageRecordOut out;
   out.record = bus::EncodePageRecord(r);
@@ -51,6 +52,7 @@ PageRecordOut MakeBlobPageRecord(const PageHead& head, std::string_view sha256) 
   r.etag = "\"" + std::string(sha256) + "\"";
   r.last_modified_s = head.last_modified_s;
   r.version = head.version;
+  r.access = head.access;
   r.body_blob = std::string(sha256);
   return PageRecordOut{bus::EncodePageRecord(r), ""};
 }

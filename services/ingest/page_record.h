@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "folio/bus/page_schema.h"
 #include "folio/site/layout.h"
 
 namespace folio::ingest {
@@ -29,6 +30,7 @@ struct PageHead {
   std::string location;       // 301 only: the target URL path
   int64_t last_modified_s = 0;
   int64_t version = 0;        // the push version that writes it
+  bus::PageAccess access = bus::PageAccess::kPublic;  // who may read it (a private site's: kSignedIn)
 };
 
 struct PageRecordOut {

@@ -278,6 +278,7 @@ site::SiteInfo SiteInfoOf(const SiteOptions& options, const site::Vault& vault) 
   info.mermaid_url = options.mermaid_url;
   info.mermaid_integrity = options.mermaid_integrity;
   if (vault.FindAttachment(site::kPublishCssPath)) info.publish_css_url = std::string(site::kPublishCssUrl);
+  info.private_site = options.prefs.private_site;
   return info;
 }
 
@@ -286,6 +287,8 @@ std::string LayoutOf(const SiteOptions& options, bool strict_line_breaks) {
   // Another mermaid source changes every page with a diagram (the pinned CDN
   // build adds nothing: fingerprints from before the bundled one stay).
   if (options.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options.mermaid_url;
+  // Turning a site private or public re-renders (noindex) and re-stamps (access) every page.
+  if (options.prefs.private_site) settings += "\nprivate";
   return site::LayoutFingerprint(options.site_name, settings);
 }
 
@@ -338,7 +341,8 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault, path, res.links, &r.warnings);
     site::NotePage page = NotePageOf(*state_, info, *note, *sources.find(path)->second, std::move(res), &r.warnings);
-    PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
+    PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version,
+                  PageAccessOf(options_->prefs)};
     const std::string html = site::AssembleNotePage(page);
     PageRecordOut rec = MakePageRecord(head, html);
     r.record = std::move(rec.record);

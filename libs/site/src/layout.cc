@@ -133,7 +133,11 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
           "<meta name=\"color-scheme\" content=\"light dark\">";
-  if (h.noindex) *out += "<meta name=\"robots\" content=\"noindex\">";
+  if (site.private_site) {  // issue 29: nothing of a private site is indexed or followed
+    *out += "<meta name=\"robots\" content=\"noindex, nofollow\">";
+  } else if (h.noindex) {
+    *out += "<meta name=\"robots\" content=\"noindex\">";
+  }
   *out += "<title>";
   AppendHtmlEscaped(h.title, out);
   if (!site.name.empty() && h.title != site.name) {
@@ -171,9 +175,12 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   }
   *out += "<script src=\"" + SiteScriptUrl() + "\" defer></script>";
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
-  *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
-  AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/rss.xml\"></head>\n<body";
+  if (!site.private_site) {  // a private site publishes no feed
+    *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
+    AppendHtmlEscaped(site.name, out);
+    *out += "\" href=\"/rss.xml\">";
+  }
+  *out += "</head>\n<body";
   if (h.body_classes && !h.body_classes->empty()) {
     *out += " class=\"";
     for (size_t i = 0; i < h.body_classes->size(); ++i) {

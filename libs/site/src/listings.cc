@@ -412,6 +412,7 @@ void AddRobots(const Scope& s, Pages& out) {
   GeneratedPage robots = PlainPage(s.site, "/robots.txt", GeneratedPage::Kind::kRobots, "text/plain; charset=utf-8");
   Fingerprint f;
   f.Add(s.site.base_url);
+  if (s.site.private_site) f.Add("private");
   robots.fingerprint = f.h;
   out.emplace(robots.url, std::move(robots));
 }
@@ -500,8 +501,10 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   AddFolders(s, out);
   AddTags(s, out);
   AddRecent(s, out);
-  AddRss(s, out);
-  AddSitemap(s, out);
+  if (!site.private_site) {  // a private site publishes neither (issue 29)
+    AddRss(s, out);
+    AddSitemap(s, out);
+  }
   AddRobots(s, out);
   AddTrees(s, out);
   AddGraph(s, out);

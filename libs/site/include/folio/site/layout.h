@@ -49,6 +49,9 @@ struct SiteInfo {
                                // checked by CheckMermaidSource (csp.h)
   std::string mermaid_integrity;  // its Subresource Integrity ("sha384-..."); "" for a same-origin path
   std::string publish_css_url;    // the vault's publish.css (an asset URL), loaded after folio's; "" = none
+  bool private_site = false;      // only signed-in readers see it (issue 29): every page says
+                                  // noindex, nofollow and links no feed; robots.txt disallows all;
+                                  // BuildListings makes no RSS and no sitemap
 };
 
 struct NotePage {
