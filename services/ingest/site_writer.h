@@ -158,7 +158,8 @@ class SiteWriter {
   // Every stored page of the site that *c does not write or delete and whose
   // access is not c->access (but the sign-in page and folio's stylesheet,
   // public always) is added to *c with c->access: turning a site private
-  // or public reaches every URL. Store errors as Status.
+  // or public reaches every URL; a private site's stored feeds and sitemaps
+  // are deleted instead. Store errors as Status.
   Status RestampStored(Commit* c) const;
   void AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c);
   // Notes retitled at Start, kept for their search events (the request

@@ -15,6 +15,14 @@ namespace {
 
 constexpr int kUrlsPerRead = 1000;
 
+// The feeds and sitemaps a private site must not publish. (Start rebuilds
+// the listings without the fingerprints of those published, so it cannot
+// tell which are gone: the walk over stored pages deletes them.)
+bool IsFeedUrl(std::string_view url) {
+  if (url == "/rss.xml" || url == "/atom.xml" || url == "/feed.json" || url == "/feed.xml") return true;
+  return url.rfind("/sitemap", 0) == 0 && url.size() >= 12 && url.substr(url.size() - 4) == ".xml";
+}
+
 }  // namespace
 
 void SiteWriter::AddSignInPage(int64_t now_s, Commit* c) const {
@@ -46,6 +54,11 @@ Status SiteWriter::RestampStored(Commit* c) const {
     if (!urls.ok()) return urls.status();
     for (const std::string& url : *urls) {
       if (written.count(url) || always_public.count(url)) continue;
+      if (c->access == bus::PageAccess::kSignedIn && IsFeedUrl(url)) {
+        c->deleted_pages.push_back(url);
+        c->outbox.push_back({0, OutboxMsg::kKvDelete, bus::PageKey(c->site, url), "", ""});
+        continue;
+      }
       auto stored = store_->PageRecord(options_.site, url);
       if (!stored.ok()) return stored.status();
       bus::PageRecord r;
