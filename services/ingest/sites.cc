@@ -104,6 +104,7 @@ Status Sites::Reload() {
         continue;
       }
       writers_[name]->PublishPending();
+      rows_[name] = row;  // RecordOf reads it (rows_ is replaced as a whole below)
       if (bus_) {
         if (Status s = PublishSiteRecord(name); !s.ok()) {
           log::Warn("site record not published; will publish at next start",
