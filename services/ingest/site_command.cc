@@ -50,7 +50,10 @@ int Add(const Flags& flags, Store* store, const std::string& name) {
   auto token = NewToken();
   if (!token.ok()) return Failed("add", token.status());
   SiteRow row{name, flags.Get("title"), *hosts, Sha256Hex(*token), NowUnixMs()};
-  bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
+  // The flag site may have settings already (`site set` before `site add`): its record keeps them.
+  auto prefs = store->LoadSitePrefs(name);
+  if (!prefs.ok()) return Failed("add", prefs.status());
+  bus::SiteRecord rec{row.name, row.hosts, row.title, SiteAccessOf(*prefs)};
   std::vector<OutboxMsg> outbox{
       {0, OutboxMsg::kKvPut, bus::SiteKey(name), bus::EncodeSiteRecord(rec), ""}};
   if (Status s = store->AddSite(row, std::move(outbox)); !s.ok()) return Failed("add", s);

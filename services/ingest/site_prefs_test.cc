@@ -13,6 +13,7 @@
 #include "folio/testing/testing.h"
 #include "site_prefs.h"
 #include "site_writer.h"
+#include "sites.h"
 #include "store.h"
 
 using namespace folio;
@@ -253,4 +254,55 @@ TEST_CASE("private site: every page signed-in only, no feeds, robots disallow, a
   // No readers and public: no sign-in page.
   restart(SitePrefs());
   CHECK(!page(std::string(site::kSignInUrl), &r));
+}
+
+TEST_CASE("sites: the flag site's record, and settings another process commits reach it without a restart") {
+  testing::TempDir dir;
+  auto serving = Store::Open(dir.path());
+  auto admin = Store::Open(dir.path());
+  REQUIRE(serving.ok());
+  REQUIRE(admin.ok());
+  ThreadPool pool{2};
+  metrics::Registry registry;
+  SiteOptions flag;
+  flag.site = "default";
+  flag.site_name = "My Notes";
+  Sites sites(flag, "token", serving->get(), &pool, &registry);
+  REQUIRE(sites.Start().ok());
+  bus::SiteRecord rec = sites.RecordOf("default");
+  CHECK(rec.site == "default");
+  CHECK(rec.hosts.empty());
+  CHECK(rec.title == "My Notes");
+  CHECK(!rec.access.private_site);
+  CHECK(rec.access.readers.empty());
+  bus::SiteRecord decoded;
+  REQUIRE(bus::DecodeSiteRecord(bus::EncodeSiteRecord(rec), &decoded).ok());  // edges accept it
+
+  const SiteWriter* before = sites.writer("default");
+  REQUIRE((*admin)->UpdateSitePrefs("default", [](SitePrefs* p) {
+    if (Status s = SetPref(p, "private", "on"); !s.ok()) return s;
+    return AddReader(p, "ann", "ann's password", true);
+  }).ok());
+  sites.ReloadIfChanged();
+  CHECK(sites.writer("default") != nullptr);
+  CHECK(sites.writer("default") != before);  // a new writer, started with the settings
+  rec = sites.RecordOf("default");
+  CHECK(rec.access.private_site);
+  REQUIRE(rec.access.readers.size() == 1);
+  CHECK(rec.access.readers[0].owner);
+  CHECK(rec.access.session_key.size() == 64);
+  auto signin = (*serving)->PageRecord("default", std::string(site::kSignInUrl));
+  REQUIRE(signin.ok());
+  bus::PageRecord page;
+  REQUIRE(bus::DecodePageRecord(*signin, &page).ok());
+  CHECK(page.access == bus::PageAccess::kPublic);
+  REQUIRE(bus::DecodePageRecord(*(*serving)->PageRecord("default", "/robots.txt"), &page).ok());
+  CHECK(page.access == bus::PageAccess::kSignedIn);
+
+  // Unchanged settings: the writer stays.
+  const SiteWriter* now = sites.writer("default");
+  REQUIRE((*admin)->AddSite(SiteRow{"b", "", {"b.example"}, "00", 1}, {}).ok());
+  sites.ReloadIfChanged();
+  CHECK(sites.writer("default") == now);
+  CHECK(sites.RecordOf("b").hosts == std::vector<std::string>{"b.example"});
 }
