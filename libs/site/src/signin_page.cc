@@ -22,7 +22,7 @@ std::string AssembleSignInPage(const SiteInfo& site, bool named_users, const Sig
   AppendHtmlEscaped(site.name, &out);
   out += "</h1><p>";
   AppendHtmlEscaped(w.intro, &out);
-  out += "</p><p class=\"signin-error\" role=\"alert\" hidden>";
+  out += "</p><p class=\"signin-error\" hidden>";
   AppendHtmlEscaped(w.error, &out);
   out += "</p><form method=\"post\" class=\"signin-form\">";
   if (named_users) {
