@@ -7,6 +7,7 @@ PKGS=(
   libuv1-dev libnats-dev nats-server libsqlite3-dev libmd4c-dev zlib1g-dev
   libsimdjson-dev prometheus-cpp-dev doctest-dev libhttp-parser-dev
   libcurl4-openssl-dev libyaml-cpp-dev libssl-dev curl libhnswlib-dev libsource-highlight-dev libisal-dev libstemmer-dev
+  libsodium-dev  # private sites (services/ingest site_secrets.cc): Argon2id password hashes, session keys
   prometheus  # promtool: check config/rules/metrics, test rules (deploy/prometheus, tests)
   docker-compose  # deploy checks: `docker-compose config` validates docker-compose.yml (no engine needed)
   chromium fonts-dejavu-core  # e2e test (tests/e2e): headless Chromium screenshots

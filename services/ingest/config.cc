@@ -19,6 +19,14 @@ void AddIngestFlags(Flags* flags) {
   flags->Add("site-name", "folio", "title shown on the pages of --site");
   flags->Add("host", "", "site add: host names of the site, comma-separated (a.example,www.a.example)");
   flags->Add("title", "", "site add: title shown on the site's pages (default: the site name)");
+  flags->Add("private", "", "site set: on = only signed-in readers see the site (default off)");
+  flags->Add("lang", "", "site set: the site's language tag (default en)");
+  flags->Add("feed", "", "site set: RSS items carry the note's content or a summary (default content)");
+  flags->Add("analytics", "", "site set: plausible, umami, goatcounter, google, custom or none (default none)");
+  flags->Add("analytics-id", "", "site set: the analytics provider's domain, website id, code or measurement id");
+  flags->Add("analytics-url", "", "site set: https URL of a custom or self-hosted analytics script");
+  flags->Add("session-ttl", "", "site set: how long a reader stays signed in (default 7d)");
+  flags->AddBool("owner", false, "site reader add: the reader is an owner (sees /_/stats)");
   flags->Add("max-body", "64MiB", "largest push body");
   flags->Add("max-inflight-body-bytes", "",
              "request bodies all connections may hold at once; past it a request gets 503 with Retry-After before"

@@ -30,8 +30,9 @@ struct PageHead {
   std::string location;       // 301 only: the target URL path
   int64_t last_modified_s = 0;
   int64_t version = 0;        // the push version that writes it
-  // Who may read it: kSignedIn for a `publish: private` note's page (the
-  // edge serves it to the site's signed-in readers only).
+  // Who may read it: kSignedIn for every page of a private site and for a
+  // `publish: private` note's page (the edge serves those to the site's
+  // signed-in readers only).
   bus::PageAccess access = bus::PageAccess::kPublic;
 };
 

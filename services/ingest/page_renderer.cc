@@ -13,6 +13,7 @@
 #include "folio/core/utf8.h"
 #include "folio/markdown/render.h"
 #include "folio/markdown/slug.h"
+#include "folio/site/analytics.h"
 #include "folio/site/csp.h"
 #include "folio/site/feeds.h"
 #include "folio/site/layout.h"
@@ -288,6 +289,14 @@ site::SiteInfo SiteInfoOf(const SiteOptions& options, const site::Vault& vault) 
   info.mermaid_url = options.mermaid_url;
   info.mermaid_integrity = options.mermaid_integrity;
   if (vault.FindAttachment(site::kPublishCssPath)) info.publish_css_url = std::string(site::kPublishCssUrl);
+  info.private_site = options.prefs.private_site;
+  // The owner's settings (issue 29; site_prefs.h), checked when they were set.
+  info.lang = options.prefs.lang == "en" ? "" : options.prefs.lang;
+  info.feed_content = options.prefs.feed != "summary";
+  if (auto a = site::CheckAnalytics(options.prefs.analytics, options.prefs.analytics_id, options.prefs.analytics_url);
+      a.ok()) {
+    info.analytics = std::move(*a);
+  }
   return info;
 }
 
@@ -296,6 +305,13 @@ std::string LayoutOf(const SiteOptions& options, bool strict_line_breaks) {
   // Another mermaid source changes every page with a diagram (the pinned CDN
   // build adds nothing: fingerprints from before the bundled one stay).
   if (options.mermaid_url != site::kMermaidUrl) settings += "\nmermaid " + options.mermaid_url;
+  // Turning a site private or public re-renders (noindex) and re-stamps (access) every page.
+  if (options.prefs.private_site) settings += "\nprivate";
+  // The language, the feeds' content and the analytics script change pages too.
+  const SitePrefs& p = options.prefs;
+  if (p.lang != "en") settings += "\nlang " + p.lang;
+  if (p.feed == "summary") settings += "\nfeed summary";
+  if (!p.analytics.empty()) settings += "\nanalytics " + p.analytics + " " + p.analytics_id + " " + p.analytics_url;
   return site::LayoutFingerprint(options.site_name, settings);
 }
 
@@ -348,7 +364,8 @@ std::vector<Rendered> PageRenderer::RenderNotes(const std::vector<std::string>& 
     for (auto& w : res.warnings) r.warnings.push_back(std::move(w));
     CheckAnchors(vault, path, res.links, &r.warnings);
     site::NotePage page = NotePageOf(*state_, info, *note, *sources.find(path)->second, std::move(res), &r.warnings);
-    PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version};
+    PageHead head{200, internal::kHtml, internal::kPageCache, site::NotePageCsp(page), "", now_s, version,
+                  PageAccessOf(options_->prefs)};
     if (note->private_note) head.access = bus::PageAccess::kSignedIn;
     const std::string html = site::AssembleNotePage(page);
     PageRecordOut rec = MakePageRecord(head, html);

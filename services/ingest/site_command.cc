@@ -18,16 +18,6 @@ namespace {
 constexpr size_t kTokenBytes = 32;
 constexpr size_t kMaxTitleBytes = 200;
 
-int Usage(const std::string& message) {
-  std::fprintf(stderr,
-               "folio-ingest site: %s\n"
-               "usage: folio-ingest site add NAME --host HOST[,HOST...] [--title TITLE] [--data DIR]\n"
-               "       folio-ingest site list [--data DIR]\n"
-               "       folio-ingest site remove NAME [--data DIR]\n",
-               message.c_str());
-  return 2;
-}
-
 int Failed(std::string_view verb, const Status& s) {
   std::fprintf(stderr, "folio-ingest site %.*s: %s\n", static_cast<int>(verb.size()), verb.data(),
                s.message().c_str());
@@ -60,7 +50,10 @@ int Add(const Flags& flags, Store* store, const std::string& name) {
   auto token = NewToken();
   if (!token.ok()) return Failed("add", token.status());
   SiteRow row{name, flags.Get("title"), *hosts, Sha256Hex(*token), NowUnixMs()};
-  bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
+  // The flag site may have settings already (`site set` before `site add`): its record keeps them.
+  auto prefs = store->LoadSitePrefs(name);
+  if (!prefs.ok()) return Failed("add", prefs.status());
+  bus::SiteRecord rec{row.name, row.hosts, row.title, SiteAccessOf(*prefs)};
   std::vector<OutboxMsg> outbox{
       {0, OutboxMsg::kKvPut, bus::SiteKey(name), bus::EncodeSiteRecord(rec), ""}};
   if (Status s = store->AddSite(row, std::move(outbox)); !s.ok()) return Failed("add", s);
@@ -95,6 +88,23 @@ int Remove(Store* store, const std::string& name) {
 
 }  // namespace
 
+int SiteUsage(const std::string& message) {
+  std::fprintf(stderr,
+               "folio-ingest site: %s\n"
+               "usage: folio-ingest site add NAME --host HOST[,HOST...] [--title TITLE] [--data DIR]\n"
+               "       folio-ingest site list [--data DIR]\n"
+               "       folio-ingest site remove NAME [--data DIR]\n"
+               "       folio-ingest site set NAME [--private on|off] [--lang TAG] [--feed content|summary]\n"
+               "                [--analytics plausible|umami|goatcounter|google|custom|none] [--analytics-id ID]\n"
+               "                [--analytics-url https://...] [--session-ttl 7d] [--data DIR]\n"
+               "       folio-ingest site show NAME [--data DIR]\n"
+               "       folio-ingest site reader add NAME [USER] [--owner] [--data DIR]   (password on stdin)\n"
+               "       folio-ingest site reader remove NAME [USER] [--data DIR]\n"
+               "       folio-ingest site rotate-key NAME [--data DIR]\n",
+               message.c_str());
+  return 2;
+}
+
 Result<std::vector<std::string>> ParseHostList(std::string_view list) {
   std::vector<std::string> out;
   std::string host;
@@ -119,12 +129,13 @@ Result<std::vector<std::string>> ParseHostList(std::string_view list) {
 
 int RunSiteCommand(const Flags& flags) {
   const auto& args = flags.positional();
-  if (args.size() < 2) return Usage("missing command");
+  if (args.size() < 2) return SiteUsage("missing command");
   const std::string& verb = args[1];
+  if (verb == "set" || verb == "show" || verb == "reader" || verb == "rotate-key") return RunSitePrefsCommand(flags);
   size_t want = verb == "list" ? 2 : 3;
-  if (verb != "add" && verb != "list" && verb != "remove") return Usage("unknown command \"" + verb + "\"");
-  if (args.size() < want) return Usage(verb + " needs a site NAME");
-  if (args.size() > want) return Usage("unexpected argument \"" + args[want] + "\"");
+  if (verb != "add" && verb != "list" && verb != "remove") return SiteUsage("unknown command \"" + verb + "\"");
+  if (args.size() < want) return SiteUsage(verb + " needs a site NAME");
+  if (args.size() > want) return SiteUsage("unexpected argument \"" + args[want] + "\"");
   if (want == 3 && !bus::IsValidSiteName(args[2])) {
     return Failed(verb, Status::Invalid("site name \"" + args[2] + "\" must match [a-z0-9-]{1,63} and not start with '-'"));
   }

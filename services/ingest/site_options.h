@@ -8,6 +8,7 @@
 #include <string>
 
 #include "folio/site/layout.h"
+#include "site_prefs.h"
 #include "storage_client.h"
 
 namespace folio::ingest {
@@ -29,6 +30,8 @@ struct SiteOptions {
                                        // since a site's last snapshot (page_pack.h) that, once they also
                                        // exceed the site's live page bytes, make the publisher write a new
                                        // snapshot and purge the packs before it
+  SitePrefs prefs;                     // the owner's settings and readers (`folio-ingest site set|reader`,
+                                       // Store::LoadSitePrefs); defaults: public, "en", full feeds
   StorageAccess storage;               // folio-storage's URL ("http://127.0.0.1:8083") and write token:
                                        // attachment bytes go there, not to SQLite or the bus; url ""
                                        // (default) = as before

@@ -41,6 +41,7 @@ Result<size_t> SiteWriter::ApplyRelated(const bus::RelatedUpdate& update) {
   StateTxn txn(&state_);  // undone unless committed
   Commit c;
   c.site = options_.site;
+  c.access = PageAccessOf(options_.prefs);
   std::set<std::string> render;
   for (const auto& [path, l] : LatestLists(update)) {
     std::vector<bus::RelatedEntry> entries = NormalizeRelated(path, l->related);

@@ -26,12 +26,13 @@ using internal::PhaseLog;
 
 constexpr const char* k404Url = "/_folio/404";
 
-// The record in the store of `p.url` serves the same as `p` (same ETag, status, location, CSP).
+// The record in the store of `p.url` serves the same as `p` (same ETag, status, location, CSP, access).
 bool SameAsStored(Store* store, const std::string& site, const PageRow& p) {
   auto have = store->PageRecord(site, p.url);
   bus::PageRecord a, b;
   return have.ok() && bus::DecodePageRecord(*have, &a).ok() && bus::DecodePageRecord(p.record, &b).ok() &&
-         a.etag == b.etag && a.status == b.status && a.location == b.location && a.csp == b.csp;
+         a.etag == b.etag && a.status == b.status && a.location == b.location && a.csp == b.csp &&
+         a.access == b.access;
 }
 
 std::vector<std::string> PublishedNotes(const site::Vault& vault) {
@@ -78,14 +79,17 @@ void SiteWriter::Add404Page(int64_t now_s, Commit* c) const {
 
 void SiteWriter::AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c) {
   const int64_t v = c->version;
-  internal::AddPage(c, site::StyleSheetUrl(),
-                    {200, "text/css; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, v}, site::StyleSheet());
+  // folio's own stylesheet, the same on every site, stays public: the sign-in page links it.
+  c->AddPage(site::StyleSheetUrl(), MakePageRecord({200, "text/css; charset=utf-8", kAssetCache, site::PageCsp(), "",
+                                                    now_s, v}, site::StyleSheet()).record);
   internal::AddPage(c, site::SiteScriptUrl(),
                     {200, "text/javascript; charset=utf-8", kAssetCache, site::PageCsp(), "", now_s, v},
                     site::SiteScript());
   Add404Page(now_s, c);
+  AddSignInPage(now_s, c);
   if (!options_.mermaid_blob.empty()) {  // the bundled mermaid, its bytes in storage (bundled_mermaid.h)
-    PageHead head{200, std::string(internal::kMermaidContentType), kAssetCache, site::PageCsp(), "", now_s, v};
+    PageHead head{200, std::string(internal::kMermaidContentType), kAssetCache, site::PageCsp(), "", now_s, v,
+                  c->access};
     c->AddPage(options_.mermaid_url, MakeBlobPageRecord(head, options_.mermaid_blob).record);
   }
   ListingDelta fps;
@@ -110,6 +114,7 @@ Status SiteWriter::Start() {
   StateTxn txn(&state_);
   Commit c;
   c.site = options_.site;
+  c.access = PageAccessOf(options_.prefs);
   c.version = state_.version();
   const int64_t now_s = NowUnixMs() / 1000;
   const std::string layout = renderer_.Layout();
@@ -136,6 +141,8 @@ Status SiteWriter::Start() {
                                                                {"notes", std::to_string(paths.size())}});
     }
     if (Status s = renderer_.RenderInto(paths, now_s, &c); !s.ok()) return s;
+    // The pages no render rewrites (attachments, redirects, 410s) take the site's access too.
+    if (Status s = RestampStored(&c); !s.ok()) return s;
   }
   c.outbox.push_back({0, OutboxMsg::kKvPut, MetaKey(c.site), std::to_string(c.version), ""});
   bool published = false;
@@ -217,6 +224,7 @@ Result<PushSummary> SiteWriter::Push(PushRequest req, const PushKey* key, const 
   StateTxn txn(&state_);  // every return before the commit holds undoes the change
   Commit c;
   c.site = options_.site;
+  c.access = PageAccessOf(options_.prefs);
   c.version = state_.version() + 1;
   c.drop_stage = stage;
   FirstPass first = ParseChanged(req, plan, options_.site, sum.strict_line_breaks, pool_);

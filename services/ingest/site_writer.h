@@ -151,6 +151,16 @@ class SiteWriter {
   // *c, with their puts and the deletions; the listings' fingerprints go
   // to *txn. Cannot fail (a page the store cannot read is rewritten).
   void Add404Page(int64_t now_s, Commit* c) const;
+  // site_writer_access.cc (issue 29). The sign-in page (site::kSignInUrl,
+  // public) of a site that is private or has readers; for any other site,
+  // its deletion when one is stored.
+  void AddSignInPage(int64_t now_s, Commit* c) const;
+  // Every stored page of the site that *c does not write or delete and whose
+  // access is not c->access (but the sign-in page and folio's stylesheet,
+  // public always) is added to *c with c->access: turning a site private
+  // or public reaches every URL; a private site's stored feeds and sitemaps
+  // are deleted instead. Store errors as Status.
+  Status RestampStored(Commit* c) const;
   void AddFixedPages(int64_t now_s, StateTxn* txn, Commit* c);
   // Notes retitled at Start, kept for their search events (the request
   // holds their stored text; the plan and change borrow it).

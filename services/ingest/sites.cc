@@ -33,6 +33,9 @@ Sites::Sites(SiteOptions flag_site, std::string flag_token, Store* store, Thread
 Status Sites::Start() {
   auto rows = store_->ListSites();
   if (!rows.ok()) return rows.status();
+  auto prefs = store_->AllSitePrefs();
+  if (!prefs.ok()) return prefs.status();
+  prefs_.insert(prefs->begin(), prefs->end());
   auto tokens = std::make_shared<TokenTable>();
   const SiteRow* flag_row = nullptr;
   for (SiteRow& row : *rows) {
@@ -55,6 +58,8 @@ Status Sites::Start() {
 
 Status Sites::StartWriter(const SiteRow* row) {
   SiteOptions o = row ? OptionsFor(*row, flag_site_) : flag_site_;
+  auto p = prefs_.find(o.site);
+  o.prefs = p == prefs_.end() ? SitePrefs() : p->second;
   auto w = std::make_unique<SiteWriter>(o, store_, pool_, registry_);
   if (Status s = w->Start(); !s.ok()) {
     return Status(s.code(), "site \"" + o.site + "\": " + s.message());
@@ -83,6 +88,9 @@ std::string Sites::Authenticate(std::string_view token) const {
 Status Sites::Reload() {
   auto rows = store_->ListSites();
   if (!rows.ok()) return rows.status();
+  auto all_prefs = store_->AllSitePrefs();
+  if (!all_prefs.ok()) return all_prefs.status();
+  std::map<std::string, SitePrefs, std::less<>> prefs(all_prefs->begin(), all_prefs->end());
   auto tokens = std::make_shared<TokenTable>();
   std::map<std::string, SiteRow, std::less<>> loaded;
   for (SiteRow& row : *rows) {
@@ -96,8 +104,9 @@ Status Sites::Reload() {
         continue;
       }
       writers_[name]->PublishPending();
+      rows_[name] = row;  // RecordOf reads it (rows_ is replaced as a whole below)
       if (bus_) {
-        if (Status s = PublishSiteRecord(row); !s.ok()) {
+        if (Status s = PublishSiteRecord(name); !s.ok()) {
           log::Warn("site record not published; will publish at next start",
                     {{"site", name}, {"error", s.message()}});
         }
@@ -118,6 +127,8 @@ Status Sites::Reload() {
     }
   }
   rows_ = std::move(loaded);
+  // After the removals: a removed site's record must not come back.
+  ApplyPrefs(std::move(prefs));
   std::lock_guard<std::mutex> l(mu_);
   tokens_ = std::move(tokens);
   return Status::Ok();
@@ -158,9 +169,52 @@ void Sites::ResyncIfNeeded() {
   ReleaseFreeHeap();  // a resync held every page record of a site at once
 }
 
-Status Sites::PublishSiteRecord(const SiteRow& row) {
-  bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
-  if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(row.name), bus::EncodeSiteRecord(rec)); !s.ok()) {
+bus::SiteRecord Sites::RecordOf(const std::string& site) const {
+  bus::SiteRecord rec;
+  rec.site = site;
+  if (auto row = rows_.find(site); row != rows_.end()) {
+    rec.hosts = row->second.hosts;
+    rec.title = row->second.title;
+  } else {
+    rec.title = flag_site_.site_name;  // the flag site: edges route it as their default site
+  }
+  if (auto p = prefs_.find(site); p != prefs_.end()) rec.access = SiteAccessOf(p->second);
+  return rec;
+}
+
+void Sites::ApplyPrefs(std::map<std::string, SitePrefs, std::less<>> loaded) {
+  std::vector<std::string> changed;
+  for (const auto& [name, w] : writers_) {
+    auto was = prefs_.find(name);
+    auto now = loaded.find(name);
+    const SitePrefs before = was == prefs_.end() ? SitePrefs() : was->second;
+    const SitePrefs after = now == loaded.end() ? SitePrefs() : now->second;
+    if (!SamePrefs(before, after)) changed.push_back(name);
+  }
+  std::map<std::string, SitePrefs, std::less<>> old = std::move(prefs_);
+  prefs_ = std::move(loaded);
+  for (const std::string& name : changed) {
+    auto keep = std::move(writers_[name]);
+    auto row = rows_.find(name);
+    if (Status s = StartWriter(row == rows_.end() ? nullptr : &row->second); !s.ok()) {
+      log::Error("site settings not applied: its writer did not start", {{"site", name}, {"error", s.message()}});
+      writers_[name] = std::move(keep);
+      if (auto o = old.find(name); o != old.end()) prefs_[name] = o->second;
+      else prefs_.erase(name);
+      continue;
+    }
+    log::Info("site settings changed: pages re-published", {{"site", name}});
+    writers_[name]->PublishPending();
+    if (!bus_) continue;
+    if (Status s = PublishSiteRecord(name); !s.ok()) {
+      log::Warn("site record not published; will publish at next start", {{"site", name}, {"error", s.message()}});
+    }
+  }
+}
+
+Status Sites::PublishSiteRecord(const std::string& site) {
+  if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(site), bus::EncodeSiteRecord(RecordOf(site)));
+      !s.ok()) {
     return s;
   }
   return bus_->WaitForAcks(kAckTimeoutMs);
@@ -168,9 +222,9 @@ Status Sites::PublishSiteRecord(const SiteRow& row) {
 
 Status Sites::PublishSiteRecords() {
   if (!bus_) return Status::Unavailable("not connected to NATS");
-  for (const auto& [name, row] : rows_) {
-    bus::SiteRecord rec{row.name, row.hosts, row.title, {}};
-    if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(name), bus::EncodeSiteRecord(rec)); !s.ok()) {
+  for (const auto& [name, w] : writers_) {
+    if (Status s = bus_->KvPutAsync(bus::kPagesBucket, bus::SiteKey(name), bus::EncodeSiteRecord(RecordOf(name)));
+        !s.ok()) {
       return s;
     }
   }

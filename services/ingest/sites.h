@@ -48,7 +48,12 @@ class Sites {
   // Re-reads the sites table: starts writers for added sites and publishes
   // their site records (when a bus is set); drops removed sites, whose
   // tokens stop working at once. A new site whose writer fails to start is
-  // logged and left out. Errors reading the table leave everything as it was.
+  // logged and left out. A served site whose settings or readers changed
+  // (`folio-ingest site set|reader|rotate-key`, Store::AllSitePrefs) gets
+  // a new writer with them, whose Start re-publishes what they change, and
+  // its site record is published again (if the new writer fails to start,
+  // the old one stays, logged). Errors reading the tables leave everything
+  // as it was.
   Status Reload();
   // Reloads only if another process committed to the database since the
   // last check (`folio-ingest site add|remove`). For the periodic timer.
@@ -62,14 +67,22 @@ class Sites {
   void SetBus(bus::Bus* bus);
   bool PublishPending();
   void ResyncIfNeeded();  // logs failures and goes on with the next site
-  // Puts every table site's record (bus::SiteKey) into the pages bucket and
+  // Puts every served site's record (bus::SiteKey; the flag site's too,
+  // with the hosts of its table row or none) into the pages bucket and
   // waits for the acks. kUnavailable without a bus.
   Status PublishSiteRecords();
+  // The record of a served site: hosts and title from its table row (the
+  // flag site without one: no hosts, --site-name), access from its
+  // settings (SiteAccessOf). SECRET: holds its session key and hashes.
+  bus::SiteRecord RecordOf(const std::string& site) const;
 
  private:
   using TokenTable = std::unordered_map<std::string, std::string>;  // token sha256 -> site
   Status StartWriter(const SiteRow* row);
-  Status PublishSiteRecord(const SiteRow& row);
+  Status PublishSiteRecord(const std::string& site);
+  // Replaces the writers of the served sites whose settings differ from
+  // prefs_ by ones started with `loaded`'s, and publishes their records.
+  void ApplyPrefs(std::map<std::string, SitePrefs, std::less<>> loaded);
 
   const SiteOptions flag_site_;
   const std::string flag_token_;
@@ -79,6 +92,7 @@ class Sites {
   bus::Bus* bus_ = nullptr;
   std::map<std::string, std::unique_ptr<SiteWriter>, std::less<>> writers_;
   std::map<std::string, SiteRow, std::less<>> rows_;  // the sites table as last loaded
+  std::map<std::string, SitePrefs, std::less<>> prefs_;  // site_prefs as last loaded (absent: defaults)
 
   mutable std::mutex mu_;
   std::shared_ptr<const TokenTable> tokens_;  // GUARDED_BY(mu_); never null

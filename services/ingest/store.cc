@@ -135,6 +135,7 @@ Status Store::Migrate() {
   (void)db_->Exec("ALTER TABLE outbox ADD COLUMN page_url TEXT NOT NULL DEFAULT ''");
   if (Status s = MigrateStages(); !s.ok()) return s;
   if (Status s = MigrateCrashed(); !s.ok()) return s;
+  if (Status s = MigrateSitePrefs(); !s.ok()) return s;
   return MigrateDelta();
 }
 

@@ -37,6 +37,7 @@
 #include "folio/core/status.h"
 #include "folio/site/vault.h"
 #include "folio/sqlite/db.h"
+#include "site_prefs.h"
 #include "store_rows.h"
 
 namespace folio::ingest {
@@ -159,6 +160,16 @@ class Store {
   // previous call; the first call returns false.
   Result<bool> DataVersionChanged();
 
+  // Site settings and readers (store_site_prefs.cc, issue 29). A site
+  // without a row has SitePrefs' defaults. Store errors as Status.
+  Result<SitePrefs> LoadSitePrefs(const std::string& site);
+  // Every site that has settings, by name.
+  Result<std::map<std::string, SitePrefs>> AllSitePrefs();
+  // In one write transaction: loads the site's settings, lets `edit` change
+  // them and stores the result (readers replaced as a whole). An error from
+  // `edit` is returned and nothing changes.
+  Status UpdateSitePrefs(const std::string& site, const std::function<Status(SitePrefs*)>& edit);
+
  private:
   Store(std::unique_ptr<sqlite::Db> db, const std::string& dir) : db_(std::move(db)), disk_(dir, "data") {}
   Status ApplyTransaction(Commit* commit);  // store_commit.cc
@@ -172,6 +183,9 @@ class Store {
   Status Migrate();
   Status MigrateStages();  // store_stages.cc
   Status MigrateCrashed();  // store_crashed.cc
+  Status MigrateSitePrefs();  // store_site_prefs.cc
+  // REQUIRES: inside a transaction (RemoveSite's).
+  Status DeleteSitePrefs(const std::string& site);
   // REQUIRES: inside a transaction.
   Status DropStageRows(const std::string& site, const std::string& stage);
   // The delta columns, tables and indexes (store_delta.cc).

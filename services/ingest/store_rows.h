@@ -70,6 +70,10 @@ inline constexpr int64_t kPushRecordsPerSite = 10'000;
 struct Commit {
   std::string site;
   int64_t version = 0;
+  // Who may read the pages this commit writes: internal::AddPage and the
+  // renderer give each page at least this access (a private site's are all
+  // kSignedIn; the sign-in page is the one exception, issue 29).
+  bus::PageAccess access = bus::PageAccess::kPublic;
   std::vector<NoteRow> notes;
   std::vector<std::string> deleted_notes;  // paths
   std::vector<PageRow> pages;

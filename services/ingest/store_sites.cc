@@ -59,6 +59,8 @@ Status Store::RemoveSite(const std::string& name, std::vector<OutboxMsg> outbox)
   if (!q.ok()) return q.status();
   if (Status s = q->Bind(1, name).Run(); !s.ok()) return s;
   if (db_->Changes() == 0) return Status::NotFound("no site \"" + name + "\" (see `folio-ingest site list`)");
+  // Its readers and key go with it: a site added again under the name starts public.
+  if (Status d = DeleteSitePrefs(name); !d.ok()) return d;
   if (Status o = InsertOutbox(outbox); !o.ok()) return o;
   return tx->Commit();
 }

@@ -30,7 +30,8 @@ inline constexpr std::string_view kMermaidContentType = "text/javascript; charse
 inline std::string MetaKey(std::string_view site) { return "_meta." + std::string(site); }
 
 // A generated or fixed page (not a note's): its record and outbox put.
-inline void AddPage(Commit* c, std::string url, const PageHead& head, std::string_view body) {
+inline void AddPage(Commit* c, std::string url, PageHead head, std::string_view body) {
+  if (c->access > head.access) head.access = c->access;
   PageRecordOut rec = MakePageRecord(head, body);
   if (!rec.warning.empty()) log::Warn("generated page too large for the bus", {{"url", url}, {"error", rec.warning}});
   c->AddPage(std::move(url), std::move(rec.record));

@@ -146,7 +146,11 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
           "<meta name=\"color-scheme\" content=\"light dark\">";
-  if (h.noindex) *out += "<meta name=\"robots\" content=\"noindex\">";
+  if (site.private_site) {  // issue 29: nothing of a private site is indexed or followed
+    *out += "<meta name=\"robots\" content=\"noindex, nofollow\">";
+  } else if (h.noindex) {
+    *out += "<meta name=\"robots\" content=\"noindex\">";
+  }
   *out += "<title>";
   AppendHtmlEscaped(h.title, out);
   if (!site.name.empty() && h.title != site.name) {
@@ -186,11 +190,14 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   AppendAnalyticsTags(site.analytics, out);
   if (h.analytics_marker) AppendAnalyticsMarker(site.analytics, out);
   *out += "<link rel=\"icon\" href=\"data:,\">";  // no /favicon.ico request
-  *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
-  AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/rss.xml\"><link rel=\"alternate\" type=\"application/feed+json\" title=\"";
-  AppendHtmlEscaped(site.name, out);
-  *out += "\" href=\"/feed.json\"></head>\n<body";
+  if (!site.private_site) {  // a private site publishes no feed
+    *out += "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"";
+    AppendHtmlEscaped(site.name, out);
+    *out += "\" href=\"/rss.xml\"><link rel=\"alternate\" type=\"application/feed+json\" title=\"";
+    AppendHtmlEscaped(site.name, out);
+    *out += "\" href=\"/feed.json\">";
+  }
+  *out += "</head>\n<body";
   if (h.body_classes && !h.body_classes->empty()) {
     *out += " class=\"";
     for (size_t i = 0; i < h.body_classes->size(); ++i) {
@@ -228,12 +235,12 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   *out += "\"><div class=\"markdown-preview-sizer markdown-preview-section\">";
 }
 
-void AppendTail(const Strings& t, std::string* out, std::string_view aside_html) {
+void AppendTail(const SiteInfo& site, const Strings& t, std::string* out, std::string_view aside_html) {
   *out += "</div></div></div></main>\n<aside class=\"site-body-right-column\" data-folio-swap=\"aside\">";
   *out += aside_html;
   *out += "</aside></div></div>\n<footer class=\"site-footer\">";
   AppendHtmlEscaped(t.footer_published, out);
-  *out += " · <a href=\"/rss.xml\">RSS</a> · ";
+  *out += site.private_site ? " · " : " · <a href=\"/rss.xml\">RSS</a> · ";  // a private site has no feed
   AppendNavLinks(t, " · ", out);
   *out += "</footer></body></html>\n";
 }

@@ -133,6 +133,7 @@ std::string AssembleSitemapIndex(const SiteInfo& site, const std::vector<LinkIte
 }
 
 std::string AssembleRobots(const SiteInfo& site) {
+  if (site.private_site) return "User-agent: *\nDisallow: /\n";  // and no sitemap (issue 29)
   return "User-agent: *\nAllow: /\nSitemap: " + site.base_url + "/sitemap.xml\n";
 }
 

@@ -245,7 +245,7 @@ std::string AssembleNotePage(const NotePage& p) {
   AppendBacklinks(p, t, &aside);
   AppendLocalGraph(p, t, &aside);
   AppendRelated(p, t, &aside);
-  AppendTail(t, &out, aside);
+  AppendTail(p.site, t, &out, aside);
   return out;
 }
 
@@ -299,7 +299,7 @@ std::string AssembleListingPage(const ListingPage& p) {
   if (p.total > p.items.size() && p.pages <= 1) AppendMore(t, p.total - p.items.size(), &out);
   if (p.pages > 1) AppendPagination(p, t, &out);
   out += "</article>";
-  AppendTail(t, &out);
+  AppendTail(p.site, t, &out);
   return out;
 }
 
@@ -338,7 +338,7 @@ std::string NoticePage(const SiteInfo& site, bool gone) {
   out += "\">";
   AppendHtmlEscaped(t.recent_title, &out);
   out += "</a></p></article>";
-  AppendTail(t, &out);
+  AppendTail(site, t, &out);
   return out;
 }
 
@@ -382,7 +382,7 @@ std::string AssembleGraphPage(const SiteInfo& site) {
   const std::string home = "<a href=\"/\">" + HtmlEscape(t.home_link) + "</a>";
   out += Fill(HtmlEscape(t.graph_noscript), {{"tags", tags}, {"home", home}});
   out += "</p></noscript></article>";
-  AppendTail(t, &out);
+  AppendTail(site, t, &out);
   return out;
 }
 

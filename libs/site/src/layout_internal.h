@@ -76,6 +76,6 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out);
 // Closes the centre column, writes the right column (aside_html inside
 // <aside class="site-body-right-column" data-folio-swap="aside">, possibly
 // empty) and the footer (in t's language), to the end of the document.
-void AppendTail(const Strings& t, std::string* out, std::string_view aside_html = {});
+void AppendTail(const SiteInfo& site, const Strings& t, std::string* out, std::string_view aside_html = {});
 
 }  // namespace folio::site::internal

@@ -433,6 +433,7 @@ void AddRobots(const Scope& s, Pages& out) {
   GeneratedPage robots = PlainPage(s.site, "/robots.txt", GeneratedPage::Kind::kRobots, "text/plain; charset=utf-8");
   Fingerprint f;
   f.Add(s.site.base_url);
+  if (s.site.private_site) f.Add("private");
   robots.fingerprint = f.h;
   out.emplace(robots.url, std::move(robots));
 }
@@ -522,8 +523,10 @@ std::map<std::string, GeneratedPage> BuildListings(const Vault& vault, const Sit
   AddFolders(s, out);
   AddTags(s, out);
   AddRecent(s, out);
-  AddFeeds(s, out);
-  AddSitemap(s, out);
+  if (!site.private_site) {  // a private site publishes no feed and no sitemap (issue 29)
+    AddFeeds(s, out);
+    AddSitemap(s, out);
+  }
   AddRobots(s, out);
   AddTrees(s, out);
   AddGraph(s, out);

@@ -172,7 +172,7 @@ std::string AssembleSearchPage(const SearchPage& p) {
   out += "</article>\n<script>";
   out += kScript;
   out += "</script>";
-  internal::AppendTail(PageStrings(p), &out);
+  internal::AppendTail(p.site, PageStrings(p), &out);
   return out;
 }
 

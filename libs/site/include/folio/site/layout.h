@@ -56,6 +56,9 @@ struct SiteInfo {
   bool feed_content = true;       // the feeds (feeds.h) carry each note's body; false = its summary only
   SiteAnalytics analytics;        // third-party analytics (analytics.h): its script on every HTML page
                                   // and its sources in their policies (csp.h); default none
+  bool private_site = false;      // only signed-in readers see it (issue 29): every page says
+                                  // noindex, nofollow and links no feed; robots.txt disallows all;
+                                  // BuildListings makes no RSS and no sitemap
 };
 
 struct NotePage {
