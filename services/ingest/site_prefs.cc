@@ -2,11 +2,10 @@
 // (hashes, session keys) are in site_secrets.cc.
 #include "site_prefs.h"
 
-#include "folio/site/analytics.h"
-
 #include <algorithm>
 
 #include "folio/core/text.h"
+#include "folio/site/analytics.h"
 
 namespace folio::ingest {
 namespace {
