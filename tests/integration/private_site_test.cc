@@ -3,7 +3,9 @@
 // seconds: the flag site's record carries the access block (Argon2id hash,
 // session key), every page arrives signed-in only but the sign-in page,
 // robots.txt disallows all, RSS and sitemap are withdrawn; turning the site
-// public again publishes public pages and the feeds. Real nats-server,
+// public again publishes public pages and the feeds. The edge serves the
+// sign-in page to strangers and the site to a reader who signed in with the
+// password set here (and not after rotate-key). Real nats-server,
 // folio-ingest and folio-edge.
 #include <doctest/doctest.h>
 
@@ -16,6 +18,7 @@
 #include "folio/bus/page_schema.h"
 #include "folio/bus/site_schema.h"
 #include "folio/core/gzip.h"
+#include "folio/http/client.h"
 #include "folio/testing/feed.h"
 #include "folio/testing/testing.h"
 
@@ -131,9 +134,40 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(signin.find("<form method=\"post\"") != std::string::npos);
   CHECK(signin.find("name=\"password\"") != std::string::npos);
   CHECK(signin.find("name=\"name\"") == std::string::npos);  // a site password only
-  // Today's edge serves a signed-in-only page to nobody (fail closed).
-  CHECK(PollUntil([&] { return c.EdgeGet("/alpha").status == 404; }));
-  CHECK(PollUntil([&] { return c.EdgeGet("/rss.xml").status == 404; }));
+  // The edge, from nothing but this record and these pages: a stranger gets
+  // the sign-in page ingest published (401), never the note; the password
+  // set above signs in (303 with a session cookie), and the session reads
+  // the note. A private site has no feed, signed in or not.
+  CHECK(PollUntil([&] { return c.EdgeGet("/alpha").status == 401; }));
+  auto stranger = c.EdgeGet("/alpha");
+  CHECK(stranger.body.find("<form method=\"post\"") != std::string::npos);
+  CHECK(stranger.body.find("href=\"/beta\"") == std::string::npos);
+  CHECK(stranger.Header("cache-control") == "no-store");
+  auto post = [&](const std::string& password) {
+    http::ClientRequest req;
+    req.method = "POST";
+    req.url = c.edge_url() + "/alpha";
+    req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+    req.body = "password=" + password;
+    auto r = http::Fetch(req);
+    return r.ok() ? *r : http::ClientResponse{};
+  };
+  auto wrong = post("not+the+password");
+  CHECK(wrong.status == 401);
+  CHECK(wrong.Header("set-cookie").empty());
+  auto right = post("a+long+site+password");
+  REQUIRE(right.status == 303);
+  const std::string set_cookie = right.Header("set-cookie");
+  REQUIRE(set_cookie.rfind("folio_session=", 0) == 0);
+  CHECK(set_cookie.find("HttpOnly") != std::string::npos);
+  CHECK(set_cookie.find("SameSite=Lax") != std::string::npos);
+  const std::string session = set_cookie.substr(0, set_cookie.find(';'));
+  auto reader = c.EdgeGet("/alpha", {{"Cookie", session}});
+  CHECK(reader.status == 200);
+  CHECK(reader.body.find("href=\"/beta\"") != std::string::npos);
+  CHECK(reader.Header("cache-control").find("private") != std::string::npos);
+  CHECK(PollUntil([&] { return c.EdgeGet("/rss.xml", {{"Cookie", session}}).status == 404; }));
+  CHECK(c.EdgeGet("/rss.xml").status == 401);
 
   // A push to the private site publishes signed-in pages.
   REQUIRE(c.Push(PushBody({{"Gamma.md", "# Gamma\n"}})).status == 200);
@@ -148,6 +182,8 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   REQUIRE(PollUntil([&] { return SiteRecordOf(b, &rec) && rec.access.session_key != key; }));
   CHECK(rec.access.readers.size() == 1);
   CHECK(rec.access.session_key.size() == 64);
+  // ... and the session signed with the old one is over, on the edge too.
+  CHECK(PollUntil([&] { return c.EdgeGet("/alpha", {{"Cookie", session}}).status == 401; }));
 
   // Public again: public pages, the feeds back, robots allows.
   REQUIRE(c.RunIngest({"site", "set", "default", "--private", "off"}, &out, &err) == 0);
