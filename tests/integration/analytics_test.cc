@@ -9,12 +9,10 @@
 //    knows how ingest stores it.
 #include <doctest/doctest.h>
 
-#include <thread>
-
 #include <chrono>
-
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster.h"
@@ -104,6 +102,53 @@ TEST_CASE("analytics: /_/stats answers an anonymous reader as a page that does n
     CHECK(stats.body == missing.body);
     CHECK(stats.body.find("Page views") == std::string::npos);
     CHECK(stats.Header("Content-Security-Policy") == missing.Header("Content-Security-Policy"));
+  }
+}
+
+// /_/stats is the owners' page: a reader added with --owner who signs in at
+// the edge sees the counts; a reader who is not an owner, and a stranger,
+// get the 404 page (issue 29).
+TEST_CASE("analytics: /_/stats shows the views to a signed-in owner only") {
+  Cluster c;
+  auto push = c.Push(PushBody({{"Guide.md", "# Guide\n\nText.\n"}}));
+  INFO(push.body, c.Logs());
+  REQUIRE(push.status == 200);
+  REQUIRE(c.WaitForPage("/guide", 200).status == 200);
+  std::string out, err;
+  REQUIRE(c.RunIngest({"site", "reader", "add", "default", "ann", "--owner"}, &out, &err, "owner password 1") == 0);
+  REQUIRE(c.RunIngest({"site", "reader", "add", "default", "bob"}, &out, &err, "reader password 2") == 0);
+  for (int i = 0; i < 3; ++i) CHECK(c.EdgeGet("/guide", {{"Sec-Fetch-Dest", "document"}}).status == 200);
+  auto sign_in = [&](const std::string& form) {
+    http::ClientResponse r;
+    for (int i = 0; i < 100; ++i) {  // until the edge has the readers (the site record)
+      http::ClientRequest req;
+      req.method = "POST";
+      req.url = c.edge_url() + "/_/signin";
+      req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+      req.body = form + "&next=%2F";
+      auto got = http::Fetch(req);
+      if (got.ok()) r = *got;
+      if (r.status == 303) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::string sc = r.Header("set-cookie");
+    return sc.substr(0, sc.find(';'));
+  };
+  const std::string owner = sign_in("name=ann&password=owner+password+1");
+  REQUIRE(owner.rfind("folio_session=", 0) == 0);
+  const std::string reader = sign_in("name=bob&password=reader+password+2");
+  REQUIRE(reader.rfind("folio_session=", 0) == 0);
+  auto stats = c.EdgeGet("/_/stats", {{"Cookie", owner}});
+  CHECK(stats.status == 200);
+  CHECK(stats.body.find("/guide") != std::string::npos);
+  CHECK(stats.Header("Cache-Control").find("no-store") != std::string::npos);
+  const std::string missing = c.EdgeGet("/no/such/page").body;
+  for (const std::string& cookie : {reader, std::string("folio_session=forged.x"), std::string()}) {
+    std::vector<std::pair<std::string, std::string>> h;
+    if (!cookie.empty()) h.emplace_back("Cookie", cookie);
+    auto r = c.EdgeGet("/_/stats", h);
+    CHECK(r.status == 404);
+    CHECK(r.body == missing);  // as a page that does not exist
   }
 }
 

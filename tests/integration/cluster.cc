@@ -223,9 +223,11 @@ http::ClientResponse Cluster::WaitForPageAt(const std::string& host, const std::
   return r;
 }
 
-int Cluster::RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err) {
+int Cluster::RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err,
+                       const std::string& input) {
   std::string err_path = dir() + "/ingest-command.err";
-  std::string cmd = testing::BinPath("folio-ingest");
+  std::string cmd = input.empty() ? "" : "printf '%s\\n' '" + input + "' | ";
+  cmd += testing::BinPath("folio-ingest");
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " --data '" + ingest_data_dir() + "' 2>'" + err_path + "'";
   FILE* p = popen(cmd.c_str(), "r");

@@ -72,7 +72,10 @@ class Cluster {
   int RunCli(const std::vector<std::string>& args, std::string* out);
   // Runs `folio-ingest ARGS --data <ingest data dir>` (e.g. {"site", "add",
   // ...}) and returns its exit status; stdout in *out, stderr in *err.
-  int RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr);
+  // `input` (no single quote), if not empty, is its stdin, one line: a
+  // password for `site reader add`, never in argv.
+  int RunIngest(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr,
+                const std::string& input = "");
   std::string ingest_data_dir() const { return dir() + "/ingest"; }
   std::string Logs() const;
   pid_t ingest_pid() const { return ingest_ ? ingest_->pid() : -1; }

@@ -29,20 +29,10 @@ namespace {
 
 constexpr const char* kPassword = "a long site password";
 
-// `printf ... | folio-ingest ARGS --data DIR`: the password on stdin, never in argv.
+// `folio-ingest ARGS --data DIR` with the password on stdin, never in argv.
 int RunWithStdin(Cluster& c, const std::string& input, const std::vector<std::string>& args, std::string* err) {
-  std::string cmd = "printf '%s\\n' '" + input + "' | " + testing::BinPath("folio-ingest");
-  for (const auto& a : args) cmd += " '" + a + "'";
-  const std::string err_path = c.ingest_data_dir() + "/../reader.err";
-  cmd += " --data '" + c.ingest_data_dir() + "' 2>'" + err_path + "'";
-  int st = std::system(cmd.c_str());
-  if (FILE* f = std::fopen(err_path.c_str(), "r")) {
-    char buf[4096];
-    size_t n = std::fread(buf, 1, sizeof buf, f);
-    err->assign(buf, n);
-    std::fclose(f);
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::string out;
+  return c.RunIngest(args, &out, err, input);
 }
 
 bool PollUntil(const std::function<bool()>& done, int timeout_ms = 10000) {
