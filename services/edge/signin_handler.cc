@@ -69,18 +69,7 @@ bool Worker::HasSession(const http::Request& req, const SiteAuth& auth, auth::Se
 
 void Worker::ServeGuarded(const http::Request& req, http::Responder r, const PageTable* pages,
                           const SiteAuth& auth) {
-  if (req.method != "GET" && req.method != "HEAD") {
-    http::Response resp = http::Response::Json(405, JsonError("method_not_allowed", "pages answer GET and HEAD"));
-    resp.headers.emplace_back("Allow", "GET, HEAD, POST");
-    counters_.other->Increment();
-    r.Send(std::move(resp));
-    return;
-  }
-  if (!PercentDecode(req.path, &scratch_)) {
-    counters_.other->Increment();
-    r.SendError(400, "invalid_argument", "malformed percent-encoding in the path");
-    return;
-  }
+  if (!DecodePagePath(req, r, "GET, HEAD, POST")) return;  // a sign-in form posts too
   if (!auth.private_site) {  // a public site with readers: only its signed-in pages check
     ServePath(req, std::move(r), pages, &auth, Session::kUnknown, auth.site);
     return;

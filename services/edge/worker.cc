@@ -124,19 +124,24 @@ void Worker::Serve(const http::Request& req, http::Responder r) {
     ServeGuarded(req, std::move(r), pages, *auth);
     return;
   }
+  if (!DecodePagePath(req, r, "GET, HEAD")) return;
+  ServePath(req, std::move(r), pages, nullptr, Session::kUnknown, site);
+}
+
+bool Worker::DecodePagePath(const http::Request& req, http::Responder& r, std::string_view allow) {
   if (req.method != "GET" && req.method != "HEAD") {
     http::Response resp = http::Response::Json(405, JsonError("method_not_allowed", "pages answer GET and HEAD"));
-    resp.headers.emplace_back("Allow", "GET, HEAD");
+    resp.headers.emplace_back("Allow", std::string(allow));
     counters_.other->Increment();
     r.Send(std::move(resp));
-    return;
+    return false;
   }
   if (!PercentDecode(req.path, &scratch_)) {
     counters_.other->Increment();
     r.SendError(400, "invalid_argument", "malformed percent-encoding in the path");
-    return;
+    return false;
   }
-  ServePath(req, std::move(r), pages, nullptr, Session::kUnknown, site);
+  return true;
 }
 
 void Worker::ServePath(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth* auth,

@@ -92,6 +92,10 @@ class Worker {
   // reader with a session (else the sign-in page, 401 JSON for data URLs,
   // a robots.txt that disallows all, folio's own script and style).
   void ServeGuarded(const http::Request& req, http::Responder r, const PageTable* pages, const SiteAuth& auth);
+  // The checks every page request passes first: GET or HEAD (else 405 with
+  // Allow: `allow`), a path that percent-decodes into scratch_ (else 400).
+  // False when it answered.
+  bool DecodePagePath(const http::Request& req, http::Responder& r, std::string_view allow);
   // POST to any URL: a sign-in (form), or a sign-out at /_/signout; 405 on
   // a site without a SiteAuth. AdmitPost refuses those bodies unread (413).
   void ServePost(const http::Request& req, http::Responder r);
