@@ -150,6 +150,36 @@ TEST_CASE("feeds: ordered by published date, newest first, ties by URL; the newe
   CHECK(after.at("/feed.json").feed.front().url == "/n58");
 }
 
+// The faults test's case (issue 23): ingest loses its disk, restores a
+// backup taken before a note's last edit, and the author pushes the same
+// vault again. The edit arrives at another time; the feeds must not show it.
+TEST_CASE("feeds: the same vault gives the same bytes whenever ingest saw its changes (a restore and re-push)") {
+  auto build = [](int64_t edit_seen_ms) {
+    Vault v;
+    std::vector<NoteMeta> first;
+    for (const char* p : {"a.md", "b.md", "c.md"}) {
+      first.push_back(Dated(p, 0, 1'000'000));
+      first.back().date_ms = 0;  // no frontmatter dates: published = when ingest first saw it
+    }
+    first.back().modified_ms = 1'790'000'360'000;  // c says when it was updated
+    (void)v.Apply(first, {});
+    NoteMeta edit = Dated("a.md", 0, edit_seen_ms);
+    edit.sha256 = "edited";
+    (void)v.Apply({edit}, {});
+    const auto pages = BuildListings(v, SiteInfo{});
+    return std::pair{pages.at("/rss.xml").Render(), pages.at("/feed.json").Render()};
+  };
+  const auto before = build(2'000'000);         // the edit as first pushed
+  const auto after_restore = build(9'000'000);  // the same edit, re-pushed after the restore
+  CHECK(before.first == after_restore.first);
+  CHECK(before.second == after_restore.second);
+  // The dates the notes carry still show: first seen (published) and c's updated.
+  CHECK(Has(before.first, "<pubDate>" + HttpDate(1'000) + "</pubDate>"));
+  CHECK(Has(before.first, "<atom:updated>2026-09-21T14:19:20Z</atom:updated>"));
+  CHECK(Has(before.second, "\"date_modified\":\"2026-09-21T14:19:20Z\""));
+  CHECK(!Has(before.second, "1970-01-01T00:33:20Z"));  // 2'000'000 ms: when ingest saw the edit
+}
+
 TEST_CASE("feeds: JSON Feed 1.1 parses and names its items' fields") {
   SiteInfo site;
   site.name = "My \"site\"";
