@@ -363,10 +363,12 @@ GeneratedPage PlainPage(const SiteInfo& site, std::string url, GeneratedPage::Ki
 }
 
 // The feeds: the newest notes by publication date, both feeds alike. An
-// item's updated date is the note's own (frontmatter updated/modified), never
-// when ingest saw the content change: that time is no part of the vault (a
-// restored ingest re-pushed the same vault sees it anew), and the feeds show
-// it to the second, so the same vault would not give the same bytes.
+// item's updated date is the note's own (frontmatter updated/modified), else
+// the day ingest saw the content change, never the second: that time is no
+// part of the vault (a restored ingest re-pushed the same vault sees it
+// anew), so to the second the same vault would not give the same bytes.
+constexpr int64_t kDayMs = 86400000;
+
 void AddFeeds(const Scope& s, Pages& out) {
   if (!s.f.rss) return;
   std::vector<FeedItem> items;
@@ -378,11 +380,14 @@ void AddFeeds(const Scope& s, Pages& out) {
   for (auto it = order.begin(); it != order.end() && items.size() < s.opt.rss_items; ++it) {
     const NoteMeta* m = s.vault.Find(std::get<2>(*it));
     if (!m) continue;
-    items.push_back({m->title, m->url, PublishedMs(*m), m->modified_ms, "", ""});
+    // Without a frontmatter date, when ingest saw the change, to the day
+    // (as the page's "Updated" line and the sitemap show it).
+    const int64_t updated = m->modified_ms ? m->modified_ms : UpdatedMs(*m) - UpdatedMs(*m) % kDayMs;
+    items.push_back({m->title, m->url, PublishedMs(*m), updated, "", ""});
     for (std::string_view v : {std::string_view(m->title), std::string_view(m->url), std::string_view(m->sha256)}) {
       f.Add(v);
     }
-    f.Add(std::to_string(PublishedMs(*m)) + "/" + std::to_string(m->modified_ms) + "/" + std::to_string(m->version));
+    f.Add(std::to_string(PublishedMs(*m)) + "/" + std::to_string(updated) + "/" + std::to_string(m->version));
   }
   for (auto [url, kind, type] : {std::tuple{kRssUrl, GeneratedPage::Kind::kRss, kRssContentType},
                                  std::tuple{kJsonFeedUrl, GeneratedPage::Kind::kJsonFeed, kJsonFeedContentType}}) {

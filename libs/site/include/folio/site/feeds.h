@@ -35,9 +35,9 @@ struct FeedItem {
   std::string title;
   std::string url;            // decoded URL path of the note
   int64_t published_ms = 0;   // PublishedMs: pubDate, date_published
-  int64_t updated_ms = 0;     // frontmatter updated/modified (NoteMeta::modified_ms), 0 = none:
-                              // atom:updated, date_modified (never ingest's own clock: the
-                              // same vault gives the same feed, restored or not)
+  int64_t updated_ms = 0;     // atom:updated, date_modified: frontmatter updated/modified, else
+                              // the UTC day ingest saw the change (never to the second: the
+                              // same vault gives the same feed, restored or not); 0 = none
   std::string summary;        // plain text (the page's description); "" = none
   std::string content_html;   // the note's body with absolute links; "" = summary only
 };
