@@ -95,7 +95,7 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(rec.access.readers.empty());
 
   std::string out, err;
-  REQUIRE(c.RunIngest({"site", "set", "default", "--private", "on"}, &out, &err) == 0);
+  REQUIRE(c.RunIngest({"site", "set", "default", "--private", "on", "--lang", "de"}, &out, &err) == 0);
   INFO("set: ", err);
   REQUIRE(RunWithStdin(c, kPassword, {"site", "reader", "add", "default"}, &err) == 0);
   INFO("reader add: ", err);
@@ -131,6 +131,12 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(signin.find("<form method=\"post\"") != std::string::npos);
   CHECK(signin.find("name=\"password\"") != std::string::npos);
   CHECK(signin.find("name=\"name\"") == std::string::npos);  // a site password only
+  // In the site's language (--lang de), and a sign-out button on its pages.
+  CHECK(signin.find("<html lang=\"de\">") != std::string::npos);
+  CHECK(signin.find("<button type=\"submit\">Anmelden</button>") != std::string::npos);
+  CHECK(signin.find("Sign in") == std::string::npos);
+  CHECK(Body(pages["/alpha"]).find("<form class=\"site-signout\" method=\"post\" action=\"/_/signout\">"
+                                   "<button type=\"submit\">Abmelden</button></form>") != std::string::npos);
   // Today's edge serves a signed-in-only page to nobody (fail closed).
   CHECK(PollUntil([&] { return c.EdgeGet("/alpha").status == 404; }));
   CHECK(PollUntil([&] { return c.EdgeGet("/rss.xml").status == 404; }));
