@@ -137,9 +137,13 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(signin.find("Sign in") == std::string::npos);
   CHECK(Body(pages["/alpha"]).find("<form class=\"site-signout\" method=\"post\" action=\"/_/signout\">"
                                    "<button type=\"submit\">Abmelden</button></form>") != std::string::npos);
-  // Today's edge serves a signed-in-only page to nobody (fail closed).
-  CHECK(PollUntil([&] { return c.EdgeGet("/alpha").status == 404; }));
-  CHECK(PollUntil([&] { return c.EdgeGet("/rss.xml").status == 404; }));
+  // The edge answers a stranger with the site's sign-in page (401), in the
+  // site's language, for a page and for what the site no longer has alike.
+  CHECK(PollUntil([&] {
+    auto r = c.EdgeGet("/alpha");
+    return r.status == 401 && r.body.find("Anmelden") != std::string::npos;
+  }));
+  CHECK(PollUntil([&] { return c.EdgeGet("/rss.xml").status == 401; }));
 
   // A push to the private site publishes signed-in pages.
   REQUIRE(c.Push(PushBody({{"Gamma.md", "# Gamma\n"}})).status == 200);
