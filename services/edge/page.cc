@@ -9,6 +9,7 @@
 #include "folio/http/attachment.h"
 #include "folio/http/server.h"
 #include "folio/site/csp.h"
+#include "folio/site/i18n.h"
 
 namespace folio::edge {
 namespace {
@@ -283,22 +284,23 @@ std::shared_ptr<const Page> BuiltinNotFoundPage() {
   return *page;
 }
 
-std::shared_ptr<const Page> BuiltinSigninPage() {
+std::shared_ptr<const Page> BuiltinSigninPage(std::string_view lang) {
+  const site::Strings& t = site::StringsFor(lang);
+  auto esc = [](std::string_view s) { return HtmlEscape(s); };
   bus::PageRecord rec;
   rec.status = 401;
   rec.content_type = "text/html; charset=utf-8";
   rec.cache_control = "no-store";
-  rec.etag = "\"folio-signin\"";
+  rec.etag = "\"folio-signin-" + std::string(t.code) + "\"";
   rec.body_gzip = GzipCompress(
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<!doctype html>\n<html lang=\"" + std::string(t.code) + "\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<meta name=\"robots\" content=\"noindex\"><title>Sign in</title></head>"
-      "<body><main class=\"signin\"><h1>Sign in</h1><p>This site is private.</p>" +
-      std::string(kSigninErrorMark) +
-      "<form method=\"post\"><p><label>Name <input name=\"name\" autocomplete=\"username\"></label></p>"
-      "<p><label>Password <input type=\"password\" name=\"password\" required "
-      "autocomplete=\"current-password\"></label></p>"
-      "<p><button type=\"submit\">Sign in</button></p></form></main></body></html>\n");
+      "<meta name=\"robots\" content=\"noindex\"><title>" + esc(t.signin_title) + "</title></head>"
+      "<body><main class=\"signin\"><h1>" + esc(t.signin_title) + "</h1><p>" + esc(t.signin_intro) + "</p>" +
+      std::string(kSigninErrorMark) + "<form method=\"post\"><p><label>" + esc(t.signin_name) +
+      " <input name=\"name\" autocomplete=\"username\"></label></p><p><label>" + esc(t.signin_password) +
+      " <input type=\"password\" name=\"password\" required autocomplete=\"current-password\"></label></p>"
+      "<p><button type=\"submit\">" + esc(t.signin_submit) + "</button></p></form></main></body></html>\n");
   return *BuildPage(rec, kSigninUrl);
 }
 

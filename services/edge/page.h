@@ -155,8 +155,9 @@ std::shared_ptr<const Page> BuiltinNotFoundPage();
 // The edge's own sign-in page (kSigninKey, site_table.h), used until the
 // site publishes one: a form with no action (it posts to the URL it was
 // shown at) with fields name, password and next, and kSigninErrorMark
-// where the edge writes why a sign-in failed.
-std::shared_ptr<const Page> BuiltinSigninPage();
+// where the edge writes why a sign-in failed; its words are the i18n.h
+// table of `lang` (English for a language folio does not ship).
+std::shared_ptr<const Page> BuiltinSigninPage(std::string_view lang = "en");
 inline constexpr std::string_view kSigninErrorMark = "<!--folio:signin-error-->";
 
 // True if the Accept-Encoding value admits gzip ("gzip", "*", not q=0).

@@ -355,3 +355,13 @@ TEST_CASE("page: corrupt deflate data in a well-formed member is trusted at buil
     CHECK(id.status().code() == Code::kDataLoss);
   }
 }
+
+TEST_CASE("page: the built-in sign-in page in a shipped language, English for any other (issue 29)") {
+  std::string ja = BuiltinSigninPage("ja")->Identity().value();
+  CHECK(ja.find("<html lang=\"ja\">") != std::string::npos);
+  CHECK(ja.find("パスワード") != std::string::npos);
+  CHECK(ja.find("Password") == std::string::npos);
+  std::string other = BuiltinSigninPage("xx")->Identity().value();
+  CHECK(other.find("<html lang=\"en\">") != std::string::npos);
+  CHECK(other.find("Password") != std::string::npos);
+}

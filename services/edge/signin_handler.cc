@@ -3,12 +3,14 @@
 // cookie and the form are libs/auth's; password checks run on the Signins
 // pool (signins.h). Nothing here is on a public site's hot path: Serve
 // comes here only for a site with a SiteAuth.
+#include <algorithm>
 #include <ctime>
 
 #include "folio/auth/form.h"
 #include "folio/auth/session.h"
 #include "folio/core/json.h"
 #include "folio/core/text.h"
+#include "folio/site/i18n.h"
 #include "folio/site/layout.h"
 #include "worker.h"
 
@@ -17,7 +19,6 @@ namespace {
 
 constexpr std::string_view kSigninPath = "/_/signin";
 constexpr std::string_view kSignoutPath = "/_/signout";
-constexpr std::string_view kWrongPassword = "Wrong name or password.";
 
 // Data a script fetches (JSON, search fragments): a 401 it can read, not a page.
 bool IsDataRequest(const http::Request& req, std::string_view decoded_path) {
@@ -90,7 +91,7 @@ void Worker::ServeGuarded(const http::Request& req, http::Responder r, const Pag
   } else if (IsDataRequest(req, scratch_)) {
     r.Send(Unauthorized());
   } else {
-    SendSignin(std::move(r), pages, 401, "");
+    SendSignin(std::move(r), pages, auth.site, 401);
   }
 }
 
@@ -102,23 +103,29 @@ bool Worker::GateSearch(const http::Request& req, http::Responder* r, bool data)
   if (data) {
     r->Send(Unauthorized());
   } else {
-    SendSignin(std::move(*r), pages, 401, "");
+    SendSignin(std::move(*r), pages, auth->site, 401);
   }
   return true;
 }
 
-void Worker::SendSignin(http::Responder r, const PageTable* pages, int status, std::string_view error,
-                        int64_t retry_after_s) {
-  std::shared_ptr<const Page> page = builtin_signin_;
+const site::Strings& Worker::WordsOf(std::string_view site) const { return site::StringsFor(sites_.LangOf(site)); }
+
+void Worker::SendSignin(http::Responder r, const PageTable* pages, std::string_view site, int status,
+                        std::string_view error, int64_t retry_after_s) {
+  const site::Strings& words = WordsOf(site);
+  const auto& tables = site::AllStrings();
+  const size_t lang = std::find(tables.begin(), tables.end(), &words) - tables.begin();
+  std::shared_ptr<const Page>& builtin = builtin_signin_[lang < tables.size() ? lang : 0];
+  if (builtin == nullptr) builtin = BuiltinSigninPage(words.code);
+  std::shared_ptr<const Page> page = builtin;
   if (pages != nullptr) {
     if (auto it = pages->find(kSigninKey); it != pages->end() && it->second->blob() == nullptr) page = it->second;
   }
   Result<std::string> html = page->Identity();
-  if (!html.ok()) html = builtin_signin_->Identity();
+  if (!html.ok()) html = builtin->Identity();
   std::string body = std::move(html).value();
   if (!error.empty()) {
-    // Our own sentences: nothing to escape.
-    const std::string p = "<p class=\"signin-error\" role=\"alert\">" + std::string(error) + "</p>";
+    const std::string p = "<p class=\"signin-error\" role=\"alert\">" + HtmlEscape(error) + "</p>";
     size_t at = body.find(kSigninErrorMark);
     if (at == std::string::npos) at = body.find("<form");
     if (at == std::string::npos) at = body.find("</body>");
@@ -185,8 +192,9 @@ void Worker::StartSignin(const http::Request& req, http::Responder r, const Site
   }
   if (int64_t wait = signins_->TakeAttempt(req, auth.site); wait > 0) {
     signins_->Count(SigninResult::kLimited);
-    SendSignin(std::move(r), pages, 429,
-               "Too many sign-in attempts. Try again in " + std::to_string(wait) + " seconds.", wait);
+    const site::Strings& words = WordsOf(auth.site);
+    SendSignin(std::move(r), pages, auth.site, 429,
+               site::Plural(words, words.signin_limited, static_cast<size_t>(wait)), wait);
     return;
   }
   std::string name, password, next;
@@ -228,7 +236,7 @@ void Worker::FinishSignin(uint64_t id, std::optional<bus::SiteReader> reader) {
   pending_signins_.erase(it);
   if (!reader || p->key.empty()) {  // no key: no session could be checked, so none is made
     signins_->Count(SigninResult::kWrong);
-    SendSignin(std::move(p->responder), sites_.Find(p->host), 401, kWrongPassword);
+    SendSignin(std::move(p->responder), sites_.Find(p->host), p->site, 401, WordsOf(p->site).signin_wrong);
     return;
   }
   signins_->Count(SigninResult::kOk);

@@ -16,7 +16,7 @@ namespace folio::edge {
 
 Worker::Worker(std::string default_site, ServeCounters counters, SearchBackend* search, AssetStore* assets,
                Signins* signins)
-    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()), builtin_signin_(BuiltinSigninPage()),
+    : sites_(std::move(default_site)), builtin_404_(BuiltinNotFoundPage()),
       signins_(signins), counters_(counters), search_(search), assets_(assets) {
   router_.Handle("GET", std::string(markdown::kSearchUrl), [this](const http::Request& req, http::Responder r) { ServeSearch(req, std::move(r)); },
                  "search", 0);
@@ -161,7 +161,7 @@ void Worker::ServePath(const http::Request& req, http::Responder r, const PageTa
         session = Session::kYes;
       } else if (auth != nullptr) {
         counters_.other->Increment();
-        SendSignin(std::move(r), pages, 401, "");
+        SendSignin(std::move(r), pages, site, 401);
         return;
       } else {
         it = pages->end();
@@ -219,7 +219,7 @@ void Worker::ServeStats(const http::Request& req, http::Responder r) {
   std::string site(site_view);
   if (all_views_ == nullptr || !IsOwner(req, auth)) {
     if (auth != nullptr && auth->private_site && !HasSession(req, *auth)) {
-      SendSignin(std::move(r), pages, 401, "");  // a private site shows strangers nothing else
+      SendSignin(std::move(r), pages, site, 401);  // a private site shows strangers nothing else
       return;
     }
     SendNotFound(std::move(r), req.GetHeader("host"), req.is_head);

@@ -8,6 +8,7 @@
 // on the SearchBackend's pool and the answer comes back to this loop.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "folio/http/body_budget.h"
 #include "folio/http/server.h"
 #include "folio/metrics/metrics.h"
+#include "folio/site/i18n.h"
 #include "folio/site/search_page.h"
 #include "asset_store.h"
 #include "page.h"
@@ -106,10 +108,13 @@ class Worker {
   // verifies: auth::VerifySession), and which (`out`, if not null: the
   // reader and the owner flag, e.g. for an owners-only page).
   bool HasSession(const http::Request& req, const SiteAuth& auth, auth::Session* out = nullptr) const;
-  // The site's sign-in page (or the built-in one) with `status`, `error`
-  // written into it, never cached, never indexed.
-  void SendSignin(http::Responder r, const PageTable* pages, int status, std::string_view error,
-                  int64_t retry_after_s = 0);
+  // The sign-in page of `site` (or the built-in one in its language) with
+  // `status`, `error` (plain text) written into it, never cached, never
+  // indexed.
+  void SendSignin(http::Responder r, const PageTable* pages, std::string_view site, int status,
+                  std::string_view error = {}, int64_t retry_after_s = 0);
+  // The i18n.h table of `site`'s language (its 404 page's <html lang>).
+  const site::Strings& WordsOf(std::string_view site) const;
   void StartSignin(const http::Request& req, http::Responder r, const SiteAuth& auth);
   void FinishSignin(uint64_t id, std::optional<bus::SiteReader> reader);
   void Signout(const http::Request& req, http::Responder r);
@@ -183,7 +188,9 @@ class Worker {
   std::unique_ptr<http::Server> server_;
   SiteTables sites_;
   std::shared_ptr<const Page> builtin_404_;
-  std::shared_ptr<const Page> builtin_signin_;
+  // The built-in sign-in page per shipped language (site::AllStrings()
+  // order), made when a site without its own first needs it.
+  std::array<std::shared_ptr<const Page>, 8> builtin_signin_;
   Signins* signins_;
   std::unordered_map<uint64_t, std::unique_ptr<PendingSignin>> pending_signins_;
   uint64_t next_signin_id_ = 1;

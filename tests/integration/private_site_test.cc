@@ -88,7 +88,7 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(rec.access.readers.empty());
 
   std::string out, err;
-  REQUIRE(c.RunIngest({"site", "set", "default", "--private", "on"}, &out, &err) == 0);
+  REQUIRE(c.RunIngest({"site", "set", "default", "--private", "on", "--lang", "de"}, &out, &err) == 0);
   INFO("set: ", err);
   REQUIRE(RunWithStdin(c, kPassword, {"site", "reader", "add", "default"}, &err) == 0);
   INFO("reader add: ", err);
@@ -124,11 +124,20 @@ TEST_CASE("private site: settings and readers reach the bus; every page turns si
   CHECK(signin.find("<form method=\"post\"") != std::string::npos);
   CHECK(signin.find("name=\"password\"") != std::string::npos);
   CHECK(signin.find("name=\"name\"") == std::string::npos);  // a site password only
+  // In the site's language (--lang de), and a sign-out button on its pages.
+  CHECK(signin.find("<html lang=\"de\">") != std::string::npos);
+  CHECK(signin.find("<button type=\"submit\">Anmelden</button>") != std::string::npos);
+  CHECK(signin.find("Sign in") == std::string::npos);
+  CHECK(Body(pages["/alpha"]).find("<form class=\"site-signout\" method=\"post\" action=\"/_/signout\">"
+                                   "<button type=\"submit\">Abmelden</button></form>") != std::string::npos);
   // The edge, from nothing but this record and these pages: a stranger gets
   // the sign-in page ingest published (401), never the note; the password
   // set above signs in (303 with a session cookie), and the session reads
   // the note. A private site has no feed, signed in or not.
-  CHECK(PollUntil([&] { return c.EdgeGet("/alpha").status == 401; }));
+  CHECK(PollUntil([&] {
+    auto r = c.EdgeGet("/alpha");
+    return r.status == 401 && r.body.find("Anmelden") != std::string::npos;  // in the site's language
+  }));
   auto stranger = c.EdgeGet("/alpha");
   CHECK(stranger.body.find("<form method=\"post\"") != std::string::npos);
   CHECK(stranger.body.find("href=\"/beta\"") == std::string::npos);

@@ -134,6 +134,14 @@ void AppendExplorer(const internal::Head& h, const Strings& t, std::string* out)
   *out += "</ul></details></div></div></nav>";
 }
 
+// A private site's sign-out button (issue 29): a plain POST form, so it
+// works without the script; the edge answers it (services/edge).
+void AppendSignOut(const Strings& t, std::string* out) {
+  *out += "<form class=\"site-signout\" method=\"post\" action=\"/_/signout\"><button type=\"submit\">";
+  AppendHtmlEscaped(t.sign_out, out);
+  *out += "</button></form>";
+}
+
 }  // namespace
 
 namespace internal {
@@ -224,6 +232,7 @@ void AppendHead(const SiteInfo& site, const Head& h, std::string* out) {
   AppendNavLinks(t, " ", out);
   *out += "</nav>";
   AppendSearchBox(h, t, out);
+  if (site.private_site) AppendSignOut(t, out);
   *out += "<button class=\"site-outline-toggle\" type=\"button\" aria-controls=\"outline\" aria-expanded=\"false\" "
           "aria-label=\"" + outline + "\" title=\"" + outline + "\"";
   if (!h.has_outline) *out += " hidden";

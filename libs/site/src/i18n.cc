@@ -16,9 +16,9 @@ bool IsAlnum(char c) { return IsAlpha(c) || (c >= '0' && c <= '9'); }
 
 }  // namespace
 
-const std::array<StringKey, 43>& StringKeys() {
+const std::array<StringKey, 51>& StringKeys() {
 #define FOLIO_KEY(name, plural) StringKey{#name, &Strings::name, plural}
-  static const std::array<StringKey, 43> keys = {
+  static const std::array<StringKey, 51> keys = {
       FOLIO_KEY(code, false),           FOLIO_KEY(explorer, false),         FOLIO_KEY(outline_button, false),
       FOLIO_KEY(nav_recent, false),     FOLIO_KEY(nav_tags, false),         FOLIO_KEY(nav_graph, false),
       FOLIO_KEY(search_placeholder, false), FOLIO_KEY(search_button, false), FOLIO_KEY(footer_published, false),
@@ -33,7 +33,9 @@ const std::array<StringKey, 43>& StringKeys() {
       FOLIO_KEY(tags_link, false),      FOLIO_KEY(home_link, false),        FOLIO_KEY(search_title, false),
       FOLIO_KEY(search_title_query, false), FOLIO_KEY(search_prompt, false), FOLIO_KEY(search_none, false),
       FOLIO_KEY(search_results, true),  FOLIO_KEY(search_unavailable, false), FOLIO_KEY(search_busy, false),
-      FOLIO_KEY(date_format, false),
+      FOLIO_KEY(signin_title, false),   FOLIO_KEY(signin_intro, false),     FOLIO_KEY(signin_name, false),
+      FOLIO_KEY(signin_password, false), FOLIO_KEY(signin_submit, false),   FOLIO_KEY(signin_wrong, false),
+      FOLIO_KEY(signin_limited, true),  FOLIO_KEY(sign_out, false),         FOLIO_KEY(date_format, false),
   };
 #undef FOLIO_KEY
   return keys;

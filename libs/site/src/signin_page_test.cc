@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "folio/site/i18n.h"
 #include "folio/site/layout.h"
 #include "folio/site/listings.h"
 #include "folio/site/signin_page.h"
@@ -36,9 +37,49 @@ TEST_CASE("sign-in page: a post form to the URL asked for, the name field only f
   CHECK(!Has(page, "<script"));
   const std::string named = AssembleSignInPage(site, /*named_users=*/true);
   CHECK(Has(named, "name=\"name\""));
-  SignInStrings de;
-  de.submit = "Anmelden";
-  CHECK(Has(AssembleSignInPage(site, false, de), ">Anmelden</button>"));
+  CHECK(Has(page, "<html lang=\"en\">"));
+}
+
+TEST_CASE("sign-in page: in the site's language, no English word of the table left") {
+  const Strings& en = StringsFor("en");
+  const std::string_view english[] = {en.signin_title, en.signin_intro, en.signin_name, en.signin_password,
+                                      en.signin_submit, en.signin_wrong};
+  for (const char* lang : {"ru", "ja", "zh-Hans"}) {
+    CAPTURE(std::string(lang));
+    SiteInfo site;
+    site.name = "Notes";
+    site.lang = lang;
+    const std::string page = AssembleSignInPage(site, /*named_users=*/true);
+    CHECK(Has(page, "<html lang=\"" + std::string(lang) + "\">"));
+    const Strings& t = StringsFor(lang);
+    for (std::string_view w : {t.signin_title, t.signin_intro, t.signin_name, t.signin_password, t.signin_submit,
+                               t.signin_wrong}) {
+      CHECK(Has(page, std::string(w)));
+    }
+    for (std::string_view w : english) CHECK(!Has(page, std::string(w)));
+  }
+  SiteInfo ru;
+  ru.lang = "ru";
+  const std::string ru_page = AssembleSignInPage(ru, true);
+  CHECK(Has(ru_page, "<button type=\"submit\">Войти</button>"));
+  CHECK(Has(ru_page, "Пароль <input type=\"password\""));
+  SiteInfo bad;
+  bad.lang = "\"><script>";
+  CHECK(Has(AssembleSignInPage(bad, false), "<html lang=\"en\">"));
+}
+
+TEST_CASE("private site: a sign-out button in every page's header, in the site's language") {
+  NotePage note;
+  note.url = "/note";
+  note.title = "Note";
+  note.body_html = "<p>Hi</p>";
+  CHECK(!Has(AssembleNotePage(note), "/_/signout"));
+  note.site.private_site = true;
+  note.site.lang = "de";
+  const std::string page = AssembleNotePage(note);
+  CHECK(Has(page, "<form class=\"site-signout\" method=\"post\" action=\"/_/signout\">"
+                  "<button type=\"submit\">Abmelden</button></form>"));
+  CHECK(page.find("site-signout") < page.find("</header>"));
 }
 
 TEST_CASE("private site: noindex, nofollow on every page, robots disallow, no RSS and no sitemap") {

@@ -53,6 +53,12 @@ struct Strings {
   std::string_view search_title, search_title_query, search_prompt, search_none;
   std::string_view search_results;  // plural, with {q}
   std::string_view search_unavailable, search_busy;  // the edge's errors when search cannot answer
+  // A private site (signin_page.h): the sign-in page, the errors the edge
+  // writes into it (signin_limited: plural, {n} seconds to wait) and the
+  // sign-out button of every page's header.
+  std::string_view signin_title, signin_intro, signin_name, signin_password, signin_submit, signin_wrong;
+  std::string_view signin_limited;  // plural
+  std::string_view sign_out;
   // Dates: {d} day, {m} month number, {month} its name (as the day's
   // month: Russian genitive), {y} year.
   std::array<std::string_view, 12> months;
@@ -65,7 +71,7 @@ struct StringKey {
   std::string_view Strings::*field;
   bool plural;
 };
-const std::array<StringKey, 43>& StringKeys();
+const std::array<StringKey, 51>& StringKeys();
 
 // The shipped tables: en, de, fr, es, ru, ja, zh, pt.
 const std::array<const Strings*, 8>& AllStrings();

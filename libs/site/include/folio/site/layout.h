@@ -145,9 +145,11 @@ const std::string& SiteScriptUrl();
 // links to /feed.json beside /rss.xml in <head>, markers around the body
 // (the feeds read it from the stored page, feeds.h), og:image falls back to
 // the note's first image.
+// 11: a private site's pages carry a sign-out button in the header, and its
+// sign-in page is in the site's language (issue 29).
 // Bump it too when the title rule (markdown::NoteTitle) changes: at a new
 // fingerprint ingest's start also retitles the notes stored under the old rule.
-inline constexpr int kLayoutVersion = 10;
+inline constexpr int kLayoutVersion = 11;
 // A digest of this build's layout: kLayoutVersion, the stylesheet, the site
 // script, the 404 page of a site named site_name and the render settings
 // ("" = defaults) that change every note's body (and the publish.css URL).

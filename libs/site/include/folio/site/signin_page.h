@@ -18,20 +18,10 @@ namespace folio::site {
 
 inline constexpr std::string_view kSignInUrl = "/_folio/signin";
 
-// The page's words, one key each, English by default: the i18n tables
-// can fill them per language.
-struct SignInStrings {
-  std::string title = "Sign in";
-  std::string intro = "This site is private. Sign in to read it.";
-  std::string name_label = "Name";
-  std::string password_label = "Password";
-  std::string submit = "Sign in";
-  std::string error = "Wrong name or password. Try again.";
-};
-
-// The complete page: <meta name="robots" content="noindex, nofollow">, the
-// site's name, and the form. named_users: the site has readers with names
-// (then a `name` field comes first).
-std::string AssembleSignInPage(const SiteInfo& site, bool named_users, const SignInStrings& words = {});
+// The complete page in the site's language (SiteInfo::lang: its <html
+// lang> and the words of the i18n.h table, signin_*): <meta name="robots"
+// content="noindex, nofollow">, the site's name, and the form. named_users:
+// the site has readers with names (then a `name` field comes first).
+std::string AssembleSignInPage(const SiteInfo& site, bool named_users);
 
 }  // namespace folio::site
