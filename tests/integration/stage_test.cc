@@ -51,8 +51,9 @@ std::vector<std::string> PageUrls(const Cluster& c) {
 // A page body without the instants it was rendered at (feeds and sitemaps
 // carry the commit's time, which differs between two deployments).
 std::string WithoutInstants(const std::string& body) {
-  static const std::regex instants("<(pubDate|lastmod|updated|lastBuildDate)>[^<]*</\\1>");
-  return std::regex_replace(body, instants, "");
+  static const std::regex instants("<((atom:)?updated|pubDate|lastmod|lastBuildDate)>[^<]*</\\1>");
+  static const std::regex json_instants("\"date_(published|modified)\":\"[^\"]*\"");  // /feed.json
+  return std::regex_replace(std::regex_replace(body, instants, ""), json_instants, "");
 }
 
 // The number of "push committed" lines in ingest's log.
